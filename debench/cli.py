@@ -1,0 +1,182 @@
+"""The ``debench`` command line."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from pathlib import Path
+
+import click
+
+from debench.errors import UserError
+
+
+def _fmt(x: float | None) -> str:
+    return "—" if x is None else f"{x:.4f}"
+
+
+def print_results_table(results) -> None:  # type: ignore[no-untyped-def]
+    r = results
+    title = f"{r.task.name} (v{r.task.version}, {r.task.method}) | {r.model.name}"
+    if r.dataset.is_sample:
+        title += " | SAMPLE DATA"
+    click.echo(title)
+    width = max([len(k) for k in r.metrics] + [6])
+    click.echo(f"  {'metric':<{width}}  {'value':>8}  {'95% CI':>19}  {'n':>5}")
+    for name, m in r.metrics.items():
+        ci = "—" if m.ci95 is None else f"[{m.ci95[0]:.4f}, {m.ci95[1]:.4f}]"
+        click.echo(f"  {name:<{width}}  {_fmt(m.value):>8}  {ci:>19}  {m.n:>5}")
+    click.echo(
+        f"  samples {r.n_samples}  parse failures {r.n_parse_failures}  errors {r.n_errors}"
+        f"  not completed {r.n_not_completed}  tokens {r.usage.total_tokens}"
+        + (f"  cost ${r.usage.cost_usd:.4f}" if r.usage.cost_usd is not None else "")
+    )
+
+
+class DebenchGroup(click.Group):
+    """Turns user errors into one line on stderr and exit code 2."""
+
+    def invoke(self, ctx: click.Context):  # type: ignore[no-untyped-def]
+        try:
+            return super().invoke(ctx)
+        except UserError as exc:
+            click.echo(f"debench: error: {exc}", err=True)
+            ctx.exit(2)
+
+
+@click.group(cls=DebenchGroup)
+@click.option("-v", "--verbose", count=True, help="More logging (-vv for debug).")
+def main(verbose: int) -> None:
+    """Benchmarks of language models as debate judges."""
+    level = logging.WARNING - 10 * min(verbose, 2)
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    for noisy in ("LiteLLM", "litellm", "httpx", "LiteLLM Router", "LiteLLM Proxy"):
+        logging.getLogger(noisy).setLevel(max(level, logging.WARNING))
+
+
+@main.command("tasks")
+def tasks_cmd() -> None:
+    """List the tasks with one-line descriptions."""
+    from debench.registry import all_tasks
+
+    tasks = all_tasks()
+    width = max(len(t.name) for t in tasks)
+    for t in tasks:
+        click.echo(f"{t.name:<{width}}  {t.description.strip().splitlines()[0]}")
+
+
+@main.command("eval")
+@click.option("--task", "task_spec", required=True, help="Task name(s), comma-separated, or a path to a task YAML file.")
+@click.option("--model", "model_spec", required=True, help="litellm model string, openai/<name> with --api-base, local/smollm2, or baseline/<name>.")
+@click.option("--api-base", "api_base", default=None, help="OpenAI-compatible server URL; several, comma-separated, are load-balanced.")
+@click.option("--api-key", default=None, envvar="DEBENCH_API_KEY", help="API key (default: the provider's usual environment variable).")
+@click.option("--model-args", default=None, help="key=value,... e.g. timeout=60,max_retries=3,grammar=true,context_window=8192,n_parallel=2.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N documents.")
+@click.option("--concurrency", type=click.IntRange(min=1), default=None, help="Requests in flight for this model (default: per model kind).")
+@click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed for baselines and sampling.")
+@click.option("--method", type=click.Choice(["direct", "debatrix-h", "debatrix-f"]), default=None, help="Judge method (default: the task's).")
+@click.option("--data-source", type=click.Choice(["auto", "hub", "local", "sample"]), default="auto", show_default=True)
+@click.option("--data-dir", default=None, help="Local copies of the data sets (default: $DEBENCH_DATA_DIR).")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the response cache.")
+@click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=0), default=None, help="Bootstrap resamples for CIs (default: the task's, 1000).")
+@click.option("--max-error-rate", type=click.FloatRange(0, 1), default=None, help="Exit 1 if more than this share of samples ended in errors.")
+@click.option("--no-progress", is_flag=True)
+def eval_cmd(task_spec, model_spec, api_base, api_key, model_args, limit, concurrency, output_dir, seed, method, data_source, data_dir, no_cache, n_bootstrap, max_error_rate, no_progress) -> None:  # type: ignore[no-untyped-def]
+    """Evaluate a judge model on one or more tasks."""
+    from debench.evaluate import EvalOptions, evaluate_task
+    from debench.models.factory import make_model, parse_model_args
+    from debench.registry import load_task
+
+    specs = [s.strip() for s in task_spec.split(",") if s.strip()]
+    tasks = [load_task(s) for s in specs]  # validate every task before any work
+    model = make_model(
+        model_spec,
+        api_bases=[b.strip() for b in api_base.split(",")] if api_base else None,
+        api_key=api_key,
+        model_args=parse_model_args(model_args),
+        seed=seed,
+    )
+    opts = EvalOptions(
+        output_dir=output_dir,
+        limit=limit,
+        concurrency=concurrency,
+        seed=seed,
+        data_source=data_source,
+        data_dir=data_dir,
+        use_cache=not no_cache,
+        progress=not no_progress,
+        method=method,
+        n_bootstrap=n_bootstrap,
+        command=sys.argv[1:],
+    )
+
+    async def run_all():  # type: ignore[no-untyped-def]
+        outs = []
+        try:
+            for task, path in tasks:
+                outs.append(await evaluate_task(task, path, model, opts))
+        finally:
+            await model.aclose()
+        return outs
+
+    try:
+        outputs = asyncio.run(run_all())
+    except KeyboardInterrupt:
+        click.echo("debench: interrupted; finished samples are saved — rerun the same command to resume", err=True)
+        sys.exit(130)
+    failed = False
+    for out in outputs:
+        print_results_table(out.results)
+        click.echo(f"  results: {out.results_path}\n  samples: {out.samples_path}")
+        r = out.results
+        if max_error_rate is not None and r.n_samples and r.n_errors / r.n_samples > max_error_rate:
+            click.echo(
+                f"debench: error rate {r.n_errors / r.n_samples:.3f} exceeds --max-error-rate {max_error_rate} on {r.task.name}",
+                err=True,
+            )
+            failed = True
+    if failed:
+        sys.exit(1)
+
+
+@main.command("score")
+@click.option("--task", "task_spec", required=True, help="Task name or path to a task YAML file.")
+@click.option("--predictions", required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--output", required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Score only the first N documents.")
+@click.option("--data-source", type=click.Choice(["auto", "hub", "local", "sample"]), default="auto", show_default=True)
+@click.option("--data-dir", default=None)
+@click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=0), default=None)
+def score_cmd(task_spec, predictions, output, limit, data_source, data_dir, n_bootstrap) -> None:  # type: ignore[no-untyped-def]
+    """Re-score predictions without calling any model."""
+    from debench.data.loading import load_task_data
+    from debench.evaluate import build_results, select_docs
+    from debench.predictions import load_predictions
+    from debench.registry import load_task
+    from debench.results import write_results
+
+    task, path = load_task(task_spec)
+    dataset = load_task_data(task, data_source, data_dir)
+    docs = select_docs(dataset, limit)
+    records = load_predictions(predictions, task, docs)
+    results = build_results(
+        task,
+        {"name": f"predictions:{predictions.name}", "kind": "predictions"},
+        dataset,
+        docs,
+        records,
+        config={"task_file": str(path), "predictions": str(predictions), "limit": limit, "data_source": data_source, "command": sys.argv[1:]},
+        n_requests=0,
+        n_bootstrap=n_bootstrap,
+        samples_file=None,
+        method=task.method,
+    )
+    write_results(results, output)
+    print_results_table(results)
+    click.echo(f"  results: {output}")
+
+
+if __name__ == "__main__":
+    main()

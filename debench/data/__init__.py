@@ -1,0 +1,10 @@
+"""Dataset adapters: one module per published format."""
+
+import importlib
+
+_BUILTIN = ["debench.data.ibm_speeches"]
+
+
+def load_builtin_adapters() -> None:
+    for mod in _BUILTIN:
+        importlib.import_module(mod)

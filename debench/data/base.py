@@ -1,0 +1,100 @@
+"""The normalized document every adapter produces, and the adapter registry."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Speech(BaseModel):
+    """One speech of a debate (or the single speech of a speech-rating item)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    speaker: str
+    """Who speaks: a debater name, a BP role such as ``pm``, or a team such as ``OG``."""
+    side: str | None = None
+    """The side the speaker belongs to: ``pro``/``con`` (1v1), ``OG``/``OO``/``CG``/``CO`` (BP)."""
+    text: str
+
+
+class Doc(BaseModel):
+    """One evaluation document, the same shape for every task.
+
+    ``fields`` feed the prompt templates, ``target`` is the gold value the metrics use,
+    ``label`` is a categorical gold label (used by majority baselines) when the task has one.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    doc_id: str
+    fields: dict[str, Any] = Field(default_factory=dict)
+    speeches: list[Speech] = Field(default_factory=list)
+    target: Any = None
+    label: Any = None
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+
+class LoadedDataset(BaseModel):
+    """Documents plus where they came from."""
+
+    docs: list[Doc]
+    source: str  # "hub" | "local" | "sample"
+    location: str  # hub id or file path
+    revision: str | None = None
+    content_hash: str
+    is_sample: bool = False
+
+
+LocalLoader = Callable[..., list[Doc]]
+"""``fn(directory, **options) -> list[Doc]``; options come from the task file (``dataset.options``)."""
+
+
+class Adapter(BaseModel):
+    """A named adapter: how to read one published data format from a directory.
+
+    Hub data sets are downloaded (``huggingface_hub.snapshot_download``) to a directory in the
+    same published format, so one loader serves the Hub copy, a local copy and the sample.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    name: str
+    load: Any  # LocalLoader
+    patterns: list[str] = Field(default_factory=list)  # glob patterns of the files it reads (for hashing)
+
+
+_ADAPTERS: dict[str, Adapter] = {}
+
+
+def register_adapter(name: str, *, patterns: Iterable[str] = ()):
+    """Decorator registering ``fn(directory, **options) -> list[Doc]`` as adapter ``name``."""
+
+    def deco(fn: LocalLoader) -> LocalLoader:
+        _ADAPTERS[name] = Adapter(name=name, load=fn, patterns=list(patterns))
+        return fn
+
+    return deco
+
+
+def get_adapter(name: str) -> Adapter:
+    from debench.data import load_builtin_adapters
+
+    load_builtin_adapters()
+    try:
+        return _ADAPTERS[name]
+    except KeyError:
+        from debench.errors import UserError
+
+        known = ", ".join(sorted(_ADAPTERS))
+        raise UserError(f"unknown data adapter '{name}' (known: {known})") from None
+
+
+def adapter_names() -> list[str]:
+    from debench.data import load_builtin_adapters
+
+    load_builtin_adapters()
+    return sorted(_ADAPTERS)

@@ -1,0 +1,86 @@
+"""IBM debate speeches (Slonim et al. 2021) as published in ``data.csv`` of the
+Debatable Intelligence release (HF ``noystl/speech-quality-dataset``).
+
+Columns: ``id, topic_id, topic, source, text, goodopeningspeech, #labelers, labeler_ids``;
+``goodopeningspeech`` and ``labeler_ids`` are Python-style list strings (``"[4, 5, 3]"``),
+aligned position by position.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from debench.data.base import Doc, Speech, register_adapter
+from debench.errors import DataError
+
+REQUIRED_COLUMNS = ["id", "topic", "source", "text", "goodopeningspeech", "labeler_ids"]
+DATA_FILE = "data.csv"
+
+
+def _int_list(raw: object, path: Path, row: int, column: str) -> list[int]:
+    try:
+        values = json.loads(str(raw))
+        if not isinstance(values, list):
+            raise ValueError
+        return [int(v) for v in values]
+    except (ValueError, TypeError):
+        raise DataError(
+            f"row {row}: expected a list of integers such as [4, 5, 3], got {str(raw)[:40]!r}",
+            path=str(path),
+            field=column,
+        ) from None
+
+
+def read_speech_table(path: Path) -> pd.DataFrame:
+    try:
+        df = pd.read_csv(path, dtype={"id": str, "topic_id": str})
+    except FileNotFoundError:
+        raise DataError("file not found", path=str(path)) from None
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise DataError(f"not a readable CSV ({exc.__class__.__name__})", path=str(path)) from None
+    missing = [c for c in REQUIRED_COLUMNS if c not in df.columns]
+    if missing:
+        raise DataError(f"missing column(s) {', '.join(missing)}", path=str(path), field=missing[0])
+    return df
+
+
+@register_adapter("ibm_speeches", patterns=[DATA_FILE])
+def load_ibm_speeches(directory: Path) -> list[Doc]:
+    """One document per speech; target = mean human rating, ratings kept with annotator ids."""
+    path = Path(directory) / DATA_FILE
+    df = read_speech_table(path)
+    docs: list[Doc] = []
+    for i, row in enumerate(df.itertuples(index=False), start=2):
+        ratings = _int_list(row.goodopeningspeech, path, i, "goodopeningspeech")
+        annotators = _int_list(row.labeler_ids, path, i, "labeler_ids")
+        if len(ratings) != len(annotators) or not ratings:
+            raise DataError(
+                f"row {i}: {len(ratings)} ratings but {len(annotators)} annotator ids",
+                path=str(path),
+                field="labeler_ids",
+            )
+        if any(r < 1 or r > 5 for r in ratings):
+            raise DataError(f"row {i}: ratings must be 1-5", path=str(path), field="goodopeningspeech")
+        mean = sum(ratings) / len(ratings)
+        docs.append(
+            Doc(
+                doc_id=str(row.id),
+                fields={"topic": str(row.topic), "speech": str(row.text)},
+                speeches=[Speech(speaker=str(row.source), side="pro", text=str(row.text))],
+                target=mean,
+                label=int(min(5, max(1, int(mean + 0.5)))),
+                meta={
+                    "source": str(row.source),
+                    "topic_id": None if pd.isna(getattr(row, "topic_id", None)) else str(row.topic_id),
+                    "ratings": ratings,
+                    "annotators": annotators,
+                },
+            )
+        )
+    ids = [d.doc_id for d in docs]
+    if len(set(ids)) != len(ids):
+        raise DataError("duplicate speech ids", path=str(path), field="id")
+    return docs

@@ -1,0 +1,114 @@
+"""Where a task's documents come from: the Hub, a local copy, or the project's sample.
+
+``auto`` resolution: ``$DEBENCH_DATA_DIR`` (or ``--data-dir``) set -> the local copy;
+otherwise the Hugging Face Hub; if the Hub cannot be reached (offline) -> the small sample shipped
+with debench, and the results say so (``dataset.is_sample: true``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+from pathlib import Path
+from typing import Literal
+
+from debench.data.base import LoadedDataset, get_adapter
+from debench.errors import DataError, UserError
+from debench.task import TaskConfig
+
+log = logging.getLogger(__name__)
+
+DataSource = Literal["auto", "hub", "local", "sample"]
+SAMPLES_DIR = Path(__file__).parent / "samples"
+
+
+def content_hash(directory: Path, patterns: list[str]) -> str:
+    """sha256 over the adapter's files (relative names and bytes), in sorted order."""
+    h = hashlib.sha256()
+    files: set[Path] = set()
+    for pattern in patterns or ["**/*"]:
+        files.update(p for p in directory.glob(pattern) if p.is_file())
+    for path in sorted(files):
+        h.update(str(path.relative_to(directory)).encode())
+        h.update(b"\0")
+        with open(path, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+    return "sha256:" + h.hexdigest()
+
+
+def _from_dir(task: TaskConfig, directory: Path, source: str, location: str, revision: str | None = None) -> LoadedDataset:
+    adapter = get_adapter(task.dataset.adapter)
+    if not directory.is_dir():
+        raise DataError("data directory not found", path=str(directory))
+    try:
+        docs = adapter.load(directory, **task.dataset.options)
+    except TypeError as exc:
+        raise UserError(f"bad dataset.options for adapter '{adapter.name}': {exc}", field="dataset.options") from None
+    if not docs:
+        raise DataError("no documents found", path=str(directory))
+    return LoadedDataset(
+        docs=docs,
+        source=source,
+        location=location,
+        revision=revision,
+        content_hash=content_hash(directory, adapter.patterns),
+        is_sample=source == "sample",
+    )
+
+
+def load_local(task: TaskConfig, data_dir: Path) -> LoadedDataset:
+    directory = Path(data_dir) / task.dataset.local_dir
+    return _from_dir(task, directory, "local", str(directory))
+
+
+def load_sample(task: TaskConfig) -> LoadedDataset:
+    if not task.dataset.sample:
+        raise UserError(f"task '{task.name}' ships no sample data; set DEBENCH_DATA_DIR or go online")
+    directory = SAMPLES_DIR / task.dataset.sample
+    return _from_dir(task, directory, "sample", f"debench sample: {task.dataset.sample}")
+
+
+def download_hub(task: TaskConfig) -> tuple[Path, str]:
+    """Download the task's files from the Hub; returns (directory, resolved revision)."""
+    hub = task.dataset.hub
+    if hub is None:
+        raise UserError(f"task '{task.name}' has no Hub source; set DEBENCH_DATA_DIR to a local copy")
+    from huggingface_hub import snapshot_download
+
+    path = Path(
+        snapshot_download(
+            repo_id=hub.repo_id,
+            repo_type=hub.repo_type,
+            revision=hub.revision,
+            allow_patterns=hub.allow_patterns or None,
+        )
+    )
+    # snapshot folders are named after the commit they hold
+    return path, path.name
+
+
+def load_hub(task: TaskConfig) -> LoadedDataset:
+    directory, revision = download_hub(task)
+    assert task.dataset.hub is not None
+    return _from_dir(task, directory, "hub", task.dataset.hub.repo_id, revision)
+
+
+def load_task_data(task: TaskConfig, source: DataSource = "auto", data_dir: str | Path | None = None) -> LoadedDataset:
+    data_dir = data_dir or os.environ.get("DEBENCH_DATA_DIR") or None
+    if source == "local" or (source == "auto" and data_dir):
+        if not data_dir:
+            raise UserError("--data-source local needs --data-dir or DEBENCH_DATA_DIR")
+        return load_local(task, Path(data_dir))
+    if source == "sample":
+        return load_sample(task)
+    if source == "hub":
+        return load_hub(task)
+    # auto without a local copy: the Hub, else the sample
+    if task.dataset.hub is not None and os.environ.get("HF_HUB_OFFLINE", "0").lower() not in ("1", "true", "yes"):
+        try:
+            return load_hub(task)
+        except Exception as exc:  # noqa: BLE001 - any Hub failure (offline, missing repo) falls back
+            log.warning("Hub data set %s unreachable (%s); using the bundled SAMPLE data", task.dataset.hub.repo_id, type(exc).__name__)
+    return load_sample(task)

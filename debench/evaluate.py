@@ -1,0 +1,162 @@
+"""``debench eval``: task(s) x model -> samples log + results JSON. No CLI concerns here."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from debench.data.base import Doc, LoadedDataset
+from debench.data.loading import DataSource, load_task_data
+from debench.models.base import Model
+from debench.results import DatasetInfo, ModelInfo, Results, TaskInfo, UsageInfo, now_iso, package_versions, write_results
+from debench.runner import RunSettings, run_fingerprint, run_samples
+from debench.samples import SampleRecord
+from debench.scoring import score
+from debench.task import TaskConfig
+
+
+@dataclass
+class EvalOptions:
+    output_dir: Path = Path("results")
+    limit: int | None = None
+    concurrency: int | None = None
+    seed: int = 0
+    data_source: DataSource = "auto"
+    data_dir: str | None = None
+    use_cache: bool = True
+    cache_path: Path | None = None
+    progress: bool = True
+    method: str | None = None
+    n_bootstrap: int | None = None
+    store_messages: bool = True
+    command: list[str] = field(default_factory=list)
+
+
+@dataclass
+class EvalOutput:
+    results: Results
+    results_path: Path
+    samples_path: Path
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "__", text).strip("_") or "model"
+
+
+def task_sha(task: TaskConfig) -> str:
+    return hashlib.sha256(task.model_dump_json().encode()).hexdigest()
+
+
+def select_docs(dataset: LoadedDataset, limit: int | None) -> list[Doc]:
+    return dataset.docs[:limit] if limit is not None else list(dataset.docs)
+
+
+def dataset_info(dataset: LoadedDataset) -> DatasetInfo:
+    return DatasetInfo(
+        source=dataset.source,
+        location=dataset.location,
+        revision=dataset.revision,
+        content_hash=dataset.content_hash,
+        is_sample=dataset.is_sample,
+        n_docs_total=len(dataset.docs),
+    )
+
+
+def build_results(
+    task: TaskConfig,
+    model_info: dict[str, Any],
+    dataset: LoadedDataset,
+    docs: list[Doc],
+    records: list[SampleRecord],
+    *,
+    config: dict[str, Any],
+    n_requests: int,
+    n_bootstrap: int | None,
+    samples_file: str | None,
+    method: str,
+) -> Results:
+    report = score(task, docs, {r.doc_id: r for r in records}, n_bootstrap=n_bootstrap)
+    costs = [r.cost_usd for r in records if not r.cached and r.cost_usd is not None]
+    fresh = [r for r in records if not r.cached and r.status in ("ok", "parse_failure")]
+    prompt_tokens = sum(r.prompt_tokens for r in records)
+    completion_tokens = sum(r.completion_tokens for r in records)
+    return Results(
+        task=TaskInfo(name=task.name, version=task.version, method=method, description=task.description, config_sha256=task_sha(task)),
+        model=ModelInfo(**model_info),
+        metrics=report.metrics,
+        n_samples=report.n_samples,
+        n_parse_failures=report.n_parse_failures,
+        n_errors=report.n_errors,
+        n_not_completed=report.n_not_completed,
+        usage=UsageInfo(
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            total_tokens=prompt_tokens + completion_tokens,
+            cost_usd=sum(costs) if costs and len(costs) == len(fresh) else None,
+            n_requests=n_requests,
+            n_cached=sum(1 for r in records if r.cached),
+        ),
+        config=config,
+        dataset=dataset_info(dataset),
+        reports=report.reports,
+        samples_file=samples_file,
+        versions=package_versions(),
+        created_at=now_iso(),
+    )
+
+
+async def evaluate_task(task: TaskConfig, task_path: Path, model: Model, opts: EvalOptions) -> EvalOutput:
+    dataset = load_task_data(task, opts.data_source, opts.data_dir)
+    docs = select_docs(dataset, opts.limit)
+    method = opts.method or task.method
+    fp = run_fingerprint(task, model, dataset.content_hash, method)
+    out_dir = Path(opts.output_dir) / slug(model.name)
+    samples_path = out_dir / f"samples_{task.name}_{fp}.jsonl"
+    results_path = out_dir / f"results_{task.name}_{fp}.json"
+    concurrency = opts.concurrency or model.default_concurrency
+    records, ctx = await run_samples(
+        task,
+        docs,
+        model,
+        samples_path,
+        RunSettings(
+            concurrency=concurrency,
+            use_cache=opts.use_cache,
+            cache_path=opts.cache_path,
+            progress=opts.progress,
+            store_messages=opts.store_messages,
+            method=method,
+        ),
+    )
+    config = {
+        "task_file": str(task_path),
+        "method": method,
+        "generation": task.generation.model_dump(),
+        "parser": task.parser.model_dump(),
+        "scoring": task.scoring.model_dump(),
+        "limit": opts.limit,
+        "seed": opts.seed,
+        "concurrency": concurrency,
+        "data_source": opts.data_source,
+        "use_cache": opts.use_cache,
+        "n_bootstrap": opts.n_bootstrap if opts.n_bootstrap is not None else task.scoring.n_bootstrap,
+        "fingerprint": fp,
+        "command": opts.command,
+    }
+    results = build_results(
+        task,
+        model.describe(),
+        dataset,
+        docs,
+        records,
+        config=config,
+        n_requests=ctx.n_requests,
+        n_bootstrap=opts.n_bootstrap,
+        samples_file=samples_path.name,
+        method=method,
+    )
+    write_results(results, results_path)
+    return EvalOutput(results, results_path, samples_path)

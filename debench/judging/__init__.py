@@ -1,0 +1,10 @@
+"""Judge methods: how a model is asked to judge one document (``direct``, ``debatrix-*``)."""
+
+import importlib
+
+_BUILTIN = ["debench.judging.direct"]
+
+
+def load_builtin_methods() -> None:
+    for mod in _BUILTIN:
+        importlib.import_module(mod)

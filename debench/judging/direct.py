@@ -1,0 +1,41 @@
+"""``direct``: one prompt with the whole document, one answer, parsed by the task's parser."""
+
+from __future__ import annotations
+
+from debench.data.base import Doc
+from debench.judging.base import JudgeContext, register_method
+from debench.parsing import parse_answer
+from debench.prompts import build_messages
+from debench.samples import SampleRecord
+
+
+@register_method("direct")
+async def judge_direct(ctx: JudgeContext, doc: Doc) -> SampleRecord:
+    messages = build_messages(ctx.task.prompt.system, ctx.task.prompt.user, doc)
+    result = await ctx.call(messages, doc)
+    return record_from_response(ctx, doc, messages, result)
+
+
+def record_from_response(ctx: JudgeContext, doc: Doc, messages, result) -> SampleRecord:  # type: ignore[no-untyped-def]
+    r = result.response
+    if r.direct:
+        status, value, reason = "ok", r.prediction, None
+    else:
+        parsed = parse_answer(r.text, ctx.task.parser)
+        status = "ok" if parsed.ok else "parse_failure"
+        value, reason = parsed.value, parsed.reason
+    return SampleRecord(
+        doc_id=doc.doc_id,
+        status=status,
+        prediction=value,
+        response=r.text,
+        parse_error=reason,
+        target=doc.target,
+        messages=messages if ctx.store_messages else None,
+        prompt_tokens=r.usage.prompt_tokens,
+        completion_tokens=r.usage.completion_tokens,
+        cost_usd=r.cost_usd,
+        cached=result.cached,
+        attempts=0 if result.cached else r.attempts,
+        latency_s=round(result.latency_s, 4),
+    )

@@ -1,0 +1,12 @@
+"""Metrics: registry in ``base``, one module per family."""
+
+import importlib
+
+_BUILTIN = [
+    "debench.metrics.speech_rating",
+]
+
+
+def load_builtin_metrics() -> None:
+    for mod in _BUILTIN:
+        importlib.import_module(mod)

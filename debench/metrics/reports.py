@@ -1,0 +1,86 @@
+"""Descriptive reports stored beside the metrics (distributions, per-group means).
+
+Named in a task file's ``reports:`` list; each is ``fn(preds, docs) -> JSON-able dict``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from debench.data.base import Doc
+
+Report = Callable[[Sequence[Any], Sequence[Doc]], dict[str, Any]]
+_REPORTS: dict[str, Report] = {}
+
+
+def register_report(name: str) -> Callable[[Report], Report]:
+    def deco(fn: Report) -> Report:
+        _REPORTS[name] = fn
+        return fn
+
+    return deco
+
+
+def get_report(name: str) -> Report:
+    if name not in _REPORTS:
+        from debench.errors import UserError
+
+        raise UserError(f"unknown report '{name}' (known: {', '.join(sorted(_REPORTS))})")
+    return _REPORTS[name]
+
+
+def report_names() -> list[str]:
+    return sorted(_REPORTS)
+
+
+def _key(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return " > ".join(map(str, value))
+    return str(value)
+
+
+@register_report("prediction_distribution")
+def prediction_distribution(preds: Sequence[Any], docs: Sequence[Doc]) -> dict[str, Any]:
+    """How often each prediction was given (for lists, the first element: e.g. the top team)."""
+    counts = Counter(_key(p[0] if isinstance(p, (list, tuple)) and p else p) for p in preds if not isinstance(p, dict))
+    return dict(sorted(counts.items()))
+
+
+@register_report("gold_distribution")
+def gold_distribution(preds: Sequence[Any], docs: Sequence[Doc]) -> dict[str, Any]:
+    """The gold labels of the same documents (for lists of winners, each winner counts)."""
+    counts: Counter[str] = Counter()
+    for d in docs:
+        if isinstance(d.target, (list, tuple)):
+            counts.update(map(str, d.target))
+        elif d.label is not None:
+            counts[_key(d.label)] += 1
+    return dict(sorted(counts.items()))
+
+
+@register_report("human_rating_distribution")
+def human_rating_distribution(preds: Sequence[Any], docs: Sequence[Doc]) -> dict[str, Any]:
+    """All individual human ratings of the same documents (speech-rating tasks)."""
+    counts: Counter[str] = Counter()
+    for d in docs:
+        counts.update(str(r) for r in d.meta.get("ratings", []))
+    return dict(sorted(counts.items()))
+
+
+@register_report("mean_by_source")
+def mean_by_source(preds: Sequence[Any], docs: Sequence[Doc]) -> dict[str, Any]:
+    """Judge mean and human mean per speech source, with counts."""
+    judge: dict[str, list[float]] = defaultdict(list)
+    human: dict[str, list[float]] = defaultdict(list)
+    for p, d in zip(preds, docs, strict=True):
+        src = d.meta.get("source")
+        if src is None:
+            continue
+        judge[src].append(float(p))
+        human[src].append(float(d.target))
+    return {
+        s: {"judge_mean": sum(judge[s]) / len(judge[s]), "human_mean": sum(human[s]) / len(human[s]), "n": len(judge[s])}
+        for s in sorted(judge)
+    }

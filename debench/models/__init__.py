@@ -1,0 +1,1 @@
+"""Models: one litellm-backed model, the embedded local server wrapper, and baselines."""

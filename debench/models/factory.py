@@ -1,0 +1,71 @@
+"""Model strings -> Model objects: ``baseline/<name>``, ``local/<name>``, or any litellm string."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from debench.errors import UserError
+from debench.models.base import Model
+from debench.models.retry import RetryPolicy
+
+
+def parse_model_args(text: str | None) -> dict[str, Any]:
+    """``key=value,key=value`` (values as int/float/bool when they look like one)."""
+    out: dict[str, Any] = {}
+    if not text:
+        return out
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        key, sep, value = part.partition("=")
+        if not sep:
+            raise UserError(f"--model-args: expected key=value, got '{part}'")
+        v: Any = value.strip()
+        if v.lower() in ("true", "false"):
+            v = v.lower() == "true"
+        else:
+            for cast in (int, float):
+                try:
+                    v = cast(v)
+                    break
+                except ValueError:
+                    pass
+        out[key.strip()] = v
+    return out
+
+
+_RETRY_KEYS = {"max_retries", "base_delay", "max_delay", "timeout"}
+
+
+def make_model(spec: str, *, api_bases: list[str] | None = None, api_key: str | None = None, model_args: dict[str, Any] | None = None, seed: int = 0) -> Model:
+    args = dict(model_args or {})
+    retry_kwargs = {k: args.pop(k) for k in list(args) if k in _RETRY_KEYS}
+    retry = RetryPolicy(**retry_kwargs) if retry_kwargs else None
+    if spec.startswith("baseline/"):
+        from debench.models.baselines import make_baseline
+
+        return make_baseline(spec.removeprefix("baseline/"), seed)
+    if spec.startswith("local/"):
+        from debench.models.local import LocalModel
+
+        return LocalModel(
+            spec.removeprefix("local/"),
+            n_parallel=int(args.pop("n_parallel", 1)),
+            n_ctx=args.pop("n_ctx", None),
+            retry=retry,
+            seed=seed,
+        )
+    if not spec or "/" not in spec and not spec[0].isalpha():
+        raise UserError(f"'{spec}' is not a model string")
+    from debench.models.litellm_model import LiteLLMModel
+
+    return LiteLLMModel(
+        spec,
+        api_bases=api_bases,
+        api_key=api_key,
+        retry=retry,
+        send_grammar=bool(args.pop("grammar", False)),
+        context_window=args.pop("context_window", None),
+        extra=args or None,
+        seed=seed,
+    )

@@ -1,0 +1,203 @@
+"""Any litellm model string, including OpenAI-compatible servers via ``--api-base``.
+
+Several api bases are load-balanced with a litellm Router. Retries are ours (litellm's are turned
+off) so that every sample's attempts are counted, capped and logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import random
+from typing import Any
+
+from debench.models.base import (
+    ContextOverflow,
+    Model,
+    ModelResponse,
+    PermanentModelError,
+    Request,
+    Usage,
+)
+from debench.models.retry import RetryPolicy, retry_after_from_exception
+from debench.prompts import Message
+
+log = logging.getLogger(__name__)
+
+
+def _litellm():  # imported lazily: it is slow to import and baselines never need it
+    import litellm
+
+    litellm.suppress_debug_info = True
+    litellm.drop_params = True
+    return litellm
+
+
+def classify_exception(exc: BaseException) -> str:
+    """'context' | 'permanent' | 'transient'."""
+    litellm = _litellm()
+    if isinstance(exc, litellm.ContextWindowExceededError):
+        return "context"
+    permanent = (
+        litellm.BadRequestError,
+        litellm.AuthenticationError,
+        litellm.PermissionDeniedError,
+        litellm.NotFoundError,
+        litellm.UnprocessableEntityError,
+        litellm.ContentPolicyViolationError,
+    )
+    if isinstance(exc, permanent):
+        return "permanent"
+    status = getattr(exc, "status_code", None)
+    if isinstance(status, int) and 400 <= status < 500 and status not in (408, 409, 429):
+        return "permanent"
+    return "transient"
+
+
+class TransientModelError(Exception):
+    pass
+
+
+class LiteLLMModel(Model):
+    kind = "litellm"
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        api_bases: list[str] | None = None,
+        api_key: str | None = None,
+        retry: RetryPolicy | None = None,
+        send_grammar: bool = False,
+        context_window: int | None = None,
+        extra: dict[str, Any] | None = None,
+        seed: int = 0,
+    ):
+        self.name = name
+        self.litellm_name = name
+        self.api_bases = [b.rstrip("/") for b in (api_bases or [])]
+        self.api_key = api_key
+        self.retry = retry or RetryPolicy()
+        self.send_grammar = send_grammar
+        self._context_window = context_window
+        self.extra = dict(extra or {})
+        self._rng = random.Random(seed)
+        self._router: Any = None
+
+    # identity: everything that can change an answer, nothing that cannot (keys, timeouts)
+    def identity(self) -> dict[str, Any]:
+        ident: dict[str, Any] = {"name": self.name, "send_grammar": self.send_grammar}
+        if self.api_bases:
+            ident["api_base"] = sorted(self.api_bases)
+        if self.extra:
+            ident["extra"] = self.extra
+        return ident
+
+    def _key(self) -> str | None:
+        if self.api_key:
+            return self.api_key
+        if self.api_bases and self.litellm_name.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
+            return "sk-no-key-needed"  # OpenAI-compatible local servers ignore it; the client insists
+        return None
+
+    def context_window(self) -> int | None:
+        if self._context_window is not None:
+            return self._context_window
+        try:
+            info = _litellm().get_model_info(self.litellm_name)
+        except Exception:  # noqa: BLE001 - unknown model: no limit known
+            return None
+        return info.get("max_input_tokens") or info.get("max_tokens")
+
+    def count_tokens(self, messages: list[Message]) -> int | None:
+        try:
+            return int(_litellm().token_counter(model=self.litellm_name, messages=messages))
+        except Exception:  # noqa: BLE001
+            return None
+
+    def _params(self, request: Request) -> dict[str, Any]:
+        g = request.generation
+        params: dict[str, Any] = {
+            "messages": request.messages,
+            "temperature": g.temperature,
+            "max_tokens": g.max_tokens,
+            "timeout": self.retry.timeout,
+            "num_retries": 0,
+            "max_retries": 0,
+        }
+        if g.top_p is not None:
+            params["top_p"] = g.top_p
+        if g.stop:
+            params["stop"] = g.stop
+        if g.seed is not None:
+            params["seed"] = g.seed
+        extra_body = dict(self.extra.get("extra_body", {}))
+        if self.send_grammar and request.grammar_text:
+            extra_body["grammar"] = request.grammar_text
+        if extra_body:
+            params["extra_body"] = extra_body
+        key = self._key()
+        if key:
+            params["api_key"] = key
+        return params
+
+    def _get_router(self) -> Any:
+        if self._router is None:
+            litellm = _litellm()
+            key = self._key()
+            model_list = [
+                {"model_name": "debench-target", "litellm_params": {"model": self.litellm_name, "api_base": b, **({"api_key": key} if key else {})}}
+                for b in self.api_bases
+            ]
+            self._router = litellm.Router(model_list=model_list, num_retries=0, routing_strategy="simple-shuffle")
+        return self._router
+
+    async def _call_once(self, request: Request) -> Any:
+        params = self._params(request)
+        if len(self.api_bases) > 1:
+            params.pop("api_key", None)
+            params.pop("max_retries", None)
+            return await self._get_router().acompletion(model="debench-target", **params)
+        if self.api_bases:
+            params["api_base"] = self.api_bases[0]
+        return await _litellm().acompletion(model=self.litellm_name, **params)
+
+    async def generate(self, request: Request) -> ModelResponse:
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                response = await self._call_once(request)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - classified below
+                kind = classify_exception(exc)
+                if kind == "context":
+                    raise ContextOverflow(str(exc).splitlines()[0][:300]) from exc
+                if kind == "permanent":
+                    raise PermanentModelError(f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}") from exc
+                if attempt > self.retry.max_retries:
+                    raise TransientModelError(
+                        f"gave up after {attempt} attempts: {type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
+                    ) from exc
+                wait = self.retry.backoff(attempt, self._rng, retry_after_from_exception(exc))
+                log.debug("attempt %d failed (%s); retrying in %.2fs", attempt, type(exc).__name__, wait)
+                await asyncio.sleep(wait)
+                continue
+            return self._to_response(response, attempt)
+
+    def _to_response(self, response: Any, attempts: int) -> ModelResponse:
+        choice = response.choices[0]
+        text = getattr(choice.message, "content", None)
+        usage = getattr(response, "usage", None)
+        u = Usage(
+            prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+            completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+        )
+        cost: float | None
+        try:
+            cost = float(_litellm().completion_cost(completion_response=response))
+        except Exception:  # noqa: BLE001 - unknown price (local servers): report None, not 0
+            cost = None
+        return ModelResponse(text=text, usage=u, cost_usd=cost, attempts=attempts)

@@ -1,0 +1,59 @@
+"""``local/smollm2``: the embedded default judge, served by llama.cpp (xllamacpp) on 127.0.0.1
+and called through litellm like any other OpenAI-compatible server. Needs no network, no key."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from debench.errors import UserError
+from debench.models.base import ModelResponse, Request
+from debench.models.litellm_model import LiteLLMModel
+from debench.models.retry import RetryPolicy
+
+LOCAL_MODELS = {"smollm2": "SmolLM2-135M-Instruct.Q4_1.gguf"}
+
+
+class LocalModel(LiteLLMModel):
+    kind = "local"
+    default_concurrency = 1
+
+    def __init__(self, short: str, *, n_parallel: int = 1, n_ctx: int | None = None, retry: RetryPolicy | None = None, seed: int = 0):
+        if short not in LOCAL_MODELS:
+            raise UserError(f"unknown local model 'local/{short}' (known: {', '.join('local/' + k for k in LOCAL_MODELS)})")
+        super().__init__(f"local/{short}", retry=retry or RetryPolicy(max_retries=2, timeout=600.0), send_grammar=True, seed=seed)
+        self.litellm_name = f"openai/{short}"
+        self.short = short
+        self.n_parallel = n_parallel
+        self.n_ctx = n_ctx
+        self._server: Any = None
+
+    def identity(self) -> dict[str, Any]:
+        # The weights file, not the port, identifies the model.
+        return {"name": self.name, "weights": LOCAL_MODELS[self.short], "send_grammar": True}
+
+    def _ensure_server(self) -> Any:
+        if self._server is None:
+            from debench.models.local_server import get_local_server
+
+            kwargs: dict[str, Any] = {"n_parallel": self.n_parallel}
+            if self.n_ctx:
+                kwargs["n_ctx"] = self.n_ctx
+            self._server = get_local_server(**kwargs)
+            self.api_bases = [self._server.base_url]
+        return self._server
+
+    def context_window(self) -> int | None:
+        server = self._ensure_server()
+        return int(getattr(server, "slot_ctx", None) or server.n_ctx // max(1, server.n_parallel))
+
+    def count_tokens(self, messages: list[dict[str, str]]) -> int | None:
+        # SmolLM2's tokenizer is not tiktoken's; this estimate is ~10% high for English, erring safe.
+        text = "".join(m["content"] for m in messages)
+        return int(len(text) / 3.6) + 8 * len(messages)
+
+    async def generate(self, request: Request) -> ModelResponse:
+        self._ensure_server()
+        return await super().generate(request)
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "kind": self.kind, "weights": LOCAL_MODELS[self.short], "n_parallel": self.n_parallel}

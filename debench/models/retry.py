@@ -1,0 +1,69 @@
+"""Retry policy: exponential backoff with jitter, honouring Retry-After, capped."""
+
+from __future__ import annotations
+
+import email.utils
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    max_retries: int = 6
+    """Retries after the first attempt (so at most ``max_retries + 1`` requests per sample)."""
+    base_delay: float = 1.0
+    max_delay: float = 60.0
+    """Cap on any single wait, including a server's Retry-After."""
+    timeout: float = 120.0
+    """Per-request timeout in seconds."""
+
+    def backoff(self, attempt: int, rng: random.Random, retry_after: float | None = None) -> float:
+        """Seconds to wait before retry number ``attempt`` (1-based)."""
+        if retry_after is not None and retry_after >= 0:
+            # The server said when to come back: wait that long (plus a little jitter), capped.
+            return min(self.max_delay, retry_after + rng.uniform(0, 0.1 * max(retry_after, 0.1)))
+        exp = self.base_delay * (2 ** (attempt - 1))
+        # "Full jitter" on the upper half keeps retries of concurrent samples apart.
+        return min(self.max_delay, rng.uniform(exp / 2, exp))
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """A Retry-After header value (seconds or an HTTP date) in seconds, or None."""
+    if value is None:
+        return None
+    value = str(value).strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when is None:
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def retry_after_from_exception(exc: BaseException) -> float | None:
+    """Find a Retry-After header on an exception raised by litellm / openai / httpx."""
+    candidates: list[Any] = []
+    for attr in ("litellm_response_headers", "headers"):
+        candidates.append(getattr(exc, attr, None))
+    response = getattr(exc, "response", None)
+    candidates.append(getattr(response, "headers", None))
+    for headers in candidates:
+        if not headers:
+            continue
+        try:
+            for key in ("retry-after-ms", "Retry-After-Ms"):
+                if key in headers:
+                    return max(0.0, float(headers[key]) / 1000.0)
+            for key in ("retry-after", "Retry-After"):
+                if key in headers:
+                    return parse_retry_after(headers[key])
+        except (TypeError, ValueError):
+            continue
+    return None

@@ -1,0 +1,149 @@
+"""The per-task answer parser: ordered regexes, a value map, allowed choices.
+
+A parse never reads a verdict out of the prompt or the debate: it sees only the model's answer.
+A failed parse returns ``ParseResult(ok=False)``; it is counted, never scored as a wrong answer.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from debench.task import ParserConfig
+
+
+@dataclass(frozen=True)
+class ParseResult:
+    ok: bool
+    value: Any = None
+    reason: str | None = None
+
+
+class ParseFailure(ValueError):
+    pass
+
+
+Transform = Callable[[re.Match[str], dict[str, Any]], Any]
+TRANSFORMS: dict[str, Transform] = {}
+
+
+def register_transform(name: str) -> Callable[[Transform], Transform]:
+    def deco(fn: Transform) -> Transform:
+        TRANSFORMS[name] = fn
+        return fn
+
+    return deco
+
+
+@register_transform("compare_scores")
+def _compare_scores(m: re.Match[str], args: dict[str, Any]) -> str:
+    """Two numbers (groups ``first``/``second`` or 1/2) -> the side with the higher score.
+
+    ``labels`` names the two sides (default ``[pro, con]``); a difference within ``tie_band``
+    (default 0) is a tie.
+    """
+    labels = args.get("labels", ["pro", "con"])
+    band = float(args.get("tie_band", 0))
+    try:
+        a, b = float(m.group(1)), float(m.group(2))
+    except (IndexError, TypeError, ValueError):
+        raise ParseFailure("expected two scores") from None
+    lo, hi = args.get("range", [1, 10])
+    if not (lo <= a <= hi and lo <= b <= hi):
+        raise ParseFailure(f"scores outside {lo}-{hi}")
+    if abs(a - b) <= band:
+        return args.get("tie", "tie")
+    return labels[0] if a > b else labels[1]
+
+
+@register_transform("json")
+def _json(m: re.Match[str], args: dict[str, Any]) -> Any:
+    """The matched group parsed as JSON (lists of houses, role->score objects)."""
+    try:
+        return json.loads(m.group(args.get("group", 1)))
+    except json.JSONDecodeError:
+        raise ParseFailure("matched text is not valid JSON") from None
+
+
+@register_transform("split_list")
+def _split_list(m: re.Match[str], args: dict[str, Any]) -> list[str]:
+    """A delimited list such as ``OG > CG > OO > CO`` -> ``["OG", "CG", "OO", "CO"]``."""
+    sep = args.get("separator", r"[>,;\s]+")
+    parts = [p for p in re.split(sep, m.group(args.get("group", 1))) if p.strip()]
+    return [p.strip() for p in parts]
+
+
+_FLAGS = {"IGNORECASE": re.IGNORECASE, "MULTILINE": re.MULTILINE, "DOTALL": re.DOTALL}
+
+
+@lru_cache(maxsize=128)
+def _compiled(patterns: tuple[str, ...], flags: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    f = 0
+    for name in flags:
+        f |= _FLAGS[name]
+    return tuple(re.compile(p, f) for p in patterns)
+
+
+def _convert(value: Any, type_: str) -> Any:
+    if type_ == "int":
+        f = float(value)
+        if not f.is_integer():
+            raise ParseFailure(f"{value!r} is not a whole number")
+        return int(f)
+    if type_ == "float":
+        return float(value)
+    if type_ == "str":
+        return str(value).strip()
+    return value
+
+
+def _mapped(value: Any, mapping: dict[str, Any]) -> Any:
+    if not mapping or not isinstance(value, str):
+        return value
+    key = value.strip().lower()
+    for k, v in mapping.items():
+        if k.strip().lower() == key:
+            return v
+    return value
+
+
+def normalize_choice(value: Any, choices: list[Any]) -> Any:
+    if value in choices:
+        return value
+    if isinstance(value, str):
+        for c in choices:
+            if isinstance(c, str) and c.lower() == value.lower():
+                return c
+    raise ParseFailure(f"{value!r} is not one of {choices}")
+
+
+def parse_answer(text: str | None, cfg: ParserConfig) -> ParseResult:
+    if text is None or not text.strip():
+        return ParseResult(ok=False, reason="empty answer")
+    for pattern in _compiled(tuple(cfg.patterns), tuple(cfg.flags)):
+        matches = list(pattern.finditer(text))
+        if not matches:
+            continue
+        m = matches[0] if cfg.match == "first" else matches[-1]
+        try:
+            if cfg.transform:
+                value = TRANSFORMS[cfg.transform](m, cfg.transform_args)
+            else:
+                value = m.group(cfg.group)
+                value = _mapped(value, cfg.map)
+                value = _convert(value, cfg.type)
+            if isinstance(value, list) and cfg.map:
+                value = [_mapped(v, cfg.map) for v in value]
+            if cfg.choices is not None:
+                if isinstance(value, list):
+                    value = [normalize_choice(v, cfg.choices) for v in value]
+                else:
+                    value = normalize_choice(value, cfg.choices)
+        except (ParseFailure, ValueError, TypeError, IndexError) as exc:
+            return ParseResult(ok=False, reason=str(exc))
+        return ParseResult(ok=True, value=value)
+    return ParseResult(ok=False, reason="no pattern matched")

@@ -1,0 +1,105 @@
+"""Reading a predictions file for ``debench score``.
+
+One JSON object per line: ``{"doc_id": ..., "response": "<raw model text>"}`` (goes through the
+task's parser) or ``{"doc_id": ..., "prediction": <parsed value>}`` (``null`` = a parse failure).
+A samples log written by ``debench eval`` is accepted as well (its ``status`` is honoured).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from debench.data.base import Doc
+from debench.errors import UserError
+from debench.parsing import ParseFailure, normalize_choice, parse_answer
+from debench.samples import SampleRecord
+from debench.task import TaskConfig
+
+
+def check_prediction(value: Any, task: TaskConfig) -> Any:
+    """Validate a parsed prediction against the task's answer space; returns it normalized."""
+    p = task.parser
+    expected = {"int": int, "float": (int, float), "str": str, "list": list, "dict": dict}[p.type]
+    if isinstance(value, bool) or not isinstance(value, expected):
+        raise ValueError(f"expected a {p.type}, got {json.dumps(value)[:40]}")
+    if p.type == "int" and isinstance(value, float):
+        value = int(value)
+    if p.choices is not None:
+        try:
+            if isinstance(value, list):
+                value = [normalize_choice(v, p.choices) for v in value]
+            else:
+                value = normalize_choice(value, p.choices)
+        except ParseFailure as exc:
+            raise ValueError(str(exc)) from None
+    return value
+
+
+def load_predictions(path: Path, task: TaskConfig, docs: list[Doc]) -> list[SampleRecord]:
+    """Records aligned with ``docs``; every doc must appear exactly once, no unknown doc_id."""
+    by_id = {d.doc_id: d for d in docs}
+    seen: dict[str, SampleRecord] = {}
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise UserError("predictions file not found", path=str(path)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"cannot read predictions ({exc.__class__.__name__})", path=str(path)) from None
+    for n, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"line {n}"
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise UserError(f"{where}: not valid JSON ({exc.msg})", path=str(path)) from None
+        if not isinstance(obj, dict):
+            raise UserError(f"{where}: expected a JSON object", path=str(path))
+        doc_id = obj.get("doc_id")
+        if not isinstance(doc_id, (str, int)) or isinstance(doc_id, bool):
+            raise UserError(f"{where}: missing or non-string doc_id", path=str(path), field="doc_id")
+        doc_id = str(doc_id)
+        if doc_id not in by_id:
+            raise UserError(f"{where}: unknown doc_id '{doc_id}' for task {task.name}", path=str(path), field="doc_id")
+        if doc_id in seen:
+            raise UserError(f"{where}: duplicate doc_id '{doc_id}'", path=str(path), field="doc_id")
+        seen[doc_id] = _record(obj, doc_id, by_id[doc_id], task, where, path)
+    missing = [d.doc_id for d in docs if d.doc_id not in seen]
+    if missing:
+        raise UserError(
+            f"{len(missing)} document(s) have no prediction (first: '{missing[0]}'); use --limit to score a prefix",
+            path=str(path),
+            field="doc_id",
+        )
+    return [seen[d.doc_id] for d in docs]
+
+
+def _record(obj: dict[str, Any], doc_id: str, doc: Doc, task: TaskConfig, where: str, path: Path) -> SampleRecord:
+    status = obj.get("status")
+    if status in ("error", "not_completed"):
+        return SampleRecord(doc_id=doc_id, status=status, error=obj.get("error"), target=doc.target)
+    if "prediction" in obj and (status is None or status == "ok" or obj["prediction"] is not None):
+        value = obj["prediction"]
+        if value is None:
+            return SampleRecord(doc_id=doc_id, status="parse_failure", parse_error="null prediction", response=obj.get("response"), target=doc.target)
+        try:
+            value = check_prediction(value, task)
+        except ValueError as exc:
+            raise UserError(f"{where}: invalid prediction for '{doc_id}': {exc}", path=str(path), field="prediction") from None
+        return SampleRecord(doc_id=doc_id, status="ok", prediction=value, response=obj.get("response"), target=doc.target)
+    if "response" in obj:
+        text = obj["response"]
+        if text is not None and not isinstance(text, str):
+            raise UserError(f"{where}: response must be a string", path=str(path), field="response")
+        parsed = parse_answer(text, task.parser)
+        return SampleRecord(
+            doc_id=doc_id,
+            status="ok" if parsed.ok else "parse_failure",
+            prediction=parsed.value,
+            response=text,
+            parse_error=parsed.reason,
+            target=doc.target,
+        )
+    raise UserError(f"{where}: needs a 'prediction' or a 'response'", path=str(path), field="prediction")

@@ -1,0 +1,104 @@
+"""The results file: versioned, documented by ``debench/schema/results.schema.json``."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from debench.scoring import MetricValue
+
+SCHEMA_VERSION = "1.0"
+SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "results.schema.json"
+
+
+class TaskInfo(BaseModel):
+    name: str
+    version: int
+    method: str
+    description: str
+    config_sha256: str = Field(description="sha256 of the validated task definition")
+
+
+class ModelInfo(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    name: str
+    kind: str = Field(description="litellm | local | baseline | predictions")
+
+
+class DatasetInfo(BaseModel):
+    source: str = Field(description="hub | local | sample | predictions")
+    location: str
+    revision: str | None = None
+    content_hash: str
+    is_sample: bool
+    n_docs_total: int
+
+
+class UsageInfo(BaseModel):
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+    cost_usd: float | None = Field(description="null when a price is unknown (local models, custom servers)")
+    n_requests: int = Field(description="HTTP requests made in this invocation, retries included")
+    n_cached: int = Field(description="samples answered from the response cache")
+
+
+class Results(BaseModel):
+    schema_version: str = SCHEMA_VERSION
+    task: TaskInfo
+    model: ModelInfo
+    metrics: dict[str, MetricValue]
+    n_samples: int
+    n_parse_failures: int
+    n_errors: int
+    n_not_completed: int
+    usage: UsageInfo
+    config: dict[str, Any] = Field(description="everything needed to reproduce the run")
+    dataset: DatasetInfo
+    reports: dict[str, Any] = Field(default_factory=dict)
+    samples_file: str | None = Field(default=None, description="per-sample JSONL, relative to this file")
+    versions: dict[str, str | None]
+    created_at: str
+
+
+def package_versions() -> dict[str, str | None]:
+    out: dict[str, str | None] = {"python": platform.python_version()}
+    for name in ("debench", "litellm", "numpy", "scipy", "krippendorff", "datasets", "xllamacpp"):
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def write_results(results: Results, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(results.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def results_json_schema() -> dict[str, Any]:
+    schema = Results.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = "https://debench.dev/schema/results-1.0.json"
+    schema["title"] = "debench results file"
+    return schema
+
+
+def validate_results_dict(data: dict[str, Any]) -> None:
+    import jsonschema
+
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    jsonschema.validate(data, schema)

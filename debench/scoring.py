@@ -1,0 +1,99 @@
+"""Parsed predictions -> metrics with bootstrap CIs. Shared by ``eval``, ``score`` and ``validate``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from debench.data.base import Doc
+from debench.metrics.base import get_metric
+from debench.metrics.bootstrap import point_and_ci, proportion_ci
+from debench.metrics.reports import get_report
+from debench.samples import SampleRecord
+from debench.task import TaskConfig
+
+STATUS_METRICS = {
+    "parse_failure_rate": "share of answered samples whose answer could not be parsed",
+    "completion_rate": "share of samples whose prompt fit the model's context window",
+}
+
+
+class MetricValue(BaseModel):
+    value: float | None
+    ci95: list[float] | None = Field(default=None, min_length=2, max_length=2)
+    n: int
+
+
+class ScoreReport(BaseModel):
+    metrics: dict[str, MetricValue]
+    n_samples: int
+    n_parse_failures: int
+    n_errors: int
+    n_not_completed: int
+    reports: dict[str, Any] = Field(default_factory=dict)
+
+
+def scored_pairs(task: TaskConfig, docs: list[Doc], records: dict[str, SampleRecord]) -> tuple[list[Doc], list[Any]]:
+    """The documents that enter the metrics, and their predictions."""
+    use_docs: list[Doc] = []
+    preds: list[Any] = []
+    for d in docs:
+        r = records.get(d.doc_id)
+        if r is None:
+            continue
+        if r.status == "ok":
+            use_docs.append(d)
+            preds.append(r.prediction)
+        elif r.status == "parse_failure" and task.scoring.parse_failure == "value":
+            use_docs.append(d)
+            preds.append(task.scoring.parse_failure_value)
+    return use_docs, preds
+
+
+def score(
+    task: TaskConfig,
+    docs: list[Doc],
+    records: dict[str, SampleRecord],
+    *,
+    n_bootstrap: int | None = None,
+    seed: int | None = None,
+) -> ScoreReport:
+    n_boot = task.scoring.n_bootstrap if n_bootstrap is None else n_bootstrap
+    seed = task.scoring.bootstrap_seed if seed is None else seed
+    statuses = [records[d.doc_id].status for d in docs if d.doc_id in records]
+    use_docs, preds = scored_pairs(task, docs, records)
+    pred_arr = np.empty(len(preds), dtype=object)
+    pred_arr[:] = preds
+
+    metrics: dict[str, MetricValue] = {}
+    for i, mc in enumerate(task.metrics):
+        if mc.name in STATUS_METRICS:
+            metrics[mc.name] = _status_metric(mc.name, statuses)
+            continue
+        metric = get_metric(mc.name)
+        state = metric.prepare(use_docs, **mc.args)
+        value, ci = point_and_ci(metric, state, pred_arr, n_boot, seed + i)
+        metrics[mc.name] = MetricValue(value=value, ci95=ci, n=len(use_docs))
+
+    reports = {name: get_report(name)(preds, use_docs) for name in task.reports}
+    return ScoreReport(
+        metrics=metrics,
+        n_samples=len(statuses),
+        n_parse_failures=statuses.count("parse_failure"),
+        n_errors=statuses.count("error"),
+        n_not_completed=statuses.count("not_completed"),
+        reports=reports,
+    )
+
+
+def _status_metric(name: str, statuses: list[str]) -> MetricValue:
+    if name == "parse_failure_rate":
+        answered = [s for s in statuses if s in ("ok", "parse_failure")]
+        flags = np.array([s == "parse_failure" for s in answered], dtype=float)
+    else:  # completion_rate
+        attempted = [s for s in statuses if s != "error"]
+        flags = np.array([s != "not_completed" for s in attempted], dtype=float)
+    value, ci = proportion_ci(flags)
+    return MetricValue(value=value, ci95=ci, n=len(flags))

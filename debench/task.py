@@ -1,0 +1,212 @@
+"""The typed task definition: what a task YAML file may contain.
+
+Task files are data. They are read with ``yaml.safe_load`` and validated here; nothing in them is
+executed (templates are rendered in a sandboxed Jinja2 environment, regexes are compiled and
+checked at load time).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from debench.errors import UserError
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class HubSource(_Strict):
+    """Where the data set lives on the Hugging Face Hub (files in the published format)."""
+
+    repo_id: str
+    repo_type: Literal["dataset", "model"] = "dataset"
+    revision: str | None = None
+    allow_patterns: list[str] = Field(default_factory=list)
+
+
+class DatasetConfig(_Strict):
+    adapter: str
+    """Named adapter that reads the published format (see ``debench.data``)."""
+    local_dir: str
+    """Directory name under ``$DEBENCH_DATA_DIR`` holding a local copy in the published format."""
+    hub: HubSource | None = None
+    sample: str | None = None
+    """Directory (relative to ``debench/data/samples``) of the small sample written for the project."""
+    options: dict[str, Any] = Field(default_factory=dict)
+    """Keyword options passed to the adapter (e.g. ``dimension: source``)."""
+
+
+class PromptConfig(_Strict):
+    system: str | None = None
+    user: str
+
+
+class GenerationConfig(_Strict):
+    temperature: float = 0.0
+    max_tokens: int = 256
+    top_p: float | None = None
+    stop: list[str] | None = None
+    seed: int | None = None
+    grammar: str | None = None
+    """Name of a static GBNF grammar shipped in ``debench/grammars`` (used by servers that accept it)."""
+
+    @field_validator("max_tokens")
+    @classmethod
+    def _positive(cls, v: int) -> int:
+        if v <= 0:
+            raise ValueError("must be a positive integer")
+        return v
+
+
+class ParserConfig(_Strict):
+    """How a raw answer becomes a prediction: ordered regexes, first one that matches wins."""
+
+    patterns: list[str]
+    match: Literal["first", "last"] = "last"
+    """Which occurrence of the winning pattern to take."""
+    group: int = 1
+    flags: list[Literal["IGNORECASE", "MULTILINE", "DOTALL"]] = Field(default_factory=lambda: ["IGNORECASE"])
+    type: Literal["int", "float", "str", "list", "dict"] = "str"
+    map: dict[str, Any] = Field(default_factory=dict)
+    """Value mapping applied after extraction (keys compared case-insensitively, stripped)."""
+    choices: list[Any] | None = None
+    """Allowed values after mapping; anything else is a parse failure."""
+    transform: str | None = None
+    """Named post-processing of the matched groups (see ``debench.parsing.TRANSFORMS``)."""
+    transform_args: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("transform")
+    @classmethod
+    def _transform_known(cls, v: str | None) -> str | None:
+        from debench.parsing import TRANSFORMS
+
+        if v is not None and v not in TRANSFORMS:
+            raise ValueError(f"unknown transform '{v}' (known: {', '.join(sorted(TRANSFORMS))})")
+        return v
+
+    @field_validator("patterns")
+    @classmethod
+    def _compile(cls, v: list[str]) -> list[str]:
+        if not v:
+            raise ValueError("at least one pattern is required")
+        for i, p in enumerate(v):
+            try:
+                re.compile(p)
+            except re.error as exc:
+                raise ValueError(f"pattern {i} is not a valid regular expression: {exc}") from None
+        return v
+
+
+class MetricConfig(_Strict):
+    name: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class ScoringConfig(_Strict):
+    parse_failure: Literal["exclude", "value"] = "exclude"
+    """``exclude``: metrics use parsed samples only (failures are counted and reported);
+    ``value``: a failed parse is scored as ``parse_failure_value`` (the IBM paper's -1)."""
+    parse_failure_value: Any = None
+    n_bootstrap: int = 1000
+    bootstrap_seed: int = 1234
+
+
+class TaskConfig(_Strict):
+    name: str
+    version: int = 1
+    description: str
+    group: str | None = None
+    dataset: DatasetConfig
+    prompt: PromptConfig
+    generation: GenerationConfig = Field(default_factory=GenerationConfig)
+    parser: ParserConfig
+    metrics: list[MetricConfig]
+    method: Literal["direct", "debatrix-h", "debatrix-f"] = "direct"
+    scoring: ScoringConfig = Field(default_factory=ScoringConfig)
+    reports: list[str] = Field(default_factory=lambda: ["prediction_distribution"])
+    """Descriptive reports stored in the results (see ``debench.metrics.reports``)."""
+    baselines: list[str] = Field(default_factory=list)
+    """Baselines that make sense for this task (used by scripts and the leaderboard)."""
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not re.fullmatch(r"[a-z0-9][a-z0-9_\-]*", v):
+            raise ValueError("must be lower-case letters, digits, '_' or '-'")
+        return v
+
+    @field_validator("metrics")
+    @classmethod
+    def _metrics_known(cls, v: list[MetricConfig]) -> list[MetricConfig]:
+        from debench.metrics.base import metric_names
+
+        from debench.scoring import STATUS_METRICS
+
+        known = set(metric_names()) | set(STATUS_METRICS)
+        for m in v:
+            if m.name not in known:
+                raise ValueError(f"unknown metric '{m.name}' (known: {', '.join(sorted(known))})")
+        return v
+
+    @field_validator("reports")
+    @classmethod
+    def _reports_known(cls, v: list[str]) -> list[str]:
+        from debench.metrics.reports import report_names
+
+        unknown = [r for r in v if r not in report_names()]
+        if unknown:
+            raise ValueError(f"unknown report '{unknown[0]}' (known: {', '.join(report_names())})")
+        return v
+
+    @model_validator(mode="after")
+    def _templates_compile(self) -> TaskConfig:
+        from debench.prompts import check_template
+
+        for key in ("system", "user"):
+            text = getattr(self.prompt, key)
+            if text is not None:
+                err = check_template(text)
+                if err:
+                    raise ValueError(f"prompt.{key}: {err}")
+        return self
+
+
+def _loc(err: dict[str, Any]) -> str:
+    return ".".join(str(p) for p in err.get("loc", ())) or "<root>"
+
+
+def load_task_file(path: str | Path) -> TaskConfig:
+    """Read and validate one task YAML file; any problem is a one-line ``UserError``."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UserError("task file not found", path=str(path)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"cannot read task file ({exc.__class__.__name__})", path=str(path)) from None
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or "invalid YAML"
+        raise UserError(f"invalid YAML{where}: {problem}", path=str(path)) from None
+    if not isinstance(raw, dict):
+        raise UserError("a task file must be a mapping of fields", path=str(path))
+    try:
+        return TaskConfig.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        msg = first.get("msg", "invalid value")
+        extra = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise UserError(f"{msg}{extra}", path=str(path), field=_loc(first)) from None
+
+
+def task_json_schema() -> dict[str, Any]:
+    return TaskConfig.model_json_schema()

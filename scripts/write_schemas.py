@@ -1,0 +1,39 @@
+"""Regenerate the JSON Schema files in debench/schema/ from the pydantic models.
+
+    python scripts/write_schemas.py          # write
+    python scripts/write_schemas.py --check  # exit 1 if the committed files are stale
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from debench.results import SCHEMA_PATH, results_json_schema
+from debench.task import task_json_schema
+
+TARGETS = {
+    SCHEMA_PATH: results_json_schema,
+    SCHEMA_PATH.parent / "task.schema.json": task_json_schema,
+}
+
+
+def main(argv: list[str]) -> int:
+    check = "--check" in argv
+    stale = []
+    for path, make in TARGETS.items():
+        text = json.dumps(make(), indent=2, sort_keys=True) + "\n"
+        if check:
+            if not path.exists() or path.read_text() != text:
+                stale.append(path)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+    for p in stale:
+        print(f"stale schema: {p} (run python scripts/write_schemas.py)")
+    return 1 if stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
