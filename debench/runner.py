@@ -14,7 +14,8 @@ from tqdm import tqdm
 
 from debench.cache import ResponseCache
 from debench.data.base import Doc
-from debench.judging.base import JudgeContext, get_method, load_grammar
+from debench.grammars import load_grammar
+from debench.judging.base import JudgeContext, get_method
 from debench.models.base import ContextOverflow, Model, PermanentModelError
 from debench.samples import SampleLog, SampleRecord
 from debench.task import TaskConfig

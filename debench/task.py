@@ -56,6 +56,15 @@ class GenerationConfig(_Strict):
     grammar: str | None = None
     """Name of a static GBNF grammar shipped in ``debench/grammars`` (used by servers that accept it)."""
 
+    @field_validator("grammar")
+    @classmethod
+    def _grammar_exists(cls, v: str | None) -> str | None:
+        from debench.grammars import grammar_names
+
+        if v is not None and v not in grammar_names():
+            raise ValueError(f"unknown grammar '{v}' (known: {', '.join(grammar_names())})")
+        return v
+
     @field_validator("max_tokens")
     @classmethod
     def _positive(cls, v: int) -> int:

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from dataclasses import dataclass
 
 from debench.cache import ResponseCache, cache_key
 from debench.data.base import Doc
@@ -15,18 +13,6 @@ from debench.models.base import ContextOverflow, Model, ModelResponse, Request
 from debench.prompts import Message
 from debench.samples import SampleRecord
 from debench.task import GenerationConfig, TaskConfig
-
-GRAMMARS_DIR = Path(__file__).resolve().parent.parent / "grammars"
-
-
-def load_grammar(name: str | None) -> str | None:
-    if name is None:
-        return None
-    path = GRAMMARS_DIR / f"{name}.gbnf"
-    if not path.is_file():
-        raise UserError(f"unknown grammar '{name}' (no {path.name} in debench/grammars)", field="generation.grammar")
-    return path.read_text(encoding="utf-8")
-
 
 @dataclass
 class CallResult:
@@ -44,8 +30,6 @@ class JudgeContext:
     grammar_text: str | None
     store_messages: bool = True
     n_requests: int = 0
-    context_margin: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def check_fits(self, messages: list[Message], max_tokens: int) -> None:
         """Raise ContextOverflow when the prompt cannot fit the model's context window."""
@@ -58,22 +42,51 @@ class JudgeContext:
 
     async def call(self, messages: list[Message], doc: Doc, generation: GenerationConfig | None = None) -> CallResult:
         gen = generation or self.generation
-        key = None
-        if self.cache is not None and self.model.cacheable:
-            key = cache_key(self.model.identity(), messages, gen.model_dump(), self.grammar_text)
-            hit = self.cache.get(key)
-            if hit is not None:
-                return CallResult(hit, True, 0.0)
-        if self.model.kind != "baseline":
-            self.check_fits(messages, gen.max_tokens)
-        started = time.perf_counter()
-        response = await self.model.generate(
-            Request(messages=messages, generation=gen, doc=doc, task=self.task, grammar_text=self.grammar_text)
+        result = await cached_generate(
+            self.model,
+            self.cache,
+            messages,
+            gen,
+            self.grammar_text,
+            doc=doc,
+            task=self.task,
+            before_request=None if self.model.kind == "baseline" else lambda: self.check_fits(messages, gen.max_tokens),
         )
-        self.n_requests += response.attempts if self.model.kind != "baseline" else 0
-        if key is not None and self.cache is not None:
-            self.cache.put(key, response)
-        return CallResult(response, False, time.perf_counter() - started)
+        if not result.cached and self.model.kind != "baseline":
+            self.n_requests += result.response.attempts
+        return result
+
+
+async def cached_generate(
+    model: Model,
+    cache: ResponseCache | None,
+    messages: list[Message],
+    generation: GenerationConfig,
+    grammar_text: str | None,
+    *,
+    doc: Doc | None = None,
+    task: TaskConfig | None = None,
+    before_request: Callable[[], None] | None = None,
+) -> CallResult:
+    """One model call through the response cache (a hit makes no request).
+
+    ``before_request`` runs on a cache miss, before the request (e.g. the context-window check).
+    """
+    key = None
+    if cache is not None and model.cacheable:
+        key = cache_key(model.identity(), messages, generation.model_dump(), grammar_text)
+        hit = cache.get(key)
+        if hit is not None:
+            return CallResult(hit, True, 0.0)
+    if before_request is not None:
+        before_request()
+    started = time.perf_counter()
+    response = await model.generate(
+        Request(messages=messages, generation=generation, doc=doc, task=task, grammar_text=grammar_text)
+    )
+    if key is not None and cache is not None:
+        cache.put(key, response)
+    return CallResult(response, False, time.perf_counter() - started)
 
 
 JudgeMethod = Callable[[JudgeContext, Doc], Awaitable[SampleRecord]]

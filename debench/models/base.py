@@ -39,8 +39,8 @@ class Request(BaseModel):
 
     messages: list[Message]
     generation: GenerationConfig
-    doc: Doc
-    task: TaskConfig
+    doc: Doc | None = None
+    task: TaskConfig | None = None
     grammar_text: str | None = None
 
 

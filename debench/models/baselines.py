@@ -61,6 +61,8 @@ class Baseline(Model):
         self._fixed = spec.prepare(self, docs, task) if spec.prepare else None
 
     async def generate(self, request: Request) -> ModelResponse:
+        if request.doc is None or request.task is None:
+            raise UserError(f"{self.name} judges task documents; it cannot take part in free-form generation")
         spec = BASELINES[self.short]
         value = spec.predict(self, request.doc, request.task)
         return ModelResponse(prediction=value, direct=True)

@@ -1,0 +1,130 @@
+"""The debate protocol of Moniri, Hassani & Dobriban, in debench's own words.
+
+Side 1 opens; side 2 rebuts and adds arguments; every later turn sees the whole history; the last
+speaker concludes. The judge scores each side 1-10 on seven criteria and names the winner in a
+fixed, parseable format.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+CRITERIA = (
+    "clarity of the arguments",
+    "factual accuracy and use of evidence",
+    "rebuttal of the opponent's points",
+    "logical consistency",
+    "persuasiveness and impact",
+    "conciseness",
+    "coherence",
+)
+REASONS = ("clarity", "factuality", "rebuttal", "consistency", "persuasiveness", "conciseness", "coherence")
+
+
+@dataclass(frozen=True)
+class Topic:
+    question: str
+    side1: str = "Yes"
+    side2: str = "No"
+
+
+def _stance(topic: Topic, side: int) -> str:
+    return topic.side1 if side == 1 else topic.side2
+
+
+def debater_system(topic: Topic, side: int, turn: int, n_turns: int) -> str:
+    stance = _stance(topic, side)
+    common = (
+        f'This is a debate on the question "{topic.question}". You argue for the answer "{stance}" '
+        "and should defend it with conviction. Ground every claim in reasoning, facts or evidence, "
+        "and keep your answer persuasive, accurate and brief."
+    )
+    if turn == 0:
+        return common + " You speak first: set out the strongest arguments for your side."
+    if turn == 1:
+        return common + (
+            " Your opponent has opened the debate. First answer the points they made, "
+            "then add new arguments of your own."
+        )
+    if turn == n_turns - 1:
+        return common + (
+            " This is the final speech of the debate: answer what your opponent said last and "
+            "conclude by summing up why your side should win."
+        )
+    return common + (
+        " You will see everything said so far. Defend your side and answer the points your opponent has raised."
+    )
+
+
+def history_prompt(turns: list[str], side: int) -> str:
+    """What the debater of ``side`` is shown: every earlier turn, labelled from its point of view."""
+    if not turns:
+        return "Please give your opening speech."
+    lines = []
+    for i, text in enumerate(turns):
+        speaker = 1 if i % 2 == 0 else 2
+        who = "You said" if speaker == side else "Your opponent said"
+        lines.append(f'{who}:\n"""\n{text}\n"""')
+    return "The debate so far.\n\n" + "\n\n".join(lines) + "\n\nNow give your next speech."
+
+
+def judge_system(topic: Topic, ask_reason: bool) -> str:
+    criteria = "; ".join(CRITERIA)
+    text = (
+        f'You are judging a finished debate on the question "{topic.question}". Side 1 argued '
+        f'"{topic.side1}", side 2 argued "{topic.side2}". Each side made its case and answered the '
+        "other. Be impartial and objective. Give each side a score from 1 to 10, weighing: "
+        f"{criteria}. Then decide which side won overall. Your answer must have exactly this form: "
+        '"side1: [[S1]], side2: [[S2]], winner: [[W]]", where S1 and S2 are whole numbers from 1 '
+        "to 10 and W is 1 or 2."
+    )
+    if ask_reason:
+        text += (
+            " On a second line write \"reason: [[R]]\" where R is the single most decisive criterion, "
+            f"one of: {', '.join(REASONS)}."
+        )
+    return text
+
+
+def judge_prompt(turns: list[str]) -> str:
+    parts = [f'Side {1 if i % 2 == 0 else 2}:\n"""\n{t}\n"""' for i, t in enumerate(turns)]
+    return "Transcript of the debate:\n\n" + "\n\n".join(parts) + "\n\nGive your verdict."
+
+
+VERDICT_RE = re.compile(
+    r"side\s*1\s*:\s*\[\[\s*(\d+(?:\.\d+)?)\s*\]\].*?side\s*2\s*:\s*\[\[\s*(\d+(?:\.\d+)?)\s*\]\]"
+    r".*?winner\s*:\s*\[\[\s*(?:side\s*)?(1|2|tie|none|draw)\s*\]\]",
+    re.IGNORECASE | re.DOTALL,
+)
+REASON_RE = re.compile(r"reason\s*:\s*\[\[\s*([A-Za-z ]+?)\s*\]\]", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    side1_score: float
+    side2_score: float
+    winner: int | None  # None = tie
+    reason: str | None = None
+
+
+def parse_verdict(text: str | None) -> Verdict | None:
+    """The judge's verdict, or None when the answer does not follow the format."""
+    if not text:
+        return None
+    matches = list(VERDICT_RE.finditer(text))
+    if not matches:
+        return None
+    m = matches[-1]
+    s1, s2 = float(m.group(1)), float(m.group(2))
+    if not (1 <= s1 <= 10 and 1 <= s2 <= 10):
+        return None
+    w = m.group(3).lower()
+    winner = int(w) if w in ("1", "2") else None
+    r = REASON_RE.search(text)
+    return Verdict(s1, s2, winner, r.group(1).strip().lower() if r else None)
+
+
+# Static GBNF grammars for servers that accept one (the local model): debench/grammars/arena_verdict*.gbnf
+JUDGE_GRAMMAR_NAME = "arena_verdict"
+JUDGE_GRAMMAR_WITH_REASON_NAME = "arena_verdict_reason"
