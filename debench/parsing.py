@@ -121,6 +121,35 @@ def normalize_choice(value: Any, choices: list[Any]) -> Any:
     raise ParseFailure(f"{value!r} is not one of {choices}")
 
 
+def check_shape(value: Any, cfg: ParserConfig) -> Any:
+    """Choices, list length/uniqueness, object keys/ranges; raises ParseFailure; returns normalized."""
+    if cfg.type == "list" and not isinstance(value, list):
+        raise ParseFailure("expected a list")
+    if cfg.type == "dict" and not isinstance(value, dict):
+        raise ParseFailure("expected an object")
+    if cfg.choices is not None and not isinstance(value, dict):
+        if isinstance(value, list):
+            value = [normalize_choice(v, cfg.choices) for v in value]
+        else:
+            value = normalize_choice(value, cfg.choices)
+    if isinstance(value, list):
+        if cfg.length is not None and len(value) != cfg.length:
+            raise ParseFailure(f"expected {cfg.length} items, got {len(value)}")
+        if cfg.unique and len(set(map(str, value))) != len(value):
+            raise ParseFailure("items repeat")
+    if isinstance(value, dict):
+        value = {str(k).strip().lower(): v for k, v in value.items()}
+        if cfg.keys is not None and set(value) != {k.lower() for k in cfg.keys}:
+            missing = sorted({k.lower() for k in cfg.keys} - set(value))
+            raise ParseFailure(f"keys differ from {cfg.keys}" + (f" (missing {missing})" if missing else ""))
+        if cfg.value_range is not None:
+            lo, hi = cfg.value_range
+            for k, v in value.items():
+                if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi:
+                    raise ParseFailure(f"{k}: {v!r} is not a number in [{lo}, {hi}]")
+    return value
+
+
 def parse_answer(text: str | None, cfg: ParserConfig) -> ParseResult:
     if text is None or not text.strip():
         return ParseResult(ok=False, reason="empty answer")
@@ -138,11 +167,7 @@ def parse_answer(text: str | None, cfg: ParserConfig) -> ParseResult:
                 value = _convert(value, cfg.type)
             if isinstance(value, list) and cfg.map:
                 value = [_mapped(v, cfg.map) for v in value]
-            if cfg.choices is not None:
-                if isinstance(value, list):
-                    value = [normalize_choice(v, cfg.choices) for v in value]
-                else:
-                    value = normalize_choice(value, cfg.choices)
+            value = check_shape(value, cfg)
         except (ParseFailure, ValueError, TypeError, IndexError) as exc:
             return ParseResult(ok=False, reason=str(exc))
         return ParseResult(ok=True, value=value)

@@ -13,7 +13,7 @@ from typing import Any
 
 from debench.data.base import Doc
 from debench.errors import UserError
-from debench.parsing import ParseFailure, normalize_choice, parse_answer
+from debench.parsing import ParseFailure, check_shape, parse_answer
 from debench.samples import SampleRecord
 from debench.task import TaskConfig
 
@@ -24,17 +24,10 @@ def check_prediction(value: Any, task: TaskConfig) -> Any:
     expected = {"int": int, "float": (int, float), "str": str, "list": list, "dict": dict}[p.type]
     if isinstance(value, bool) or not isinstance(value, expected):
         raise ValueError(f"expected a {p.type}, got {json.dumps(value)[:40]}")
-    if p.type == "int" and isinstance(value, float):
-        value = int(value)
-    if p.choices is not None:
-        try:
-            if isinstance(value, list):
-                value = [normalize_choice(v, p.choices) for v in value]
-            else:
-                value = normalize_choice(value, p.choices)
-        except ParseFailure as exc:
-            raise ValueError(str(exc)) from None
-    return value
+    try:
+        return check_shape(value, p)
+    except ParseFailure as exc:
+        raise ValueError(str(exc)) from None
 
 
 def load_predictions(path: Path, task: TaskConfig, docs: list[Doc]) -> list[SampleRecord]:

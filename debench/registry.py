@@ -20,7 +20,8 @@ def tasks_dir() -> Path:
 
 @lru_cache(maxsize=1)
 def _index() -> dict[str, Path]:
-    return {p.stem: p for p in sorted(tasks_dir().glob("*.yaml"))}
+    # files starting with "_" are shared bases for ``include:``, not tasks
+    return {p.stem: p for p in sorted(tasks_dir().glob("*.yaml")) if not p.name.startswith("_")}
 
 
 def task_names() -> list[str]:

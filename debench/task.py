@@ -45,6 +45,11 @@ class DatasetConfig(_Strict):
 class PromptConfig(_Strict):
     system: str | None = None
     user: str
+    variables: dict[str, str] = Field(default_factory=dict)
+    """Fixed template variables set by the task file (e.g. the criterion a dimension task judges)."""
+    files: dict[str, str] = Field(default_factory=dict)
+    """Template variables read from text files next to the task file (e.g. a judging manual);
+    their contents are copied into ``variables`` when the task is loaded."""
 
 
 class GenerationConfig(_Strict):
@@ -89,6 +94,14 @@ class ParserConfig(_Strict):
     transform: str | None = None
     """Named post-processing of the matched groups (see ``debench.parsing.TRANSFORMS``)."""
     transform_args: dict[str, Any] = Field(default_factory=dict)
+    length: int | None = None
+    """For list answers: the exact number of items."""
+    unique: bool = False
+    """For list answers: items must be distinct (a ranking is a permutation)."""
+    keys: list[str] | None = None
+    """For object answers: exactly these keys."""
+    value_range: list[float] | None = Field(default=None, min_length=2, max_length=2)
+    """For object answers: every value must be a number in [lo, hi]."""
 
     @field_validator("transform")
     @classmethod
@@ -190,9 +203,7 @@ def _loc(err: dict[str, Any]) -> str:
     return ".".join(str(p) for p in err.get("loc", ())) or "<root>"
 
 
-def load_task_file(path: str | Path) -> TaskConfig:
-    """Read and validate one task YAML file; any problem is a one-line ``UserError``."""
-    path = Path(path)
+def _read_yaml(path: Path) -> dict[str, Any]:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -208,6 +219,51 @@ def load_task_file(path: str | Path) -> TaskConfig:
         raise UserError(f"invalid YAML{where}: {problem}", path=str(path)) from None
     if not isinstance(raw, dict):
         raise UserError("a task file must be a mapping of fields", path=str(path))
+    return raw
+
+
+def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _resolve_includes(path: Path, depth: int = 0) -> dict[str, Any]:
+    """``include: other.yaml`` (relative to the file) is read first and overridden key by key."""
+    raw = _read_yaml(path)
+    inc = raw.pop("include", None)
+    if inc is None:
+        return raw
+    if depth >= 3:
+        raise UserError("includes nested more than 3 deep", path=str(path), field="include")
+    if not isinstance(inc, str):
+        raise UserError("include must be a file name", path=str(path), field="include")
+    return _merge(_resolve_includes(path.parent / inc, depth + 1), raw)
+
+
+def _read_prompt_files(raw: dict[str, Any], path: Path) -> None:
+    prompt = raw.get("prompt")
+    if not isinstance(prompt, dict) or not isinstance(prompt.get("files"), dict):
+        return
+    variables = dict(prompt.get("variables") or {})
+    for name, rel in prompt["files"].items():
+        file = path.parent / str(rel)
+        try:
+            variables[name] = file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            raise UserError(f"cannot read prompt file {file}", path=str(path), field=f"prompt.files.{name}") from None
+    prompt["variables"] = variables
+
+
+def load_task_file(path: str | Path) -> TaskConfig:
+    """Read and validate one task YAML file; any problem is a one-line ``UserError``."""
+    path = Path(path)
+    raw = _resolve_includes(path)
+    _read_prompt_files(raw, path)
     try:
         return TaskConfig.model_validate(raw)
     except ValidationError as exc:

@@ -102,12 +102,12 @@ def test_bad_predictions_one_line_exit_2(tmp_path: Path, ibm_docs, rows, needle:
     assert not out.exists()
 
 
-def test_malformed_json_line_names_line(tmp_path: Path) -> None:
+def test_malformed_json_line_names_line(tmp_path: Path, ibm_docs) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "bad.jsonl"
-    path.write_text('{"doc_id": "a", "prediction": 3}\n{not json\n')
+    path.write_text(json.dumps({"doc_id": ibm_docs[0].doc_id, "prediction": 3}) + "\n{not json\n")
     proc, _ = _score(tmp_path, path)
     assert proc.returncode == 2
-    assert "line" in proc.stderr and "not valid JSON" in proc.stderr
+    assert "line 2: not valid JSON" in proc.stderr
 
 
 def test_limit_scores_a_prefix(tmp_path: Path, ibm_docs) -> None:  # type: ignore[no-untyped-def]

@@ -41,7 +41,9 @@ def _messages(text: str = "Rate this speech.") -> list[dict[str, str]]:
     return [{"role": "system", "content": "You are a judge."}, {"role": "user", "content": text}]
 
 
-def _post(base_url: str, text: str = "Rate this speech.", timeout: float = 5.0, **extra: Any) -> httpx.Response:
+def _post(
+    base_url: str, text: str = "Rate this speech.", timeout: float = 5.0, **extra: Any
+) -> httpx.Response:
     body = {"model": "judge-x", "messages": _messages(text), **extra}
     return _HTTP.post(f"{base_url}/chat/completions", json=body, timeout=timeout)
 
@@ -136,7 +138,7 @@ def test_script_is_consumed_in_order_then_requests_succeed() -> None:
     script = ["ok", "500", "429", "429", "ok", "drop"]
     with StubServer(faults=FaultPlan(script=script)) as srv:
         seen = [_outcome(srv.base_url, f"prompt {i}") for i in range(len(script) + 3)]
-        assert seen == script + ["ok", "ok", "ok"]
+        assert seen == [*script, "ok", "ok", "ok"]
         assert srv.stats.outcomes == {"ok": 5, "500": 1, "429": 2, "drop": 1}
 
 
@@ -242,7 +244,8 @@ def test_likert_responder_is_deterministic_with_some_unparseable_answers() -> No
     unparseable = sum(a in LIKERT_UNPARSEABLE for a in answers)
     assert 15 <= unparseable <= 70  # default rate 0.1
     assert len(set(answers)) > 15
-    assert all(a in LIKERT_UNPARSEABLE for a in (likert_responder(unparseable_rate=1.0)({"messages": [i]}) for i in range(20)))
+    always_unparseable = likert_responder(unparseable_rate=1.0)
+    assert all(always_unparseable({"messages": [i]}) in LIKERT_UNPARSEABLE for i in range(20))
 
 
 @pytest.mark.parametrize("task", ["ibm_speech_likert", "ibm_speech_likert_cot"])
@@ -273,20 +276,20 @@ def test_cycle_responder() -> None:
 def test_cli_prints_base_url_and_serves_faults() -> None:
     cmd = [sys.executable, "-m", "debench.testing.stub_server", "--port", "0", "--script", "429,ok",
            "--retry-after", "2", "--responder", "fixed:Score: 3"]  # fmt: skip
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
-    try:
-        assert proc.stdout is not None
-        base_url = proc.stdout.readline().strip()
-        assert base_url.startswith("http://127.0.0.1:") and base_url.endswith("/v1")
-        first = _post(base_url)
-        assert first.status_code == 429 and first.headers["retry-after"] == "2"
-        assert _post(base_url).json()["choices"][0]["message"]["content"] == "Score: 3"
-        stats = _HTTP.get(base_url.removesuffix("/v1") + "/_stub/stats").json()
-        assert stats["outcomes"] == {"429": 1, "ok": 1}
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-    assert proc.returncode == 0
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO) as proc:
+        try:
+            assert proc.stdout is not None
+            base_url = proc.stdout.readline().strip()
+            assert base_url.startswith("http://127.0.0.1:") and base_url.endswith("/v1")
+            first = _post(base_url)
+            assert first.status_code == 429 and first.headers["retry-after"] == "2"
+            assert _post(base_url).json()["choices"][0]["message"]["content"] == "Score: 3"
+            stats = _HTTP.get(base_url.removesuffix("/v1") + "/_stub/stats").json()
+            assert stats["outcomes"] == {"429": 1, "ok": 1}
+        finally:
+            proc.terminate()
+            _, stderr = proc.communicate(timeout=10)
+    assert proc.returncode == 0, stderr
 
 
 def test_cli_rejects_bad_options() -> None:

@@ -11,7 +11,7 @@ from debench.samples import SampleRecord
 
 @register_method("direct")
 async def judge_direct(ctx: JudgeContext, doc: Doc) -> SampleRecord:
-    messages = build_messages(ctx.task.prompt.system, ctx.task.prompt.user, doc)
+    messages = build_messages(ctx.task.prompt.system, ctx.task.prompt.user, doc, ctx.task.prompt.variables)
     result = await ctx.call(messages, doc)
     return record_from_response(ctx, doc, messages, result)
 

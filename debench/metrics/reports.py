@@ -76,7 +76,7 @@ def mean_by_source(preds: Sequence[Any], docs: Sequence[Doc]) -> dict[str, Any]:
     human: dict[str, list[float]] = defaultdict(list)
     for p, d in zip(preds, docs, strict=True):
         src = d.meta.get("source")
-        if src is None:
+        if src is None or isinstance(p, bool) or not isinstance(p, (int, float)):
             continue
         judge[src].append(float(p))
         human[src].append(float(d.target))

@@ -98,9 +98,7 @@ def _count_words(content: Any) -> int:
     if isinstance(content, str):
         return len(content.split())
     if isinstance(content, list):
-        return sum(
-            len(str(part.get("text", "")).split()) for part in content if isinstance(part, dict)
-        )
+        return sum(len(str(part.get("text", "")).split()) for part in content if isinstance(part, dict))
     return 0
 
 
@@ -189,15 +187,15 @@ class FaultPlan(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    rate_limit: float = Field(0.0, ge=0.0, le=1.0, description="HTTP 429 with Retry-After")
-    server_error: float = Field(0.0, ge=0.0, le=1.0, description="HTTP 500")
-    drop: float = Field(0.0, ge=0.0, le=1.0, description="connection aborted, no response")
-    slow: float = Field(0.0, ge=0.0, le=1.0, description="answer only after slow_seconds")
+    rate_limit: float = Field(default=0.0, ge=0.0, le=1.0, description="HTTP 429 with Retry-After")
+    server_error: float = Field(default=0.0, ge=0.0, le=1.0, description="HTTP 500")
+    drop: float = Field(default=0.0, ge=0.0, le=1.0, description="connection aborted, no response")
+    slow: float = Field(default=0.0, ge=0.0, le=1.0, description="answer only after slow_seconds")
     seed: int = 0
-    retry_after: str | None = Field("1", description="Retry-After header of a 429; None omits it")
-    slow_seconds: float = Field(30.0, ge=0.0)
+    retry_after: str | None = Field(default="1", description="Retry-After header of a 429; None omits it")
+    slow_seconds: float = Field(default=30.0, ge=0.0)
     script: list[Outcome] = Field(default_factory=list)
-    fail_first_n_per_prompt: int = Field(0, ge=0)
+    fail_first_n_per_prompt: int = Field(default=0, ge=0)
     fail_kind: FaultKind = "429"
 
     @model_validator(mode="after")
@@ -231,7 +229,7 @@ class _FaultState:
             return plan.fail_kind
         if self._any_rate:
             draw = _unit_draw(plan.seed, key, attempt)
-            for outcome, threshold in zip(("429", "500", "drop", "slow"), self._thresholds):
+            for outcome, threshold in zip(("429", "500", "drop", "slow"), self._thresholds, strict=True):
                 if draw < threshold:
                     return outcome  # type: ignore[return-value]
         return "ok"
@@ -674,10 +672,14 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fault-rate-429", type=float, default=0.0, help="fraction answered 429")
     p.add_argument("--fault-rate-500", type=float, default=0.0, help="fraction answered 500")
     p.add_argument("--fault-rate-drop", type=float, default=0.0, help="fraction of aborted connections")
-    p.add_argument("--fault-rate-slow", type=float, default=0.0, help="fraction answered after --slow-seconds")
+    p.add_argument(
+        "--fault-rate-slow", type=float, default=0.0, help="fraction answered after --slow-seconds"
+    )
     p.add_argument("--retry-after", default="1", help="Retry-After header of 429s ('' omits it)")
     p.add_argument("--slow-seconds", type=float, default=30.0)
-    p.add_argument("--script", default="", help="comma-separated outcomes for the first requests, e.g. 429,ok,drop")
+    p.add_argument(
+        "--script", default="", help="comma-separated outcomes for the first requests, e.g. 429,ok,drop"
+    )
     p.add_argument("--fail-first-n", type=int, default=0, help="first N attempts of each prompt fail")
     p.add_argument("--fail-kind", default="429", choices=["429", "500", "drop", "slow"])
     p.add_argument("--record-requests", action="store_true", help="keep request bodies (memory grows)")
