@@ -14,6 +14,7 @@ from tqdm import tqdm
 
 from debench.cache import ResponseCache
 from debench.data.base import Doc
+from debench.errors import UserError
 from debench.grammars import load_grammar
 from debench.judging.base import JudgeContext, get_method
 from debench.models.base import ContextOverflow, Model, PermanentModelError
@@ -63,6 +64,8 @@ async def judge_one(ctx: JudgeContext, method, doc: Doc) -> SampleRecord:  # typ
         return await method(ctx, doc)
     except ContextOverflow as exc:
         return SampleRecord(doc_id=doc.doc_id, status="not_completed", error=str(exc), target=doc.target)
+    except UserError:
+        raise  # a configuration problem: stop the run (finished samples are already saved)
     except PermanentModelError as exc:
         return SampleRecord(doc_id=doc.doc_id, status="error", error=str(exc), target=doc.target)
     except asyncio.CancelledError:
@@ -75,7 +78,10 @@ async def run_samples(
     task: TaskConfig, docs: list[Doc], model: Model, samples_path: Path, settings: RunSettings
 ) -> tuple[list[SampleRecord], JudgeContext]:
     """Judge every document not already finished in ``samples_path``; return records in doc order."""
-    method = get_method(settings.method or task.method)
+    method_name = settings.method or task.method
+    method = get_method(method_name)
+    if method_name.startswith("debatrix") and task.debatrix is None:
+        raise UserError(f"task '{task.name}' has no 'debatrix' section, so --method {method_name} cannot run it")
     grammar_text = load_grammar(task.generation.grammar)
     cache = ResponseCache(settings.cache_path) if settings.use_cache and model.cacheable else None
     model.prepare(docs, task)

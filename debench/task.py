@@ -139,6 +139,33 @@ class ScoringConfig(_Strict):
     bootstrap_seed: int = 1234
 
 
+class DimensionConfig(_Strict):
+    name: str
+    description: str
+
+
+class DebatrixConfig(_Strict):
+    """Settings of the Debatrix judge methods (Liang et al. 2024) for a multi-speech task."""
+
+    dimensions: list[DimensionConfig] = Field(min_length=1)
+    """One chronological column per dimension; several are merged by a summary step."""
+    verdict_instruction: str
+    """The last call's instruction; its answer goes through the task's parser."""
+    verdict_grammar: str | None = None
+    verdict_max_tokens: int = 32
+    comment_max_tokens: int = 200
+    score_grammar: str | None = "score_1_10"
+
+    @field_validator("verdict_grammar", "score_grammar")
+    @classmethod
+    def _grammar_exists(cls, v: str | None) -> str | None:
+        from debench.grammars import grammar_names
+
+        if v is not None and v not in grammar_names():
+            raise ValueError(f"unknown grammar '{v}' (known: {', '.join(grammar_names())})")
+        return v
+
+
 class TaskConfig(_Strict):
     name: str
     version: int = 1
@@ -150,6 +177,8 @@ class TaskConfig(_Strict):
     parser: ParserConfig
     metrics: list[MetricConfig]
     method: Literal["direct", "debatrix-h", "debatrix-f"] = "direct"
+    debatrix: DebatrixConfig | None = None
+    """Needed by ``--method debatrix-h|debatrix-f`` (multi-speech tasks)."""
     scoring: ScoringConfig = Field(default_factory=ScoringConfig)
     reports: list[str] = Field(default_factory=lambda: ["prediction_distribution"])
     """Descriptive reports stored in the results (see ``debench.metrics.reports``)."""

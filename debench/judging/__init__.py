@@ -2,7 +2,7 @@
 
 import importlib
 
-_BUILTIN = ["debench.judging.direct"]
+_BUILTIN = ["debench.judging.direct", "debench.judging.debatrix"]
 
 
 def load_builtin_methods() -> None:

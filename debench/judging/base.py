@@ -14,6 +14,10 @@ from debench.prompts import Message
 from debench.samples import SampleRecord
 from debench.task import GenerationConfig, TaskConfig
 
+TASK_GRAMMAR = object()
+"""Sentinel: use the task's own grammar."""
+
+
 @dataclass
 class CallResult:
     response: ModelResponse
@@ -40,14 +44,23 @@ class JudgeContext:
         if n is not None and n + max_tokens > window:
             raise ContextOverflow(f"prompt of {n} tokens + {max_tokens} to generate exceeds the {window}-token context window")
 
-    async def call(self, messages: list[Message], doc: Doc, generation: GenerationConfig | None = None) -> CallResult:
+    async def call(
+        self,
+        messages: list[Message],
+        doc: Doc,
+        generation: GenerationConfig | None = None,
+        grammar_text: str | None | object = TASK_GRAMMAR,
+    ) -> CallResult:
+        """One call for ``doc``: the task's generation settings and grammar unless given."""
         gen = generation or self.generation
+        grammar = self.grammar_text if grammar_text is TASK_GRAMMAR else grammar_text
+        assert grammar is None or isinstance(grammar, str)
         result = await cached_generate(
             self.model,
             self.cache,
             messages,
             gen,
-            self.grammar_text,
+            grammar,
             doc=doc,
             task=self.task,
             before_request=None if self.model.kind == "baseline" else lambda: self.check_fits(messages, gen.max_tokens),

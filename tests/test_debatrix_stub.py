@@ -1,0 +1,134 @@
+"""Debatrix methods on every real DebateArt and BP debate through the stub server: the call
+sequence, the memory at each step, the final verdicts, and resume in the middle of a chain."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import DATA_DIR, real_data_dir
+from debench.evaluate import EvalOptions, evaluate_task
+from debench.models.factory import make_model, parse_model_args
+from debench.registry import load_task
+from debench.samples import read_records
+from debench.testing.stub_server import FaultPlan, StubServer
+
+COMMENT = "NOTE<{}>: the speaker makes a clear case but leaves the rebuttal thin."
+
+
+def debatrix_responder(request: dict[str, Any]) -> str:
+    """Plays a judge: a score, a verdict, or a comment tagged with a counter we can trace."""
+    last = request["messages"][-1]["content"]
+    if 'Answer only "Score: N"' in last:
+        return "Score: 7"
+    if "Winner: OG" in last:
+        return "Winner: CG"
+    if "Winner: pro" in last:
+        return "Winner: con"
+    if "Pro score: N" in last:
+        return "Pro score: 6, Con score: 8"
+    debatrix_responder.n += 1  # type: ignore[attr-defined]
+    return COMMENT.format(debatrix_responder.n)  # type: ignore[attr-defined]
+
+
+debatrix_responder.n = 0  # type: ignore[attr-defined]
+
+
+def run(srv: StubServer, task_name: str, method: str, out: Path, limit: int | None = None, args: str = "max_retries=0", concurrency: int = 8):  # type: ignore[no-untyped-def]
+    task, path = load_task(task_name)
+    model = make_model("openai/stub", api_bases=[srv.base_url], model_args=parse_model_args(args))
+    opts = EvalOptions(output_dir=out, limit=limit, concurrency=concurrency, data_source="local", data_dir=str(DATA_DIR),
+                       progress=False, n_bootstrap=20, method=method)
+    return asyncio.run(evaluate_task(task, path, model, opts))
+
+
+def expected_steps(n_speeches: int, n_sides: int, n_dims: int) -> int:
+    per_column = 2 * n_speeches + 1 + 2 * n_sides + 1
+    return n_dims * per_column + (1 if n_dims > 1 else 0) + 1
+
+
+@pytest.mark.parametrize("method", ["debatrix-h", "debatrix-f"])
+@pytest.mark.parametrize(
+    ("task_name", "n_dims", "n_sides", "verdict"),
+    [("debateart_winner", 3, 2, "con"), ("bp_top_team", 4, 4, "CG")],
+)
+def test_every_debate_through_the_chain(tmp_path: Path, method: str, task_name: str, n_dims: int, n_sides: int, verdict: str) -> None:
+    real_data_dir("debatrix_panelbench")
+    task, _ = load_task(task_name)
+    with StubServer(responder=debatrix_responder) as srv:
+        out = run(srv, task_name, method, tmp_path)
+        n_requests = srv.stats.total_requests
+    recs = read_records(out.samples_path)
+    assert out.results.n_samples == len(recs) and out.results.n_errors == 0
+    assert out.results.task.method == method
+    dims = [d.name for d in task.debatrix.dimensions]  # type: ignore[union-attr]
+    total_steps = 0
+    for r in recs:
+        assert r.status == "ok" and r.prediction == verdict, (r.doc_id, r.response)
+        speeches = [s for s in r.steps if s["step"] == "speech_analysis" and s["column"] == dims[0]]
+        n = len(speeches)
+        assert len(r.steps) == expected_steps(n, n_sides, n_dims)
+        total_steps += len(r.steps)
+        # the sequence: per column, analysis/score per speech, debate analysis, side judgments, verdict
+        col = [s["step"] for s in r.steps if s.get("column") == dims[0]]
+        assert col[: 2 * n] == ["speech_analysis", "speech_score"] * n
+        assert col[2 * n] == "debate_analysis" and col[-1] == "column_verdict"
+        assert col[2 * n + 1 : -1] == ["debater_judgment", "debater_score"] * n_sides
+        assert [s.get("column") for s in r.steps if s["step"] == "column_verdict"] == dims
+        assert r.steps[-1]["step"] == "verdict"
+        # memory: previous raw speeches (H) or previous analyses (F)
+        kind = "speech" if method == "debatrix-h" else "analysis"
+        for i, s in enumerate(speeches):
+            assert s["memory"] == [f"{kind} {j + 1}" for j in range(i)]
+        assert all(s["score"] == 7 for s in r.steps if s["step"] in ("speech_score", "debater_score"))
+        assert r.prompt_tokens > 0 and r.completion_tokens > 0
+    assert n_requests == total_steps  # nothing called twice, nothing skipped
+    assert out.results.usage.n_requests == total_steps
+
+
+def test_memory_contents_reach_the_prompt(tmp_path: Path) -> None:
+    """F feeds the earlier analyses (not the speeches), H the earlier speeches (not the analyses)."""
+    real_data_dir("debatrix_panelbench")
+    for method in ("debatrix-f", "debatrix-h"):
+        debatrix_responder.n = 0  # type: ignore[attr-defined]
+        with StubServer(responder=debatrix_responder) as srv:
+            out = run(srv, "debateart_argument", method, tmp_path / method, limit=1, concurrency=1)
+            bodies = srv.stats.requests
+        assert read_records(out.samples_path)[0].status == "ok"
+        prompts = [b["messages"][-1]["content"] for b in bodies]
+        third = next(p for p in prompts if "Now the next speech, [Speech 3" in p)
+        notes = re.findall(r"NOTE<(\d+)>", third)
+        if method == "debatrix-f":
+            assert notes == ["1", "2"]  # the analyses of speeches 1 and 2
+        else:
+            assert notes == []  # H shows raw speeches, not analyses
+            assert "[Speech 1" in third and "[Speech 2" in third
+
+
+def test_crash_mid_chain_resumes_without_redoing_steps(tmp_path: Path) -> None:
+    real_data_dir("debatrix_panelbench")
+    # The first 9 calls succeed, the 10th fails for good (no retries): the debate ends as an error.
+    plan = FaultPlan(script=["ok"] * 9 + ["500"] * 50)
+    with StubServer(responder=debatrix_responder, faults=plan) as srv:
+        first = run(srv, "debateart_argument", "debatrix-f", tmp_path, limit=1, concurrency=1)
+        assert first.results.n_errors == 1
+        srv.set_faults(FaultPlan())
+        srv.reset_stats()
+        second = run(srv, "debateart_argument", "debatrix-f", tmp_path, limit=1, concurrency=1)
+        resumed_requests = srv.stats.total_requests
+    rec = read_records(second.samples_path)[0]
+    assert rec.status == "ok"
+    assert sum(1 for s in rec.steps if s["cached"]) == 9  # the finished steps came from the cache
+    assert resumed_requests == len(rec.steps) - 9
+
+
+def test_debatrix_needs_a_multi_speech_task(tmp_path: Path) -> None:
+    real_data_dir("ibm_debate_speeches")
+    from debench.errors import UserError
+
+    with StubServer() as srv, pytest.raises(UserError, match="no 'debatrix' section"):
+        run(srv, "ibm_speech_likert", "debatrix-f", tmp_path, limit=2)
