@@ -178,5 +178,10 @@ def score_cmd(task_spec, predictions, output, limit, data_source, data_dir, n_bo
     click.echo(f"  results: {output}")
 
 
+from debench.leaderboard.cli import leaderboard_group, validate_cmd  # noqa: E402
+
+main.add_command(leaderboard_group)
+main.add_command(validate_cmd)
+
 if __name__ == "__main__":
     main()

@@ -10,12 +10,15 @@ import json
 import sys
 from pathlib import Path
 
+from debench.leaderboard.build import SCHEMA_PATH as LEADERBOARD_SCHEMA_PATH
+from debench.leaderboard.build import leaderboard_json_schema
 from debench.results import SCHEMA_PATH, results_json_schema
 from debench.task import task_json_schema
 
 TARGETS = {
     SCHEMA_PATH: results_json_schema,
     SCHEMA_PATH.parent / "task.schema.json": task_json_schema,
+    LEADERBOARD_SCHEMA_PATH: leaderboard_json_schema,
 }
 
 

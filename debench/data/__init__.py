@@ -2,7 +2,11 @@
 
 import importlib
 
-_BUILTIN = ["debench.data.ibm_speeches"]
+_BUILTIN = [
+    "debench.data.ibm_speeches",
+    "debench.data.debateart",
+    "debench.data.bp_competition",
+]
 
 
 def load_builtin_adapters() -> None:

@@ -4,6 +4,8 @@ import importlib
 
 _BUILTIN = [
     "debench.metrics.speech_rating",
+    "debench.metrics.classification",
+    "debench.metrics.debatebench",
 ]
 
 

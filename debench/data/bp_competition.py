@@ -1,0 +1,96 @@
+"""British Parliamentary competition debates as published in Debatrix's PanelBench
+(``BP-Competition/`` folder): ``motion/bp_NNN.yml``, ``speech/bp_NNN.yml`` (8 items of
+{speaker_name, content}; the speaker is a team such as ``Opening_Government_(OG)``),
+``motion/motion_list.txt`` (round names) and ``gold/gold.csv`` (winning team(s): the winner of
+a final, or the two teams that advanced, e.g. ``"OG,CG"``).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from debench.data.base import Doc, Speech, register_adapter
+from debench.data.debateart import read_csv, read_yaml
+from debench.data.transcript import format_transcript
+from debench.errors import DataError
+
+TEAMS = ("OG", "OO", "CG", "CO")
+TEAM_NAMES = {"OG": "Opening Government", "OO": "Opening Opposition", "CG": "Closing Government", "CO": "Closing Opposition"}
+ORDER = ("OG", "OO", "OG", "OO", "CG", "CO", "CG", "CO")
+
+
+def team_of(speaker: str) -> str | None:
+    m = re.search(r"\((OG|OO|CG|CO)\)", speaker)
+    return m.group(1) if m else None
+
+
+def gold_table(directory: Path) -> dict[str, list[str]]:
+    path = directory / "gold" / "gold.csv"
+    df = read_csv(path, ["bp_id", "label"])
+    out: dict[str, list[str]] = {}
+    for row in df.itertuples(index=False):
+        teams = [t.strip().upper() for t in str(row.label).split(",") if t.strip()]
+        if not teams or any(t not in TEAMS for t in teams):
+            raise DataError(f"bp_id {row.bp_id}: label {row.label!r} names no known team", path=str(path), field="label")
+        out[f"bp_{int(row.bp_id):03d}"] = teams
+    return out
+
+
+def round_names(directory: Path) -> dict[str, str]:
+    path = directory / "motion" / "motion_list.txt"
+    if not path.exists():
+        return {}
+    names = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        doc_id, _, rest = line.partition("\t")
+        names[doc_id.strip()] = rest.split(":", 1)[0].strip()
+    return names
+
+
+def speech_label(i: int, s: Speech) -> str:
+    return f"[Speech {i + 1} — {TEAM_NAMES[s.side or '']} ({s.side})]"
+
+
+@register_adapter("bp_competition", patterns=["motion/*", "speech/*.yml", "gold/*.csv"])
+def load_bp(directory: Path) -> list[Doc]:
+    directory = Path(directory)
+    gold = gold_table(directory)
+    rounds = round_names(directory)
+    docs = []
+    for doc_id in sorted(gold):
+        mpath = directory / "motion" / f"{doc_id}.yml"
+        spath = directory / "speech" / f"{doc_id}.yml"
+        motion = read_yaml(mpath)
+        if not isinstance(motion, dict) or "motion" not in motion:
+            raise DataError("missing key", path=str(mpath), field="motion")
+        raw = read_yaml(spath)
+        if not isinstance(raw, list):
+            raise DataError("expected a list of speeches", path=str(spath))
+        speeches = []
+        for k, item in enumerate(raw):
+            if not isinstance(item, dict) or "speaker_name" not in item or "content" not in item:
+                raise DataError(f"speech {k + 1} lacks speaker_name/content", path=str(spath), field="speaker_name")
+            team = team_of(str(item["speaker_name"]))
+            if team is None:
+                raise DataError(f"speech {k + 1}: no team in '{item['speaker_name']}'", path=str(spath), field="speaker_name")
+            speeches.append(Speech(speaker=str(item["speaker_name"]), side=team, text=str(item["content"])))
+        if tuple(s.side for s in speeches) != ORDER:
+            raise DataError(f"speeches are not in BP order {'-'.join(ORDER)}", path=str(spath), field="speaker_name")
+        info = str(motion.get("info_slide") or "")
+        docs.append(
+            Doc(
+                doc_id=doc_id,
+                fields={
+                    "motion": str(motion["motion"]),
+                    "info_slide": "" if info.strip().lower().rstrip(".") in ("", "no information") else info,
+                    "round": rounds.get(doc_id, ""),
+                    "transcript": format_transcript(speeches, speech_label),
+                },
+                speeches=speeches,
+                target=gold[doc_id],
+                label=gold[doc_id][0],
+                meta={"n_winners": len(gold[doc_id]), "round": rounds.get(doc_id, "")},
+            )
+        )
+    return docs

@@ -1,0 +1,127 @@
+"""DebateArt debates as published in Debatrix's PanelBench (``DebateArt/`` folder).
+
+``motion/debateart_NNNN.yml`` (motion, pro_side, con_side, info_slide, speech_order),
+``speech/debateart_NNNN.yml`` (list of {debater_name, content}), ``gold/final.csv`` (general
+winner) and ``gold/dimension.csv`` (argument / source / language winners), labels 0.0 / 0.5 / 1.0
+= pro wins / tie / con wins.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import yaml
+
+from debench.data.base import Doc, Speech, register_adapter
+from debench.data.transcript import format_transcript
+from debench.errors import DataError
+
+LABELS = {0.0: "pro", 0.5: "tie", 1.0: "con"}
+DIMENSIONS = ("general", "argument", "source", "language")
+
+
+def read_yaml(path: Path) -> Any:
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DataError("file not found", path=str(path)) from None
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise DataError(f"not readable YAML ({exc.__class__.__name__})", path=str(path)) from None
+
+
+def read_csv(path: Path, required: list[str]) -> pd.DataFrame:
+    try:
+        df = pd.read_csv(path)
+    except FileNotFoundError:
+        raise DataError("file not found", path=str(path)) from None
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise DataError(f"not a readable CSV ({exc.__class__.__name__})", path=str(path)) from None
+    missing = [c for c in required if c not in df.columns]
+    if missing:
+        raise DataError(f"missing column(s) {', '.join(missing)}", path=str(path), field=missing[0])
+    return df
+
+
+def gold_table(directory: Path, dimension: str) -> dict[str, dict[str, Any]]:
+    """doc_id -> {label, gold_value, is_many_round, is_long, vote_count} for one dimension."""
+    if dimension not in DIMENSIONS:
+        raise DataError(f"unknown dimension '{dimension}' (known: {', '.join(DIMENSIONS)})", field="dataset.options.dimension")
+    cols = ["dart_id", "is_many_round", "is_long", "vote_count", "label"]
+    if dimension == "general":
+        path = directory / "gold" / "final.csv"
+        df = read_csv(path, cols)
+    else:
+        path = directory / "gold" / "dimension.csv"
+        df = read_csv(path, [*cols, "dimension"])
+        df = df[df["dimension"] == dimension]
+    out: dict[str, dict[str, Any]] = {}
+    for row in df.itertuples(index=False):
+        value = float(row.label)
+        if value not in LABELS:
+            raise DataError(f"label {row.label!r} is not 0.0, 0.5 or 1.0", path=str(path), field="label")
+        out[f"debateart_{int(row.dart_id):04d}"] = {
+            "label": LABELS[value],
+            "gold_value": value,
+            "is_many_round": bool(row.is_many_round),
+            "is_long": bool(row.is_long),
+            "vote_count": int(row.vote_count),
+        }
+    return out
+
+
+def _names(entries: Any, path: Path, field: str) -> list[str]:
+    if not isinstance(entries, list) or not all(isinstance(e, dict) and "name" in e for e in entries):
+        raise DataError("expected a list of {name: ...}", path=str(path), field=field)
+    return [str(e["name"]) for e in entries]
+
+
+def speech_label(i: int, s: Speech) -> str:
+    return f"[Speech {i + 1} — {s.side} ({s.speaker})]"
+
+
+@register_adapter("debateart", patterns=["motion/*.yml", "speech/*.yml", "gold/*.csv"])
+def load_debateart(directory: Path, dimension: str = "general") -> list[Doc]:
+    directory = Path(directory)
+    gold = gold_table(directory, dimension)
+    docs = []
+    for doc_id in sorted(gold):
+        mpath = directory / "motion" / f"{doc_id}.yml"
+        spath = directory / "speech" / f"{doc_id}.yml"
+        motion = read_yaml(mpath)
+        if not isinstance(motion, dict) or "motion" not in motion:
+            raise DataError("missing key", path=str(mpath), field="motion")
+        pro = _names(motion.get("pro_side"), mpath, "pro_side")
+        con = _names(motion.get("con_side"), mpath, "con_side")
+        raw = read_yaml(spath)
+        if not isinstance(raw, list):
+            raise DataError("expected a list of speeches", path=str(spath))
+        speeches = []
+        for k, item in enumerate(raw):
+            if not isinstance(item, dict) or "debater_name" not in item or "content" not in item:
+                raise DataError(f"speech {k + 1} lacks debater_name/content", path=str(spath), field="debater_name")
+            name = str(item["debater_name"])
+            side = "pro" if name in pro else "con" if name in con else None
+            if side is None:
+                raise DataError(f"speech {k + 1}: debater '{name}' is on neither side", path=str(spath), field="debater_name")
+            speeches.append(Speech(speaker=name, side=side, text=str(item["content"])))
+        info = str(motion.get("info_slide") or "")
+        docs.append(
+            Doc(
+                doc_id=doc_id,
+                fields={
+                    "motion": str(motion["motion"]),
+                    "info_slide": "" if info.strip().lower() in ("", "no information", "no information.") else info,
+                    "pro_name": ", ".join(pro),
+                    "con_name": ", ".join(con),
+                    "transcript": format_transcript(speeches, speech_label),
+                    "n_speeches": len(speeches),
+                },
+                speeches=speeches,
+                target=gold[doc_id]["label"],
+                label=gold[doc_id]["label"],
+                meta={"dimension": dimension, **gold[doc_id]},
+            )
+        )
+    return docs

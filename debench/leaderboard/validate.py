@@ -1,0 +1,321 @@
+"""``debench validate``: check a submission (a results file plus its per-sample log).
+
+Every number in the results file is recomputed from the samples with the installed task and the
+real data; a submission enters the leaderboard only when everything matches. Each rejection is a
+``UserError`` whose message names the file and the field, so the CLI prints one line and exits 2.
+
+Checks, in order:
+
+1. the results file is readable JSON that follows ``debench/schema/results.schema.json``;
+2. the task is one of debench's tasks, with the same ``version`` and ``config_sha256``;
+3. the data set is the real one (not the sample) and its ``content_hash`` equals the local copy's;
+4. the samples log named by ``samples_file`` exists beside it, every line is a samples-log record,
+   and it holds each document of the task exactly once (the first ``config.limit`` documents when a
+   limit was used), nothing else;
+5. each recorded prediction follows from its recorded response under the task's parser;
+6. every metric (value, 95% CI, n), the sample counts and the reports equal the recomputation.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from debench.data.base import Doc, LoadedDataset
+from debench.errors import UserError
+from debench.results import SCHEMA_VERSION, Results, validate_results_dict
+from debench.samples import SampleRecord
+from debench.scoring import ScoreReport
+from debench.task import TaskConfig
+
+REL_TOL = 1e-9
+ABS_TOL = 1e-9
+
+
+@dataclass
+class ValidatedSubmission:
+    """A results file whose every number was recomputed from its samples and matched."""
+
+    results_path: Path
+    samples_path: Path
+    results: Results
+    task: TaskConfig
+    recomputed: ScoreReport
+    n_docs: int
+    """Documents covered (the first ``config.limit`` of the task's, or all of them)."""
+    n_docs_total: int
+
+    @property
+    def submission(self) -> str:
+        """The submission's name: the folder holding the results file."""
+        return self.results_path.parent.name
+
+    @property
+    def partial(self) -> bool:
+        return self.n_docs < self.n_docs_total
+
+
+class _DataCache:
+    """Real data sets loaded once per (task adapter, location) across many validations."""
+
+    def __init__(self) -> None:
+        self._cache: dict[tuple[str, str, str], LoadedDataset] = {}
+
+    def get(self, task: TaskConfig, data_dir: str | Path | None) -> LoadedDataset:
+        from debench.data.loading import load_task_data
+
+        key = (task.dataset.adapter, task.dataset.local_dir, json.dumps(task.dataset.options, sort_keys=True))
+        if key not in self._cache:
+            source = "local" if data_dir else "hub"
+            self._cache[key] = load_task_data(task, source, data_dir)  # type: ignore[arg-type]
+        return self._cache[key]
+
+
+_DATA = _DataCache()
+
+
+def _err(path: Path, field: str | None, message: str) -> UserError:
+    return UserError(message, path=str(path), field=field)
+
+
+def _read_results(path: Path) -> Results:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise _err(path, None, "results file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _err(path, None, f"cannot read the results file ({exc.__class__.__name__})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _err(path, None, f"malformed JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+    if not isinstance(data, dict):
+        raise _err(path, None, "malformed results file: expected a JSON object")
+    version = data.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise _err(path, "schema_version", f"unsupported results schema version {json.dumps(version)} (this debench reads {SCHEMA_VERSION!r})")
+    import jsonschema
+
+    try:
+        validate_results_dict(data)
+    except jsonschema.ValidationError as exc:
+        where = ".".join(str(p) for p in exc.absolute_path) or None
+        raise _err(path, where, f"does not follow the results schema: {_short(exc.message)}") from None
+    try:
+        return Results.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or None
+        raise _err(path, where, f"does not follow the results schema: {_short(first['msg'])}") from None
+
+
+def _short(text: str, limit: int = 160) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _installed_task(results: Results, path: Path) -> TaskConfig:
+    from debench.evaluate import task_sha
+    from debench.registry import load_task, task_names
+
+    name = results.task.name
+    if name not in task_names():
+        raise _err(path, "task.name", f"unknown task '{name}' (`debench tasks` lists the tasks)")
+    task, _ = load_task(name)
+    if results.task.version != task.version:
+        raise _err(path, "task.version", f"task version {results.task.version} differs from the installed {name} version {task.version}")
+    if results.task.config_sha256 != task_sha(task):
+        raise _err(
+            path,
+            "task.config_sha256",
+            f"the task definition differs from the installed {name} (sha256 {results.task.config_sha256[:12]}… vs "
+            f"{task_sha(task)[:12]}…); rerun with this debench version",
+        )
+    return task
+
+
+def _real_data(task: TaskConfig, results: Results, path: Path, data_dir: str | Path | None) -> LoadedDataset:
+    ds = results.dataset
+    if ds.is_sample or ds.source == "sample":
+        raise _err(path, "dataset.is_sample", "results on debench's small sample data cannot enter the leaderboard; run on the real data (set DEBENCH_DATA_DIR)")
+    try:
+        real = _DATA.get(task, data_dir)
+    except UserError as exc:
+        raise _err(path, "dataset", f"cannot load the real data of task {task.name} to check against ({exc}); set DEBENCH_DATA_DIR or --data-dir") from None
+    if ds.content_hash != real.content_hash:
+        raise _err(path, "dataset.content_hash", f"data set hash {ds.content_hash} differs from the real data's {real.content_hash}")
+    if ds.n_docs_total != len(real.docs):
+        raise _err(path, "dataset.n_docs_total", f"{ds.n_docs_total} documents differs from the real data's {len(real.docs)}")
+    return real
+
+
+def _limit_and_bootstrap(task: TaskConfig, results: Results, path: Path) -> tuple[int | None, int]:
+    limit = results.config.get("limit")
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise _err(path, "config.limit", f"must be null or a positive integer, got {json.dumps(limit)}")
+    n_boot = results.config.get("n_bootstrap", task.scoring.n_bootstrap)
+    if isinstance(n_boot, bool) or not isinstance(n_boot, int) or n_boot < 0:
+        raise _err(path, "config.n_bootstrap", f"must be a non-negative integer, got {json.dumps(n_boot)}")
+    if n_boot < task.scoring.n_bootstrap:
+        raise _err(path, "config.n_bootstrap", f"{n_boot} bootstrap resamples is below the task's {task.scoring.n_bootstrap}: leaderboard metrics need their CIs")
+    return limit, n_boot
+
+
+def _samples_path(results: Results, path: Path) -> Path:
+    name = results.samples_file
+    if not name:
+        raise _err(path, "samples_file", "no samples file named: a submission needs its per-sample log (write it with `debench eval`)")
+    if Path(name).name != name or name in (".", ".."):
+        raise _err(path, "samples_file", f"'{name}' must be a file name in the results file's folder")
+    samples = path.parent / name
+    if not samples.is_file():
+        raise _err(path, "samples_file", f"samples file '{name}' not found beside the results file")
+    return samples
+
+
+def _read_samples(samples: Path, task: TaskConfig, docs: list[Doc], all_docs: list[Doc], limit: int | None) -> list[SampleRecord]:
+    """Records in document order; every document exactly once, each line a samples-log record."""
+    from debench.parsing import parse_answer
+    from debench.predictions import load_predictions
+
+    wanted = {d.doc_id for d in docs}
+    known = {d.doc_id for d in all_docs}
+    first_line: dict[str, int] = {}
+    try:
+        lines = samples.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _err(samples, None, f"cannot read the samples file ({exc.__class__.__name__})") from None
+    for n, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise _err(samples, None, f"line {n}: malformed JSON ({exc.msg})") from None
+        try:
+            rec = SampleRecord.model_validate(obj)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or None
+            raise _err(samples, where, f"line {n}: not a samples-log record ({_short(first['msg'], 80)})") from None
+        doc_id = rec.doc_id
+        if doc_id not in known:
+            raise _err(samples, "doc_id", f"line {n}: unknown document '{doc_id}' for task {task.name}")
+        if doc_id not in wanted:
+            raise _err(samples, "doc_id", f"line {n}: document '{doc_id}' is outside the first {limit} documents (config.limit)")
+        if doc_id in first_line:
+            raise _err(samples, "doc_id", f"line {n}: duplicated document '{doc_id}' (first on line {first_line[doc_id]})")
+        first_line[doc_id] = n
+        if rec.status in ("ok", "parse_failure") and rec.response is not None:
+            parsed = parse_answer(rec.response, task.parser)
+            recorded = rec.prediction if rec.status == "ok" else None
+            if parsed.ok != (rec.status == "ok") or (parsed.ok and parsed.value != recorded):
+                shown = json.dumps(parsed.value) if parsed.ok else "a parse failure"
+                raise _err(
+                    samples,
+                    "prediction",
+                    f"line {n}: the recorded {rec.status} {json.dumps(recorded)} for '{doc_id}' does not follow from its response (the task's parser reads {shown})",
+                )
+    missing = [d.doc_id for d in docs if d.doc_id not in first_line]
+    if missing:
+        scope = f"the first {limit}" if limit is not None else f"all {len(docs)}"
+        raise _err(samples, "doc_id", f"{len(missing)} of {scope} documents are missing (first: '{missing[0]}')")
+    return load_predictions(samples, task, docs)
+
+
+def _close(a: float | None, b: float | None) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return math.isclose(a, b, rel_tol=REL_TOL, abs_tol=ABS_TOL)
+
+
+def _fmt(x: Any) -> str:
+    return "null" if x is None else (f"{x:.10g}" if isinstance(x, float) else json.dumps(x))
+
+
+def _compare(results: Results, report: ScoreReport, path: Path) -> None:
+    claimed, recomputed = set(results.metrics), set(report.metrics)
+    for name in sorted(recomputed - claimed):
+        raise _err(path, f"metrics.{name}", "missing: the task reports this metric")
+    for name in sorted(claimed - recomputed):
+        raise _err(path, f"metrics.{name}", "not a metric of this task")
+    for name, mine in report.metrics.items():
+        theirs = results.metrics[name]
+        if not _close(theirs.value, mine.value):
+            raise _err(path, f"metrics.{name}.value", f"{_fmt(theirs.value)} does not match {_fmt(mine.value)} recomputed from the samples")
+        if (theirs.ci95 is None) != (mine.ci95 is None) or (
+            theirs.ci95 is not None and mine.ci95 is not None and not all(_close(a, b) for a, b in zip(theirs.ci95, mine.ci95, strict=True))
+        ):
+            raise _err(path, f"metrics.{name}.ci95", f"{_fmt(theirs.ci95)} does not match {_fmt(mine.ci95)} recomputed from the samples")
+        if theirs.n != mine.n:
+            raise _err(path, f"metrics.{name}.n", f"{theirs.n} does not match {mine.n} recomputed from the samples")
+    for field in ("n_samples", "n_parse_failures", "n_errors", "n_not_completed"):
+        a, b = getattr(results, field), getattr(report, field)
+        if a != b:
+            raise _err(path, field, f"{a} does not match {b} counted in the samples")
+    for name, mine in report.reports.items():
+        theirs = results.reports.get(name)
+        if not _same(theirs, json.loads(json.dumps(mine))):
+            raise _err(path, f"reports.{name}", "does not match the report recomputed from the samples")
+    for name in sorted(set(results.reports) - set(report.reports)):
+        raise _err(path, f"reports.{name}", "not a report of this task")
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return _close(float(a), float(b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return a == b
+
+
+def validate_submission(path: str | Path, *, data_dir: str | Path | None = None) -> ValidatedSubmission:
+    """Validate one results file and its samples log; raises ``UserError`` with the reason."""
+    from debench.evaluate import select_docs
+    from debench.scoring import score
+
+    path = Path(path)
+    data_dir = data_dir or os.environ.get("DEBENCH_DATA_DIR") or None
+    results = _read_results(path)
+    task = _installed_task(results, path)
+    real = _real_data(task, results, path, data_dir)
+    limit, n_boot = _limit_and_bootstrap(task, results, path)
+    docs = select_docs(real, limit)
+    samples = _samples_path(results, path)
+    records = _read_samples(samples, task, docs, real.docs, limit)
+    report = score(task, docs, {r.doc_id: r for r in records}, n_bootstrap=n_boot)
+    _compare(results, report, path)
+    return ValidatedSubmission(
+        results_path=path,
+        samples_path=samples,
+        results=results,
+        task=task,
+        recomputed=report,
+        n_docs=len(docs),
+        n_docs_total=len(real.docs),
+    )
+
+
+def find_results_files(paths: Iterable[str | Path]) -> list[Path]:
+    """Results files named directly, or found (``results_*.json``) under the directories given."""
+    out: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            found = sorted(p.rglob("results_*.json"))
+            if not found:
+                raise UserError("no results_*.json file found", path=str(p))
+            out.extend(found)
+        else:
+            out.append(p)
+    return out

@@ -1,0 +1,105 @@
+"""Run every task's baselines on the real data into ``leaderboard/submissions/`` and rebuild.
+
+    DEBENCH_DATA_DIR=../shared/datasets python scripts/seed_leaderboard.py
+    python scripts/seed_leaderboard.py --data-dir ../shared/datasets --tasks ibm_speech_likert
+
+The baselines call no model, so this takes seconds. Rerun it whenever a task definition changes
+(its ``config_sha256`` changes, and the old baseline results no longer validate). Samples logs are
+written without the prompts (``messages``) to keep the committed files small. Tasks that cannot be
+loaded or whose real data is absent are skipped with a note.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _clear_old(folder: Path, task: str) -> None:
+    """Remove this task's previous results and samples (other fingerprints) from the folder."""
+    pattern = re.compile(rf"^(results|samples)_{re.escape(task)}_[0-9a-f]{{12}}\.jsonl?$")
+    if folder.is_dir():
+        for p in folder.iterdir():
+            if pattern.match(p.name):
+                p.unlink()
+
+
+async def _run(task_names: list[str], out: Path, data_dir: str, seed: int) -> int:
+    from debench.data.loading import load_task_data
+    from debench.errors import UserError
+    from debench.evaluate import EvalOptions, evaluate_task, slug
+    from debench.models.factory import make_model
+    from debench.registry import load_task
+
+    n = 0
+    for name in task_names:
+        try:
+            task, path = load_task(name)
+            load_task_data(task, "local", data_dir)
+        except (UserError, OSError, ValueError) as exc:
+            print(f"skip {name}: {exc}", file=sys.stderr)
+            continue
+        for b in task.baselines:
+            spec = f"baseline/{b}"
+            try:
+                model = make_model(spec, seed=seed)
+            except UserError as exc:
+                print(f"skip {name} {spec}: {exc}", file=sys.stderr)
+                continue
+            _clear_old(out / slug(model.name), task.name)
+            opts = EvalOptions(
+                output_dir=out,
+                seed=seed,
+                data_source="local",
+                data_dir=data_dir,
+                use_cache=False,
+                progress=False,
+                store_messages=False,
+                command=["eval", "--task", task.name, "--model", spec, "--seed", str(seed), "--data-source", "local"],
+            )
+            try:
+                result = await evaluate_task(task, path, model, opts)
+            except UserError as exc:
+                print(f"skip {name} {spec}: {exc}", file=sys.stderr)
+                continue
+            finally:
+                await model.aclose()
+            n += 1
+            print(f"{task.name:<28} {spec:<22} -> {result.results_path.relative_to(out)}")
+    return n
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data-dir", default=os.environ.get("DEBENCH_DATA_DIR"), help="real data (default: $DEBENCH_DATA_DIR)")
+    ap.add_argument("--submissions", type=Path, default=REPO / "leaderboard" / "submissions")
+    ap.add_argument("--out", type=Path, default=REPO / "leaderboard")
+    ap.add_argument("--tasks", default=None, help="comma-separated task names (default: every task)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--no-build", action="store_true", help="only run the baselines")
+    args = ap.parse_args(argv)
+    if not args.data_dir:
+        ap.error("the real data is needed: set DEBENCH_DATA_DIR or pass --data-dir")
+
+    from debench.registry import task_names
+
+    names = [t.strip() for t in args.tasks.split(",")] if args.tasks else task_names()
+    n = asyncio.run(_run(names, args.submissions, args.data_dir, args.seed))
+    print(f"{n} baseline run(s) written under {args.submissions}")
+    if args.no_build:
+        return 0
+    from debench.leaderboard.build import build
+
+    board, _ = build(args.submissions, args.out, data_dir=args.data_dir)
+    print(f"leaderboard: {sum(len(t.entries) for t in board.tasks)} entries on {len(board.tasks)} task(s) -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
