@@ -6,6 +6,7 @@ _BUILTIN = [
     "debench.data.ibm_speeches",
     "debench.data.debateart",
     "debench.data.bp_competition",
+    "debench.data.debatebench",
 ]
 
 

@@ -211,13 +211,8 @@ def _nice_ticks(lo: float, hi: float, n: int = 5) -> list[float]:
     raw = (hi - lo) / n
     mag = 10 ** math.floor(math.log10(raw))
     step = next(s * mag for s in (1, 2, 2.5, 5, 10) if s * mag >= raw)
-    start = math.floor(lo / step) * step
-    ticks = []
-    x = start
-    while x <= hi + 1e-12:
-        ticks.append(round(x, 10))
-        x += step
-    return ticks
+    first, last = math.floor(lo / step + 1e-9), math.ceil(hi / step - 1e-9)
+    return [round(k * step, 10) for k in range(first, last + 1)]
 
 
 def _tick_label(x: float) -> str:
@@ -241,8 +236,8 @@ def forest_plot(t: TaskBoard, metric: MetricColumn, title: str) -> str:
             xs.extend(ref.value.ci95)
     ticks = _nice_ticks(min(xs), max(xs))
     lo, hi = ticks[0], ticks[-1]
-    label_w, plot_w, right = 170, 330, 60
-    row_h, top = 24, 34
+    label_w, plot_w, right = 150, 290, 52
+    row_h, top = 24, 44
     height = top + row_h * max(1, len(rows)) + 34
     width = label_w + plot_w + right
 
@@ -268,7 +263,7 @@ def forest_plot(t: TaskBoard, metric: MetricColumn, title: str) -> str:
     for i, (e, m) in enumerate(rows):
         y = top + row_h * i + row_h / 2
         cls = "pt base" if e.is_baseline else "pt"
-        name = e.model if len(e.model) <= 24 else e.model[:23] + "…"
+        name = e.model if len(e.model) <= 22 else e.model[:21] + "…"
         parts.append(f'<text class="rlabel" x="{label_w - 10}" y="{y + 4:.1f}" text-anchor="end">{escape(name)}</text>')
         if m.value is None:
             parts.append(f'<text class="na" x="{label_w + 4}" y="{y + 4:.1f}">undefined</text>')
@@ -316,7 +311,7 @@ def distribution_plot(t: TaskBoard) -> str | None:
         title = "Predicted distribution vs the gold labels"
     else:
         title = "Distribution of predictions"
-    label_w, plot_w, right = 170, 330, 60
+    label_w, plot_w, right = 150, 290, 52
     row_h, top = 24, 52
     height = top + row_h * len(bars) + 10
     width = label_w + plot_w + right
@@ -332,7 +327,7 @@ def distribution_plot(t: TaskBoard) -> str | None:
     for i, (label, dist, kind) in enumerate(bars):
         y = top + row_h * i
         total = sum(float(v) for v in dist.values() if isinstance(v, (int, float))) or 1.0
-        name = label if len(label) <= 24 else label[:23] + "…"
+        name = label if len(label) <= 22 else label[:21] + "…"
         parts.append(f'<text class="rlabel{" reflabel2" if kind == "ref" else ""}" x="{label_w - 10}" y="{y + 15}" text-anchor="end">{escape(name)}</text>')
         x = float(label_w)
         for c in cats:

@@ -81,8 +81,11 @@ class BaselineSpec:
 
 
 def _random(b: Baseline, doc: Doc, task: TaskConfig) -> Any:
-    choices = _choices(task)
     rng = _doc_rng(b.seed, doc.doc_id)
+    if task.parser.type == "dict":
+        lo, hi = _dict_space(task)
+        return {k: rng.randint(int(lo), int(hi)) for k in task.parser.keys or []}
+    choices = _choices(task)
     if task.parser.type == "list":
         order = choices[:]
         rng.shuffle(order)
@@ -110,9 +113,24 @@ def _unhashable(x: Any) -> Any:
     return list(x) if isinstance(x, tuple) else x
 
 
+def _dict_space(task: TaskConfig) -> list[float]:
+    if not task.parser.keys or not task.parser.value_range:
+        raise UserError(f"task '{task.name}' declares no parser.keys/value_range, so baselines cannot answer it")
+    return list(task.parser.value_range)
+
+
 def _constant_prepare(b: Baseline, docs: list[Doc], task: TaskConfig) -> Any:
     if b.arg is None:
         raise UserError("baseline/constant needs a value, e.g. baseline/constant:3")
+    if task.parser.type == "dict":
+        lo, hi = _dict_space(task)
+        try:
+            value = float(b.arg)
+        except ValueError:
+            raise UserError(f"baseline/constant:{b.arg}: not a number") from None
+        if not lo <= value <= hi:
+            raise UserError(f"baseline/constant:{b.arg}: outside {lo}-{hi}")
+        return {k: value for k in task.parser.keys or []}
     choices = _choices(task)
     for c in choices:
         if str(c).lower() == b.arg.lower():
