@@ -1,0 +1,69 @@
+"""``debench compare``: is run A better than run B on the same documents?"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from debench.data.loading import load_task_data
+from debench.errors import UserError
+from debench.metrics.base import get_metric
+from debench.metrics.compare import paired_bootstrap, paired_permutation
+from debench.predictions import load_predictions
+from debench.registry import load_task
+from debench.results import Results
+from debench.scoring import STATUS_METRICS, scored_pairs
+
+
+def read_results(path: Path) -> Results:
+    try:
+        return Results.model_validate_json(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError("results file not found", path=str(path)) from None
+    except ValueError as exc:
+        raise UserError(f"not a debench results file ({str(exc).splitlines()[0]})", path=str(path)) from None
+
+
+def compare_runs(path_a: Path, path_b: Path, *, test: str = "bootstrap", n: int = 10000, seed: int = 0, data_dir: str | None = None) -> dict[str, Any]:
+    ra, rb = read_results(path_a), read_results(path_b)
+    if (ra.task.name, ra.task.version) != (rb.task.name, rb.task.version):
+        raise UserError(f"runs are of different tasks ({ra.task.name} v{ra.task.version} vs {rb.task.name} v{rb.task.version})", path=str(path_b), field="task")
+    if ra.dataset.content_hash != rb.dataset.content_hash:
+        raise UserError("runs used different data (content_hash differs)", path=str(path_b), field="dataset.content_hash")
+    task, _ = load_task(ra.task.name)
+    dataset = load_task_data(task, "local" if data_dir else "auto", data_dir)
+    if dataset.content_hash != ra.dataset.content_hash:
+        raise UserError("the data found here differs from the runs' data set", path=str(path_a), field="dataset.content_hash")
+    records = []
+    for path, r in ((path_a, ra), (path_b, rb)):
+        if not r.samples_file:
+            raise UserError("the results name no samples file", path=str(path), field="samples_file")
+        samples = Path(path).parent / r.samples_file
+        ids = {json.loads(line)["doc_id"] for line in samples.read_text(encoding="utf-8").splitlines() if line.strip()}
+        docs = [d for d in dataset.docs if d.doc_id in ids]
+        records.append({rec.doc_id: rec for rec in load_predictions(samples, task, docs)})
+    docs_a, preds_a = scored_pairs(task, dataset.docs, records[0])
+    docs_b, preds_b = scored_pairs(task, dataset.docs, records[1])
+    pb = {d.doc_id: p for d, p in zip(docs_b, preds_b, strict=True)}
+    common = [(d, p, pb[d.doc_id]) for d, p in zip(docs_a, preds_a, strict=True) if d.doc_id in pb]
+    if not common:
+        raise UserError("the two runs have no scored document in common")
+    docs = [c[0] for c in common]
+    arr_a = np.empty(len(common), dtype=object)
+    arr_a[:] = [c[1] for c in common]
+    arr_b = np.empty(len(common), dtype=object)
+    arr_b[:] = [c[2] for c in common]
+    out: dict[str, Any] = {"task": task.name, "a": str(path_a), "b": str(path_b), "test": test, "n_common": len(common), "metrics": {}}
+    for i, mc in enumerate(task.metrics):
+        if mc.name in STATUS_METRICS:
+            continue
+        metric = get_metric(mc.name)
+        state = metric.prepare(docs, **mc.args)
+        fn = paired_bootstrap if test == "bootstrap" else paired_permutation
+        res = fn(metric, state, arr_a, arr_b, n, seed + i)
+        res["higher_is_better"] = metric.higher_is_better
+        out["metrics"][mc.name] = res
+    return out

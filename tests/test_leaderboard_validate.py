@@ -1,0 +1,308 @@
+"""``debench validate``: a genuine submission passes; every kind of tampering is rejected with one
+line naming the file and the field, and exit code 2."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from clihelp import run_cli
+from conftest import real_data_dir
+
+TASK = "ibm_speech_likert"
+
+
+def _eval(out: Path, *extra: str) -> Path:
+    data = real_data_dir("ibm_debate_speeches").parent
+    proc = run_cli(
+        "eval", "--task", TASK, "--model", "baseline/random", "--output-dir", str(out),
+        "--data-source", "local", "--data-dir", str(data), "--no-progress", "--no-cache", *extra,
+    )
+    assert proc.returncode == 0, proc.stderr
+    (results,) = sorted((out / "baseline__random").glob(f"results_{TASK}_*.json"))
+    return results
+
+
+@pytest.fixture(scope="module")
+def genuine(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real baseline run on the real data: results file + samples log."""
+    return _eval(tmp_path_factory.mktemp("genuine"))
+
+
+@pytest.fixture(scope="module")
+def limited(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _eval(tmp_path_factory.mktemp("limited"), "--limit", "120")
+
+
+def _env() -> dict[str, str]:
+    return {"DEBENCH_DATA_DIR": str(real_data_dir("ibm_debate_speeches").parent)}
+
+
+def _copy(results: Path, dest: Path) -> tuple[Path, Path]:
+    dest.mkdir(parents=True, exist_ok=True)
+    samples = results.parent / json.loads(results.read_text())["samples_file"]
+    shutil.copy(results, dest / results.name)
+    shutil.copy(samples, dest / samples.name)
+    return dest / results.name, dest / samples.name
+
+
+def _edit_json(path: Path, change: Callable[[dict], None]) -> None:
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data, indent=2))
+
+
+def _edit_lines(path: Path, change: Callable[[list[str]], list[str]]) -> None:
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join(change(lines)) + "\n")
+
+
+def _rejected(results: Path, *expected: str) -> str:
+    proc = run_cli("validate", str(results), env=_env())
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr  # one line, no traceback
+    line = lines[0]
+    assert line.startswith("debench: error: ")
+    for text in expected:
+        assert text in line, line
+    return line
+
+
+# ------------------------------------------------------------------------------------ genuine runs
+
+
+def test_genuine_submission_passes(genuine: Path) -> None:
+    proc = run_cli("validate", str(genuine), env=_env())
+    assert proc.returncode == 0, proc.stderr
+    assert f"ok: {genuine}" in proc.stdout and "all 631 documents" in proc.stdout and "6 metrics" in proc.stdout
+
+
+def test_folder_of_submissions_passes(genuine: Path, limited: Path) -> None:
+    proc = run_cli("validate", str(genuine.parent), str(limited), env=_env())
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("ok: ") == 2
+    assert "first 120 of 631 documents" in proc.stdout
+
+
+def test_validate_submission_api(genuine: Path) -> None:
+    from debench.leaderboard import validate_submission
+
+    sub = validate_submission(genuine, data_dir=real_data_dir("ibm_debate_speeches").parent)
+    assert sub.n_docs == sub.n_docs_total == 631 and not sub.partial
+    assert sub.submission == "baseline__random"
+    assert sub.recomputed.metrics == sub.results.metrics
+
+
+# ------------------------------------------------------------------------------- results tampering
+
+
+def test_edited_metric_value(genuine: Path, tmp_path: Path) -> None:
+    res, _ = _copy(genuine, tmp_path / "s")
+    _edit_json(res, lambda d: d["metrics"]["kendall_tau_c"].__setitem__("value", d["metrics"]["kendall_tau_c"]["value"] + 0.05))
+    _rejected(res, str(res), "metrics.kendall_tau_c.value", "does not match", "recomputed from the samples")
+
+
+def test_edited_metric_ci(genuine: Path, tmp_path: Path) -> None:
+    res, _ = _copy(genuine, tmp_path / "s")
+    _edit_json(res, lambda d: d["metrics"]["kappa_loo"].__setitem__("ci95", [-0.01, 0.2]))
+    _rejected(res, "metrics.kappa_loo.ci95")
+
+
+def test_edited_metric_n(genuine: Path, tmp_path: Path) -> None:
+    res, _ = _copy(genuine, tmp_path / "s")
+    _edit_json(res, lambda d: d["metrics"]["source_pearson"].__setitem__("n", 700))
+    _rejected(res, "metrics.source_pearson.n", "700")
+
+
+def test_removed_metric(genuine: Path, tmp_path: Path) -> None:
+    res, _ = _copy(genuine, tmp_path / "s")
+    _edit_json(res, lambda d: d["metrics"].pop("kappa_human"))
+    _rejected(res, "metrics.kappa_human", "missing")
+
+
+@pytest.mark.parametrize("field", ["n_samples", "n_parse_failures", "n_errors", "n_not_completed"])
+def test_edited_counts(genuine: Path, tmp_path: Path, field: str) -> None:
+    res, _ = _copy(genuine, tmp_path / "s")
+    _edit_json(res, lambda d: d.__setitem__(field, d[field] + 1))
+    _rejected(res, f"field '{field}'", "counted in the samples")
+
+
+def test_edited_report(genuine: Path, tmp_path: Path) -> None:
+    res, _ = _copy(genuine, tmp_path / "s")
+    _edit_json(res, lambda d: d["reports"]["prediction_distribution"].__setitem__("5", 1))
+    _rejected(res, "reports.prediction_distribution")
+
+
+def test_changed_task_version(genuine: Path, tmp_path: Path) -> None:
+    res, _ = _copy(genuine, tmp_path / "s")
+    _edit_json(res, lambda d: d["task"].__setitem__("version", 2))
+    _rejected(res, "task.version", "version 2 differs from the installed ibm_speech_likert version 1")
+
+
+def test_changed_task_definition(genuine: Path, tmp_path: Path) -> None:
+    res, _ = _copy(genuine, tmp_path / "s")
+    _edit_json(res, lambda d: d["task"].__setitem__("config_sha256", "0" * 64))
+    _rejected(res, "task.config_sha256", "differs from the installed")
+
+
+def test_unknown_task(genuine: Path, tmp_path: Path) -> None:
+    res, _ = _copy(genuine, tmp_path / "s")
+    _edit_json(res, lambda d: d["task"].__setitem__("name", "no_such_task"))
+    _rejected(res, "task.name", "unknown task 'no_such_task'")
+
+
+def test_task_name_cannot_point_at_a_file(genuine: Path, tmp_path: Path) -> None:
+    res, _ = _copy(genuine, tmp_path / "s")
+    _edit_json(res, lambda d: d["task"].__setitem__("name", str(Path(__file__).parent.parent / "tasks" / f"{TASK}.yaml")))
+    _rejected(res, "task.name", "unknown task")
+
+
+def test_changed_dataset_hash(genuine: Path, tmp_path: Path) -> None:
+    res, _ = _copy(genuine, tmp_path / "s")
+    _edit_json(res, lambda d: d["dataset"].__setitem__("content_hash", "sha256:" + "ab" * 32))
+    _rejected(res, "dataset.content_hash", "differs from the real data's")
+
+
+def test_sample_data_rejected(genuine: Path, tmp_path: Path) -> None:
+    res, _ = _copy(genuine, tmp_path / "s")
+    _edit_json(res, lambda d: d["dataset"].__setitem__("is_sample", True))
+    _rejected(res, "dataset.is_sample", "sample data")
+
+
+def test_fewer_bootstrap_resamples_rejected(genuine: Path, tmp_path: Path) -> None:
+    res, _ = _copy(genuine, tmp_path / "s")
+    _edit_json(res, lambda d: d["config"].__setitem__("n_bootstrap", 10))
+    _rejected(res, "config.n_bootstrap", "below the task's 1000")
+
+
+def test_truncated_json(genuine: Path, tmp_path: Path) -> None:
+    res, _ = _copy(genuine, tmp_path / "s")
+    res.write_text(res.read_text()[:500])
+    _rejected(res, str(res), "malformed JSON")
+
+
+def test_schema_violation(genuine: Path, tmp_path: Path) -> None:
+    res, _ = _copy(genuine, tmp_path / "s")
+    _edit_json(res, lambda d: d["metrics"]["kappa_loo"].__setitem__("value", "0.3"))
+    _rejected(res, "metrics.kappa_loo.value", "results schema")
+
+
+def test_missing_required_field(genuine: Path, tmp_path: Path) -> None:
+    res, _ = _copy(genuine, tmp_path / "s")
+    _edit_json(res, lambda d: d.pop("dataset"))
+    _rejected(res, "results schema", "'dataset' is a required property")
+
+
+def test_wrong_schema_version(genuine: Path, tmp_path: Path) -> None:
+    res, _ = _copy(genuine, tmp_path / "s")
+    _edit_json(res, lambda d: d.__setitem__("schema_version", "0.9"))
+    _rejected(res, "schema_version", "unsupported")
+
+
+def test_results_file_missing(tmp_path: Path) -> None:
+    _rejected(tmp_path / "results_x.json", "results file not found")
+
+
+# ------------------------------------------------------------------------------- samples tampering
+
+
+def test_samples_file_missing(genuine: Path, tmp_path: Path) -> None:
+    res, samples = _copy(genuine, tmp_path / "s")
+    samples.unlink()
+    _rejected(res, "samples_file", "not found")
+
+
+def test_samples_file_outside_folder(genuine: Path, tmp_path: Path) -> None:
+    res, _ = _copy(genuine, tmp_path / "s")
+    _edit_json(res, lambda d: d.__setitem__("samples_file", "../elsewhere.jsonl"))
+    _rejected(res, "samples_file", "must be a file name")
+
+
+def test_dropped_sample_line(genuine: Path, tmp_path: Path) -> None:
+    res, samples = _copy(genuine, tmp_path / "s")
+    dropped = json.loads(samples.read_text().splitlines()[10])["doc_id"]
+    _edit_lines(samples, lambda ls: ls[:10] + ls[11:])
+    _rejected(res, str(samples), "field 'doc_id'", "1 of all 631 documents are missing", dropped)
+
+
+def test_duplicated_sample_line(genuine: Path, tmp_path: Path) -> None:
+    res, samples = _copy(genuine, tmp_path / "s")
+    _edit_lines(samples, lambda ls: ls + [ls[3]])
+    _rejected(res, str(samples), "line 632", "duplicated document", "first on line 4")
+
+
+def test_flipped_prediction(genuine: Path, tmp_path: Path) -> None:
+    res, samples = _copy(genuine, tmp_path / "s")
+
+    def flip(lines: list[str]) -> list[str]:
+        rec = json.loads(lines[0])
+        rec["prediction"] = 1 if rec["prediction"] != 1 else 5
+        return [json.dumps(rec), *lines[1:]]
+
+    _edit_lines(samples, flip)
+    _rejected(res, str(res), "does not match", "recomputed from the samples")
+
+
+def test_prediction_not_following_from_response(genuine: Path, tmp_path: Path) -> None:
+    res, samples = _copy(genuine, tmp_path / "s")
+
+    def fake(lines: list[str]) -> list[str]:
+        rec = json.loads(lines[2])
+        rec["response"] = f"Score: {1 if rec['prediction'] != 1 else 5}"
+        return [*lines[:2], json.dumps(rec), *lines[3:]]
+
+    _edit_lines(samples, fake)
+    _rejected(res, str(samples), "line 3", "does not follow from its response")
+
+
+def test_unknown_document(genuine: Path, tmp_path: Path) -> None:
+    res, samples = _copy(genuine, tmp_path / "s")
+
+    def rename(lines: list[str]) -> list[str]:
+        rec = json.loads(lines[5])
+        rec["doc_id"] = "not-a-speech"
+        return [*lines[:5], json.dumps(rec), *lines[6:]]
+
+    _edit_lines(samples, rename)
+    _rejected(res, "line 6", "unknown document 'not-a-speech'")
+
+
+def test_malformed_sample_line(genuine: Path, tmp_path: Path) -> None:
+    res, samples = _copy(genuine, tmp_path / "s")
+    _edit_lines(samples, lambda ls: [ls[0][:40], *ls[1:]])
+    _rejected(res, str(samples), "line 1", "malformed JSON")
+
+
+def test_sample_line_not_a_record(genuine: Path, tmp_path: Path) -> None:
+    res, samples = _copy(genuine, tmp_path / "s")
+    _edit_lines(samples, lambda ls: [json.dumps({k: v for k, v in json.loads(ls[0]).items() if k != "status"}), *ls[1:]])
+    _rejected(res, str(samples), "line 1", "not a samples-log record")
+
+
+def test_limited_run_respects_its_limit(limited: Path, genuine: Path, tmp_path: Path) -> None:
+    res, samples = _copy(limited, tmp_path / "s")
+    # a document past the first 120 slipped into a 120-document run
+    extra = genuine.parent / json.loads(genuine.read_text())["samples_file"]
+    line_200 = extra.read_text().splitlines()[199]
+    _edit_lines(samples, lambda ls: ls + [line_200])
+    _rejected(res, "line 121", "outside the first 120 documents (config.limit)")
+
+
+def test_limit_changed_after_the_run(limited: Path, tmp_path: Path) -> None:
+    res, _ = _copy(limited, tmp_path / "s")
+    _edit_json(res, lambda d: d["config"].__setitem__("limit", 200))
+    _rejected(res, "doc_id", "80 of the first 200 documents are missing")
+
+
+def test_several_files_one_rejected(genuine: Path, tmp_path: Path) -> None:
+    res, _ = _copy(genuine, tmp_path / "bad")
+    _edit_json(res, lambda d: d["task"].__setitem__("version", 7))
+    proc = run_cli("validate", str(genuine), str(res), env=_env())
+    assert proc.returncode == 2
+    assert f"ok: {genuine}" in proc.stdout
+    assert proc.stderr.count("debench: error:") == 1 and "task.version" in proc.stderr
