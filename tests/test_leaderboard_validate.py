@@ -101,39 +101,39 @@ def test_validate_submission_api(genuine: Path) -> None:
 # ------------------------------------------------------------------------------- results tampering
 
 
-def test_edited_metric_value(genuine: Path, tmp_path: Path) -> None:
-    res, _ = _copy(genuine, tmp_path / "s")
+def test_edited_metric_value(limited: Path, tmp_path: Path) -> None:
+    res, _ = _copy(limited, tmp_path / "s")
     _edit_json(res, lambda d: d["metrics"]["kendall_tau_c"].__setitem__("value", d["metrics"]["kendall_tau_c"]["value"] + 0.05))
     _rejected(res, str(res), "metrics.kendall_tau_c.value", "does not match", "recomputed from the samples")
 
 
-def test_edited_metric_ci(genuine: Path, tmp_path: Path) -> None:
-    res, _ = _copy(genuine, tmp_path / "s")
+def test_edited_metric_ci(limited: Path, tmp_path: Path) -> None:
+    res, _ = _copy(limited, tmp_path / "s")
     _edit_json(res, lambda d: d["metrics"]["kappa_loo"].__setitem__("ci95", [-0.01, 0.2]))
     _rejected(res, "metrics.kappa_loo.ci95")
 
 
-def test_edited_metric_n(genuine: Path, tmp_path: Path) -> None:
-    res, _ = _copy(genuine, tmp_path / "s")
+def test_edited_metric_n(limited: Path, tmp_path: Path) -> None:
+    res, _ = _copy(limited, tmp_path / "s")
     _edit_json(res, lambda d: d["metrics"]["source_pearson"].__setitem__("n", 700))
     _rejected(res, "metrics.source_pearson.n", "700")
 
 
-def test_removed_metric(genuine: Path, tmp_path: Path) -> None:
-    res, _ = _copy(genuine, tmp_path / "s")
+def test_removed_metric(limited: Path, tmp_path: Path) -> None:
+    res, _ = _copy(limited, tmp_path / "s")
     _edit_json(res, lambda d: d["metrics"].pop("kappa_human"))
     _rejected(res, "metrics.kappa_human", "missing")
 
 
 @pytest.mark.parametrize("field", ["n_samples", "n_parse_failures", "n_errors", "n_not_completed"])
-def test_edited_counts(genuine: Path, tmp_path: Path, field: str) -> None:
-    res, _ = _copy(genuine, tmp_path / "s")
+def test_edited_counts(limited: Path, tmp_path: Path, field: str) -> None:
+    res, _ = _copy(limited, tmp_path / "s")
     _edit_json(res, lambda d: d.__setitem__(field, d[field] + 1))
     _rejected(res, f"field '{field}'", "counted in the samples")
 
 
-def test_edited_report(genuine: Path, tmp_path: Path) -> None:
-    res, _ = _copy(genuine, tmp_path / "s")
+def test_edited_report(limited: Path, tmp_path: Path) -> None:
+    res, _ = _copy(limited, tmp_path / "s")
     _edit_json(res, lambda d: d["reports"]["prediction_distribution"].__setitem__("5", 1))
     _rejected(res, "reports.prediction_distribution")
 
@@ -236,8 +236,8 @@ def test_duplicated_sample_line(genuine: Path, tmp_path: Path) -> None:
     _rejected(res, str(samples), "line 632", "duplicated document", "first on line 4")
 
 
-def test_flipped_prediction(genuine: Path, tmp_path: Path) -> None:
-    res, samples = _copy(genuine, tmp_path / "s")
+def test_flipped_prediction(limited: Path, tmp_path: Path) -> None:
+    res, samples = _copy(limited, tmp_path / "s")
 
     def flip(lines: list[str]) -> list[str]:
         rec = json.loads(lines[0])
@@ -299,10 +299,10 @@ def test_limit_changed_after_the_run(limited: Path, tmp_path: Path) -> None:
     _rejected(res, "doc_id", "80 of the first 200 documents are missing")
 
 
-def test_several_files_one_rejected(genuine: Path, tmp_path: Path) -> None:
+def test_several_files_one_rejected(genuine: Path, limited: Path, tmp_path: Path) -> None:
     res, _ = _copy(genuine, tmp_path / "bad")
     _edit_json(res, lambda d: d["task"].__setitem__("version", 7))
-    proc = run_cli("validate", str(genuine), str(res), env=_env())
+    proc = run_cli("validate", str(res), str(limited), env=_env())
     assert proc.returncode == 2
-    assert f"ok: {genuine}" in proc.stdout
+    assert f"ok: {limited}" in proc.stdout
     assert proc.stderr.count("debench: error:") == 1 and "task.version" in proc.stderr

@@ -38,6 +38,7 @@ def arena_dir(base: Path, model_names: list[str], judge: str, topics: list[Topic
             "reason": settings.ask_reason,
             "self_play": settings.self_play,
             "debater": settings.debater_generation.model_dump(),
+            "overrides": settings.debater_overrides,
             "judge_generation": settings.judge_generation.model_dump(),
         },
         sort_keys=True,

@@ -78,6 +78,8 @@ class ArenaSettings:
     progress: bool = True
     debater_generation: GenerationConfig = field(default_factory=lambda: GenerationConfig(temperature=0.0, max_tokens=350))
     judge_generation: GenerationConfig = field(default_factory=lambda: GenerationConfig(temperature=0.0, max_tokens=48))
+    debater_overrides: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Per debater (by its name in --models): generation settings that differ, e.g. temperature."""
 
 
 def schedule(models: list[str], topics: list[Topic], self_play: bool) -> list[tuple[int, str, str]]:
@@ -143,7 +145,8 @@ class Arena:
                     {"role": "system", "content": protocol.debater_system(topic, side, i, n)},
                     {"role": "user", "content": protocol.history_prompt([t.text for t in turns], side)},
                 ]
-                r = await self._speak(self.models[name], messages, self.settings.debater_generation, None)
+                gen = self.settings.debater_generation.model_copy(update=self.settings.debater_overrides.get(name, {}))
+                r = await self._speak(self.models[name], messages, gen, None)
                 text = (r.response.text or "").strip()
                 turns.append(
                     Turn(side=side, model=name, text=text, prompt_tokens=r.response.usage.prompt_tokens,
