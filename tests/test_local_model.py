@@ -103,3 +103,63 @@ def test_offline_default_runs_on_the_sample(tmp_path: Path) -> None:
     assert "SAMPLE DATA" in proc.stdout
     res = json.loads(next(tmp_path.glob("local__smollm2/results_*.json")).read_text())
     assert res["dataset"]["is_sample"] is True and res["dataset"]["source"] == "sample"
+
+
+def _variant(tmp_path: Path, base: str, dims: int, name: str) -> Path:
+    """A user task file that includes a shipped task and keeps its first ``dims`` Debatrix columns."""
+    from debench.registry import load_task
+
+    task, path = load_task(base)
+    cols = [d.model_dump() for d in task.debatrix.dimensions[:dims]]  # type: ignore[union-attr]
+    f = tmp_path / f"{name}.yaml"
+    f.write_text(json.dumps({"include": str(path), "name": name, "debatrix": {"dimensions": cols, "comment_max_tokens": 48}}))
+    return f
+
+
+def test_debatrix_f_completes_bp_debates_that_direct_cannot_fit(tmp_path: Path) -> None:
+    real_data_dir("debatrix_panelbench")
+    task = _variant(tmp_path, "bp_top_team", 1, "bp_one_column")
+    env = {"DEBENCH_DATA_DIR": str(DATA_DIR)}
+    direct = run_cli("eval", "--task", str(task), "--model", "local/smollm2", "--limit", "1", "--output-dir", str(tmp_path / "d"),
+                     "--no-progress", "--bootstrap", "10", env=env)
+    assert direct.returncode == 0, direct.stderr
+    res = json.loads(next((tmp_path / "d").glob("*/results_*.json")).read_text())
+    assert res["n_not_completed"] == 1 and res["metrics"]["completion_rate"]["value"] == 0.0
+    chained = run_cli("eval", "--task", str(task), "--model", "local/smollm2", "--limit", "1", "--method", "debatrix-f",
+                      "--output-dir", str(tmp_path / "f"), "--no-progress", "--bootstrap", "10", env=env)
+    assert chained.returncode == 0, chained.stderr
+    res = json.loads(next((tmp_path / "f").glob("*/results_*.json")).read_text())
+    assert res["task"]["method"] == "debatrix-f" and res["n_not_completed"] == 0 and res["n_parse_failures"] == 0
+    assert res["metrics"]["completion_rate"]["value"] == 1.0
+    rec = json.loads(next((tmp_path / "f").glob("*/samples_*.jsonl")).read_text().splitlines()[0])
+    assert rec["prediction"] in ("OG", "OO", "CG", "CO")
+    assert len(rec["steps"]) == 2 * 8 + 1 + 2 * 4 + 1 + 1
+    assert res["usage"]["prompt_tokens"] == sum(s["prompt_tokens"] for s in rec["steps"])
+
+
+def test_debatrix_h_on_a_real_debateart_debate(tmp_path: Path) -> None:
+    real_data_dir("debatrix_panelbench")
+    task = _variant(tmp_path, "debateart_argument", 1, "da_one_column")
+    proc = run_cli("eval", "--task", str(task), "--model", "local/smollm2", "--limit", "1", "--method", "debatrix-h",
+                   "--output-dir", str(tmp_path), "--no-progress", "--bootstrap", "10", env={"DEBENCH_DATA_DIR": str(DATA_DIR)})
+    assert proc.returncode == 0, proc.stderr
+    rec = json.loads(next(tmp_path.glob("*/samples_*.jsonl")).read_text().splitlines()[0])
+    if rec["status"] == "not_completed":  # H keeps raw speeches: a long debate may overflow, which is reported
+        assert "context window" in rec["error"]
+    else:
+        assert rec["status"] == "ok" and rec["prediction"] in ("pro", "tie", "con")
+        assert [s["step"] for s in rec["steps"]][-1] == "verdict"
+
+
+def test_tiny_tournament_through_the_local_model(tmp_path: Path) -> None:
+    topics = tmp_path / "topics.txt"
+    topics.write_text("Should cities make buses free?\n")
+    proc = run_cli("arena", "--models", "local/smollm2,local/smollm2@temperature=0.9", "--judge", "local/smollm2", "--topics", str(topics),
+                   "--rounds", "2", "--max-tokens", "48", "--output-dir", str(tmp_path), "--no-progress", "--reason")
+    assert proc.returncode == 0, proc.stderr
+    ranking = json.loads(next(tmp_path.glob("arena_*/ranking.json")).read_text())
+    assert sorted(ranking["ranking"]) == ["local/smollm2", "local/smollm2@temperature=0.9"]
+    debates = [json.loads(l) for l in next(tmp_path.glob("arena_*/debates.jsonl")).read_text().splitlines()]
+    assert len(debates) == 2 and all(d["status"] == "ok" and len(d["turns"]) == 2 for d in debates)  # the grammar holds
+    assert all(d["reason"] for d in debates)
+    assert "win matrix" in proc.stdout

@@ -27,6 +27,22 @@ METRIC_LABELS = {
     "completion_rate": "Completed",
     "accuracy": "Accuracy",
     "rmse": "RMSE",
+    "macro_f1": "Macro F1",
+    "verdict_delta": "Verdict Δ",
+    "rank_delta": "Rank Δ",
+    "mae": "MAE",
+}
+
+PLAIN_LABELS = {
+    "kendall_tau_c": "Kendall τc",
+    "kappa_loo": "Leave-one-out κ",
+    "krippendorff_alpha": "Krippendorff α",
+    "source_pearson": "Source-mean r",
+    "rmse": "RMSE",
+    "macro_f1": "Macro F1",
+    "verdict_delta": "Verdict Δ",
+    "rank_delta": "Rank Δ",
+    "mae": "MAE",
 }
 
 REFERENCE_LABELS = {
@@ -366,7 +382,8 @@ def task_plots(t: TaskBoard) -> list[str]:
 
 
 def _plain(name: str) -> str:
-    return {"kendall_tau_c": "Kendall τc", "kappa_loo": "Leave-one-out κ", "krippendorff_alpha": "Krippendorff α"}.get(name, name.replace("_", " "))
+    """A metric's name in plain text (SVG titles)."""
+    return PLAIN_LABELS.get(name) or name.replace("_", " ").capitalize()
 
 
 # -------------------------------------------------------------------------------------------- page
@@ -417,6 +434,8 @@ td.rank{color:var(--muted);width:2.5em}
 td.model .name{font-weight:600}
 td.model .sub{display:block;font-size:11.5px;color:var(--muted)}
 td.empty{color:#c0c6d0}
+table.overview th[data-key=model],table.overview td.model{position:sticky;left:0;z-index:1;background:#fff;box-shadow:1px 0 0 var(--line)}
+table.overview th[data-key=model]{background:#f9fafc;z-index:2}
 tr.baseline td.model .name{font-weight:500;color:#4a5568}
 tr.baseline td .v{font-weight:500;color:#4a5568}
 tr.reference td{background:var(--ref);border-top:1px dashed var(--ref-line);border-bottom:1px dashed var(--ref-line);font-style:italic}
