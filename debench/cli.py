@@ -34,6 +34,18 @@ def print_results_table(results) -> None:  # type: ignore[no-untyped-def]
     )
 
 
+def with_judging_manual(task, path: Path):  # type: ignore[no-untyped-def]
+    """The task with its ``judging_manual`` prompt variable read from ``path``."""
+    if "judging_manual" not in task.prompt.variables:
+        raise UserError(f"task '{task.name}' uses no judging manual", field="--judging-manual")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"cannot read the judging manual ({exc.__class__.__name__})", path=str(path)) from None
+    variables = {**task.prompt.variables, "judging_manual": text}
+    return task.model_copy(update={"prompt": task.prompt.model_copy(update={"variables": variables})})
+
+
 class DebenchGroup(click.Group):
     """Turns user errors into one line on stderr and exit code 2."""
 
@@ -82,8 +94,9 @@ def tasks_cmd() -> None:
 @click.option("--no-cache", is_flag=True, help="Do not read or write the response cache.")
 @click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=0), default=None, help="Bootstrap resamples for CIs (default: the task's, 1000).")
 @click.option("--max-error-rate", type=click.FloatRange(0, 1), default=None, help="Exit 1 if more than this share of samples ended in errors.")
+@click.option("--judging-manual", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Replace the judging guide of tasks that use one (DebateBench).")
 @click.option("--no-progress", is_flag=True)
-def eval_cmd(task_spec, model_spec, api_base, api_key, model_args, limit, concurrency, output_dir, seed, method, data_source, data_dir, no_cache, n_bootstrap, max_error_rate, no_progress) -> None:  # type: ignore[no-untyped-def]
+def eval_cmd(task_spec, model_spec, api_base, api_key, model_args, limit, concurrency, output_dir, seed, method, data_source, data_dir, no_cache, n_bootstrap, max_error_rate, judging_manual, no_progress) -> None:  # type: ignore[no-untyped-def]
     """Evaluate a judge model on one or more tasks."""
     from debench.evaluate import EvalOptions, evaluate_task
     from debench.models.factory import make_model, parse_model_args
@@ -91,6 +104,8 @@ def eval_cmd(task_spec, model_spec, api_base, api_key, model_args, limit, concur
 
     specs = [s.strip() for s in task_spec.split(",") if s.strip()]
     tasks = [load_task(s) for s in specs]  # validate every task before any work
+    if judging_manual is not None:
+        tasks = [(with_judging_manual(t, judging_manual), p) for t, p in tasks]
     model = make_model(
         model_spec,
         api_bases=[b.strip() for b in api_base.split(",")] if api_base else None,

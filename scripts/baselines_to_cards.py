@@ -39,9 +39,17 @@ def fmt(m) -> str:  # type: ignore[no-untyped-def]
 
 async def run(out: Path, data_dir: str) -> dict[str, list[str]]:
     sections: dict[str, list[str]] = {}
+    seen: dict[str, str] = {}
     for task in all_tasks():
         if not task.baselines or task.dataset.adapter not in CARDS:
             continue
+        # Baselines never read the prompt: variants of one data set and metric list score alike.
+        key = repr((task.dataset.model_dump(), [m.model_dump() for m in task.metrics], task.baselines))
+        if key in seen:
+            sections.setdefault(task.dataset.adapter, []).extend(
+                [f"**{task.name}**: baselines do not read the prompt, so the numbers are those of **{seen[key]}**.", ""])
+            continue
+        seen[key] = task.name
         _, path = load_task(task.name)
         rows = []
         for b in task.baselines:
