@@ -306,3 +306,10 @@ def test_several_files_one_rejected(genuine: Path, limited: Path, tmp_path: Path
     assert proc.returncode == 2
     assert f"ok: {limited}" in proc.stdout
     assert proc.stderr.count("debench: error:") == 1 and "task.version" in proc.stderr
+
+
+def test_real_data_unavailable(genuine: Path, tmp_path: Path) -> None:
+    """Without a local copy and with the Hub offline, the reason says where the data should come from."""
+    proc = run_cli("validate", str(genuine), env={"DEBENCH_DATA_DIR": "", "HF_HUB_OFFLINE": "1"})
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert "field 'dataset'" in proc.stderr and "cannot load the real data" in proc.stderr and "DEBENCH_DATA_DIR" in proc.stderr

@@ -267,3 +267,14 @@ def test_samples_load_for_every_task() -> None:
     for t in all_tasks():
         ds = load_sample(t)
         assert ds.is_sample and ds.docs, t.name
+
+
+def test_data_stats_script_checks_the_papers() -> None:
+    import subprocess
+    import sys
+
+    real_data_dir("debatrix_panelbench")
+    script = Path(__file__).resolve().parent.parent / "scripts" / "data_stats.py"
+    proc = subprocess.run([sys.executable, str(script), "--data-dir", str(DATA_DIR)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "all checks hold" in proc.stdout and "BAD" not in proc.stdout

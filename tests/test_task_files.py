@@ -100,3 +100,12 @@ def test_tasks_command_lists_descriptions() -> None:
     assert proc.returncode == 0, proc.stderr
     line = next(l for l in proc.stdout.splitlines() if l.startswith("ibm_speech_likert "))
     assert "Rate IBM debate opening speeches" in line
+
+
+def test_committed_json_schemas_are_current() -> None:
+    import subprocess
+    import sys
+
+    script = Path(__file__).resolve().parent.parent / "scripts" / "write_schemas.py"
+    proc = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout

@@ -63,15 +63,15 @@ class ValidatedSubmission:
 
 
 class _DataCache:
-    """Real data sets loaded once per (task adapter, location) across many validations."""
+    """Real data sets loaded once per (data dir, adapter, location, options) across many validations."""
 
     def __init__(self) -> None:
-        self._cache: dict[tuple[str, str, str], LoadedDataset] = {}
+        self._cache: dict[tuple[str, str, str, str], LoadedDataset] = {}
 
     def get(self, task: TaskConfig, data_dir: str | Path | None) -> LoadedDataset:
         from debench.data.loading import load_task_data
 
-        key = (task.dataset.adapter, task.dataset.local_dir, json.dumps(task.dataset.options, sort_keys=True))
+        key = (str(data_dir), task.dataset.adapter, task.dataset.local_dir, json.dumps(task.dataset.options, sort_keys=True))
         if key not in self._cache:
             source = "local" if data_dir else "hub"
             self._cache[key] = load_task_data(task, source, data_dir)  # type: ignore[arg-type]
@@ -147,8 +147,9 @@ def _real_data(task: TaskConfig, results: Results, path: Path, data_dir: str | P
         raise _err(path, "dataset.is_sample", "results on debench's small sample data cannot enter the leaderboard; run on the real data (set DEBENCH_DATA_DIR)")
     try:
         real = _DATA.get(task, data_dir)
-    except UserError as exc:
-        raise _err(path, "dataset", f"cannot load the real data of task {task.name} to check against ({exc}); set DEBENCH_DATA_DIR or --data-dir") from None
+    except Exception as exc:  # noqa: BLE001 - a user error, or the Hub unreachable / offline
+        reason = str(exc) if isinstance(exc, UserError) else f"{type(exc).__name__} from the Hub"
+        raise _err(path, "dataset", f"cannot load the real data of task {task.name} to check against ({_short(reason, 120)}); set DEBENCH_DATA_DIR or --data-dir") from None
     if ds.content_hash != real.content_hash:
         raise _err(path, "dataset.content_hash", f"data set hash {ds.content_hash} differs from the real data's {real.content_hash}")
     if ds.n_docs_total != len(real.docs):
@@ -221,7 +222,7 @@ def _read_samples(samples: Path, task: TaskConfig, docs: list[Doc], all_docs: li
                 raise _err(
                     samples,
                     "prediction",
-                    f"line {n}: the recorded {rec.status} {json.dumps(recorded)} for '{doc_id}' does not follow from its response (the task's parser reads {shown})",
+                    f"line {n}: prediction {json.dumps(recorded)} (status {rec.status}) for '{doc_id}' does not follow from its response: the task's parser reads {shown}",
                 )
     missing = [d.doc_id for d in docs if d.doc_id not in first_line]
     if missing:
