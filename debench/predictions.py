@@ -13,6 +13,7 @@ from typing import Any
 
 from debench.data.base import Doc
 from debench.errors import UserError
+from debench.jsonl import iter_jsonl_objects
 from debench.parsing import ParseFailure, check_shape, parse_answer
 from debench.samples import SampleRecord
 from debench.task import TaskConfig
@@ -34,22 +35,8 @@ def load_predictions(path: Path, task: TaskConfig, docs: list[Doc]) -> list[Samp
     """Records aligned with ``docs``; every doc must appear exactly once, no unknown doc_id."""
     by_id = {d.doc_id: d for d in docs}
     seen: dict[str, SampleRecord] = {}
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise UserError("predictions file not found", path=str(path)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"cannot read predictions ({exc.__class__.__name__})", path=str(path)) from None
-    for n, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+    for n, obj in iter_jsonl_objects(path, "predictions"):
         where = f"line {n}"
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise UserError(f"{where}: not valid JSON ({exc.msg})", path=str(path)) from None
-        if not isinstance(obj, dict):
-            raise UserError(f"{where}: expected a JSON object", path=str(path))
         doc_id = obj.get("doc_id")
         if not isinstance(doc_id, (str, int)) or isinstance(doc_id, bool):
             raise UserError(f"{where}: missing or non-string doc_id", path=str(path), field="doc_id")

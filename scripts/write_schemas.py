@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 from debench.leaderboard.build import SCHEMA_PATH as LEADERBOARD_SCHEMA_PATH
 from debench.leaderboard.build import leaderboard_json_schema

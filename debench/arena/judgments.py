@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from debench.errors import UserError
+from debench.jsonl import iter_jsonl_objects
 
 
 class Judgment(BaseModel):
@@ -25,19 +25,9 @@ class Judgment(BaseModel):
 
 
 def load_judgments(path: Path) -> list[Judgment]:
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"cannot read judgments ({exc.__class__.__name__})", path=str(path)) from None
     out: list[Judgment] = []
     seen: set[tuple[str, str, str]] = set()
-    for n, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise UserError(f"line {n}: not valid JSON ({exc.msg})", path=str(path)) from None
+    for n, obj in iter_jsonl_objects(path, "judgments"):
         try:
             j = Judgment.model_validate(obj)
         except ValidationError as exc:

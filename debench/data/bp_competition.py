@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from debench.data.base import Doc, Speech, register_adapter
-from debench.data.debateart import read_csv, read_yaml
+from debench.data.files import panelbench_info_slide, read_csv, read_panelbench_debate
 from debench.data.transcript import format_transcript
 from debench.errors import DataError
 
@@ -59,14 +59,7 @@ def load_bp(directory: Path) -> list[Doc]:
     rounds = round_names(directory)
     docs = []
     for doc_id in sorted(gold):
-        mpath = directory / "motion" / f"{doc_id}.yml"
-        spath = directory / "speech" / f"{doc_id}.yml"
-        motion = read_yaml(mpath)
-        if not isinstance(motion, dict) or "motion" not in motion:
-            raise DataError("missing key", path=str(mpath), field="motion")
-        raw = read_yaml(spath)
-        if not isinstance(raw, list):
-            raise DataError("expected a list of speeches", path=str(spath))
+        motion, raw, _, spath = read_panelbench_debate(directory, doc_id)
         speeches = []
         for k, item in enumerate(raw):
             if not isinstance(item, dict) or "speaker_name" not in item or "content" not in item:
@@ -77,13 +70,12 @@ def load_bp(directory: Path) -> list[Doc]:
             speeches.append(Speech(speaker=str(item["speaker_name"]), side=team, text=str(item["content"])))
         if tuple(s.side for s in speeches) != ORDER:
             raise DataError(f"speeches are not in BP order {'-'.join(ORDER)}", path=str(spath), field="speaker_name")
-        info = str(motion.get("info_slide") or "")
         docs.append(
             Doc(
                 doc_id=doc_id,
                 fields={
                     "motion": str(motion["motion"]),
-                    "info_slide": "" if info.strip().lower().rstrip(".") in ("", "no information") else info,
+                    "info_slide": panelbench_info_slide(motion),
                     "round": rounds.get(doc_id, ""),
                     "transcript": format_transcript(speeches, speech_label),
                 },

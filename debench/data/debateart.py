@@ -11,37 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-import yaml
-
 from debench.data.base import Doc, Speech, register_adapter
+from debench.data.files import panelbench_info_slide, read_csv, read_panelbench_debate
 from debench.data.transcript import format_transcript
 from debench.errors import DataError
 
 LABELS = {0.0: "pro", 0.5: "tie", 1.0: "con"}
 DIMENSIONS = ("general", "argument", "source", "language")
-
-
-def read_yaml(path: Path) -> Any:
-    try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataError("file not found", path=str(path)) from None
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise DataError(f"not readable YAML ({exc.__class__.__name__})", path=str(path)) from None
-
-
-def read_csv(path: Path, required: list[str]) -> pd.DataFrame:
-    try:
-        df = pd.read_csv(path)
-    except FileNotFoundError:
-        raise DataError("file not found", path=str(path)) from None
-    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
-        raise DataError(f"not a readable CSV ({exc.__class__.__name__})", path=str(path)) from None
-    missing = [c for c in required if c not in df.columns]
-    if missing:
-        raise DataError(f"missing column(s) {', '.join(missing)}", path=str(path), field=missing[0])
-    return df
 
 
 def gold_table(directory: Path, dimension: str) -> dict[str, dict[str, Any]]:
@@ -87,16 +63,9 @@ def load_debateart(directory: Path, dimension: str = "general") -> list[Doc]:
     gold = gold_table(directory, dimension)
     docs = []
     for doc_id in sorted(gold):
-        mpath = directory / "motion" / f"{doc_id}.yml"
-        spath = directory / "speech" / f"{doc_id}.yml"
-        motion = read_yaml(mpath)
-        if not isinstance(motion, dict) or "motion" not in motion:
-            raise DataError("missing key", path=str(mpath), field="motion")
+        motion, raw, mpath, spath = read_panelbench_debate(directory, doc_id)
         pro = _names(motion.get("pro_side"), mpath, "pro_side")
         con = _names(motion.get("con_side"), mpath, "con_side")
-        raw = read_yaml(spath)
-        if not isinstance(raw, list):
-            raise DataError("expected a list of speeches", path=str(spath))
         speeches = []
         for k, item in enumerate(raw):
             if not isinstance(item, dict) or "debater_name" not in item or "content" not in item:
@@ -106,13 +75,12 @@ def load_debateart(directory: Path, dimension: str = "general") -> list[Doc]:
             if side is None:
                 raise DataError(f"speech {k + 1}: debater '{name}' is on neither side", path=str(spath), field="debater_name")
             speeches.append(Speech(speaker=name, side=side, text=str(item["content"])))
-        info = str(motion.get("info_slide") or "")
         docs.append(
             Doc(
                 doc_id=doc_id,
                 fields={
                     "motion": str(motion["motion"]),
-                    "info_slide": "" if info.strip().lower() in ("", "no information", "no information.") else info,
+                    "info_slide": panelbench_info_slide(motion),
                     "pro_name": ", ".join(pro),
                     "con_name": ", ".join(con),
                     "transcript": format_transcript(speeches, speech_label),

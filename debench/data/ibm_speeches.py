@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from debench.data.base import Doc, Speech, register_adapter
+from debench.data.files import read_csv
 from debench.errors import DataError
 
 REQUIRED_COLUMNS = ["id", "topic", "source", "text", "goodopeningspeech", "labeler_ids"]
@@ -36,16 +37,7 @@ def _int_list(raw: object, path: Path, row: int, column: str) -> list[int]:
 
 
 def read_speech_table(path: Path) -> pd.DataFrame:
-    try:
-        df = pd.read_csv(path, dtype={"id": str, "topic_id": str})
-    except FileNotFoundError:
-        raise DataError("file not found", path=str(path)) from None
-    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
-        raise DataError(f"not a readable CSV ({exc.__class__.__name__})", path=str(path)) from None
-    missing = [c for c in REQUIRED_COLUMNS if c not in df.columns]
-    if missing:
-        raise DataError(f"missing column(s) {', '.join(missing)}", path=str(path), field=missing[0])
-    return df
+    return read_csv(path, REQUIRED_COLUMNS, dtype={"id": str, "topic_id": str})
 
 
 @register_adapter("ibm_speeches", patterns=[DATA_FILE])
