@@ -163,3 +163,41 @@ def test_resume_after_interruption_loses_and_duplicates_nothing(tmp_path: Path, 
     assert n_resumed == limit - len(before)  # finished samples were not asked again
     results = json.loads(next(tmp_path.glob("openai__stub/results_*.json")).read_text())
     assert results["n_samples"] == limit
+
+
+def test_permanent_errors_fail_fast(tmp_path: Path) -> None:
+    """A 404 (unknown model) is not retried: exactly one request per sample, recorded as an error."""
+    import http.server
+    import threading
+
+    hits: list[str] = []
+
+    class NotFound(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+            self.rfile.read(int(self.headers.get("content-length", 0)))
+            hits.append(self.path)
+            body = b'{"error": {"message": "model not found", "type": "invalid_request_error", "code": "model_not_found"}}'
+            self.send_response(404)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), NotFound)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        real_data_dir("ibm_debate_speeches")
+        task, path = load_task("ibm_speech_likert")
+        model = make_model("openai/missing", api_bases=[f"http://127.0.0.1:{server.server_address[1]}/v1"], model_args=parse_model_args(FAST_RETRY))
+        opts = EvalOptions(output_dir=tmp_path, limit=3, concurrency=1, data_source="local", data_dir=str(DATA_DIR), progress=False, n_bootstrap=10)
+        out = asyncio.run(evaluate_task(task, path, model, opts))
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert len(hits) == 3  # max_retries=4 was allowed, none was used
+    assert out.results.n_errors == 3
+    assert all(r.status == "error" and "NotFoundError" in r.error for r in read_records(out.samples_path))
