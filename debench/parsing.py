@@ -6,14 +6,13 @@ A failed parse returns ``ParseResult(ok=False)``; it is counted, never scored as
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from debench.task import ParserConfig
+from debench.transforms import TRANSFORMS, ParseFailure
 
 
 @dataclass(frozen=True)
@@ -21,60 +20,6 @@ class ParseResult:
     ok: bool
     value: Any = None
     reason: str | None = None
-
-
-class ParseFailure(ValueError):
-    pass
-
-
-Transform = Callable[[re.Match[str], dict[str, Any]], Any]
-TRANSFORMS: dict[str, Transform] = {}
-
-
-def register_transform(name: str) -> Callable[[Transform], Transform]:
-    def deco(fn: Transform) -> Transform:
-        TRANSFORMS[name] = fn
-        return fn
-
-    return deco
-
-
-@register_transform("compare_scores")
-def _compare_scores(m: re.Match[str], args: dict[str, Any]) -> str:
-    """Two numbers (groups ``first``/``second`` or 1/2) -> the side with the higher score.
-
-    ``labels`` names the two sides (default ``[pro, con]``); a difference within ``tie_band``
-    (default 0) is a tie.
-    """
-    labels = args.get("labels", ["pro", "con"])
-    band = float(args.get("tie_band", 0))
-    try:
-        a, b = float(m.group(1)), float(m.group(2))
-    except (IndexError, TypeError, ValueError):
-        raise ParseFailure("expected two scores") from None
-    lo, hi = args.get("range", [1, 10])
-    if not (lo <= a <= hi and lo <= b <= hi):
-        raise ParseFailure(f"scores outside {lo}-{hi}")
-    if abs(a - b) <= band:
-        return args.get("tie", "tie")
-    return labels[0] if a > b else labels[1]
-
-
-@register_transform("json")
-def _json(m: re.Match[str], args: dict[str, Any]) -> Any:
-    """The matched group parsed as JSON (lists of houses, role->score objects)."""
-    try:
-        return json.loads(m.group(args.get("group", 1)))
-    except json.JSONDecodeError:
-        raise ParseFailure("matched text is not valid JSON") from None
-
-
-@register_transform("split_list")
-def _split_list(m: re.Match[str], args: dict[str, Any]) -> list[str]:
-    """A delimited list such as ``OG > CG > OO > CO`` -> ``["OG", "CG", "OO", "CO"]``."""
-    sep = args.get("separator", r"[>,;\s]+")
-    parts = [p for p in re.split(sep, m.group(args.get("group", 1))) if p.strip()]
-    return [p.strip() for p in parts]
 
 
 _FLAGS = {"IGNORECASE": re.IGNORECASE, "MULTILINE": re.MULTILINE, "DOTALL": re.DOTALL}

@@ -8,16 +8,12 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from debench.data.base import Doc
-from debench.metrics.base import get_metric
+from debench.metrics.base import STATUS_METRICS, get_metric
 from debench.metrics.bootstrap import point_and_ci, proportion_ci
 from debench.metrics.reports import get_report
 from debench.samples import SampleRecord
 from debench.task import TaskConfig
 
-STATUS_METRICS = {
-    "parse_failure_rate": "share of answered samples whose answer could not be parsed",
-    "completion_rate": "share of samples whose prompt fit the model's context window",
-}
 
 
 class MetricValue(BaseModel):

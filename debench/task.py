@@ -106,7 +106,7 @@ class ParserConfig(_Strict):
     @field_validator("transform")
     @classmethod
     def _transform_known(cls, v: str | None) -> str | None:
-        from debench.parsing import TRANSFORMS
+        from debench.transforms import TRANSFORMS
 
         if v is not None and v not in TRANSFORMS:
             raise ValueError(f"unknown transform '{v}' (known: {', '.join(sorted(TRANSFORMS))})")
@@ -197,7 +197,7 @@ class TaskConfig(_Strict):
     def _metrics_known(cls, v: list[MetricConfig]) -> list[MetricConfig]:
         from debench.metrics.base import metric_names
 
-        from debench.scoring import STATUS_METRICS
+        from debench.metrics.base import STATUS_METRICS
 
         known = set(metric_names()) | set(STATUS_METRICS)
         for m in v:

@@ -41,6 +41,12 @@ class Metric:
 
 _METRICS: dict[str, Metric] = {}
 
+STATUS_METRICS = {
+    "parse_failure_rate": "share of answered samples whose answer could not be parsed",
+    "completion_rate": "share of samples whose prompt fit the model's context window",
+}
+"""Rates computed from the samples' statuses rather than from predictions (see ``debench.scoring``)."""
+
 
 def register_metric(metric: Metric) -> Metric:
     _METRICS[metric.name] = metric
