@@ -3,6 +3,11 @@
 Key = sha256 of the model identity (name, api base, model args), the messages, every generation
 setting and the grammar text. Only successful responses are stored. A cached rerun makes no
 request.
+
+Writes are batched: a response is held in memory (and served from there) until 64 are pending or
+0.25 s have passed, then all are written in one transaction; ``close`` writes the rest. A hard
+kill loses at most that batch of *cache* entries — never a sample (the samples log is written
+line by line) — and those documents are asked again only if their samples are missing too.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +41,9 @@ def cache_key(identity: dict[str, Any], messages: list[dict[str, str]], generati
 
 
 class ResponseCache:
+    FLUSH_EVERY = 64
+    FLUSH_AFTER_S = 0.25
+
     def __init__(self, path: Path | str | None = None):
         self.path = Path(path) if path else default_cache_path()
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -44,20 +53,36 @@ class ResponseCache:
         self._db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, value TEXT NOT NULL, created REAL DEFAULT (julianday('now')))")
         self.hits = 0
         self.misses = 0
+        self._pending: dict[str, str] = {}
+        self._last_flush = time.monotonic()
 
     def get(self, key: str) -> ModelResponse | None:
-        row = self._db.execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
-        if row is None:
+        value = self._pending.get(key)
+        if value is None:
+            row = self._db.execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
+            value = None if row is None else row[0]
+        if value is None:
             self.misses += 1
             return None
         self.hits += 1
-        return ModelResponse.model_validate_json(row[0])
+        return ModelResponse.model_validate_json(value)
 
     def put(self, key: str, response: ModelResponse) -> None:
-        self._db.execute(
-            "INSERT OR REPLACE INTO responses (key, value) VALUES (?, ?)",
-            (key, response.model_dump_json()),
-        )
+        self._pending[key] = response.model_dump_json()
+        if len(self._pending) >= self.FLUSH_EVERY or time.monotonic() - self._last_flush >= self.FLUSH_AFTER_S:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the pending responses in one transaction."""
+        self._last_flush = time.monotonic()
+        if not self._pending:
+            return
+        rows = list(self._pending.items())
+        self._pending.clear()
+        with self._db:  # BEGIN ... COMMIT
+            self._db.execute("BEGIN")
+            self._db.executemany("INSERT OR REPLACE INTO responses (key, value) VALUES (?, ?)", rows)
 
     def close(self) -> None:
+        self.flush()
         self._db.close()

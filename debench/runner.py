@@ -119,6 +119,7 @@ async def run_samples(
         log_.close()
         if cache is not None:
             cache.close()
+        await model.aclose()  # release pooled connections; a model reopens them on its next call
     log_.compact(order)
     records = [log_.existing[d] for d in order if d in log_.existing]
     return records, ctx

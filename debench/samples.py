@@ -10,7 +10,7 @@ document, in data set order.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -39,31 +39,47 @@ class SampleRecord(BaseModel):
     """Intermediate calls of multi-step judge methods (e.g. Debatrix analyses)."""
 
 
-def read_records(path: Path, *, repair: bool = False) -> list[SampleRecord]:
-    """All complete records in file order. With ``repair``, a torn final line is cut off."""
+def _complete_lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """(offset, line) of every newline-terminated line, read in chunks; a torn last line is left out."""
+    with open(path, "rb") as fh:
+        offset = 0
+        for line in fh:
+            if not line.endswith(b"\n"):
+                return  # torn last line: it was being written when the process died
+            yield offset, line
+            offset += len(line)
+
+
+def _scan(path: Path) -> Iterator[tuple[int, int, SampleRecord]]:
+    """(offset, length, record) of each good line, stopping at the first corrupt one."""
     if not path.exists():
-        return []
+        return
+    for offset, line in _complete_lines(path):
+        if not line.strip():
+            continue
+        try:
+            record = SampleRecord.model_validate_json(line)
+        except ValueError:
+            return  # a corrupt line: keep everything before it
+        yield offset, len(line), record
+
+
+def read_records(path: Path, *, repair: bool = False) -> list[SampleRecord]:
+    """All complete records in file order. With ``repair``, a torn or corrupt tail is cut off."""
     records: list[SampleRecord] = []
     good_end = 0
-    with open(path, "rb") as fh:
-        data = fh.read()
-    pos = 0
-    while pos < len(data):
-        nl = data.find(b"\n", pos)
-        if nl == -1:
-            break  # torn last line: no newline, it was being written when the process died
-        line = data[pos:nl].strip()
-        if line:
-            try:
-                records.append(SampleRecord.model_validate_json(line))
-            except ValueError:
-                break  # a corrupt line: keep everything before it
-        pos = nl + 1
-        good_end = pos
-    if repair and good_end < len(data):
+    for offset, length, record in _scan(path):
+        records.append(record)
+        good_end = offset + length
+    if repair:
+        _truncate_after(path, good_end)
+    return records
+
+
+def _truncate_after(path: Path, good_end: int) -> None:
+    if path.exists() and path.stat().st_size > good_end:
         with open(path, "r+b") as fh:
             fh.truncate(good_end)
-    return records
 
 
 def latest_by_doc(records: Iterable[SampleRecord]) -> dict[str, SampleRecord]:
@@ -73,11 +89,26 @@ def latest_by_doc(records: Iterable[SampleRecord]) -> dict[str, SampleRecord]:
     return out
 
 
+def slim(record: SampleRecord) -> SampleRecord:
+    """The record without its prompt messages and intermediate steps: what scoring needs, kept in
+    memory (the full record is in the log), so memory does not grow with prompt sizes."""
+    if record.messages is None and not record.steps:
+        return record
+    return record.model_copy(update={"messages": None, "steps": []})
+
+
 class SampleLog:
+    """The append-only log of one run. ``existing`` maps doc_id to its latest record, slimmed."""
+
     def __init__(self, path: Path):
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.existing = latest_by_doc(read_records(path, repair=True))
+        self.existing: dict[str, SampleRecord] = {}
+        good_end = 0
+        for offset, length, record in _scan(path):
+            self.existing[record.doc_id] = slim(record)
+            good_end = offset + length
+        _truncate_after(path, good_end)
         self._fh = open(path, "a", encoding="utf-8")
 
     def finished_ids(self) -> set[str]:
@@ -86,25 +117,33 @@ class SampleLog:
     def append(self, record: SampleRecord) -> None:
         self._fh.write(record.model_dump_json() + "\n")
         self._fh.flush()
-        self.existing[record.doc_id] = record
+        self.existing[record.doc_id] = slim(record)
 
     def close(self) -> None:
         if not self._fh.closed:
             self._fh.close()
 
     def compact(self, order: list[str]) -> None:
-        """Rewrite as one line per document (latest record), in ``order``; atomic."""
+        """Rewrite as one line per document (its latest line, bytes unchanged), in ``order``; atomic.
+
+        Streams: only the offset of each document's latest line is held in memory.
+        """
         self.close()
-        latest = latest_by_doc(read_records(self.path))
+        latest: dict[str, tuple[int, int]] = {}
+        for offset, length, record in _scan(self.path):
+            latest[record.doc_id] = (offset, length)
+        in_order = set(order)
+        ids = [d for d in order if d in latest] + [d for d in latest if d not in in_order]
+        if ids == list(latest) and len(latest) == sum(1 for _ in _complete_lines(self.path)):
+            with open(self.path, "rb+") as fh:  # already one line per document, in order
+                os.fsync(fh.fileno())
+            return
         tmp = self.path.with_suffix(self.path.suffix + ".tmp")
-        with open(tmp, "w", encoding="utf-8") as fh:
-            for doc_id in order:
-                if doc_id in latest:
-                    fh.write(latest[doc_id].model_dump_json() + "\n")
-            in_order = set(order)
-            for doc_id, rec in latest.items():
-                if doc_id not in in_order:
-                    fh.write(rec.model_dump_json() + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
+        with open(self.path, "rb") as src, open(tmp, "wb") as dst:
+            for doc_id in ids:
+                offset, length = latest[doc_id]
+                src.seek(offset)
+                dst.write(src.read(length))
+            dst.flush()
+            os.fsync(dst.fileno())
         os.replace(tmp, self.path)

@@ -94,8 +94,10 @@ async def cached_generate(
     if before_request is not None:
         before_request()
     started = time.perf_counter()
+    # model_construct: the fields are already validated objects (validating again re-checks the
+    # whole task config, templates included, on every call)
     response = await model.generate(
-        Request(messages=messages, generation=generation, doc=doc, task=task, grammar_text=grammar_text)
+        Request.model_construct(messages=messages, generation=generation, doc=doc, task=task, grammar_text=grammar_text)
     )
     if key is not None and cache is not None:
         cache.put(key, response)

@@ -46,26 +46,40 @@ def make_model(spec: str, *, api_bases: list[str] | None = None, api_key: str | 
 
         return make_baseline(spec.removeprefix("baseline/"), seed)
     if spec.startswith("local/"):
-        from debench.models.local import LocalModel
+        from debench.models.local import DEFAULT_N_PARALLEL, LocalModel
 
         return LocalModel(
             spec.removeprefix("local/"),
-            n_parallel=int(args.pop("n_parallel", 1)),
+            n_parallel=int(args.pop("n_parallel", DEFAULT_N_PARALLEL)),
             n_ctx=args.pop("n_ctx", None),
             retry=retry,
             seed=seed,
         )
     if not spec or "/" not in spec and not spec[0].isalpha():
         raise UserError(f"'{spec}' is not a model string")
+    common: dict[str, Any] = {
+        "api_key": api_key,
+        "retry": retry,
+        "send_grammar": bool(args.pop("grammar", False)),
+        "context_window": args.pop("context_window", None),
+        "seed": seed,
+    }
+    if _use_http_client(spec, api_bases, str(args.pop("client", "auto"))):
+        from debench.models.openai_http import OpenAIHTTPModel
+
+        assert api_bases is not None
+        return OpenAIHTTPModel(spec, api_base=api_bases[0], extra=args or None, **common)
     from debench.models.litellm_model import LiteLLMModel
 
-    return LiteLLMModel(
-        spec,
-        api_bases=api_bases,
-        api_key=api_key,
-        retry=retry,
-        send_grammar=bool(args.pop("grammar", False)),
-        context_window=args.pop("context_window", None),
-        extra=args or None,
-        seed=seed,
-    )
+    return LiteLLMModel(spec, api_bases=api_bases, extra=args or None, **common)
+
+
+def _use_http_client(spec: str, api_bases: list[str] | None, client: str) -> bool:
+    """``client=auto`` (default): the direct HTTP client for ``openai/<name>`` with one ``--api-base``;
+    litellm for everything else (providers, several load-balanced bases). ``client=http|litellm`` forces."""
+    if client not in ("auto", "http", "litellm"):
+        raise UserError(f"--model-args client={client}: expected auto, http or litellm")
+    eligible = spec.startswith("openai/") and api_bases is not None and len(api_bases) == 1
+    if client == "http" and not eligible:
+        raise UserError("--model-args client=http needs an openai/<name> model and exactly one --api-base")
+    return eligible and client != "litellm"

@@ -6,24 +6,25 @@ off) so that every sample's attempts are counted, capped and logged.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import random
 from typing import Any
 
-from debench.models.base import (
-    ContextOverflow,
-    Model,
-    ModelResponse,
-    PermanentModelError,
-    Request,
-    Usage,
+from debench.models.base import Model, ModelResponse, Request, Usage
+from debench.models.retry import (
+    FailureKind,
+    RetryPolicy,
+    TransientModelError,
+    call_with_retries,
+    retry_after_from_exception,
 )
-from debench.models.retry import RetryPolicy, retry_after_from_exception
 from debench.prompts import Message
 
 log = logging.getLogger(__name__)
+
+__all__ = ["LiteLLMModel", "TransientModelError", "classify_exception"]
+_UNKNOWN = object()
 
 
 def _litellm():  # imported lazily: it is slow to import and baselines never need it
@@ -34,7 +35,7 @@ def _litellm():  # imported lazily: it is slow to import and baselines never nee
     return litellm
 
 
-def classify_exception(exc: BaseException) -> str:
+def classify_exception(exc: BaseException) -> FailureKind:
     """'context' | 'permanent' | 'transient'."""
     litellm = _litellm()
     if isinstance(exc, litellm.ContextWindowExceededError):
@@ -53,10 +54,6 @@ def classify_exception(exc: BaseException) -> str:
     if isinstance(status, int) and 400 <= status < 500 and status not in (408, 409, 429):
         return "permanent"
     return "transient"
-
-
-class TransientModelError(Exception):
-    pass
 
 
 class LiteLLMModel(Model):
@@ -81,6 +78,7 @@ class LiteLLMModel(Model):
         self.retry = retry or RetryPolicy()
         self.send_grammar = send_grammar
         self._context_window = context_window
+        self._window_lookup: object = _UNKNOWN
         self.extra = dict(extra or {})
         self._rng = random.Random(seed)
         self._router: Any = None
@@ -102,13 +100,16 @@ class LiteLLMModel(Model):
         return None
 
     def context_window(self) -> int | None:
+        """The input token limit from litellm's model table (looked up once per model)."""
         if self._context_window is not None:
             return self._context_window
-        try:
-            info = _litellm().get_model_info(self.litellm_name)
-        except Exception:  # noqa: BLE001 - unknown model: no limit known
-            return None
-        return info.get("max_input_tokens") or info.get("max_tokens")
+        if self._window_lookup is _UNKNOWN:
+            try:
+                info = _litellm().get_model_info(self.litellm_name)
+                self._window_lookup = info.get("max_input_tokens") or info.get("max_tokens")
+            except Exception:  # noqa: BLE001 - unknown model: no limit known
+                self._window_lookup = None
+        return self._window_lookup  # type: ignore[return-value]
 
     def count_tokens(self, messages: list[Message]) -> int | None:
         try:
@@ -164,28 +165,14 @@ class LiteLLMModel(Model):
         return await _litellm().acompletion(model=self.litellm_name, **params)
 
     async def generate(self, request: Request) -> ModelResponse:
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                response = await self._call_once(request)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - classified below
-                kind = classify_exception(exc)
-                if kind == "context":
-                    raise ContextOverflow(str(exc).splitlines()[0][:300]) from exc
-                if kind == "permanent":
-                    raise PermanentModelError(f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}") from exc
-                if attempt > self.retry.max_retries:
-                    raise TransientModelError(
-                        f"gave up after {attempt} attempts: {type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
-                    ) from exc
-                wait = self.retry.backoff(attempt, self._rng, retry_after_from_exception(exc))
-                log.debug("attempt %d failed (%s); retrying in %.2fs", attempt, type(exc).__name__, wait)
-                await asyncio.sleep(wait)
-                continue
-            return self._to_response(response, attempt)
+        response, attempts = await call_with_retries(
+            lambda: self._call_once(request),
+            policy=self.retry,
+            rng=self._rng,
+            classify=classify_exception,
+            retry_after=retry_after_from_exception,
+        )
+        return self._to_response(response, attempts)
 
     def _to_response(self, response: Any, attempts: int) -> ModelResponse:
         choice = response.choices[0]

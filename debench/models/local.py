@@ -11,19 +11,26 @@ from debench.models.litellm_model import LiteLLMModel
 from debench.models.retry import RetryPolicy
 
 LOCAL_MODELS = {"smollm2": "SmolLM2-135M-Instruct.Q4_1.gguf"}
+DEFAULT_N_PARALLEL = 1
+"""llama.cpp slots (and requests in flight). Measured by ``python -m benchmarks`` on 2 cores with
+real IBM speeches: 4 slots at concurrency 4 judge no faster than 1 slot at concurrency 1 (prompt
+processing, ~1,000 tokens a speech, is compute-bound and already batched within one request;
+parallel slots only batch the few generated tokens) and cost 4x the KV-cache memory, so 1 stays
+the default; ``--model-args n_parallel=4`` (with ``--concurrency 4``) is there for more cores."""
 
 
 class LocalModel(LiteLLMModel):
     kind = "local"
     default_concurrency = 1
 
-    def __init__(self, short: str, *, n_parallel: int = 1, n_ctx: int | None = None, retry: RetryPolicy | None = None, seed: int = 0):
+    def __init__(self, short: str, *, n_parallel: int = DEFAULT_N_PARALLEL, n_ctx: int | None = None, retry: RetryPolicy | None = None, seed: int = 0):
         if short not in LOCAL_MODELS:
             raise UserError(f"unknown local model 'local/{short}' (known: {', '.join('local/' + k for k in LOCAL_MODELS)})")
         super().__init__(f"local/{short}", retry=retry or RetryPolicy(max_retries=2, timeout=600.0), send_grammar=True, seed=seed)
         self.litellm_name = f"openai/{short}"
         self.short = short
         self.n_parallel = n_parallel
+        self.default_concurrency = n_parallel
         self.n_ctx = n_ctx
         self._server: Any = None
 

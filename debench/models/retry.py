@@ -1,12 +1,28 @@
-"""Retry policy: exponential backoff with jitter, honouring Retry-After, capped."""
+"""Retry policy: exponential backoff with jitter, honouring Retry-After, capped; and the one retry
+loop every network model uses (litellm or the direct HTTP client), so that both classify, wait,
+cap and count attempts the same way."""
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
+import logging
 import random
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, TypeVar
+
+from debench.models.base import ContextOverflow, PermanentModelError
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+FailureKind = Literal["context", "permanent", "transient"]
+
+
+class TransientModelError(Exception):
+    """A transient failure (rate limit, 5xx, dropped connection, timeout) still failing at the cap."""
 
 
 @dataclass(frozen=True)
@@ -67,3 +83,42 @@ def retry_after_from_exception(exc: BaseException) -> float | None:
         except (TypeError, ValueError):
             continue
     return None
+
+
+def _first_line(exc: BaseException, limit: int) -> str:
+    text = str(exc)
+    return text.splitlines()[0][:limit] if text else ""
+
+
+async def call_with_retries(
+    call: Callable[[], Awaitable[T]],
+    *,
+    policy: RetryPolicy,
+    rng: random.Random,
+    classify: Callable[[BaseException], FailureKind],
+    retry_after: Callable[[BaseException], float | None],
+) -> tuple[T, int]:
+    """Run ``call`` until it succeeds; returns (result, attempts).
+
+    A context overflow raises ``ContextOverflow`` and a permanent error ``PermanentModelError`` at
+    once; a transient one is retried after ``policy.backoff`` (honouring Retry-After), at most
+    ``policy.max_retries`` times, then raises ``TransientModelError``.
+    """
+    attempt = 0
+    while True:
+        attempt += 1
+        try:
+            return await call(), attempt
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - classified below
+            kind = classify(exc)
+            if kind == "context":
+                raise ContextOverflow(_first_line(exc, 300)) from exc
+            if kind == "permanent":
+                raise PermanentModelError(f"{type(exc).__name__}: {_first_line(exc, 300)}") from exc
+            if attempt > policy.max_retries:
+                raise TransientModelError(f"gave up after {attempt} attempts: {type(exc).__name__}: {_first_line(exc, 200)}") from exc
+            wait = policy.backoff(attempt, rng, retry_after(exc))
+            log.debug("attempt %d failed (%s); retrying in %.2fs", attempt, type(exc).__name__, wait)
+            await asyncio.sleep(wait)

@@ -13,8 +13,11 @@ run in the foreground as a separate process (``python -m debench.testing.stub_se
 first line it prints is the base URL.
 
 Endpoints: ``POST /v1/chat/completions`` (also ``/chat/completions``), ``GET /v1/models`` (also
-``/models``), ``GET /health`` and ``GET /_stub/stats`` (the statistics as JSON, without request bodies).
-Only the completion endpoints are subject to latency and faults.
+``/models``), ``GET /health``, ``GET /_stub/stats`` (the statistics as JSON, without request bodies),
+``POST /_stub/reset`` (zero the statistics) and ``POST /_stub/config`` (change the latency or the
+fault plan of a running server, see ``StubConfig``). Only the completion endpoints are subject to
+latency and faults. ``StubProcess`` runs the server in a child process (so that a client in this
+process does not share its interpreter) and drives it through these endpoints.
 
 Faults are decided per completion request, in this order of precedence:
 
@@ -38,9 +41,11 @@ import itertools
 import json
 import random
 import signal
+import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -56,6 +61,8 @@ __all__ = [
     "FaultPlan",
     "Outcome",
     "Responder",
+    "StubConfig",
+    "StubProcess",
     "StubServer",
     "StubStats",
     "cycle_responder",
@@ -205,6 +212,15 @@ class FaultPlan(BaseModel):
         return self
 
 
+class StubConfig(BaseModel):
+    """The body of ``POST /_stub/config``: what to change on a running server (None = keep)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    latency: float | None = Field(default=None, ge=0.0)
+    faults: FaultPlan | None = None
+
+
 class _FaultState:
     """The mutable side of a ``FaultPlan``: script cursor and attempts per prompt."""
 
@@ -254,6 +270,17 @@ class StubStats:
     in_flight: int = 0
     peak_in_flight: int = 0
     requests: list[dict[str, Any]] = field(default_factory=list)
+    first_request_at: float | None = None
+    """``time.monotonic()`` when the first completion request arrived (system-wide clock)."""
+    last_response_at: float | None = None
+    """``time.monotonic()`` when the last completion request was answered (or dropped)."""
+
+    @property
+    def window_s(self) -> float | None:
+        """Seconds from the first request's arrival to the last answer: the busy window clients see."""
+        if self.first_request_at is None or self.last_response_at is None:
+            return None
+        return max(0.0, self.last_response_at - self.first_request_at)
 
     def attempts(self, messages: Any) -> int:
         """How many requests carried these ``messages``."""
@@ -267,6 +294,9 @@ class StubStats:
             "attempts_per_prompt": self.attempts_per_prompt,
             "in_flight": self.in_flight,
             "peak_in_flight": self.peak_in_flight,
+            "first_request_at": self.first_request_at,
+            "last_response_at": self.last_response_at,
+            "window_s": self.window_s,
         }
 
 
@@ -287,17 +317,24 @@ class _Recorder:
             self._attempts: dict[str, int] = {}
             self._peak = self._in_flight
             self._requests: list[dict[str, Any]] = []
+            self._first: float | None = None
+            self._last: float | None = None
 
     def enter(self) -> None:
+        now = time.monotonic()
         with self._lock:
+            if self._first is None:
+                self._first = now
             self._total += 1
             self._in_flight += 1
             if self._in_flight > self._peak:
                 self._peak = self._in_flight
 
     def leave(self) -> None:
+        now = time.monotonic()
         with self._lock:
             self._in_flight -= 1
+            self._last = now
 
     def request(self, key: str, body: dict[str, Any]) -> None:
         with self._lock:
@@ -318,6 +355,8 @@ class _Recorder:
                 in_flight=self._in_flight,
                 peak_in_flight=self._peak,
                 requests=list(self._requests),
+                first_request_at=self._first,
+                last_response_at=self._last,
             )
 
 
@@ -370,6 +409,8 @@ class _StubCore:
             app.router.add_get(f"{prefix}/models", self._models)
         app.router.add_get("/health", self._health)
         app.router.add_get("/_stub/stats", self._stats)
+        app.router.add_post("/_stub/reset", self._reset)
+        app.router.add_post("/_stub/config", self._config)
         return app
 
     async def start(self, port: int) -> tuple[web.AppRunner, int]:
@@ -394,6 +435,22 @@ class _StubCore:
 
     async def _stats(self, request: web.Request) -> web.Response:
         return web.json_response(self.recorder.snapshot().to_json())
+
+    async def _reset(self, request: web.Request) -> web.Response:
+        self.recorder.reset()
+        return web.json_response({"status": "ok"})
+
+    async def _config(self, request: web.Request) -> web.Response:
+        """Reconfigure a running server: ``{"latency": seconds, "faults": {FaultPlan fields}}``."""
+        try:
+            update = StubConfig.model_validate_json(await request.read())
+        except ValueError as exc:
+            return _error_response(400, str(exc).splitlines()[0], "invalid_request_error", None)
+        if update.latency is not None:
+            self.latency = update.latency
+        if update.faults is not None:
+            self.set_faults(update.faults)
+        return web.json_response({"latency": self.latency, "faults": self.faults.model_dump()})
 
     async def _models(self, request: web.Request) -> web.Response:
         entry = {"id": self.model, "object": "model", "created": 0, "owned_by": "debench-stub"}
@@ -639,6 +696,80 @@ def _drain_and_close(loop: asyncio.AbstractEventLoop) -> None:
         loop.run_until_complete(loop.shutdown_default_executor())
     finally:
         loop.close()
+
+
+# --------------------------------------------------------------------------------------------------
+# The server in a child process
+
+
+class StubProcess:
+    """The stub server in a child process (``python -m debench.testing.stub_server``).
+
+    Benchmarks use it so that the server never competes with the client for one interpreter.
+    ``args`` are extra CLI arguments (e.g. ``["--seed", "3"]``). Statistics, latency and faults are
+    read and changed over HTTP; ``stats`` carries no request bodies.
+    """
+
+    def __init__(self, *, latency: float = 0.0, args: Sequence[str] = (), python: str | None = None) -> None:
+        self._cmd = [python or sys.executable, "-m", "debench.testing.stub_server", "--latency", str(latency), *args]
+        self._proc: subprocess.Popen[str] | None = None
+        self.base_url = ""
+
+    def start(self) -> StubProcess:
+        self._proc = subprocess.Popen(self._cmd, stdout=subprocess.PIPE, text=True)
+        assert self._proc.stdout is not None
+        line = self._proc.stdout.readline().strip()
+        if not line.startswith("http://"):
+            self.stop()
+            raise RuntimeError(f"stub server did not start (printed {line!r})")
+        self.base_url = line
+        return self
+
+    @property
+    def pid(self) -> int:
+        assert self._proc is not None
+        return self._proc.pid
+
+    @property
+    def root_url(self) -> str:
+        return self.base_url.removesuffix("/v1")
+
+    def _call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(self.root_url + path, data=data, method=method, headers={"content-type": _JSON})
+        with urllib.request.urlopen(req, timeout=30) as resp:  # noqa: S310 - 127.0.0.1 only
+            return json.loads(resp.read())
+
+    @property
+    def stats(self) -> StubStats:
+        raw = self._call("GET", "/_stub/stats")
+        raw.pop("window_s", None)
+        return StubStats(**raw)
+
+    def reset_stats(self) -> None:
+        self._call("POST", "/_stub/reset", {})
+
+    def configure(self, *, latency: float | None = None, faults: FaultPlan | None = None) -> None:
+        self._call("POST", "/_stub/config", StubConfig(latency=latency, faults=faults).model_dump(mode="json"))
+
+    def stop(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+    def __enter__(self) -> StubProcess:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
 
 
 # --------------------------------------------------------------------------------------------------

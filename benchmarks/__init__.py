@@ -1,0 +1,1 @@
+"""Performance and fault benchmarks of the debench harness itself (``python -m benchmarks``)."""

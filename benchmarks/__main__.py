@@ -1,0 +1,187 @@
+"""``python -m benchmarks [--smoke]``: debench's performance and fault benchmarks, one table.
+
+Everything runs against the stub server in a child process on 127.0.0.1 (``StubProcess``).
+``--smoke`` is the small version CI runs (through ``tests/test_benchmarks_smoke.py``): smaller
+runs, no lm-eval, no embedded model. Writes ``benchmarks.json`` and ``benchmarks.txt`` to
+``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.faults import fault_run, kill_run
+from benchmarks.lmeval import ensure_venv
+from benchmarks.local_model import local_model_available, measure_local
+from benchmarks.memory import cached_rerun, measure_memory
+from benchmarks.report import BenchReport, Machine, format_table
+from benchmarks.throughput import run_throughput, stub_ceiling
+from benchmarks.workload import make_data
+from debench.testing.stub_server import StubProcess
+
+HERE = Path(__file__).resolve().parent
+TARGET_EFFICIENCY = 0.95
+TARGET_LMEVAL_RATIO = 2.0
+TARGET_CACHED_S = 2.0
+TARGET_RSS_MB = 300.0
+TARGET_RSS_GROWTH = 1.10
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
+    p.add_argument("--smoke", action="store_true", help="the small version (CI): no lm-eval, no embedded model")
+    p.add_argument("--out", type=Path, default=Path("runs/benchmarks"), help="where benchmarks.json / .txt go")
+    p.add_argument("--no-lmeval", action="store_true", help="skip lm-evaluation-harness")
+    p.add_argument("--no-local", action="store_true", help="skip the embedded llama.cpp model")
+    p.add_argument("--lmeval-venv", type=Path, default=HERE / ".lmeval-venv", help="throw-away venv for lm-eval (reused)")
+    p.add_argument("--data-dir", default=os.environ.get("DEBENCH_DATA_DIR") or str(HERE.parent.parent / "shared" / "datasets"),
+                   help="real data sets (for the cached ibm_speech_likert rerun and the embedded model)")  # fmt: skip
+    p.add_argument("--work", type=Path, default=None, help="keep intermediate files here (default: a temp dir)")
+    return p
+
+
+def _real_data(data_dir: str) -> Path | None:
+    path = Path(data_dir)
+    return path if (path / "ibm_debate_speeches" / "data.csv").exists() else None
+
+
+def run(args: argparse.Namespace, work: Path) -> BenchReport:
+    smoke = args.smoke
+    report = BenchReport(mode="smoke" if smoke else "full", machine=Machine.here())
+    started = time.perf_counter()
+    lmeval_python = None
+    if not smoke and not args.no_lmeval:
+        lmeval_python = ensure_venv(args.lmeval_venv)
+    real = _real_data(args.data_dir)
+    with StubProcess() as srv:
+        print("stub server ceiling ...", flush=True)
+        report.stub_ceiling_sps = stub_ceiling(srv, smoke=smoke)
+        print("throughput ...", flush=True)
+        report.throughput = run_throughput(srv, work, smoke=smoke, lmeval_python=lmeval_python)
+        _throughput_checks(report)
+
+        print("cached rerun ...", flush=True)
+        if real is not None:
+            rerun = cached_rerun(srv, work, real)
+            what = "ibm_speech_likert (631 real documents)"
+        else:
+            from benchmarks.workload import BENCH_TASK
+
+            rerun = cached_rerun(srv, work, make_data(work, 631), task=str(BENCH_TASK))
+            what = "631 synthetic documents (real data not found)"
+        report.figures["cached rerun: runner s / command docs"] = f"{rerun['runner_s']:.2f} s / {int(rerun['n_samples'])}"
+        report.check(f"fully cached rerun of {what} < {TARGET_CACHED_S:.0f} s of evaluation", rerun["runner_s"] < TARGET_CACHED_S,
+                     f"{rerun['runner_s']:.2f} s", kind="speed")  # fmt: skip
+        report.check("cached rerun makes no request", rerun["stub_requests"] == 0 and rerun["n_cached"] == rerun["n_samples"],
+                     f"{int(rerun['stub_requests'])} requests, {int(rerun['n_cached'])}/{int(rerun['n_samples'])} cached")  # fmt: skip
+
+        print("memory ...", flush=True)
+        small, large = (300, 1500) if smoke else (2000, 10000)
+        mem_small = measure_memory(srv, work, small)
+        mem_large = measure_memory(srv, work, large)
+        _memory_checks(report, mem_small, mem_large)
+
+        print("faults ...", flush=True)
+        f = fault_run(srv, work, 150 if smoke else 500)
+        report.figures["fault run outcomes"] = ", ".join(f"{k} {v}" for k, v in sorted(f.outcomes.items()))
+        report.check("30% faults: the run completes", f.completed and f.fault_share >= 0.25,
+                     f"{f.fault_share:.1%} of {sum(f.outcomes.values())} requests failed; exit {'0' if f.completed else 'non-zero'}")  # fmt: skip
+        report.check("every document ends as an answer or a counted error", f.every_doc_once and f.n_errors == f.n_errors_reported,
+                     f"{f.n_ok} ok + {f.n_parse_failures} parse failures + {f.n_errors} errors (reported {f.n_errors_reported}) = {f.n_docs}")  # fmt: skip
+        report.check("nothing retried past its cap", f.max_attempts_seen <= f.attempt_cap,
+                     f"max {f.max_attempts_seen} attempts per prompt at the server, cap {f.attempt_cap}")  # fmt: skip
+        report.check("metrics equal a clean run's on the documents that succeeded", f.metrics_equal,
+                     "all metrics, CIs and n identical" if f.metrics_equal else f"differences: {f.metric_diffs}")  # fmt: skip
+
+        print("kill -9 ...", flush=True)
+        k = kill_run(srv, work, 200 if smoke else 500)
+        report.figures["kill -9: log lines at each kill"] = str(k.lines_at_kills)
+        report.check(f"kill -9 x{k.kills} then the same command: every document exactly once", k.every_doc_once and k.kills == 5 and k.final_exit == 0,
+                     f"{k.n_docs} documents, {k.kills} kills, {k.resumed_requests} requests in all ({k.resumed_requests - k.n_docs} re-asked)")  # fmt: skip
+        report.check("kill -9 x5: metrics equal an uninterrupted run", k.metrics_equal, "identical" if k.metrics_equal else "different")
+
+    if not smoke and not args.no_local:
+        _local_checks(report, work, real)
+    report.duration_s = time.perf_counter() - started
+    return report
+
+
+def _throughput_checks(report: BenchReport) -> None:
+    for r in report.throughput:
+        if r.efficiency is not None:
+            report.check(f"C={r.concurrency} at {int(r.latency_s * 1000)} ms: >= {TARGET_EFFICIENCY:.0%} of ideal", r.efficiency >= TARGET_EFFICIENCY,
+                         f"{r.debench_sps:.0f}/s of {r.ideal_sps:.0f}/s = {r.efficiency:.1%}", kind="speed")  # fmt: skip
+        elif r.ratio is not None:
+            report.check(f"C={r.concurrency} at latency 0: >= {TARGET_LMEVAL_RATIO:.0f}x lm-eval", r.ratio >= TARGET_LMEVAL_RATIO,
+                         f"{r.debench_sps:.0f}/s vs {r.lmeval_sps:.0f}/s = {r.ratio:.2f}x", kind="speed")  # fmt: skip
+        if r.lmeval_error:
+            report.check(f"lm-eval ran at C={r.concurrency}", False, r.lmeval_error, kind="speed")
+    needed = max((r.ideal_sps or 0) for r in report.throughput)
+    ceiling = max(report.stub_ceiling_sps.values())
+    report.check("stub serves >= 2x what the harness needs", ceiling >= 2 * needed, f"{ceiling:.0f}/s vs {needed:.0f}/s needed", kind="speed")
+
+
+def _memory_checks(report: BenchReport, small, large) -> None:  # type: ignore[no-untyped-def]
+    for m in (small, large):
+        s = m.stages
+        report.figures[f"memory, {m.n_docs} docs (MB)"] = (
+            f"peak {m.peak_rss_mb:.0f}; imports {s['imports_rss_mb']:.0f}, after data {s['data_rss_mb']:.0f} "
+            f"(+{s['data_growth_mb']:.0f}), after runner {s['runner_rss_mb']:.0f} (+{s['runner_growth_mb']:.0f}), "
+            f"after scoring {s['scoring_rss_mb']:.0f}"
+        )
+    per_doc_kb = (large.stages["runner_growth_mb"] - small.stages["runner_growth_mb"]) * 1024 / (large.n_docs - small.n_docs)
+    report.figures["runner's own memory per extra document (KB)"] = round(per_doc_kb, 2)
+    report.check(f"peak RSS of a {large.n_docs}-document run < {TARGET_RSS_MB:.0f} MB", large.peak_rss_mb < TARGET_RSS_MB,
+                 f"{large.peak_rss_mb:.0f} MB", kind="speed")  # fmt: skip
+    report.check(f"peak RSS does not grow with documents ({small.n_docs} -> {large.n_docs})",
+                 large.peak_rss_mb <= TARGET_RSS_GROWTH * small.peak_rss_mb,
+                 f"{small.peak_rss_mb:.0f} -> {large.peak_rss_mb:.0f} MB; the runner itself adds {per_doc_kb:.1f} KB per document",
+                 kind="speed")  # fmt: skip
+
+
+def _local_checks(report: BenchReport, work: Path, real: Path | None) -> None:
+    why = local_model_available() or (None if real is not None else "the real data is not found")
+    if why:
+        report.check("embedded model measured at C=1 and C=4", False, f"skipped: {why}", kind="speed")
+        return
+    print("embedded model ...", flush=True)
+    from debench.models.local import DEFAULT_N_PARALLEL
+
+    assert real is not None
+    loc = measure_local(work, real, n_docs=4)
+    for n, rate in loc.docs_per_s.items():
+        report.figures[f"embedded model, {n} slot(s), C={n} (docs/s)"] = round(rate, 3)
+    default_rate = loc.docs_per_s.get(DEFAULT_N_PARALLEL, 0.0)
+    best_rate = loc.docs_per_s[loc.best]
+    report.check(
+        "embedded model: the default n_parallel is the faster setting (within 5%: equal on this machine)",
+        default_rate >= 0.95 * best_rate,
+        " vs ".join(f"C={n}: {r:.3f} docs/s" for n, r in loc.docs_per_s.items()) + f"; default n_parallel={DEFAULT_N_PARALLEL}",
+        kind="speed",
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    if args.work is not None:
+        args.work.mkdir(parents=True, exist_ok=True)
+        report = run(args, args.work)
+    else:
+        with tempfile.TemporaryDirectory(prefix="debench-bench-") as tmp:
+            report = run(args, Path(tmp))
+    table = format_table(report)
+    print("\n" + table)
+    (args.out / "benchmarks.json").write_text(report.model_dump_json(indent=2) + "\n")
+    (args.out / "benchmarks.txt").write_text(table + "\n")
+    print(f"\nwritten: {args.out / 'benchmarks.json'}, {args.out / 'benchmarks.txt'}")
+    return 0 if all(c.held for c in report.checks if c.kind == "correctness") else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

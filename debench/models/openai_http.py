@@ -1,0 +1,254 @@
+"""A lean direct client for one OpenAI-compatible server: ``openai/<name> --api-base URL``.
+
+The default for that model string (``--model-args client=litellm`` selects litellm instead). It
+posts to ``<api base>/chat/completions`` with one pooled aiohttp session and behaves like the
+litellm path in everything the harness relies on:
+
+* the same retry loop (``retry.call_with_retries``): 429 / 408 / 409 / 5xx, dropped connections,
+  timeouts and unreadable answers are transient (retried with backoff honouring ``Retry-After``
+  and ``retry-after-ms``, capped by ``max_retries`` and ``max_delay``); other 4xx fail at once;
+  a context-length error becomes ``ContextOverflow`` (the sample is *not completed*);
+* a per-request ``timeout``; the api key from ``--api-key`` or ``OPENAI_API_KEY`` (local servers
+  get a placeholder);
+* the same request body litellm sends (``extra_body`` and the GBNF ``grammar`` merged into it),
+  the server's usage, and the cost and context window from litellm's model table when the model
+  is in it;
+* the same ``identity``, so cache keys and run fingerprints do not depend on the client.
+
+Why it exists: on 2 cores litellm's per-call overhead (~4 ms: a thread hop, the OpenAI SDK's
+request transforms, cost bookkeeping) caps a run at ~250 requests/s and its import costs ~200 MB,
+so a fast server at high concurrency waited on the harness (see ``benchmarks/``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+from typing import Any
+
+import aiohttp
+
+from debench.models.base import Model, ModelResponse, Request, Usage
+from debench.models.price_table import ModelPrice, lookup
+from debench.models.retry import FailureKind, RetryPolicy, call_with_retries, parse_retry_after
+from debench.prompts import Message
+
+CONTEXT_MARKERS = (
+    "context_length_exceeded",
+    "maximum context length",
+    "context window",
+    "context size",
+    "exceed_context_size",
+    "too many tokens",
+    "prompt is too long",
+    "input is too long",
+)
+"""Lower-case fragments of a 400 answer that mean "the prompt does not fit" (OpenAI, vLLM, llama.cpp)."""
+
+_TRANSIENT_STATUS = frozenset({408, 409, 429})
+
+
+class HTTPStatusError(Exception):
+    """A non-200 answer: its status, the server's error message and any Retry-After."""
+
+    def __init__(self, status: int, message: str, retry_after: float | None):
+        super().__init__(f"HTTP {status}: {message}")
+        self.status = status
+        self.message = message
+        self.retry_after = retry_after
+
+
+# Named like litellm's / openai's exceptions, so that error records read the same with either client.
+class BadRequestError(HTTPStatusError): ...
+class AuthenticationError(HTTPStatusError): ...
+class PermissionDeniedError(HTTPStatusError): ...
+class NotFoundError(HTTPStatusError): ...
+class UnprocessableEntityError(HTTPStatusError): ...
+class RateLimitError(HTTPStatusError): ...
+class InternalServerError(HTTPStatusError): ...
+
+
+_BY_STATUS: dict[int, type[HTTPStatusError]] = {
+    400: BadRequestError,
+    401: AuthenticationError,
+    403: PermissionDeniedError,
+    404: NotFoundError,
+    422: UnprocessableEntityError,
+    429: RateLimitError,
+}
+
+
+def http_error(status: int, message: str, retry_after: float | None) -> HTTPStatusError:
+    cls = _BY_STATUS.get(status) or (InternalServerError if status >= 500 else HTTPStatusError)
+    return cls(status, message, retry_after)
+
+
+class MalformedResponse(Exception):
+    """A 200 answer without a usable completion."""
+
+
+def classify_http_exception(exc: BaseException) -> FailureKind:
+    """'context' | 'permanent' | 'transient', as ``litellm_model.classify_exception`` decides."""
+    if isinstance(exc, HTTPStatusError):
+        if exc.status in _TRANSIENT_STATUS or exc.status >= 500:
+            return "transient"
+        if exc.status in (400, 413) and any(m in exc.message.lower() for m in CONTEXT_MARKERS):
+            return "context"
+        if 400 <= exc.status < 500:
+            return "permanent"
+    return "transient"  # connection errors, timeouts, malformed answers
+
+
+def retry_after_of(exc: BaseException) -> float | None:
+    return exc.retry_after if isinstance(exc, HTTPStatusError) else None
+
+
+def _retry_after(headers: Any) -> float | None:
+    ms = headers.get("retry-after-ms")
+    if ms is not None:
+        try:
+            return max(0.0, float(ms) / 1000.0)
+        except ValueError:
+            pass
+    return parse_retry_after(headers.get("retry-after"))
+
+
+def _error_message(raw: bytes) -> str:
+    try:
+        body = json.loads(raw)
+        err = body.get("error", body) if isinstance(body, dict) else body
+        msg = err.get("message") if isinstance(err, dict) else err
+        code = err.get("code") if isinstance(err, dict) else None
+        text = str(msg if msg is not None else body)
+        return f"{text} ({code})" if code else text
+    except ValueError:
+        return raw[:300].decode("utf-8", "replace")
+
+
+class OpenAIHTTPModel(Model):
+    kind = "openai-http"
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        api_base: str,
+        api_key: str | None = None,
+        retry: RetryPolicy | None = None,
+        send_grammar: bool = False,
+        context_window: int | None = None,
+        extra: dict[str, Any] | None = None,
+        seed: int = 0,
+    ):
+        if not name.startswith("openai/"):
+            raise ValueError("the direct HTTP client serves openai/<name> model strings")
+        self.name = name
+        self.served_name = name.removeprefix("openai/")
+        self.api_base = api_base.rstrip("/")
+        self.url = self.api_base + "/chat/completions"
+        self.retry = retry or RetryPolicy()
+        self.send_grammar = send_grammar
+        self._context_window = context_window
+        self.extra = dict(extra or {})
+        self._rng = random.Random(seed)
+        self._headers = {
+            "Authorization": f"Bearer {api_key or os.environ.get('OPENAI_API_KEY') or 'sk-no-key-needed'}",
+            "Content-Type": "application/json",
+        }
+        self._price: ModelPrice | None = lookup(name)
+        self._session: aiohttp.ClientSession | None = None
+        self._session_loop: asyncio.AbstractEventLoop | None = None
+
+    def identity(self) -> dict[str, Any]:
+        # The same as LiteLLMModel's: the client does not change the answer.
+        ident: dict[str, Any] = {"name": self.name, "send_grammar": self.send_grammar, "api_base": [self.api_base]}
+        if self.extra:
+            ident["extra"] = self.extra
+        return ident
+
+    def describe(self) -> dict[str, Any]:
+        return {**super().describe(), "client": "http"}
+
+    def context_window(self) -> int | None:
+        if self._context_window is not None:
+            return self._context_window
+        return self._price.context_window if self._price else None
+
+    def count_tokens(self, messages: list[Message]) -> int | None:
+        # Only asked when a context window is known (a model in litellm's table): count as litellm does.
+        try:
+            import litellm
+
+            return int(litellm.token_counter(model=self.name, messages=messages))
+        except Exception:  # noqa: BLE001
+            return None
+
+    def _body(self, request: Request) -> bytes:
+        g = request.generation
+        body: dict[str, Any] = {
+            "model": self.served_name,
+            "messages": request.messages,
+            "temperature": g.temperature,
+            "max_tokens": g.max_tokens,
+        }
+        if g.top_p is not None:
+            body["top_p"] = g.top_p
+        if g.stop:
+            body["stop"] = g.stop
+        if g.seed is not None:
+            body["seed"] = g.seed
+        body.update(self.extra.get("extra_body", {}))
+        if self.send_grammar and request.grammar_text:
+            body["grammar"] = request.grammar_text
+        return json.dumps(body, ensure_ascii=False).encode("utf-8")
+
+    def _get_session(self) -> aiohttp.ClientSession:
+        loop = asyncio.get_running_loop()
+        if self._session is None or self._session.closed or self._session_loop is not loop:
+            # The runner bounds the requests in flight; the pool only reuses connections.
+            connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=300)
+            self._session = aiohttp.ClientSession(
+                connector=connector,
+                timeout=aiohttp.ClientTimeout(total=self.retry.timeout),
+                headers=self._headers,
+                skip_auto_headers=("User-Agent",),
+            )
+            self._session_loop = loop
+        return self._session
+
+    async def _post(self, body: bytes) -> dict[str, Any]:
+        async with self._get_session().post(self.url, data=body) as resp:
+            raw = await resp.read()
+            if resp.status != 200:
+                raise http_error(resp.status, _error_message(raw), _retry_after(resp.headers))
+        try:
+            data = json.loads(raw)
+            data["choices"][0]["message"]
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise MalformedResponse(f"unreadable completion: {raw[:200]!r}") from exc
+        return data  # type: ignore[no-any-return]
+
+    async def generate(self, request: Request) -> ModelResponse:
+        body = self._body(request)
+        data, attempts = await call_with_retries(
+            lambda: self._post(body),
+            policy=self.retry,
+            rng=self._rng,
+            classify=classify_http_exception,
+            retry_after=retry_after_of,
+        )
+        usage = data.get("usage") or {}
+        u = Usage(
+            prompt_tokens=int(usage.get("prompt_tokens") or 0),
+            completion_tokens=int(usage.get("completion_tokens") or 0),
+        )
+        cost = self._price.cost(u.prompt_tokens, u.completion_tokens) if self._price else None
+        return ModelResponse(text=data["choices"][0]["message"].get("content"), usage=u, cost_usd=cost, attempts=attempts)
+
+    async def aclose(self) -> None:
+        """Release pooled connections (the next call opens a new session)."""
+        session, self._session = self._session, None
+        if session is not None and not session.closed and self._session_loop is asyncio.get_running_loop():
+            await session.close()

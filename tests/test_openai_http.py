@@ -1,0 +1,194 @@
+"""The direct OpenAI-compatible HTTP client: the same behaviour as the litellm path (retry
+classification, Retry-After, caps, timeouts, usage, context overflow, permanent errors), against
+the stub server and a tiny fixed-answer server; and the factory's choice between the two."""
+
+from __future__ import annotations
+
+import asyncio
+import http.server
+import json
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+
+from debench.data.base import Doc
+from debench.errors import UserError
+from debench.models.base import ContextOverflow, PermanentModelError, Request
+from debench.models.factory import make_model, parse_model_args
+from debench.models.litellm_model import LiteLLMModel
+from debench.models.openai_http import OpenAIHTTPModel, classify_http_exception, HTTPStatusError
+from debench.models.retry import TransientModelError
+from debench.task import GenerationConfig
+from debench.testing.stub_server import FaultPlan, StubServer, fixed_responder
+
+FAST = "max_retries=3,base_delay=0.01,max_delay=1,timeout=1"
+
+
+def _request(text: str = "Rate this.", grammar: str | None = None) -> Request:
+    return Request(
+        messages=[{"role": "system", "content": "You judge."}, {"role": "user", "content": text}],
+        generation=GenerationConfig(temperature=0.0, max_tokens=8),
+        doc=Doc(doc_id="d1"),
+        grammar_text=grammar,
+    )
+
+
+def _model(base: str, args: str = FAST, name: str = "openai/stub") -> OpenAIHTTPModel:
+    model = make_model(name, api_bases=[base], model_args=parse_model_args(args))
+    assert isinstance(model, OpenAIHTTPModel)
+    return model
+
+
+async def _generate(model: OpenAIHTTPModel, request: Request):  # type: ignore[no-untyped-def]
+    try:
+        return await model.generate(request)
+    finally:
+        await model.aclose()
+
+
+def test_answer_usage_and_request_body() -> None:
+    with StubServer(responder=fixed_responder("Score: 4")) as srv:
+        model = _model(srv.base_url, FAST + ",grammar=true")
+        out = asyncio.run(_generate(model, _request(grammar='root ::= "1"')))
+        body = srv.stats.requests[0]
+    assert out.text == "Score: 4" and out.attempts == 1
+    assert out.usage.prompt_tokens == 4 and out.usage.completion_tokens == 2  # the stub counts words
+    assert out.cost_usd is None  # not in litellm's price table
+    assert body["model"] == "stub" and body["grammar"] == 'root ::= "1"'
+    assert body["messages"][1]["content"] == "Rate this." and body["max_tokens"] == 8 and body["temperature"] == 0.0
+
+
+@pytest.mark.parametrize("kind", ["429", "500", "drop", "slow"])
+def test_transient_failures_are_retried_and_counted(kind: str) -> None:
+    plan = FaultPlan(fail_first_n_per_prompt=2, fail_kind=kind, retry_after="0.3", slow_seconds=3)
+    with StubServer(faults=plan) as srv:
+        t0 = time.perf_counter()
+        out = asyncio.run(_generate(_model(srv.base_url), _request()))
+        elapsed = time.perf_counter() - t0
+        stats = srv.stats
+    assert out.attempts == 3 and stats.total_requests == 3
+    if kind == "429":
+        assert elapsed >= 2 * 0.3  # Retry-After honoured
+    if kind == "slow":
+        assert elapsed >= 2 * 1.0  # two timeouts of 1 s
+
+
+def test_retries_are_capped() -> None:
+    with StubServer(faults=FaultPlan(fail_first_n_per_prompt=100, fail_kind="500")) as srv:
+        with pytest.raises(TransientModelError, match="gave up after 3 attempts"):
+            asyncio.run(_generate(_model(srv.base_url, "max_retries=2,base_delay=0.01"), _request()))
+        assert srv.stats.total_requests == 3
+
+
+@contextmanager
+def fixed_server(status: int, body: dict, headers: dict[str, str] | None = None) -> Iterator[tuple[str, list[str]]]:
+    hits: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+            self.rfile.read(int(self.headers.get("content-length", 0)))
+            hits.append(self.path)
+            raw = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(raw)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(raw)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1", hits
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_permanent_error_fails_fast() -> None:
+    err = {"error": {"message": "model not found", "type": "invalid_request_error", "code": "model_not_found"}}
+    with fixed_server(404, err) as (base, hits):
+        with pytest.raises(PermanentModelError, match="model not found"):
+            asyncio.run(_generate(_model(base), _request()))
+    assert hits == ["/v1/chat/completions"]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens.",
+        "the request exceeds the available context size, try increasing it",
+    ],
+)
+def test_context_overflow_is_not_completed(message: str) -> None:
+    with fixed_server(400, {"error": {"message": message, "type": "invalid_request_error"}}) as (base, hits):
+        with pytest.raises(ContextOverflow):
+            asyncio.run(_generate(_model(base), _request()))
+    assert len(hits) == 1
+
+
+def test_retry_after_ms_header_is_read() -> None:
+    exc_holder: list[BaseException] = []
+    with fixed_server(429, {"error": {"message": "slow down"}}, {"retry-after-ms": "250"}) as (base, hits):
+        with pytest.raises(TransientModelError) as info:
+            asyncio.run(_generate(_model(base, "max_retries=1,base_delay=5"), _request()))
+        exc_holder.append(info.value.__cause__)  # type: ignore[arg-type]
+    assert len(hits) == 2
+    cause = exc_holder[0]
+    assert isinstance(cause, HTTPStatusError) and cause.retry_after == pytest.approx(0.25)
+
+
+def test_classification_matches_the_litellm_path() -> None:
+    def kind(status: int, msg: str = "x") -> str:
+        return classify_http_exception(HTTPStatusError(status, msg, None))
+
+    assert [kind(s) for s in (408, 409, 429, 500, 502, 503)] == ["transient"] * 6
+    assert [kind(s) for s in (400, 401, 403, 404, 422)] == ["permanent"] * 5
+    assert kind(400, "maximum context length exceeded") == "context"
+    assert classify_http_exception(ConnectionResetError()) == "transient"
+
+
+def test_identity_is_the_litellm_identity_and_cost_uses_the_price_table() -> None:
+    base = "http://127.0.0.1:9/v1"
+    http_model = make_model("openai/stub", api_bases=[base + "/"])
+    lite = make_model("openai/stub", api_bases=[base], model_args={"client": "litellm"})
+    assert isinstance(http_model, OpenAIHTTPModel) and isinstance(lite, LiteLLMModel)
+    assert http_model.identity() == lite.identity()  # same cache keys and run fingerprints
+    known = make_model("openai/gpt-4o", api_bases=[base])
+    assert known.context_window() == 128000
+    assert known._price is not None and known._price.cost(1000, 100) == pytest.approx(1000 * 2.5e-06 + 100 * 1e-05)  # type: ignore[attr-defined]
+
+
+def test_factory_choice() -> None:
+    assert isinstance(make_model("openai/x", api_bases=["http://a/v1"]), OpenAIHTTPModel)
+    assert isinstance(make_model("openai/x", api_bases=["http://a/v1", "http://b/v1"]), LiteLLMModel)  # Router
+    assert isinstance(make_model("gpt-4o"), LiteLLMModel)
+    with pytest.raises(UserError, match="client=http"):
+        make_model("gpt-4o", model_args={"client": "http"})
+    with pytest.raises(UserError, match="expected auto, http or litellm"):
+        make_model("openai/x", api_bases=["http://a/v1"], model_args={"client": "curl"})
+
+
+@pytest.mark.parametrize("client", ["http", "litellm"])
+def test_both_clients_count_the_same_attempts(client: str) -> None:
+    """The litellm path keeps working through the shared retry loop."""
+    plan = FaultPlan(fail_first_n_per_prompt=2, fail_kind="500")
+    with StubServer(faults=plan, responder=fixed_responder("Score: 3")) as srv:
+        model = make_model("openai/stub", api_bases=[srv.base_url], model_args=parse_model_args(FAST + f",client={client}"))
+
+        async def go():  # type: ignore[no-untyped-def]
+            try:
+                return await model.generate(_request())
+            finally:
+                await model.aclose()
+
+        out = asyncio.run(go())
+    assert out.text == "Score: 3" and out.attempts == 3 and out.usage.completion_tokens == 2
