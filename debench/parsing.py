@@ -1,7 +1,9 @@
 """The per-task answer parser: ordered regexes, a value map, allowed choices.
 
-A parse never reads a verdict out of the prompt or the debate: it sees only the model's answer.
-A failed parse returns ``ParseResult(ok=False)``; it is counted, never scored as a wrong answer.
+A parse never reads a verdict out of the prompt or the debate: it sees only the model's answer,
+and with ``source`` (the debate text) any passage the answer quotes from the debate is blanked
+first (see ``debench.quotes``). A failed parse returns ``ParseResult(ok=False)``; it is counted,
+never scored as a wrong answer.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from debench.quotes import mask_quoted
 from debench.task import ParserConfig
 from debench.transforms import TRANSFORMS, ParseFailure
 
@@ -95,9 +98,21 @@ def check_shape(value: Any, cfg: ParserConfig) -> Any:
     return value
 
 
-def parse_answer(text: str | None, cfg: ParserConfig) -> ParseResult:
+def parse_answer(text: str | None, cfg: ParserConfig, source: str | None = None) -> ParseResult:
+    """Parse the model's answer ``text``. ``source``: the debate text the judge was shown; what
+    the answer quotes from it is not read (a quoted "Winner: con" is not a verdict)."""
     if text is None or not text.strip():
         return ParseResult(ok=False, reason="empty answer")
+    if source:
+        own = mask_quoted(text, source)
+        result = _parse(own, cfg)
+        if not result.ok and result.reason == "no pattern matched" and own != text and _parse(text, cfg).ok:
+            return ParseResult(ok=False, reason="the only answer found is quoted from the debate text")
+        return result
+    return _parse(text, cfg)
+
+
+def _parse(text: str, cfg: ParserConfig) -> ParseResult:
     for pattern in _compiled(tuple(cfg.patterns), tuple(cfg.flags)):
         matches = list(pattern.finditer(text))
         if not matches:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from debench.data.base import Doc
+from debench.data.transcript import debate_text
 from debench.errors import UserError
 from debench.jsonl import iter_jsonl_objects
 from debench.parsing import ParseFailure, check_shape, parse_answer
@@ -73,7 +74,7 @@ def _record(obj: dict[str, Any], doc_id: str, doc: Doc, task: TaskConfig, where:
         text = obj["response"]
         if text is not None and not isinstance(text, str):
             raise UserError(f"{where}: response must be a string", path=str(path), field="response")
-        parsed = parse_answer(text, task.parser)
+        parsed = parse_answer(text, task.parser, debate_text(doc))
         return SampleRecord(
             doc_id=doc_id,
             status="ok" if parsed.ok else "parse_failure",

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from debench.data.base import Doc, Speech
+from debench.data.transcript import debate_text
 from debench.errors import UserError
 from debench.grammars import load_grammar
 from debench.judging.base import CallResult, JudgeContext, register_method
@@ -189,7 +190,7 @@ async def judge_debatrix(ctx: JudgeContext, doc: Doc, variant: str) -> SampleRec
         [*convo, {"role": "assistant", "content": summary}, {"role": "user", "content": cfg.verdict_instruction}],
         cfg.verdict_max_tokens, cfg.verdict_grammar, step="verdict",
     )
-    parsed = parse_answer(final, ctx.task.parser)
+    parsed = parse_answer(final, ctx.task.parser, debate_text(doc))
     return SampleRecord(
         doc_id=doc.doc_id,
         status="ok" if parsed.ok else "parse_failure",

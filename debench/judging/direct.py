@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from debench.data.base import Doc
+from debench.data.transcript import debate_text
 from debench.judging.base import JudgeContext, register_method
 from debench.parsing import parse_answer
 from debench.prompts import build_messages
@@ -21,7 +22,7 @@ def record_from_response(ctx: JudgeContext, doc: Doc, messages, result) -> Sampl
     if r.direct:
         status, value, reason = "ok", r.prediction, None
     else:
-        parsed = parse_answer(r.text, ctx.task.parser)
+        parsed = parse_answer(r.text, ctx.task.parser, debate_text(doc))
         status = "ok" if parsed.ok else "parse_failure"
         value, reason = parsed.value, parsed.reason
     return SampleRecord(

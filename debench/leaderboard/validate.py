@@ -183,11 +183,13 @@ def _samples_path(results: Results, path: Path) -> Path:
 
 def _read_samples(samples: Path, task: TaskConfig, docs: list[Doc], all_docs: list[Doc], limit: int | None) -> list[SampleRecord]:
     """Records in document order; every document exactly once, each line a samples-log record."""
+    from debench.data.transcript import debate_text
     from debench.parsing import parse_answer
     from debench.predictions import load_predictions
 
     wanted = {d.doc_id for d in docs}
     known = {d.doc_id for d in all_docs}
+    by_id = {d.doc_id: d for d in docs}
     first_line: dict[str, int] = {}
     try:
         lines = samples.read_text(encoding="utf-8").splitlines()
@@ -215,7 +217,7 @@ def _read_samples(samples: Path, task: TaskConfig, docs: list[Doc], all_docs: li
             raise _err(samples, "doc_id", f"line {n}: duplicated document '{doc_id}' (first on line {first_line[doc_id]})")
         first_line[doc_id] = n
         if rec.status in ("ok", "parse_failure") and rec.response is not None:
-            parsed = parse_answer(rec.response, task.parser)
+            parsed = parse_answer(rec.response, task.parser, debate_text(by_id[doc_id]))
             recorded = rec.prediction if rec.status == "ok" else None
             if parsed.ok != (rec.status == "ok") or (parsed.ok and parsed.value != recorded):
                 shown = json.dumps(parsed.value) if parsed.ok else "a parse failure"
