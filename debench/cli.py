@@ -46,6 +46,34 @@ def with_judging_manual(task, path: Path):  # type: ignore[no-untyped-def]
     return task.model_copy(update={"prompt": task.prompt.model_copy(update={"variables": variables})})
 
 
+def make_judge(model_spec: str, ensemble: str | None, *, api_base: str | None, api_key: str | None, model_args: str | None, seed: int, use_cache: bool):  # type: ignore[no-untyped-def]
+    """One model, or with ``--ensemble`` several comma-separated models combined into one judge."""
+    from debench.models.factory import make_model, parse_model_args
+
+    bases = [b.strip() for b in api_base.split(",")] if api_base else None
+    specs = [m.strip() for m in model_spec.split(",") if m.strip()]
+    if ensemble is None:
+        if len(specs) != 1:
+            raise UserError(f"--model names {len(specs)} models: combine them with --ensemble mean|median|majority", field="--model")
+        return make_model(specs[0], api_bases=bases, api_key=api_key, model_args=parse_model_args(model_args), seed=seed)
+    from debench.models.ensemble import make_ensemble
+
+    return make_ensemble(
+        specs,
+        ensemble,
+        lambda spec: make_model(spec, api_bases=bases, api_key=api_key, model_args=parse_model_args(model_args), seed=seed),
+        use_cache=use_cache,
+    )
+
+
+ENSEMBLE_OPTION = click.option(
+    "--ensemble",
+    type=click.Choice(["mean", "median", "majority"]),
+    default=None,
+    help="Judge with every model in --model (comma-separated) and combine their parsed answers.",
+)
+
+
 class DebenchGroup(click.Group):
     """Turns user errors into one line on stderr and exit code 2."""
 
@@ -80,7 +108,8 @@ def tasks_cmd() -> None:
 
 @main.command("eval")
 @click.option("--task", "task_spec", required=True, help="Task name(s), comma-separated, or a path to a task YAML file.")
-@click.option("--model", "model_spec", required=True, help="litellm model string, openai/<name> with --api-base, local/smollm2, or baseline/<name>.")
+@click.option("--model", "model_spec", required=True, help="litellm model string, openai/<name> with --api-base, local/smollm2, or baseline/<name>; several, comma-separated, with --ensemble.")
+@ENSEMBLE_OPTION
 @click.option("--api-base", "api_base", default=None, help="OpenAI-compatible server URL; several, comma-separated, are load-balanced.")
 @click.option("--api-key", default=None, envvar="DEBENCH_API_KEY", help="API key (default: the provider's usual environment variable).")
 @click.option("--model-args", default=None, help="key=value,... e.g. timeout=60,max_retries=3,grammar=true,context_window=8192,n_parallel=2.")
@@ -96,23 +125,16 @@ def tasks_cmd() -> None:
 @click.option("--max-error-rate", type=click.FloatRange(0, 1), default=None, help="Exit 1 if more than this share of samples ended in errors.")
 @click.option("--judging-manual", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Replace the judging guide of tasks that use one (DebateBench).")
 @click.option("--no-progress", is_flag=True)
-def eval_cmd(task_spec, model_spec, api_base, api_key, model_args, limit, concurrency, output_dir, seed, method, data_source, data_dir, no_cache, n_bootstrap, max_error_rate, judging_manual, no_progress) -> None:  # type: ignore[no-untyped-def]
+def eval_cmd(task_spec, model_spec, ensemble, api_base, api_key, model_args, limit, concurrency, output_dir, seed, method, data_source, data_dir, no_cache, n_bootstrap, max_error_rate, judging_manual, no_progress) -> None:  # type: ignore[no-untyped-def]
     """Evaluate a judge model on one or more tasks."""
     from debench.evaluate import EvalOptions, evaluate_task
-    from debench.models.factory import make_model, parse_model_args
     from debench.registry import load_task
 
     specs = [s.strip() for s in task_spec.split(",") if s.strip()]
     tasks = [load_task(s) for s in specs]  # validate every task before any work
     if judging_manual is not None:
         tasks = [(with_judging_manual(t, judging_manual), p) for t, p in tasks]
-    model = make_model(
-        model_spec,
-        api_bases=[b.strip() for b in api_base.split(",")] if api_base else None,
-        api_key=api_key,
-        model_args=parse_model_args(model_args),
-        seed=seed,
-    )
+    model = make_judge(model_spec, ensemble, api_base=api_base, api_key=api_key, model_args=model_args, seed=seed, use_cache=not no_cache)
     opts = EvalOptions(
         output_dir=output_dir,
         limit=limit,

@@ -10,6 +10,7 @@ from typing import Any
 
 from debench.data.base import Doc, LoadedDataset
 from debench.data.loading import DataSource, load_task_data
+from debench.errors import UserError
 from debench.models.base import Model
 from debench.results import DatasetInfo, ModelInfo, Results, TaskInfo, UsageInfo, now_iso, package_versions, write_results
 from debench.runner import RunSettings, run_fingerprint, run_samples
@@ -65,6 +66,22 @@ def dataset_info(dataset: LoadedDataset) -> DatasetInfo:
     )
 
 
+def usage_info(records: list[SampleRecord], n_requests: int) -> UsageInfo:
+    """Tokens of every record; cost of the fresh (uncached) answers, null when a price is unknown."""
+    costs = [r.cost_usd for r in records if not r.cached and r.cost_usd is not None]
+    fresh = [r for r in records if not r.cached and r.status in ("ok", "parse_failure")]
+    prompt_tokens = sum(r.prompt_tokens for r in records)
+    completion_tokens = sum(r.completion_tokens for r in records)
+    return UsageInfo(
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+        total_tokens=prompt_tokens + completion_tokens,
+        cost_usd=sum(costs) if costs and len(costs) == len(fresh) else None,
+        n_requests=n_requests,
+        n_cached=sum(1 for r in records if r.cached),
+    )
+
+
 def build_results(
     task: TaskConfig,
     model_info: dict[str, Any],
@@ -79,10 +96,6 @@ def build_results(
     method: str,
 ) -> Results:
     report = score(task, docs, {r.doc_id: r for r in records}, n_bootstrap=n_bootstrap)
-    costs = [r.cost_usd for r in records if not r.cached and r.cost_usd is not None]
-    fresh = [r for r in records if not r.cached and r.status in ("ok", "parse_failure")]
-    prompt_tokens = sum(r.prompt_tokens for r in records)
-    completion_tokens = sum(r.completion_tokens for r in records)
     return Results(
         task=TaskInfo(name=task.name, version=task.version, method=method, description=task.description, config_sha256=task_sha(task)),
         model=ModelInfo(**model_info),
@@ -91,14 +104,7 @@ def build_results(
         n_parse_failures=report.n_parse_failures,
         n_errors=report.n_errors,
         n_not_completed=report.n_not_completed,
-        usage=UsageInfo(
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-            total_tokens=prompt_tokens + completion_tokens,
-            cost_usd=sum(costs) if costs and len(costs) == len(fresh) else None,
-            n_requests=n_requests,
-            n_cached=sum(1 for r in records if r.cached),
-        ),
+        usage=usage_info(records, n_requests),
         config=config,
         dataset=dataset_info(dataset),
         reports=report.reports,
@@ -108,10 +114,17 @@ def build_results(
     )
 
 
+def ensure_method_supported(model: Model, method: str) -> None:
+    """An ensemble aggregates parsed verdicts, so it judges with one prompt per member (direct)."""
+    if model.kind == "ensemble" and method != "direct":
+        raise UserError(f"an ensemble judges with --method direct only (asked for {method}): its members' intermediate notes cannot be aggregated")
+
+
 async def evaluate_task(task: TaskConfig, task_path: Path, model: Model, opts: EvalOptions) -> EvalOutput:
+    method = opts.method or task.method
+    ensure_method_supported(model, method)
     dataset = load_task_data(task, opts.data_source, opts.data_dir)
     docs = select_docs(dataset, opts.limit)
-    method = opts.method or task.method
     fp = run_fingerprint(task, model, dataset.content_hash, method)
     out_dir = Path(opts.output_dir) / slug(model.name)
     samples_path = out_dir / f"samples_{task.name}_{fp}.jsonl"

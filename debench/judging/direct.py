@@ -20,7 +20,8 @@ async def judge_direct(ctx: JudgeContext, doc: Doc) -> SampleRecord:
 def record_from_response(ctx: JudgeContext, doc: Doc, messages, result) -> SampleRecord:  # type: ignore[no-untyped-def]
     r = result.response
     if r.direct:
-        status, value, reason = "ok", r.prediction, None
+        status = "ok" if r.parse_error is None else "parse_failure"
+        value, reason = (r.prediction, None) if r.parse_error is None else (None, r.parse_error)
     else:
         parsed = parse_answer(r.text, ctx.task.parser, debate_text(doc))
         status = "ok" if parsed.ok else "parse_failure"
@@ -36,7 +37,14 @@ def record_from_response(ctx: JudgeContext, doc: Doc, messages, result) -> Sampl
         prompt_tokens=r.usage.prompt_tokens,
         completion_tokens=r.usage.completion_tokens,
         cost_usd=r.cost_usd,
-        cached=result.cached,
+        cached=result.cached or _all_parts_cached(r.parts),
         attempts=0 if result.cached else r.attempts,
         latency_s=round(result.latency_s, 4),
+        steps=list(r.parts),
     )
+
+
+def _all_parts_cached(parts: list[dict]) -> bool:  # type: ignore[type-arg]
+    """A composite answer (an ensemble) is cached when every part that was called came from the cache."""
+    called = [p for p in parts if "cached" in p]
+    return bool(called) and all(p["cached"] for p in called)

@@ -27,6 +27,11 @@ class ModelResponse(BaseModel):
     prediction: Any = None
     """A parsed value produced directly (baselines); bypasses the parser when ``direct`` is set."""
     direct: bool = False
+    parse_error: str | None = None
+    """With ``direct``: why no prediction could be formed (e.g. no ensemble member's answer parsed)."""
+    parts: list[dict[str, Any]] = Field(default_factory=list)
+    """The answers a composite judge (an ensemble) combined, one dict per member; kept in the
+    sample's ``steps``."""
     usage: Usage = Field(default_factory=Usage)
     cost_usd: float | None = None
     attempts: int = 1

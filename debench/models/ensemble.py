@@ -1,0 +1,142 @@
+"""``--model a,b,c --ensemble mean|median|majority``: several judges answer; their parsed answers
+are combined (rules in ``debench.models.aggregate``) and scored like any other judge's.
+
+Every member is called with the same prompt, through the response cache under its *own* identity,
+so a member's answers are shared with its single-model runs and with other ensembles. Each
+member's raw answer, parsed value or parse failure, tokens and cache status go into the sample's
+``steps``. A member whose prompt does not fit its context window sits the document out; when no
+member fits, the sample is *not completed*. A member that fails after its retries makes the
+sample an error (retried on resume; the members that answered are cached).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from debench.data.base import Doc
+from debench.data.transcript import debate_text
+from debench.errors import UserError
+from debench.judging.base import cached_generate
+from debench.models.aggregate import check_aggregate, combine
+from debench.models.base import ContextOverflow, Model, ModelResponse, Request, Usage
+from debench.parsing import parse_answer
+from debench.task import TaskConfig
+
+
+def _fits(model: Model, request: Request) -> None:
+    window = model.context_window()
+    if window is None:
+        return
+    n = model.count_tokens(request.messages)
+    if n is not None and n + request.generation.max_tokens > window:
+        raise ContextOverflow(f"{model.name}: prompt of {n} tokens + {request.generation.max_tokens} to generate exceeds the {window}-token context window")
+
+
+class EnsembleModel(Model):
+    kind = "ensemble"
+    cacheable = False  # the members are cached one by one
+
+    def __init__(self, members: list[Model], aggregate: str, *, use_cache: bool = True, cache_path: Path | None = None):
+        if len(members) < 2:
+            raise UserError("an ensemble needs at least two models (--model a,b[,c...])", field="--model")
+        names = [m.name for m in members]
+        if len(set(names)) != len(names):
+            raise UserError("--model lists the same model twice", field="--model")
+        self.members = members
+        self.aggregate = aggregate
+        self.name = f"ensemble-{aggregate}({','.join(names)})"
+        self.default_concurrency = min(m.default_concurrency for m in members)
+        self.use_cache = use_cache
+        self.cache_path = cache_path
+        self._cache: Any = None
+
+    def identity(self) -> dict[str, Any]:
+        return {"name": self.name, "aggregate": self.aggregate, "members": [m.identity() for m in self.members]}
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "kind": self.kind, "aggregate": self.aggregate, "members": [m.describe() for m in self.members]}
+
+    def prepare(self, docs: list[Doc], task: TaskConfig) -> None:
+        check_aggregate(self.aggregate, task)
+        for m in self.members:
+            m.prepare(docs, task)
+
+    def _open_cache(self) -> Any:
+        if self.use_cache and self._cache is None and any(m.cacheable for m in self.members):
+            from debench.cache import ResponseCache
+
+            self._cache = ResponseCache(self.cache_path)
+        return self._cache
+
+    async def _ask(self, member: Model, request: Request) -> dict[str, Any]:
+        cache = self._open_cache() if member.cacheable else None
+        try:
+            result = await cached_generate(
+                member,
+                cache,
+                request.messages,
+                request.generation,
+                request.grammar_text,
+                doc=request.doc,
+                task=request.task,
+                before_request=None if member.kind == "baseline" else lambda: _fits(member, request),
+            )
+        except ContextOverflow as exc:
+            return {"step": "member", "member": member.name, "status": "not_completed", "error": str(exc)}
+        r = result.response
+        part: dict[str, Any] = {
+            "step": "member",
+            "member": member.name,
+            "response": r.text,
+            "prompt_tokens": r.usage.prompt_tokens,
+            "completion_tokens": r.usage.completion_tokens,
+            "cost_usd": r.cost_usd,
+            "cached": result.cached,
+            "attempts": 0 if result.cached or member.kind == "baseline" else r.attempts,
+        }
+        if r.direct:
+            part.update(status="ok", prediction=r.prediction)
+        else:
+            assert request.task is not None
+            parsed = parse_answer(r.text, request.task.parser, debate_text(request.doc) if request.doc else None)
+            part.update(status="ok" if parsed.ok else "parse_failure", prediction=parsed.value, parse_error=parsed.reason)
+        return part
+
+    async def generate(self, request: Request) -> ModelResponse:
+        if request.task is None:
+            raise UserError(f"{self.name} judges task documents; it cannot take part in free-form generation")
+        outcomes = await asyncio.gather(*(self._ask(m, request) for m in self.members), return_exceptions=True)
+        failures = [o for o in outcomes if isinstance(o, BaseException)]
+        if failures:
+            raise failures[0]
+        parts: list[dict[str, Any]] = [o for o in outcomes if isinstance(o, dict)]
+        if all(p["status"] == "not_completed" for p in parts):
+            raise ContextOverflow("; ".join(p["error"] for p in parts))
+        usage = Usage(
+            prompt_tokens=sum(p.get("prompt_tokens", 0) for p in parts),
+            completion_tokens=sum(p.get("completion_tokens", 0) for p in parts),
+        )
+        fresh = [p for p in parts if p["status"] != "not_completed" and not p["cached"]]
+        prices = [p.get("cost_usd") for p in fresh]
+        cost = None if any(c is None for c in prices) else float(sum(prices))  # type: ignore[arg-type]
+        attempts = sum(p.get("attempts", 0) for p in parts)
+        values = [p["prediction"] for p in parts if p["status"] == "ok"]
+        if not values:
+            return ModelResponse(direct=True, parse_error="no member's answer could be parsed", parts=parts, usage=usage, cost_usd=cost, attempts=attempts)
+        prediction, raw = combine(self.aggregate, values, request.task)
+        parts.append({"step": "aggregate", "rule": self.aggregate, "n_members": len(values), "value": raw, "prediction": prediction})
+        return ModelResponse(direct=True, prediction=prediction, parts=parts, usage=usage, cost_usd=cost, attempts=attempts)
+
+    async def aclose(self) -> None:
+        for m in self.members:
+            await m.aclose()
+        if self._cache is not None:
+            self._cache.close()
+            self._cache = None
+
+
+def make_ensemble(specs: list[str], aggregate: str, make: Any, *, use_cache: bool = True, cache_path: Path | None = None) -> EnsembleModel:
+    """``make(spec) -> Model`` builds each member (the usual model factory)."""
+    return EnsembleModel([make(s) for s in specs], aggregate, use_cache=use_cache, cache_path=cache_path)
