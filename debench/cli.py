@@ -220,6 +220,10 @@ from debench.leaderboard.cli import leaderboard_group, validate_cmd  # noqa: E40
 main.add_command(leaderboard_group)
 main.add_command(validate_cmd)
 
+from debench.probes.cli import probe_cmd  # noqa: E402
+
+main.add_command(probe_cmd)
+
 @main.command("compare")
 @click.argument("results_a", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("results_b", type=click.Path(dir_okay=False, path_type=Path))

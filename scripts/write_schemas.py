@@ -11,6 +11,7 @@ import sys
 
 from debench.leaderboard.build import SCHEMA_PATH as LEADERBOARD_SCHEMA_PATH
 from debench.leaderboard.build import leaderboard_json_schema
+from debench.probes.report import PROBE_SCHEMA_PATH, probe_report_json_schema
 from debench.results import SCHEMA_PATH, results_json_schema
 from debench.task import task_json_schema
 
@@ -18,6 +19,7 @@ TARGETS = {
     SCHEMA_PATH: results_json_schema,
     SCHEMA_PATH.parent / "task.schema.json": task_json_schema,
     LEADERBOARD_SCHEMA_PATH: leaderboard_json_schema,
+    PROBE_SCHEMA_PATH: probe_report_json_schema,
 }
 
 

@@ -64,16 +64,21 @@ class Adapter(BaseModel):
     name: str
     load: Any  # LocalLoader
     patterns: list[str] = Field(default_factory=list)  # glob patterns of the files it reads (for hashing)
+    speech_label: Any = None
+    """``fn(index, speech) -> header`` the adapter's ``transcript`` field uses; lets a transformed
+    document (a bias probe) rebuild its transcript the same way. None: the adapter has none."""
 
 
 _ADAPTERS: dict[str, Adapter] = {}
 
 
-def register_adapter(name: str, *, patterns: Iterable[str] = ()):
-    """Decorator registering ``fn(directory, **options) -> list[Doc]`` as adapter ``name``."""
+def register_adapter(name: str, *, patterns: Iterable[str] = (), speech_label: Callable[[int, Speech], str] | None = None):
+    """Decorator registering ``fn(directory, **options) -> list[Doc]`` as adapter ``name``.
+
+    ``speech_label``: the header function its ``transcript`` field is formatted with, if any."""
 
     def deco(fn: LocalLoader) -> LocalLoader:
-        _ADAPTERS[name] = Adapter(name=name, load=fn, patterns=list(patterns))
+        _ADAPTERS[name] = Adapter(name=name, load=fn, patterns=list(patterns), speech_label=speech_label)
         return fn
 
     return deco

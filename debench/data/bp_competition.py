@@ -52,7 +52,7 @@ def speech_label(i: int, s: Speech) -> str:
     return f"[Speech {i + 1} — {TEAM_NAMES[s.side or '']} ({s.side})]"
 
 
-@register_adapter("bp_competition", patterns=["motion/*", "speech/*.yml", "gold/*.csv"])
+@register_adapter("bp_competition", patterns=["motion/*", "speech/*.yml", "gold/*.csv"], speech_label=speech_label)
 def load_bp(directory: Path) -> list[Doc]:
     directory = Path(directory)
     gold = gold_table(directory)

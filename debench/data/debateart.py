@@ -57,7 +57,7 @@ def speech_label(i: int, s: Speech) -> str:
     return f"[Speech {i + 1} — {s.side} ({s.speaker})]"
 
 
-@register_adapter("debateart", patterns=["motion/*.yml", "speech/*.yml", "gold/*.csv"])
+@register_adapter("debateart", patterns=["motion/*.yml", "speech/*.yml", "gold/*.csv"], speech_label=speech_label)
 def load_debateart(directory: Path, dimension: str = "general") -> list[Doc]:
     directory = Path(directory)
     gold = gold_table(directory, dimension)

@@ -191,7 +191,7 @@ def speech_label(i: int, s: Speech) -> str:
     return f"[{s.speaker.upper()} — {ROLE_NAMES[s.speaker]} ({s.side})]"
 
 
-@register_adapter("debatebench", patterns=["scores.xlsx", "Cleaned Speeches.zip", "cleaned_speeches/*.txt", "Cleaned Speeches/*.txt"])
+@register_adapter("debatebench", patterns=["scores.xlsx", "Cleaned Speeches.zip", "cleaned_speeches/*.txt", "Cleaned Speeches/*.txt"], speech_label=speech_label)
 def load_debatebench(directory: Path, require_labels: bool = True) -> list[Doc]:
     directory = Path(directory)
     transcripts = _read_transcripts(directory)

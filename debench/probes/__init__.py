@@ -1,0 +1,1 @@
+"""Bias probes: transformed copies of debates that expose position, label, length and injection bias."""

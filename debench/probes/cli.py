@@ -1,0 +1,100 @@
+"""``debench probe``: bias probes on any judge, printed as a table and written as a report."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import click
+
+
+def _pct(r) -> str:  # type: ignore[no-untyped-def]
+    if r.value is None:
+        return "—"
+    ci = f" [{r.ci95[0]:.2f}, {r.ci95[1]:.2f}]" if r.ci95 else ""
+    return f"{r.value:.2f}{ci} n={r.n}"
+
+
+def print_probe_report(report) -> None:  # type: ignore[no-untyped-def]
+    title = f"{report.task.name} | {report.model.name}"
+    if report.dataset.is_sample:
+        title += " | SAMPLE DATA"
+    click.echo(title)
+    for key, s in report.probes.items():
+        o, p = s.original, s.probed
+        click.echo(f"  {key}: {s.n_docs} documents ({s.n_not_applicable} not applicable)")
+        click.echo(f"    flip rate              {_pct(s.flip_rate)}")
+        chance = f" (chance {s.chance_share:.2f})" if s.chance_share is not None else ""
+        click.echo(f"    last speaker's share   original {_pct(s.original_shares.last_speaker)}  probed {_pct(s.probed_shares.last_speaker)}{chance}")
+        click.echo(f"    first speaker's share  original {_pct(s.original_shares.first_speaker)}  probed {_pct(s.probed_shares.first_speaker)}")
+        click.echo(f"    longest side's share   original {_pct(s.original_shares.longest_side)}  probed {_pct(s.probed_shares.longest_side)}")
+        if s.effect is not None:
+            click.echo(f"    {s.effect.name:<22} {_pct(s.effect.rate)}")
+        click.echo(
+            f"    parse failures {o.parse_failure} / {p.parse_failure}  errors {o.error} / {p.error}"
+            f"  not completed {o.not_completed} / {p.not_completed}  (original / probed)"
+        )
+
+
+@click.command("probe")
+@click.option("--task", "task_spec", required=True, help="Task name(s), comma-separated, or a task YAML file; the verdict must name a side.")
+@click.option("--model", "model_spec", required=True, help="The judge (several, comma-separated, with --ensemble).")
+@click.option("--ensemble", type=click.Choice(["mean", "median", "majority"]), default=None, help="Combine the models in --model.")
+@click.option("--probe", "probe_spec", default="all", show_default=True,
+              help="Probes or aliases, comma-separated: swap (swap_sides, relabel_teams), length (pad_length, trim_length), inject, all; pad_length:1.5 sets an argument.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N documents.")
+@click.option("--doc-ids", default=None, help="Only these documents (comma-separated doc_ids).")
+@click.option("--inject-text", default=None, help="The claim the inject probe places in a speech, with {side} (default: the task's answer format, e.g. 'Winner: {side}').")
+@click.option("--api-base", default=None, help="OpenAI-compatible server URL(s).")
+@click.option("--api-key", default=None, envvar="DEBENCH_API_KEY")
+@click.option("--model-args", default=None, help="key=value,... as for eval.")
+@click.option("--concurrency", type=click.IntRange(min=1), default=None)
+@click.option("--method", type=click.Choice(["direct", "debatrix-h", "debatrix-f"]), default=None)
+@click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of baselines and of the inject probe's choice of side.")
+@click.option("--data-source", type=click.Choice(["auto", "hub", "local", "sample"]), default="auto", show_default=True)
+@click.option("--data-dir", default=None)
+@click.option("--no-cache", is_flag=True)
+@click.option("--no-progress", is_flag=True)
+def probe_cmd(task_spec, model_spec, ensemble, probe_spec, limit, doc_ids, inject_text, api_base, api_key, model_args, concurrency, method, output_dir, seed, data_source, data_dir, no_cache, no_progress) -> None:  # type: ignore[no-untyped-def]
+    """Bias probes: rerun debates with the speaking order swapped or the BP teams relabelled, one side
+    padded or trimmed, or a verdict-claiming line injected; report verdict flips, position, length
+    and injection statistics with 95% CIs."""
+    from debench.cli import make_judge
+    from debench.probes.base import parse_probe_specs
+    from debench.probes.run import ProbeOptions, run_probes
+    from debench.registry import load_task
+
+    tasks = [load_task(s.strip()) for s in task_spec.split(",") if s.strip()]
+    specs = parse_probe_specs(probe_spec)
+    model = make_judge(model_spec, ensemble, api_base=api_base, api_key=api_key, model_args=model_args, seed=seed, use_cache=not no_cache)
+    opts = ProbeOptions(
+        output_dir=output_dir,
+        limit=limit,
+        doc_ids=[d.strip() for d in doc_ids.split(",") if d.strip()] if doc_ids else None,
+        concurrency=concurrency,
+        seed=seed,
+        data_source=data_source,
+        data_dir=data_dir,
+        use_cache=not no_cache,
+        progress=not no_progress,
+        method=method,
+        inject_text=inject_text,
+        command=sys.argv[1:],
+    )
+
+    async def run_all():  # type: ignore[no-untyped-def]
+        try:
+            return [await run_probes(t, p, model, specs, opts) for t, p in tasks]
+        finally:
+            await model.aclose()
+
+    try:
+        outputs = asyncio.run(run_all())
+    except KeyboardInterrupt:
+        click.echo("debench: interrupted; finished samples are saved — rerun the same command to resume", err=True)
+        sys.exit(130)
+    for out in outputs:
+        print_probe_report(out.report)
+        click.echo(f"  report:  {out.report_path}\n  pairs:   {out.pairs_path}\n  samples: {out.samples_path}")

@@ -1,0 +1,174 @@
+"""``debench probe``: original and probed documents through the normal runner, then statistics.
+
+Originals and every probed copy go through ``run_samples`` as ordinary documents — cached,
+concurrent, resumable — into one per-sample log, ``probe_samples_<task>_<fingerprint>.jsonl``
+(the fingerprint is the one ``eval`` uses: task, model, data, method). Probed copies have their
+own doc_ids (``<id>#<probe>:<content hash>``), so runs with other probes share the log and the
+originals' answers. The report and one line per (probe, document) pair are written beside it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from debench.data.base import Doc, get_adapter
+from debench.data.loading import DataSource, load_task_data
+from debench.errors import UserError
+from debench.evaluate import dataset_info, ensure_method_supported, slug, task_sha, usage_info
+from debench.models.base import Model
+from debench.probes.base import ProbeContext, ProbedDoc, ProbeSpec
+from debench.probes.inject import claim_for_task
+from debench.probes.report import ProbeReport, ProbeSummary
+from debench.probes.stats import make_pair, summarize
+from debench.results import ModelInfo, TaskInfo, now_iso, package_versions
+from debench.runner import RunSettings, run_fingerprint, run_samples
+from debench.task import TaskConfig
+
+
+@dataclass
+class ProbeOptions:
+    output_dir: Path = Path("results")
+    limit: int | None = None
+    doc_ids: list[str] | None = None
+    concurrency: int | None = None
+    seed: int = 0
+    data_source: DataSource = "auto"
+    data_dir: str | None = None
+    use_cache: bool = True
+    cache_path: Path | None = None
+    progress: bool = True
+    method: str | None = None
+    inject_text: str | None = None
+    command: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ProbeOutput:
+    report: ProbeReport
+    report_path: Path
+    samples_path: Path
+    pairs_path: Path
+
+
+def check_probe_task(task: TaskConfig) -> None:
+    """Probes compare verdicts naming a side: a label, or a ranking whose first item wins."""
+    if task.parser.type not in ("str", "list") or not task.parser.choices:
+        raise UserError(
+            f"task '{task.name}' predicts {task.parser.type} values, not a side; bias probes need a verdict that names a side (e.g. debateart_winner, bp_top_team)"
+        )
+
+
+def check_sides_are_answers(task: TaskConfig, docs: list[Doc]) -> None:
+    """The verdict must be able to name the debate's sides (a ranking of speakers cannot)."""
+    choices = {str(c) for c in task.parser.choices or []}
+    sides = {s.side for d in docs for s in d.speeches if s.side is not None}
+    if sides and not sides <= choices:
+        raise UserError(
+            f"task '{task.name}' answers with {', '.join(sorted(choices))}, which do not name the debate's sides ({', '.join(sorted(sides))}); bias probes need a verdict on the sides"
+        )
+
+
+def choose_docs(docs: list[Doc], limit: int | None, doc_ids: list[str] | None) -> list[Doc]:
+    if doc_ids:
+        by_id = {d.doc_id: d for d in docs}
+        unknown = [d for d in doc_ids if d not in by_id]
+        if unknown:
+            raise UserError(f"unknown document '{unknown[0]}'", field="--doc-ids")
+        docs = [by_id[d] for d in doc_ids]
+    return docs[:limit] if limit is not None else docs
+
+
+def build_probed(task: TaskConfig, docs: list[Doc], specs: list[ProbeSpec], ctx: ProbeContext) -> tuple[dict[str, list[ProbedDoc]], dict[str, int]]:
+    """Probed copies per probe key, and how many documents each probe did not apply to."""
+    out: dict[str, list[ProbedDoc]] = {}
+    skipped: dict[str, int] = {}
+    for spec in specs:
+        copies = [p for p in (spec.probe.apply(d, ctx, spec.arg) for d in docs) if p is not None]
+        if not copies:
+            if spec.explicit:
+                raise UserError(f"probe '{spec.key}' applies to none of the {len(docs)} documents of task '{task.name}'", field="--probe")
+            continue
+        out[spec.key] = copies
+        skipped[spec.key] = len(docs) - len(copies)
+    if not out:
+        raise UserError(f"none of the requested probes applies to the documents of task '{task.name}'", field="--probe")
+    return out, skipped
+
+
+async def run_probes(task: TaskConfig, task_path: Path, model: Model, specs: list[ProbeSpec], opts: ProbeOptions) -> ProbeOutput:
+    check_probe_task(task)
+    method = opts.method or task.method
+    ensure_method_supported(model, method)
+    dataset = load_task_data(task, opts.data_source, opts.data_dir)
+    docs = choose_docs(list(dataset.docs), opts.limit, opts.doc_ids)
+    check_sides_are_answers(task, docs)
+    ctx = ProbeContext(
+        task=task,
+        speech_label=get_adapter(task.dataset.adapter).speech_label,
+        seed=opts.seed,
+        claim=claim_for_task(task, opts.inject_text),
+    )
+    probed, skipped = build_probed(task, docs, specs, ctx)
+    all_docs = docs + [p.doc for copies in probed.values() for p in copies]
+
+    fp = run_fingerprint(task, model, dataset.content_hash, method)
+    out_dir = Path(opts.output_dir) / slug(model.name)
+    samples_path = out_dir / f"probe_samples_{task.name}_{fp}.jsonl"
+    report_path = out_dir / f"probes_{task.name}_{fp}.json"
+    pairs_path = out_dir / f"probe_pairs_{task.name}_{fp}.jsonl"
+    concurrency = opts.concurrency or model.default_concurrency
+    records, run_ctx = await run_samples(
+        task,
+        all_docs,
+        model,
+        samples_path,
+        RunSettings(concurrency=concurrency, use_cache=opts.use_cache, cache_path=opts.cache_path, progress=opts.progress, method=method),
+    )
+    by_id = {r.doc_id: r for r in records}
+    originals = {d.doc_id: d for d in docs}
+    specs_by_key = {s.key: s for s in specs}
+    summaries: dict[str, ProbeSummary] = {}
+    lines: list[str] = []
+    for key, copies in probed.items():
+        pairs = [make_pair(originals[p.source_id], p, by_id) for p in copies]
+        lines += [pair.model_dump_json() + "\n" for pair in pairs]
+        summaries[key] = summarize(specs_by_key[key].probe, key, pairs, originals, skipped[key])
+
+    report = ProbeReport(
+        task=TaskInfo(name=task.name, version=task.version, method=method, description=task.description, config_sha256=task_sha(task)),
+        model=ModelInfo(**model.describe()),
+        dataset=dataset_info(dataset),
+        probes=summaries,
+        usage=usage_info(records, run_ctx.n_requests),
+        config={
+            "task_file": str(task_path),
+            "probes": list(probed),
+            "method": method,
+            "limit": opts.limit,
+            "doc_ids": opts.doc_ids,
+            "seed": opts.seed,
+            "concurrency": concurrency,
+            "data_source": opts.data_source,
+            "use_cache": opts.use_cache,
+            "inject_text": opts.inject_text,
+            "fingerprint": fp,
+            "command": opts.command,
+        },
+        samples_file=samples_path.name,
+        pairs_file=pairs_path.name,
+        versions=package_versions(),
+        created_at=now_iso(),
+    )
+    out_dir.mkdir(parents=True, exist_ok=True)
+    _write_atomic(pairs_path, "".join(lines))
+    _write_atomic(report_path, report.model_dump_json(indent=2) + "\n")
+    return ProbeOutput(report, report_path, samples_path, pairs_path)
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    import os
+
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
