@@ -167,6 +167,8 @@ def eval_cmd(task_spec, model_spec, ensemble, api_base, api_key, model_args, lim
     for out in outputs:
         print_results_table(out.results)
         click.echo(f"  results: {out.results_path}\n  samples: {out.samples_path}")
+        for png in out.results.plots:
+            click.echo(f"  plot:    {out.results_path.parent / png}")
         r = out.results
         if max_error_rate is not None and r.n_samples and r.n_errors / r.n_samples > max_error_rate:
             click.echo(
@@ -210,9 +212,14 @@ def score_cmd(task_spec, predictions, output, limit, data_source, data_dir, n_bo
         samples_file=None,
         method=task.method,
     )
+    from debench.plots import speech_rating_plots
+
+    results.plots = [p.name for p in speech_rating_plots(results, output)]
     write_results(results, output)
     print_results_table(results)
     click.echo(f"  results: {output}")
+    for png in results.plots:
+        click.echo(f"  plot:    {output.parent / png}")
 
 
 from debench.leaderboard.cli import leaderboard_group, validate_cmd  # noqa: E402
@@ -221,8 +228,11 @@ main.add_command(leaderboard_group)
 main.add_command(validate_cmd)
 
 from debench.probes.cli import probe_cmd  # noqa: E402
+from debench.speeches.cli import generate_speeches_cmd, rate_speeches_cmd  # noqa: E402
 
 main.add_command(probe_cmd)
+main.add_command(generate_speeches_cmd)
+main.add_command(rate_speeches_cmd)
 
 @main.command("compare")
 @click.argument("results_a", type=click.Path(dir_okay=False, path_type=Path))

@@ -12,6 +12,7 @@ from debench.data.base import Doc, LoadedDataset
 from debench.data.loading import DataSource, load_task_data
 from debench.errors import UserError
 from debench.models.base import Model
+from debench.plots import speech_rating_plots
 from debench.results import DatasetInfo, ModelInfo, Results, TaskInfo, UsageInfo, now_iso, package_versions, write_results
 from debench.runner import RunSettings, run_fingerprint, run_samples
 from debench.samples import SampleRecord
@@ -33,6 +34,8 @@ class EvalOptions:
     method: str | None = None
     n_bootstrap: int | None = None
     store_messages: bool = True
+    plots: bool = True
+    """Speech-rating tasks: score-distribution and per-source PNGs beside the results."""
     command: list[str] = field(default_factory=list)
 
 
@@ -171,5 +174,7 @@ async def evaluate_task(task: TaskConfig, task_path: Path, model: Model, opts: E
         samples_file=samples_path.name,
         method=method,
     )
+    if opts.plots:
+        results.plots = [p.name for p in speech_rating_plots(results, results_path)]
     write_results(results, results_path)
     return EvalOutput(results, results_path, samples_path)

@@ -13,6 +13,7 @@ from debench.leaderboard.build import SCHEMA_PATH as LEADERBOARD_SCHEMA_PATH
 from debench.leaderboard.build import leaderboard_json_schema
 from debench.probes.report import PROBE_SCHEMA_PATH, probe_report_json_schema
 from debench.results import SCHEMA_PATH, results_json_schema
+from debench.speeches.report import SPEECH_RATING_SCHEMA_PATH, speech_rating_json_schema
 from debench.task import task_json_schema
 
 TARGETS = {
@@ -20,6 +21,7 @@ TARGETS = {
     SCHEMA_PATH.parent / "task.schema.json": task_json_schema,
     LEADERBOARD_SCHEMA_PATH: leaderboard_json_schema,
     PROBE_SCHEMA_PATH: probe_report_json_schema,
+    SPEECH_RATING_SCHEMA_PATH: speech_rating_json_schema,
 }
 
 

@@ -47,3 +47,32 @@ def proportion_ci(flags: np.ndarray) -> tuple[float | None, list[float] | None]:
     centre = (p + z * z / (2 * n)) / denom
     half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
     return p, [float(max(0.0, centre - half)), float(min(1.0, centre + half))]
+
+
+def mean_ci(values: np.ndarray, n_boot: int, seed: int) -> tuple[float | None, list[float] | None]:
+    """Mean with a seeded percentile-bootstrap 95% interval (None with fewer than 2 values)."""
+    x = np.asarray(values, dtype=float)
+    if len(x) == 0:
+        return None, None
+    value = float(x.mean())
+    if len(x) < 2 or n_boot <= 0:
+        return value, None
+    rng = np.random.default_rng(seed)
+    draws = x[rng.integers(0, len(x), size=(n_boot, len(x)))].mean(axis=1)
+    lo, hi = np.percentile(draws, [2.5, 97.5])
+    return value, [float(lo), float(hi)]
+
+
+def mean_diff_ci(a: np.ndarray, b: np.ndarray, n_boot: int, seed: int) -> tuple[float | None, list[float] | None]:
+    """mean(a) - mean(b) for two independent groups, each resampled on its own (seeded)."""
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if len(x) == 0 or len(y) == 0:
+        return None, None
+    value = float(x.mean() - y.mean())
+    if len(x) < 2 or len(y) < 2 or n_boot <= 0:
+        return value, None
+    rng = np.random.default_rng(seed)
+    dx = x[rng.integers(0, len(x), size=(n_boot, len(x)))].mean(axis=1)
+    dy = y[rng.integers(0, len(y), size=(n_boot, len(y)))].mean(axis=1)
+    lo, hi = np.percentile(dx - dy, [2.5, 97.5])
+    return value, [float(lo), float(hi)]

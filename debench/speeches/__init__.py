@@ -1,0 +1,2 @@
+"""Opening speeches written by a model and rated beside the IBM human-annotated speeches
+(Debatable Intelligence §5.3)."""

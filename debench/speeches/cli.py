@@ -1,0 +1,140 @@
+"""``debench generate-speeches`` and ``debench rate-speeches``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from debench.errors import UserError
+
+
+def _est(e) -> str:  # type: ignore[no-untyped-def]
+    if e is None or e.value is None:
+        return "—"
+    ci = f" [{e.ci95[0]:.2f}, {e.ci95[1]:.2f}]" if e.ci95 else ""
+    return f"{e.value:.2f}{ci}"
+
+
+@click.command("generate-speeches")
+@click.option("--model", "model_spec", required=True, help="The model that writes the speeches.")
+@click.option("--output", required=True, type=click.Path(dir_okay=False, path_type=Path), help="CSV to write (id, topic, source, text).")
+@click.option("--topics", "topics_file", type=click.Path(dir_okay=False, path_type=Path), default=None, help="One topic per line (default: the IBM speeches' 76 topics).")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N topics (sorted).")
+@click.option("--words", type=click.IntRange(min=10), default=600, show_default=True, help="Word limit; longer speeches lose sentences from the end.")
+@click.option("--per-topic", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option("--temperature", type=click.FloatRange(min=0), default=1.0, show_default=True)
+@click.option("--max-tokens", type=click.IntRange(min=16), default=None, help="Default: 1024 per 600 words.")
+@click.option("--api-base", default=None)
+@click.option("--api-key", default=None, envvar="DEBENCH_API_KEY")
+@click.option("--model-args", default=None)
+@click.option("--concurrency", type=click.IntRange(min=1), default=None)
+@click.option("--seed", type=int, default=0, show_default=True, help="Speech k of a topic uses generation seed SEED+k.")
+@click.option("--data-source", type=click.Choice(["auto", "hub", "local", "sample"]), default="auto", show_default=True)
+@click.option("--data-dir", default=None)
+@click.option("--no-cache", is_flag=True)
+@click.option("--no-progress", is_flag=True)
+def generate_speeches_cmd(model_spec, output, topics_file, limit, words, per_topic, temperature, max_tokens, api_base, api_key, model_args, concurrency, seed, data_source, data_dir, no_cache, no_progress) -> None:  # type: ignore[no-untyped-def]
+    """Write opening speeches supporting each topic (Debatable Intelligence §5.3), trimmed by sentences to the word limit."""
+    from debench.cli import make_judge
+    from debench.speeches.files import write_speeches
+    from debench.speeches.generate import GenerateOptions, default_max_tokens, generate_speeches, ibm_topics, messages_for, read_topics
+
+    topics = read_topics(topics_file) if topics_file else ibm_topics(data_source, data_dir)
+    if limit is not None:
+        topics = topics[:limit]
+    model = make_judge(model_spec, None, api_base=api_base, api_key=api_key, model_args=model_args, seed=seed, use_cache=not no_cache)
+    opts = GenerateOptions(words=words, per_topic=per_topic, temperature=temperature, max_tokens=max_tokens, seed=seed,
+                           concurrency=concurrency, use_cache=not no_cache, progress=not no_progress)
+    try:
+        out = asyncio.run(generate_speeches(model, topics, opts))
+    except KeyboardInterrupt:
+        click.echo("debench: interrupted; finished speeches are cached — rerun the same command to resume", err=True)
+        sys.exit(130)
+    write_speeches(output, out.rows)
+    meta = {
+        "model": model.describe(),
+        "topics": len(topics),
+        "per_topic": per_topic,
+        "words": words,
+        "temperature": temperature,
+        "max_tokens": max_tokens or default_max_tokens(words),
+        "seed": seed,
+        "prompt": messages_for("{topic}", words),
+        "n_speeches": len(out.rows),
+        "n_trimmed": out.n_trimmed,
+        "failures": out.failures,
+        "usage": {"prompt_tokens": out.prompt_tokens, "completion_tokens": out.completion_tokens, "n_requests": out.n_requests},
+        "command": sys.argv[1:],
+    }
+    meta_path = output.with_name(output.name + ".meta.json")
+    meta_path.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+    click.echo(f"{len(out.rows)} speeches on {len(topics)} topics by {model.name} ({out.n_trimmed} trimmed to {words} words)")
+    click.echo(f"  speeches: {output}\n  settings: {meta_path}")
+    if out.failures:
+        click.echo(f"debench: {len(out.failures)} speech(es) failed (first: {out.failures[0]['error']}); rerun to retry them", err=True)
+        sys.exit(1)
+
+
+@click.command("rate-speeches")
+@click.option("--speeches", "speeches_file", required=True, type=click.Path(dir_okay=False, path_type=Path), help="CSV with columns id, topic, source, text.")
+@click.option("--model", "model_spec", required=True, help="The judge (several, comma-separated, with --ensemble).")
+@click.option("--ensemble", type=click.Choice(["mean", "median", "majority"]), default=None)
+@click.option("--task", "task_spec", default="ibm_speech_likert", show_default=True, help="The speech-rating task whose prompt and parser are used.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N topics of the file (sorted); the annotated speeches follow.")
+@click.option("--human-sources", default=None, help="Annotated sources to rate beside the file, comma-separated (default: all 8).")
+@click.option("--api-base", default=None)
+@click.option("--api-key", default=None, envvar="DEBENCH_API_KEY")
+@click.option("--model-args", default=None)
+@click.option("--concurrency", type=click.IntRange(min=1), default=None)
+@click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=0), default=None)
+@click.option("--data-source", type=click.Choice(["auto", "hub", "local", "sample"]), default="auto", show_default=True)
+@click.option("--data-dir", default=None)
+@click.option("--no-cache", is_flag=True)
+@click.option("--no-progress", is_flag=True)
+def rate_speeches_cmd(speeches_file, model_spec, ensemble, task_spec, limit, human_sources, api_base, api_key, model_args, concurrency, output_dir, seed, n_bootstrap, data_source, data_dir, no_cache, no_progress) -> None:  # type: ignore[no-untyped-def]
+    """Rate a file of speeches beside the human-annotated IBM speeches on the same topics, with the same judge."""
+    from debench.cli import make_judge
+    from debench.registry import load_task
+    from debench.speeches.rate import RateOptions, rate_speeches
+
+    task, path = load_task(task_spec)
+    sources = [s.strip() for s in human_sources.split(",") if s.strip()] if human_sources is not None else None
+    if sources is not None and not sources:
+        raise UserError("names no source", field="--human-sources")
+    model = make_judge(model_spec, ensemble, api_base=api_base, api_key=api_key, model_args=model_args, seed=seed, use_cache=not no_cache)
+    opts = RateOptions(output_dir=output_dir, limit=limit, human_sources=sources, concurrency=concurrency, data_source=data_source,
+                       data_dir=data_dir, use_cache=not no_cache, progress=not no_progress, n_bootstrap=n_bootstrap, seed=seed,
+                       command=sys.argv[1:])
+
+    async def run():  # type: ignore[no-untyped-def]
+        try:
+            return await rate_speeches(task, path, model, speeches_file, opts)
+        finally:
+            await model.aclose()
+
+    try:
+        out = asyncio.run(run())
+    except KeyboardInterrupt:
+        click.echo("debench: interrupted; finished samples are saved — rerun the same command to resume", err=True)
+        sys.exit(130)
+    r = out.report
+    title = f"{r.task.name} | {r.model.name} | {len(r.topics)} topics"
+    if r.human_data.is_sample:
+        title += " | SAMPLE DATA"
+    click.echo(title)
+    width = max(len(s) for s in r.sources) + 2
+    click.echo(f"  {'source':<{width}} {'n':>4} {'fail':>4}  {'judge mean [95% CI]':<22} {'human mean [95% CI]':<22}")
+    order = sorted(r.sources.items(), key=lambda kv: (kv[1].origin != "speeches_file", -(kv[1].judge_mean.value or 0)))
+    for name, s in order:
+        click.echo(f"  {name:<{width}} {s.n_speeches:>4} {s.n_parse_failures + s.n_errors + s.n_not_completed:>4}  {_est(s.judge_mean):<22} {_est(s.human_mean):<22}")
+    for c in r.comparisons:
+        click.echo(f"  {c.source} minus {c.reference} (judge means): {_est(c.diff)}")
+    click.echo(f"  report:  {out.report_path}\n  samples: {out.samples_path}")
+    for png in r.plots:
+        click.echo(f"  plot:    {out.report_path.parent / png}")

@@ -1,0 +1,61 @@
+"""Speech files: CSV with the columns of Debatable Intelligence's ``GPT_4_1_speeches.csv``
+(``id, topic, source, text``), one opening speech supporting ``topic`` per row."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import os
+from pathlib import Path
+
+import pandas as pd
+from pydantic import BaseModel
+
+from debench.data.files import read_csv
+from debench.errors import DataError
+
+COLUMNS = ["id", "topic", "source", "text"]
+
+
+class SpeechRow(BaseModel):
+    id: str
+    topic: str
+    source: str
+    text: str
+
+
+def read_speeches(path: Path) -> list[SpeechRow]:
+    df = read_csv(path, COLUMNS, dtype={c: str for c in COLUMNS})
+    rows: list[SpeechRow] = []
+    seen: dict[str, int] = {}
+    for i, rec in enumerate(df.itertuples(index=False), start=2):
+        values = {c: getattr(rec, c) for c in COLUMNS}
+        for c in COLUMNS:
+            v = values[c]
+            if v is None or (isinstance(v, float) and pd.isna(v)) or not str(v).strip():
+                raise DataError(f"row {i}: empty {c}", path=str(path), field=c)
+        sid = str(values["id"]).strip()
+        if sid in seen:
+            raise DataError(f"row {i}: id '{sid}' repeats row {seen[sid]}", path=str(path), field="id")
+        seen[sid] = i
+        rows.append(SpeechRow(id=sid, topic=str(values["topic"]).strip(), source=str(values["source"]).strip(), text=str(values["text"])))
+    if not rows:
+        raise DataError("no speeches", path=str(path), field="text")
+    return rows
+
+
+def file_hash(path: Path) -> str:
+    return "sha256:" + hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def write_speeches(path: Path, rows: list[SpeechRow]) -> None:
+    """Atomically, with the same quoting as the published file (fields quoted when needed)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    with open(tmp, "w", encoding="utf-8", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(COLUMNS)
+        for r in rows:
+            w.writerow([r.id, r.topic, r.source, r.text])
+    os.replace(tmp, path)

@@ -1,0 +1,211 @@
+"""``debench rate-speeches``: rate a file of speeches with a speech-rating task's prompt
+(``ibm_speech_likert`` by default) and compare them with the human-annotated IBM speeches on the
+same topics, rated by the same judge in the same run.
+
+Both sets go through the normal runner into one per-sample log (cached, resumable). Topics: the
+file's topics, sorted; ``limit`` keeps the first N, and the IBM speeches are restricted to the
+same topics so every source is compared on the same ground.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from debench.data.base import Doc, Speech
+from debench.data.loading import DataSource, load_task_data
+from debench.errors import UserError
+from debench.evaluate import dataset_info, ensure_method_supported, slug, task_sha, usage_info
+from debench.metrics.bootstrap import mean_ci, mean_diff_ci
+from debench.models.base import Model
+from debench.plots import plot_source_means
+from debench.results import ModelInfo, TaskInfo, now_iso, package_versions
+from debench.runner import RunSettings, run_fingerprint, run_samples
+from debench.samples import SampleRecord
+from debench.speeches.files import SpeechRow, file_hash, read_speeches
+from debench.speeches.report import Comparison, Estimate, SourceRating, SpeechesFileInfo, SpeechRatingReport
+from debench.task import TaskConfig
+
+
+@dataclass
+class RateOptions:
+    output_dir: Path = Path("results")
+    limit: int | None = None
+    """Only the first N topics of the file (sorted)."""
+    human_sources: list[str] | None = None
+    """Annotated sources to rate beside the file (default: all)."""
+    concurrency: int | None = None
+    data_source: DataSource = "auto"
+    data_dir: str | None = None
+    use_cache: bool = True
+    progress: bool = True
+    n_bootstrap: int | None = None
+    seed: int = 0
+    command: list[str] = field(default_factory=list)
+
+
+@dataclass
+class RateOutput:
+    report: SpeechRatingReport
+    report_path: Path
+    samples_path: Path
+
+
+def check_rating_task(task: TaskConfig) -> None:
+    if task.dataset.adapter != "ibm_speeches" or task.parser.type not in ("int", "float"):
+        raise UserError(f"task '{task.name}' is not a speech-rating task (use ibm_speech_likert or ibm_speech_likert_cot)", field="--task")
+
+
+def speech_docs(rows: list[SpeechRow]) -> list[Doc]:
+    return [
+        Doc(
+            doc_id=r.id,
+            fields={"topic": r.topic, "speech": r.text},
+            speeches=[Speech(speaker=r.source, side="pro", text=r.text)],
+            meta={"source": r.source, "origin": "speeches_file"},
+        )
+        for r in rows
+    ]
+
+
+def _numeric(records: list[SampleRecord]) -> np.ndarray:
+    return np.array([float(r.prediction) for r in records if r.status == "ok" and r.prediction is not None], dtype=float)
+
+
+def _estimate(values: np.ndarray, n_boot: int, seed: int) -> Estimate:
+    value, ci = mean_ci(values, n_boot, seed)
+    return Estimate(value=value, ci95=ci, n=len(values))
+
+
+def _source_rating(origin: str, docs: list[Doc], recs: dict[str, SampleRecord], n_boot: int, seed: int) -> SourceRating:
+    rs = [recs[d.doc_id] for d in docs if d.doc_id in recs]
+    status = Counter(r.status for r in rs)
+    scores = _numeric(rs)
+    human = None
+    if origin == "annotated":
+        human = _estimate(np.array([float(d.target) for d in docs]), n_boot, seed + 1)
+    dist = Counter(str(int(v)) if float(v).is_integer() else str(v) for v in scores)
+    return SourceRating(
+        origin=origin,  # type: ignore[arg-type]
+        n_speeches=len(docs),
+        n_ok=status["ok"],
+        n_parse_failures=status["parse_failure"],
+        n_errors=status["error"],
+        n_not_completed=status["not_completed"],
+        judge_mean=_estimate(scores, n_boot, seed),
+        human_mean=human,
+        judge_distribution=dict(sorted(dist.items())),
+    )
+
+
+async def rate_speeches(task: TaskConfig, task_path: Path, model: Model, speeches_path: Path, opts: RateOptions) -> RateOutput:
+    check_rating_task(task)
+    ensure_method_supported(model, task.method)
+    rows = read_speeches(speeches_path)
+    topics = sorted({r.topic for r in rows})
+    if opts.limit is not None:
+        topics = topics[: opts.limit]
+    rows = [r for r in rows if r.topic in set(topics)]
+    dataset = load_task_data(task, opts.data_source, opts.data_dir)
+    human = [d for d in dataset.docs if d.fields.get("topic") in set(topics)]
+    if opts.human_sources is not None:
+        known = {str(d.meta.get("source")) for d in dataset.docs}
+        unknown = [s for s in opts.human_sources if s not in known]
+        if unknown:
+            raise UserError(f"no annotated source '{unknown[0]}' (known: {', '.join(sorted(known))})", field="--human-sources")
+        human = [d for d in human if d.meta.get("source") in opts.human_sources]
+    clash = {r.id for r in rows} & {d.doc_id for d in dataset.docs}
+    if clash:
+        raise UserError(f"id '{sorted(clash)[0]}' is also an id of the annotated speeches", path=str(speeches_path), field="id")
+    file_docs = speech_docs(rows)
+    docs = human + file_docs
+
+    content = file_hash(speeches_path)
+    base_fp = run_fingerprint(task, model, dataset.content_hash, task.method)
+    fp = hashlib.sha256(f"{base_fp}|{content}".encode()).hexdigest()[:12]
+    out_dir = Path(opts.output_dir) / slug(model.name)
+    samples_path = out_dir / f"speech_rating_samples_{task.name}_{fp}.jsonl"
+    report_path = out_dir / f"speech_rating_{task.name}_{fp}.json"
+    concurrency = opts.concurrency or model.default_concurrency
+    records, ctx = await run_samples(
+        task, docs, model, samples_path,
+        RunSettings(concurrency=concurrency, use_cache=opts.use_cache, progress=opts.progress, method=task.method),
+    )
+    recs = {r.doc_id: r for r in records}
+    n_boot = task.scoring.n_bootstrap if opts.n_bootstrap is None else opts.n_bootstrap
+    seed = task.scoring.bootstrap_seed + opts.seed
+
+    by_source: dict[tuple[str, str], list[Doc]] = {}
+    for d in human:
+        by_source.setdefault(("annotated", str(d.meta["source"])), []).append(d)
+    for d in file_docs:
+        by_source.setdefault(("speeches_file", str(d.meta["source"])), []).append(d)
+    file_sources = sorted({s for o, s in by_source if o == "speeches_file"})
+    annotated = sorted({s for o, s in by_source if o == "annotated"})
+    overlap = set(file_sources) & set(annotated)
+    if overlap:
+        raise UserError(f"source '{sorted(overlap)[0]}' is also an annotated source name", path=str(speeches_path), field="source")
+    sources: dict[str, SourceRating] = {}
+    for i, ((origin, name), ds) in enumerate(sorted(by_source.items())):
+        sources[name] = _source_rating(origin, ds, recs, n_boot, seed + 10 * i)
+    comparisons = []
+    for i, g in enumerate(file_sources):
+        gs = _numeric([recs[d.doc_id] for d in by_source[("speeches_file", g)] if d.doc_id in recs])
+        for j, a in enumerate(annotated):
+            hs = _numeric([recs[d.doc_id] for d in by_source[("annotated", a)] if d.doc_id in recs])
+            value, ci = mean_diff_ci(gs, hs, n_boot, seed + 1000 + 100 * i + j)
+            comparisons.append(Comparison(source=g, reference=a, diff=Estimate(value=value, ci95=ci, n=len(gs) + len(hs))))
+
+    plot_rows = {
+        name: {
+            "judge_mean": s.judge_mean.value,
+            "judge_ci95": s.judge_mean.ci95,
+            "human_mean": s.human_mean.value if s.human_mean else None,
+            "human_ci95": s.human_mean.ci95 if s.human_mean else None,
+        }
+        for name, s in sources.items()
+        if s.judge_mean.value is not None
+    }
+    plots: list[str] = []
+    if plot_rows:
+        png = plot_source_means(
+            plot_rows, report_path.with_name(report_path.stem + "_sources.png"),
+            title=f"Mean score per source ({len(topics)} topics)\n{task.name} | {model.name}",
+            subtitle="no human ratings exist for: " + ", ".join(file_sources),
+        )
+        plots.append(png.name)
+    report = SpeechRatingReport(
+        task=TaskInfo(name=task.name, version=task.version, method=task.method, description=task.description, config_sha256=task_sha(task)),
+        model=ModelInfo(**model.describe()),
+        speeches_file=SpeechesFileInfo(path=str(speeches_path), content_hash=content, n_speeches=len(rows), sources=file_sources),
+        human_data=dataset_info(dataset),
+        topics=topics,
+        sources=sources,
+        comparisons=comparisons,
+        usage=usage_info(records, ctx.n_requests),
+        config={
+            "task_file": str(task_path),
+            "speeches": str(speeches_path),
+            "limit": opts.limit,
+            "human_sources": opts.human_sources,
+            "concurrency": concurrency,
+            "data_source": opts.data_source,
+            "use_cache": opts.use_cache,
+            "n_bootstrap": n_boot,
+            "seed": opts.seed,
+            "fingerprint": fp,
+            "command": opts.command,
+        },
+        samples_file=samples_path.name,
+        plots=plots,
+        versions=package_versions(),
+        created_at=now_iso(),
+    )
+    tmp = report_path.with_suffix(".json.tmp")
+    tmp.write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    tmp.replace(report_path)
+    return RateOutput(report, report_path, samples_path)

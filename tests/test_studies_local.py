@@ -1,0 +1,67 @@
+"""Judge behaviour studies with the embedded local model (SmolLM2-135M) on a few real documents:
+bias probes on the two shortest DebateArt debates, and speeches it writes rated beside the
+human experts' on one IBM topic. Slow on CPU (about a minute in all), so kept small."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from clihelp import run_cli
+from conftest import DATA_DIR, real_data_dir
+from debench.samples import read_records
+
+pytestmark = pytest.mark.local_model
+
+SHORT_DEBATES = "debateart_4395,debateart_4642"  # the two shortest prompts (~800 and ~1,300 tokens)
+
+
+def test_probes_on_two_real_debates(tmp_path: Path) -> None:
+    real_data_dir("debatrix_panelbench")
+    proc = run_cli("probe", "--task", "debateart_winner", "--model", "local/smollm2", "--doc-ids", SHORT_DEBATES,
+                   "--probe", "swap,inject", "--output-dir", str(tmp_path), "--no-progress", env={"DEBENCH_DATA_DIR": str(DATA_DIR)})
+    assert proc.returncode == 0, proc.stderr
+    print(proc.stdout)
+    report = json.loads(next(tmp_path.glob("local__smollm2/probes_debateart_winner_*.json")).read_text())
+    recs = {r.doc_id: r for r in read_records(next(tmp_path.glob("local__smollm2/probe_samples_*.jsonl")))}
+    assert len(recs) == 6 and all(r.status == "ok" and r.prediction in ("pro", "tie", "con") for r in recs.values())  # the grammar holds
+    pairs = [json.loads(line) for line in next(tmp_path.glob("local__smollm2/probe_pairs_*.jsonl")).read_text().splitlines()]
+    for key in ("swap_sides", "inject"):
+        mine = [p for p in pairs if p["probe"] == key]
+        assert [p["source_id"] for p in mine] == SHORT_DEBATES.split(",")
+        flips = [recs[p["original"]["doc_id"]].prediction != recs[p["probed"]["doc_id"]].prediction for p in mine]
+        s = report["probes"][key]
+        assert s["flip_rate"]["n"] == 2 and s["flip_rate"]["k"] == sum(flips)
+        decided = [p for p in mine if p["probed"]["verdict"] != "tie"]
+        assert s["probed_shares"]["last_speaker"]["k"] == sum(p["probed"]["verdict"] == p["probed"]["last_speaker"] for p in decided)
+    inj = [p for p in pairs if p["probe"] == "inject"]
+    eligible = [p for p in inj if p["original"]["verdict"] != p["target_side"]]
+    assert report["probes"]["inject"]["effect"]["rate"]["n"] == len(eligible)
+    assert report["probes"]["inject"]["effect"]["rate"]["k"] == sum(p["probed"]["verdict"] == p["target_side"] for p in eligible)
+
+
+def test_speeches_written_and_rated_by_the_local_model(tmp_path: Path) -> None:
+    real_data_dir("ibm_debate_speeches")
+    env = {"DEBENCH_DATA_DIR": str(DATA_DIR)}
+    speeches = tmp_path / "smollm2_speeches.csv"
+    gen = run_cli("generate-speeches", "--model", "local/smollm2", "--limit", "1", "--words", "60", "--output", str(speeches), "--no-progress", env=env)
+    assert gen.returncode == 0, gen.stderr
+    with open(speeches, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 2 and all(0 < len(r["text"].split()) <= 60 and r["source"] == "local/smollm2" for r in rows)
+    rate = run_cli("rate-speeches", "--speeches", str(speeches), "--model", "local/smollm2", "--limit", "1", "--human-sources", "Human expert",
+                   "--output-dir", str(tmp_path), "--no-progress", "--bootstrap", "100", env=env)
+    assert rate.returncode == 0, rate.stderr
+    print(rate.stdout)
+    report = json.loads(next(tmp_path.glob("local__smollm2/speech_rating_ibm_*.json")).read_text())
+    assert set(report["sources"]) == {"local/smollm2", "Human expert"}
+    samples = read_records(next(tmp_path.glob("local__smollm2/speech_rating_samples_*.jsonl")))
+    assert len(samples) == 4 and all(r.status == "ok" and 1 <= r.prediction <= 5 for r in samples)
+    ids = {r["id"] for r in rows}
+    mine = [r.prediction for r in samples if r.doc_id in ids]
+    theirs = [r.prediction for r in samples if r.doc_id not in ids]
+    assert report["sources"]["local/smollm2"]["judge_mean"]["value"] == pytest.approx(sum(mine) / 2)
+    assert report["comparisons"][0]["diff"]["value"] == pytest.approx(sum(mine) / 2 - sum(theirs) / 2)
