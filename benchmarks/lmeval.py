@@ -31,7 +31,11 @@ def ensure_venv(path: Path) -> Path:
         return python
     print(f"creating {path} and installing {LM_EVAL_REQUIREMENT} (first run only, ~1 min)", flush=True)
     subprocess.run([sys.executable, "-m", "venv", "--clear", str(path)], check=True)
-    subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", LM_EVAL_REQUIREMENT], check=True, stdout=subprocess.DEVNULL)
+    pip = subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", LM_EVAL_REQUIREMENT], capture_output=True, text=True
+    )
+    if pip.returncode != 0:
+        raise RuntimeError(f"pip install {LM_EVAL_REQUIREMENT} failed:\n{pip.stderr[-3000:]}")
     marker.write_text(LM_EVAL_REQUIREMENT + "\n")
     return python
 

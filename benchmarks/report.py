@@ -104,17 +104,20 @@ def format_check(c: Check) -> str:
 def format_table(report: BenchReport) -> str:
     """The throughput table, then the stub's ceiling, other figures and one line per check."""
     lines = [
+        "samples/s = documents / the stub's busy window (first request received -> last answer sent), the same for both;",
+        "wall s = the whole command (interpreter start, imports, data, scoring); efficiency = samples/s / (C / latency).",
         f"machine: {report.machine.cpu}, {report.machine.cores} cores, Python {report.machine.python}, {report.machine.date}",
         "",
-        "|   C | latency |  docs | debench/s | ideal/s | efficiency | lm-eval/s | debench / lm-eval | debench RSS MB | lm-eval RSS MB |",
-        "| --: | ------: | ----: | --------: | ------: | ---------: | --------: | ----------------: | -------------: | -------------: |",
+        "|   C | latency |  docs | debench/s | ideal/s | efficiency | lm-eval/s | debench / lm-eval | wall s debench / lm-eval | peak RSS MB debench / lm-eval |",
+        "| --: | ------: | ----: | --------: | ------: | ---------: | --------: | ----------------: | -----------------------: | ----------------------------: |",
     ]
     for r in report.throughput:
         eff = "—" if r.efficiency is None else f"{r.efficiency:.1%}"
         ratio = "—" if r.ratio is None else f"{r.ratio:.2f}x"
         lines.append(
             f"| {r.concurrency:>3} | {int(r.latency_s * 1000):>4} ms | {r.n_docs:>5} | {_f(r.debench_sps):>9} | {_f(r.ideal_sps):>7} "
-            f"| {eff:>10} | {_f(r.lmeval_sps):>9} | {ratio:>17} | {_f(r.debench_peak_rss_mb, '.0f'):>14} | {_f(r.lmeval_peak_rss_mb, '.0f'):>14} |"
+            f"| {eff:>10} | {_f(r.lmeval_sps):>9} | {ratio:>17} | {_f(r.debench_wall_s) + ' / ' + _f(r.lmeval_wall_s):>24} "
+            f"| {_f(r.debench_peak_rss_mb, '.0f') + ' / ' + _f(r.lmeval_peak_rss_mb, '.0f'):>29} |"
         )
     if report.stub_ceiling_sps:
         lines += ["", "stub server ceiling (requests/s): " + ", ".join(f"{k}: {v:.0f}" for k, v in report.stub_ceiling_sps.items())]
