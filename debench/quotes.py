@@ -43,12 +43,36 @@ def _ngrams(source: str, n: int) -> frozenset[tuple[str, ...]]:
     return frozenset(tuple(words[i : i + n]) for i in range(len(words) - n + 1))
 
 
+@lru_cache(maxsize=32)
+def _lowered(source: str) -> str:
+    return source.lower()
+
+
+def _may_quote(words: list[str], source: str, n: int) -> bool:
+    """Whether some run of ``n`` answer words could be a quotation: each of its words must occur
+    in the lower-cased source. A cheap necessary condition (exact for ASCII words, whose
+    lower-casing does not depend on context; other words always pass) that spares tokenising the
+    whole debate for almost every answer."""
+    if len(words) < n:
+        return False
+    low = _lowered(source)
+    present = [not w.isascii() or w in low for w in words]
+    run = 0
+    for p in present:
+        run = run + 1 if p else 0
+        if run >= n:
+            return True
+    return False
+
+
 def quoted_spans(answer: str, source: str, min_words: int = MIN_WORDS) -> list[tuple[int, int]]:
     """Character spans of ``answer`` copied from ``source`` (runs of >= ``min_words`` words), merged."""
     if not answer or not source:
         return []
-    grams = _ngrams(source, min_words)
     toks = _tokens(answer)
+    if not _may_quote([t for _, _, t in toks], source, min_words):
+        return []
+    grams = _ngrams(source, min_words)
     spans: list[tuple[int, int]] = []
     for i in range(len(toks) - min_words + 1):
         if tuple(t for _, _, t in toks[i : i + min_words]) in grams:
