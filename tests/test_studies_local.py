@@ -1,5 +1,5 @@
 """Judge behaviour studies with the embedded local model (SmolLM2-135M) on a few real documents:
-bias probes on the two shortest DebateArt debates, and speeches it writes rated beside the
+every bias probe on the two shortest DebateArt debates (BP debates do not fit its context and are counted as such), and speeches it writes rated beside the
 human experts' on one IBM topic. Slow on CPU (about a minute in all), so kept small."""
 
 from __future__ import annotations
@@ -19,17 +19,18 @@ pytestmark = pytest.mark.local_model
 SHORT_DEBATES = "debateart_4395,debateart_4642"  # the two shortest prompts (~800 and ~1,300 tokens)
 
 
-def test_probes_on_two_real_debates(tmp_path: Path) -> None:
+def test_every_probe_on_two_real_debates(tmp_path: Path) -> None:
     real_data_dir("debatrix_panelbench")
     proc = run_cli("probe", "--task", "debateart_winner", "--model", "local/smollm2", "--doc-ids", SHORT_DEBATES,
-                   "--probe", "swap,inject", "--output-dir", str(tmp_path), "--no-progress", env={"DEBENCH_DATA_DIR": str(DATA_DIR)})
+                   "--probe", "all", "--output-dir", str(tmp_path), "--no-progress", env={"DEBENCH_DATA_DIR": str(DATA_DIR)})
     assert proc.returncode == 0, proc.stderr
     print(proc.stdout)
     report = json.loads(next(tmp_path.glob("local__smollm2/probes_debateart_winner_*.json")).read_text())
+    assert list(report["probes"]) == ["swap_sides", "pad_length", "trim_length", "inject"]
     recs = {r.doc_id: r for r in read_records(next(tmp_path.glob("local__smollm2/probe_samples_*.jsonl")))}
-    assert len(recs) == 6 and all(r.status == "ok" and r.prediction in ("pro", "tie", "con") for r in recs.values())  # the grammar holds
+    assert len(recs) == 10 and all(r.status == "ok" and r.prediction in ("pro", "tie", "con") for r in recs.values())  # the grammar holds
     pairs = [json.loads(line) for line in next(tmp_path.glob("local__smollm2/probe_pairs_*.jsonl")).read_text().splitlines()]
-    for key in ("swap_sides", "inject"):
+    for key in report["probes"]:
         mine = [p for p in pairs if p["probe"] == key]
         assert [p["source_id"] for p in mine] == SHORT_DEBATES.split(",")
         flips = [recs[p["original"]["doc_id"]].prediction != recs[p["probed"]["doc_id"]].prediction for p in mine]
@@ -41,6 +42,17 @@ def test_probes_on_two_real_debates(tmp_path: Path) -> None:
     eligible = [p for p in inj if p["original"]["verdict"] != p["target_side"]]
     assert report["probes"]["inject"]["effect"]["rate"]["n"] == len(eligible)
     assert report["probes"]["inject"]["effect"]["rate"]["k"] == sum(p["probed"]["verdict"] == p["target_side"] for p in eligible)
+
+
+def test_bp_debates_too_long_for_the_local_model_are_counted_not_sent(tmp_path: Path) -> None:
+    real_data_dir("debatrix_panelbench")
+    proc = run_cli("probe", "--task", "bp_top_team", "--model", "local/smollm2", "--limit", "2", "--probe", "swap",
+                   "--output-dir", str(tmp_path), "--no-progress", env={"DEBENCH_DATA_DIR": str(DATA_DIR)})
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(next(tmp_path.glob("local__smollm2/probes_bp_top_team_*.json")).read_text())
+    s = report["probes"]["relabel_teams"]
+    assert s["original"]["not_completed"] == 2 and s["probed"]["not_completed"] == 2 and s["flip_rate"]["n"] == 0
+    assert report["usage"]["n_requests"] == 0 and report["usage"]["prompt_tokens"] == 0
 
 
 def test_speeches_written_and_rated_by_the_local_model(tmp_path: Path) -> None:
