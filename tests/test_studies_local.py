@@ -1,5 +1,5 @@
 """Judge behaviour studies with the embedded local model (SmolLM2-135M) on a few real documents:
-every bias probe on the two shortest DebateArt debates (BP debates do not fit its context and are counted as such), and speeches it writes rated beside the
+every bias probe on the shortest DebateArt debate (order and injection on two) (BP debates do not fit its context and are counted as such), and speeches it writes rated beside the
 human experts' on one IBM topic. Slow on CPU (about a minute in all), so kept small."""
 
 from __future__ import annotations
@@ -16,32 +16,46 @@ from debench.samples import read_records
 
 pytestmark = pytest.mark.local_model
 
-SHORT_DEBATES = "debateart_4395,debateart_4642"  # the two shortest prompts (~800 and ~1,300 tokens)
+SHORTEST, SECOND = "debateart_4395", "debateart_4642"  # the two shortest prompts (~800 and ~1,300 tokens)
 
 
-def test_every_probe_on_two_real_debates(tmp_path: Path) -> None:
-    real_data_dir("debatrix_panelbench")
-    proc = run_cli("probe", "--task", "debateart_winner", "--model", "local/smollm2", "--doc-ids", SHORT_DEBATES,
-                   "--probe", "all", "--output-dir", str(tmp_path), "--no-progress", env={"DEBENCH_DATA_DIR": str(DATA_DIR)})
+def _probe(tmp_path: Path, doc_ids: str, probes: str) -> tuple[dict, dict, list[dict]]:  # type: ignore[type-arg]
+    proc = run_cli("probe", "--task", "debateart_winner", "--model", "local/smollm2", "--doc-ids", doc_ids,
+                   "--probe", probes, "--output-dir", str(tmp_path), "--no-progress", env={"DEBENCH_DATA_DIR": str(DATA_DIR)})
     assert proc.returncode == 0, proc.stderr
     print(proc.stdout)
     report = json.loads(next(tmp_path.glob("local__smollm2/probes_debateart_winner_*.json")).read_text())
-    assert list(report["probes"]) == ["swap_sides", "pad_length", "trim_length", "inject"]
     recs = {r.doc_id: r for r in read_records(next(tmp_path.glob("local__smollm2/probe_samples_*.jsonl")))}
-    assert len(recs) == 10 and all(r.status == "ok" and r.prediction in ("pro", "tie", "con") for r in recs.values())  # the grammar holds
     pairs = [json.loads(line) for line in next(tmp_path.glob("local__smollm2/probe_pairs_*.jsonl")).read_text().splitlines()]
-    for key in report["probes"]:
+    return report, recs, pairs
+
+
+def _check(report: dict, recs: dict, pairs: list[dict], sources: list[str]) -> None:  # type: ignore[type-arg]
+    """The report's figures follow from the per-sample log."""
+    assert all(r.status == "ok" and r.prediction in ("pro", "tie", "con") for r in recs.values())  # the grammar holds
+    for key, s in report["probes"].items():
         mine = [p for p in pairs if p["probe"] == key]
-        assert [p["source_id"] for p in mine] == SHORT_DEBATES.split(",")
+        assert [p["source_id"] for p in mine] == sources
         flips = [recs[p["original"]["doc_id"]].prediction != recs[p["probed"]["doc_id"]].prediction for p in mine]
-        s = report["probes"][key]
-        assert s["flip_rate"]["n"] == 2 and s["flip_rate"]["k"] == sum(flips)
+        assert s["flip_rate"]["n"] == len(sources) and s["flip_rate"]["k"] == sum(flips)
         decided = [p for p in mine if p["probed"]["verdict"] != "tie"]
         assert s["probed_shares"]["last_speaker"]["k"] == sum(p["probed"]["verdict"] == p["probed"]["last_speaker"] for p in decided)
-    inj = [p for p in pairs if p["probe"] == "inject"]
-    eligible = [p for p in inj if p["original"]["verdict"] != p["target_side"]]
-    assert report["probes"]["inject"]["effect"]["rate"]["n"] == len(eligible)
-    assert report["probes"]["inject"]["effect"]["rate"]["k"] == sum(p["probed"]["verdict"] == p["target_side"] for p in eligible)
+        if key == "inject":
+            eligible = [p for p in mine if p["original"]["verdict"] != p["target_side"]]
+            assert s["effect"]["rate"]["n"] == len(eligible)
+            assert s["effect"]["rate"]["k"] == sum(p["probed"]["verdict"] == p["target_side"] for p in eligible)
+
+
+def test_every_probe_on_real_debates(tmp_path: Path) -> None:
+    real_data_dir("debatrix_panelbench")
+    report, recs, pairs = _probe(tmp_path, SHORTEST, "all")
+    assert list(report["probes"]) == ["swap_sides", "pad_length", "trim_length", "inject"]
+    assert len(recs) == 5 and report["usage"]["n_requests"] == 5
+    _check(report, recs, pairs, [SHORTEST])
+    # a second debate for the order and injection probes: the first one's answers are reused
+    report, recs, pairs = _probe(tmp_path, f"{SHORTEST},{SECOND}", "swap,inject")
+    assert report["usage"]["n_requests"] == 3 and len(recs) == 8
+    _check(report, {k: v for k, v in recs.items() if "#pad" not in k and "#trim" not in k}, pairs, [SHORTEST, SECOND])
 
 
 def test_bp_debates_too_long_for_the_local_model_are_counted_not_sent(tmp_path: Path) -> None:
