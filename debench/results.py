@@ -29,7 +29,7 @@ class TaskInfo(BaseModel):
 class ModelInfo(BaseModel):
     model_config = ConfigDict(extra="allow")
     name: str
-    kind: str = Field(description="litellm | local | baseline | predictions")
+    kind: str = Field(description="litellm | openai-http | local | baseline | ensemble | predictions")
 
 
 class DatasetInfo(BaseModel):
