@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from debench.data.base import Doc, Speech, register_adapter
-from debench.data.files import panelbench_info_slide, read_csv, read_panelbench_debate
+from debench.data.files import as_int, panelbench_info_slide, read_csv, read_panelbench_debate
 from debench.data.transcript import format_transcript
 from debench.errors import DataError
 
@@ -27,13 +27,12 @@ def team_of(speaker: str) -> str | None:
 
 def gold_table(directory: Path) -> dict[str, list[str]]:
     path = directory / "gold" / "gold.csv"
-    df = read_csv(path, ["bp_id", "label"])
     out: dict[str, list[str]] = {}
-    for row in df.itertuples(index=False):
-        teams = [t.strip().upper() for t in str(row.label).split(",") if t.strip()]
+    for row in read_csv(path, ["bp_id", "label"]):
+        teams = [t.strip().upper() for t in row["label"].split(",") if t.strip()]
         if not teams or any(t not in TEAMS for t in teams):
-            raise DataError(f"bp_id {row.bp_id}: label {row.label!r} names no known team", path=str(path), field="label")
-        out[f"bp_{int(row.bp_id):03d}"] = teams
+            raise DataError(f"bp_id {row['bp_id']}: label {row['label']!r} names no known team", path=str(path), field="label")
+        out[f"bp_{as_int(row['bp_id'], path, 'bp_id'):03d}"] = teams
     return out
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from debench.data.base import Doc, Speech, register_adapter
-from debench.data.files import panelbench_info_slide, read_csv, read_panelbench_debate
+from debench.data.files import as_bool, as_float, as_int, panelbench_info_slide, read_csv, read_panelbench_debate
 from debench.data.transcript import format_transcript
 from debench.errors import DataError
 
@@ -27,22 +27,21 @@ def gold_table(directory: Path, dimension: str) -> dict[str, dict[str, Any]]:
     cols = ["dart_id", "is_many_round", "is_long", "vote_count", "label"]
     if dimension == "general":
         path = directory / "gold" / "final.csv"
-        df = read_csv(path, cols)
+        rows = read_csv(path, cols)
     else:
         path = directory / "gold" / "dimension.csv"
-        df = read_csv(path, [*cols, "dimension"])
-        df = df[df["dimension"] == dimension]
+        rows = [r for r in read_csv(path, [*cols, "dimension"]) if r["dimension"] == dimension]
     out: dict[str, dict[str, Any]] = {}
-    for row in df.itertuples(index=False):
-        value = float(row.label)
+    for row in rows:
+        value = as_float(row["label"], path, "label")
         if value not in LABELS:
-            raise DataError(f"label {row.label!r} is not 0.0, 0.5 or 1.0", path=str(path), field="label")
-        out[f"debateart_{int(row.dart_id):04d}"] = {
+            raise DataError(f"label {row['label']!r} is not 0.0, 0.5 or 1.0", path=str(path), field="label")
+        out[f"debateart_{as_int(row['dart_id'], path, 'dart_id'):04d}"] = {
             "label": LABELS[value],
             "gold_value": value,
-            "is_many_round": bool(row.is_many_round),
-            "is_long": bool(row.is_long),
-            "vote_count": int(row.vote_count),
+            "is_many_round": as_bool(row["is_many_round"], path, "is_many_round"),
+            "is_long": as_bool(row["is_long"], path, "is_long"),
+            "vote_count": as_int(row["vote_count"], path, "vote_count"),
         }
     return out
 

@@ -3,26 +3,68 @@ file (and the column or key)."""
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import yaml
 
 from debench.errors import DataError
 
 
-def read_csv(path: Path, required: list[str], dtype: dict[str, Any] | None = None) -> pd.DataFrame:
+def read_csv(path: Path, required: list[str]) -> list[dict[str, str]]:
+    """The rows of a CSV file with a header, as strings ("" where a cell is empty).
+
+    The standard library's reader, not pandas: it holds each row once, as the adapter builds its
+    documents, where pandas would import ~60 MB of libraries and hold the whole table twice.
+    """
+    csv.field_size_limit(1 << 30)  # speeches are long cells; the default cap is 128 KiB
     try:
-        df = pd.read_csv(path, dtype=dtype)
+        with open(path, encoding="utf-8-sig", newline="") as fh:
+            reader = csv.DictReader(fh)
+            columns = reader.fieldnames or []
+            missing = [c for c in required if c not in columns]
+            if missing:
+                raise DataError(f"missing column(s) {', '.join(missing)}", path=str(path), field=missing[0])
+            rows = []
+            for row in reader:
+                if None in row:
+                    raise DataError(f"line {reader.line_num}: more cells than columns", path=str(path))
+                rows.append({k: "" if v is None else v for k, v in row.items()})
     except FileNotFoundError:
         raise DataError("file not found", path=str(path)) from None
-    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+    except (csv.Error, UnicodeDecodeError) as exc:
         raise DataError(f"not a readable CSV ({exc.__class__.__name__})", path=str(path)) from None
-    missing = [c for c in required if c not in df.columns]
-    if missing:
-        raise DataError(f"missing column(s) {', '.join(missing)}", path=str(path), field=missing[0])
-    return df
+    return rows
+
+
+def as_int(cell: str, path: Path, column: str) -> int:
+    """A CSV cell holding a whole number ("17", or "17.0" as spreadsheets write it)."""
+    try:
+        value = float(cell)
+        if value.is_integer():
+            return int(value)
+    except ValueError:
+        pass
+    raise DataError(f"expected a whole number, got {cell[:40]!r}", path=str(path), field=column)
+
+
+def as_float(cell: str, path: Path, column: str) -> float:
+    try:
+        return float(cell)
+    except ValueError:
+        raise DataError(f"expected a number, got {cell[:40]!r}", path=str(path), field=column) from None
+
+
+_BOOLS = {"true": True, "false": False, "1": True, "0": False, "1.0": True, "0.0": False}
+
+
+def as_bool(cell: str, path: Path, column: str) -> bool:
+    """``True``/``False`` (any case) or 1/0."""
+    try:
+        return _BOOLS[cell.strip().lower()]
+    except KeyError:
+        raise DataError(f"expected True or False, got {cell[:40]!r}", path=str(path), field=column) from None
 
 
 def read_yaml(path: Path) -> Any:

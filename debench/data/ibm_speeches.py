@@ -12,8 +12,6 @@ import hashlib
 import json
 from pathlib import Path
 
-import pandas as pd
-
 from debench.data.base import Doc, Speech, register_adapter
 from debench.data.files import read_csv
 from debench.errors import DataError
@@ -36,19 +34,14 @@ def _int_list(raw: object, path: Path, row: int, column: str) -> list[int]:
         ) from None
 
 
-def read_speech_table(path: Path) -> pd.DataFrame:
-    return read_csv(path, REQUIRED_COLUMNS, dtype={"id": str, "topic_id": str})
-
-
 @register_adapter("ibm_speeches", patterns=[DATA_FILE])
 def load_ibm_speeches(directory: Path) -> list[Doc]:
     """One document per speech; target = mean human rating, ratings kept with annotator ids."""
     path = Path(directory) / DATA_FILE
-    df = read_speech_table(path)
     docs: list[Doc] = []
-    for i, row in enumerate(df.itertuples(index=False), start=2):
-        ratings = _int_list(row.goodopeningspeech, path, i, "goodopeningspeech")
-        annotators = _int_list(row.labeler_ids, path, i, "labeler_ids")
+    for i, row in enumerate(read_csv(path, REQUIRED_COLUMNS), start=2):
+        ratings = _int_list(row["goodopeningspeech"], path, i, "goodopeningspeech")
+        annotators = _int_list(row["labeler_ids"], path, i, "labeler_ids")
         if len(ratings) != len(annotators) or not ratings:
             raise DataError(
                 f"row {i}: {len(ratings)} ratings but {len(annotators)} annotator ids",
@@ -60,14 +53,14 @@ def load_ibm_speeches(directory: Path) -> list[Doc]:
         mean = sum(ratings) / len(ratings)
         docs.append(
             Doc(
-                doc_id=str(row.id),
-                fields={"topic": str(row.topic), "speech": str(row.text)},
-                speeches=[Speech(speaker=str(row.source), side="pro", text=str(row.text))],
+                doc_id=row["id"],
+                fields={"topic": row["topic"], "speech": row["text"]},
+                speeches=[Speech(speaker=row["source"], side="pro", text=row["text"])],
                 target=mean,
                 label=int(min(5, max(1, int(mean + 0.5)))),
                 meta={
-                    "source": str(row.source),
-                    "topic_id": None if pd.isna(getattr(row, "topic_id", None)) else str(row.topic_id),
+                    "source": row["source"],
+                    "topic_id": row.get("topic_id") or None,
                     "ratings": ratings,
                     "annotators": annotators,
                 },

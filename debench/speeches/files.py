@@ -8,7 +8,6 @@ import hashlib
 import os
 from pathlib import Path
 
-import pandas as pd
 from pydantic import BaseModel
 
 from debench.data.files import read_csv
@@ -25,20 +24,17 @@ class SpeechRow(BaseModel):
 
 
 def read_speeches(path: Path) -> list[SpeechRow]:
-    df = read_csv(path, COLUMNS, dtype={c: str for c in COLUMNS})
     rows: list[SpeechRow] = []
     seen: dict[str, int] = {}
-    for i, rec in enumerate(df.itertuples(index=False), start=2):
-        values = {c: getattr(rec, c) for c in COLUMNS}
+    for i, values in enumerate(read_csv(path, COLUMNS), start=2):
         for c in COLUMNS:
-            v = values[c]
-            if v is None or (isinstance(v, float) and pd.isna(v)) or not str(v).strip():
+            if not values[c].strip():
                 raise DataError(f"row {i}: empty {c}", path=str(path), field=c)
-        sid = str(values["id"]).strip()
+        sid = values["id"].strip()
         if sid in seen:
             raise DataError(f"row {i}: id '{sid}' repeats row {seen[sid]}", path=str(path), field="id")
         seen[sid] = i
-        rows.append(SpeechRow(id=sid, topic=str(values["topic"]).strip(), source=str(values["source"]).strip(), text=str(values["text"])))
+        rows.append(SpeechRow(id=sid, topic=values["topic"].strip(), source=values["source"].strip(), text=values["text"]))
     if not rows:
         raise DataError("no speeches", path=str(path), field="text")
     return rows
