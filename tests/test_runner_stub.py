@@ -120,6 +120,20 @@ def test_api_error_rate_cli_exit_code(tmp_path: Path) -> None:
     assert list(tmp_path.glob("*/results_*.json"))  # results are written all the same
 
 
+def test_missing_provider_key_is_one_line_exit_2(tmp_path: Path) -> None:
+    """No OPENAI_API_KEY for gpt-4o: a user error before any request, not a run of retried errors."""
+    real_data_dir("ibm_debate_speeches")
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "debench.cli", "eval", "--task", "ibm_speech_likert", "--model", "gpt-4o", "--limit", "3",
+         "--concurrency", "3", "--output-dir", str(tmp_path), "--no-progress", "--data-source", "local", "--data-dir", str(DATA_DIR)],
+        capture_output=True, text=True, timeout=300, env=env,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip().splitlines() == ["debench: error: model 'gpt-4o' needs OPENAI_API_KEY in the environment (or --api-key)"]
+    assert not [r for p in tmp_path.glob("*/samples_*.jsonl") for r in read_records(p)]  # nothing recorded as an answer or error
+
+
 def _eval_cmd(srv: StubServer, out: Path, limit: int) -> list[str]:
     return [sys.executable, "-m", "debench.cli", "eval", "--task", "ibm_speech_likert", "--model", "openai/stub",
             "--api-base", srv.base_url, "--limit", str(limit), "--concurrency", "4", "--output-dir", str(out),

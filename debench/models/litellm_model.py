@@ -11,6 +11,7 @@ import os
 import random
 from typing import Any
 
+from debench.errors import UserError
 from debench.models.base import Model, ModelResponse, Request, Usage
 from debench.models.retry import (
     FailureKind,
@@ -82,6 +83,8 @@ class LiteLLMModel(Model):
         self.extra = dict(extra or {})
         self._rng = random.Random(seed)
         self._router: Any = None
+        self._credentials_checked = False
+        self._missing_keys: list[str] = []
 
     # identity: everything that can change an answer, nothing that cannot (keys, timeouts)
     def identity(self) -> dict[str, Any]:
@@ -164,7 +167,33 @@ class LiteLLMModel(Model):
             params["api_base"] = self.api_bases[0]
         return await _litellm().acompletion(model=self.litellm_name, **params)
 
+    def check_credentials(self) -> None:
+        """A provider model whose API key is not set is a user error (one line, exit 2), not a
+        run of retried failures. Checked before the first request, so cached answers still serve.
+
+        Only keys named ``*_API_KEY`` count as required: providers with other ways to
+        authenticate (cloud credentials, a local Ollama) are left to the provider's answer.
+        """
+        if not self._credentials_checked:
+            self._credentials_checked = True
+            self._missing_keys = self._missing_api_keys()
+        if self._missing_keys:
+            raise UserError(f"model '{self.name}' needs {' or '.join(self._missing_keys)} in the environment (or --api-key)")
+
+    def _missing_api_keys(self) -> list[str]:
+        if self._key() or self.api_bases:
+            return []
+        try:
+            env = _litellm().validate_environment(model=self.litellm_name)
+        except Exception:  # noqa: BLE001 - a provider litellm cannot check: let the request tell
+            return []
+        missing = list(env.get("missing_keys") or [])
+        if env.get("keys_in_environment", True) or not all(k.endswith("_API_KEY") for k in missing):
+            return []
+        return missing
+
     async def generate(self, request: Request) -> ModelResponse:
+        self.check_credentials()
         response, attempts = await call_with_retries(
             lambda: self._call_once(request),
             policy=self.retry,
