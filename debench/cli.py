@@ -66,6 +66,23 @@ def make_judge(model_spec: str, ensemble: str | None, *, api_base: str | None, a
     )
 
 
+def run_with_judge(model, work, saved: str = "finished samples are saved"):  # type: ignore[no-untyped-def]
+    """``asyncio.run(work())``, closing the model's connections after it; Ctrl-C exits 130 with a
+    line saying what was kept and how to resume."""
+
+    async def run():  # type: ignore[no-untyped-def]
+        try:
+            return await work()
+        finally:
+            await model.aclose()
+
+    try:
+        return asyncio.run(run())
+    except KeyboardInterrupt:
+        click.echo(f"debench: interrupted; {saved} — rerun the same command to resume", err=True)
+        sys.exit(130)
+
+
 ENSEMBLE_OPTION = click.option(
     "--ensemble",
     type=click.Choice(["mean", "median", "majority"]),
@@ -150,19 +167,9 @@ def eval_cmd(task_spec, model_spec, ensemble, api_base, api_key, model_args, lim
     )
 
     async def run_all():  # type: ignore[no-untyped-def]
-        outs = []
-        try:
-            for task, path in tasks:
-                outs.append(await evaluate_task(task, path, model, opts))
-        finally:
-            await model.aclose()
-        return outs
+        return [await evaluate_task(task, path, model, opts) for task, path in tasks]
 
-    try:
-        outputs = asyncio.run(run_all())
-    except KeyboardInterrupt:
-        click.echo("debench: interrupted; finished samples are saved — rerun the same command to resume", err=True)
-        sys.exit(130)
+    outputs = run_with_judge(model, run_all)
     failed = False
     for out in outputs:
         print_results_table(out.results)

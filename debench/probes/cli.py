@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 
@@ -61,7 +60,7 @@ def probe_cmd(task_spec, model_spec, ensemble, probe_spec, limit, doc_ids, injec
     """Bias probes: rerun debates with the speaking order swapped or the BP teams relabelled, one side
     padded or trimmed, or a verdict-claiming line injected; report verdict flips, position, length
     and injection statistics with 95% CIs."""
-    from debench.cli import make_judge
+    from debench.cli import make_judge, run_with_judge
     from debench.probes.base import parse_probe_specs
     from debench.probes.run import ProbeOptions, run_probes
     from debench.registry import load_task
@@ -85,16 +84,9 @@ def probe_cmd(task_spec, model_spec, ensemble, probe_spec, limit, doc_ids, injec
     )
 
     async def run_all():  # type: ignore[no-untyped-def]
-        try:
-            return [await run_probes(t, p, model, specs, opts) for t, p in tasks]
-        finally:
-            await model.aclose()
+        return [await run_probes(t, p, model, specs, opts) for t, p in tasks]
 
-    try:
-        outputs = asyncio.run(run_all())
-    except KeyboardInterrupt:
-        click.echo("debench: interrupted; finished samples are saved — rerun the same command to resume", err=True)
-        sys.exit(130)
+    outputs = run_with_judge(model, run_all)
     for out in outputs:
         print_probe_report(out.report)
         click.echo(f"  report:  {out.report_path}\n  pairs:   {out.pairs_path}\n  samples: {out.samples_path}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from pathlib import Path
@@ -39,7 +38,7 @@ def _est(e) -> str:  # type: ignore[no-untyped-def]
 @click.option("--no-progress", is_flag=True)
 def generate_speeches_cmd(model_spec, output, topics_file, limit, words, per_topic, temperature, max_tokens, api_base, api_key, model_args, concurrency, seed, data_source, data_dir, no_cache, no_progress) -> None:  # type: ignore[no-untyped-def]
     """Write opening speeches supporting each topic (Debatable Intelligence §5.3), trimmed by sentences to the word limit."""
-    from debench.cli import make_judge
+    from debench.cli import make_judge, run_with_judge
     from debench.speeches.files import write_speeches
     from debench.speeches.generate import GenerateOptions, default_max_tokens, generate_speeches, ibm_topics, messages_for, read_topics
 
@@ -49,11 +48,7 @@ def generate_speeches_cmd(model_spec, output, topics_file, limit, words, per_top
     model = make_judge(model_spec, None, api_base=api_base, api_key=api_key, model_args=model_args, seed=seed, use_cache=not no_cache)
     opts = GenerateOptions(words=words, per_topic=per_topic, temperature=temperature, max_tokens=max_tokens, seed=seed,
                            concurrency=concurrency, use_cache=not no_cache, progress=not no_progress)
-    try:
-        out = asyncio.run(generate_speeches(model, topics, opts))
-    except KeyboardInterrupt:
-        click.echo("debench: interrupted; finished speeches are cached — rerun the same command to resume", err=True)
-        sys.exit(130)
+    out = run_with_judge(model, lambda: generate_speeches(model, topics, opts), saved="finished speeches are cached")
     write_speeches(output, out.rows)
     meta = {
         "model": model.describe(),
@@ -99,7 +94,7 @@ def generate_speeches_cmd(model_spec, output, topics_file, limit, words, per_top
 @click.option("--no-progress", is_flag=True)
 def rate_speeches_cmd(speeches_file, model_spec, ensemble, task_spec, limit, human_sources, api_base, api_key, model_args, concurrency, output_dir, seed, n_bootstrap, data_source, data_dir, no_cache, no_progress) -> None:  # type: ignore[no-untyped-def]
     """Rate a file of speeches beside the human-annotated IBM speeches on the same topics, with the same judge."""
-    from debench.cli import make_judge
+    from debench.cli import make_judge, run_with_judge
     from debench.registry import load_task
     from debench.speeches.rate import RateOptions, rate_speeches
 
@@ -112,17 +107,7 @@ def rate_speeches_cmd(speeches_file, model_spec, ensemble, task_spec, limit, hum
                        data_dir=data_dir, use_cache=not no_cache, progress=not no_progress, n_bootstrap=n_bootstrap, seed=seed,
                        command=sys.argv[1:])
 
-    async def run():  # type: ignore[no-untyped-def]
-        try:
-            return await rate_speeches(task, path, model, speeches_file, opts)
-        finally:
-            await model.aclose()
-
-    try:
-        out = asyncio.run(run())
-    except KeyboardInterrupt:
-        click.echo("debench: interrupted; finished samples are saved — rerun the same command to resume", err=True)
-        sys.exit(130)
+    out = run_with_judge(model, lambda: rate_speeches(task, path, model, speeches_file, opts))
     r = out.report
     title = f"{r.task.name} | {r.model.name} | {len(r.topics)} topics"
     if r.human_data.is_sample:
