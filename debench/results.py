@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 from datetime import UTC, datetime
@@ -12,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from debench.json_schema import document_schema, validate_with_schema_file
 from debench.scoring import MetricValue
 
 SCHEMA_VERSION = "1.0"
@@ -91,15 +91,8 @@ def write_results(results: Results, path: Path) -> None:
 
 
 def results_json_schema() -> dict[str, Any]:
-    schema = Results.model_json_schema()
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["$id"] = "https://debench.dev/schema/results-1.0.json"
-    schema["title"] = "debench results file"
-    return schema
+    return document_schema(Results, slug="results", version="1.0", title="debench results file")
 
 
 def validate_results_dict(data: dict[str, Any]) -> None:
-    import jsonschema
-
-    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
-    jsonschema.validate(data, schema)
+    validate_with_schema_file(data, SCHEMA_PATH)

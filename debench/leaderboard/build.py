@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from debench.errors import UserError
+from debench.json_schema import document_schema, validate_with_schema_file
 from debench.leaderboard.validate import ValidatedSubmission, find_results_files, validate_submission
 from debench.scoring import STATUS_METRICS, MetricValue
 from debench.task import TaskConfig
@@ -119,17 +120,11 @@ class Leaderboard(BaseModel):
 
 
 def leaderboard_json_schema() -> dict[str, Any]:
-    schema = Leaderboard.model_json_schema()
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["$id"] = f"https://debench.dev/schema/leaderboard-{LEADERBOARD_SCHEMA_VERSION}.json"
-    schema["title"] = "debench leaderboard"
-    return schema
+    return document_schema(Leaderboard, slug="leaderboard", version=LEADERBOARD_SCHEMA_VERSION, title="debench leaderboard")
 
 
 def validate_leaderboard_dict(data: dict[str, Any]) -> None:
-    import jsonschema
-
-    jsonschema.validate(data, json.loads(SCHEMA_PATH.read_text(encoding="utf-8")))
+    validate_with_schema_file(data, SCHEMA_PATH)
 
 
 def metric_column(name: str, primary: bool) -> MetricColumn:

@@ -5,12 +5,12 @@ Versioned and documented by ``debench/schema/probe_report.schema.json``.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
+from debench.json_schema import document_schema, validate_with_schema_file
 from debench.results import DatasetInfo, ModelInfo, TaskInfo, UsageInfo
 
 PROBE_SCHEMA_VERSION = "1.0"
@@ -102,14 +102,8 @@ class ProbePair(BaseModel):
 
 
 def probe_report_json_schema() -> dict[str, Any]:
-    schema = ProbeReport.model_json_schema()
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["$id"] = f"https://debench.dev/schema/probe-report-{PROBE_SCHEMA_VERSION}.json"
-    schema["title"] = "debench bias-probe report"
-    return schema
+    return document_schema(ProbeReport, slug="probe-report", version=PROBE_SCHEMA_VERSION, title="debench bias-probe report")
 
 
 def validate_probe_report(data: dict[str, Any]) -> None:
-    import jsonschema
-
-    jsonschema.validate(data, json.loads(PROBE_SCHEMA_PATH.read_text(encoding="utf-8")))
+    validate_with_schema_file(data, PROBE_SCHEMA_PATH)

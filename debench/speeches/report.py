@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from debench.json_schema import document_schema
 from debench.results import DatasetInfo, ModelInfo, TaskInfo, UsageInfo
 
 SPEECH_RATING_SCHEMA_VERSION = "1.0"
@@ -66,8 +67,4 @@ class SpeechRatingReport(BaseModel):
 
 
 def speech_rating_json_schema() -> dict[str, Any]:
-    schema = SpeechRatingReport.model_json_schema()
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["$id"] = f"https://debench.dev/schema/speech-rating-{SPEECH_RATING_SCHEMA_VERSION}.json"
-    schema["title"] = "debench speech-rating report"
-    return schema
+    return document_schema(SpeechRatingReport, slug="speech-rating", version=SPEECH_RATING_SCHEMA_VERSION, title="debench speech-rating report")
