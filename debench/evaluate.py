@@ -21,7 +21,9 @@ from debench.task import TaskConfig
 
 
 @dataclass
-class EvalOptions:
+class RunOptions:
+    """What every command that runs a judge over a task's documents takes (eval, probe, rate-speeches)."""
+
     output_dir: Path = Path("results")
     limit: int | None = None
     concurrency: int | None = None
@@ -31,12 +33,16 @@ class EvalOptions:
     use_cache: bool = True
     cache_path: Path | None = None
     progress: bool = True
+    command: list[str] = field(default_factory=list)
+
+
+@dataclass
+class EvalOptions(RunOptions):
     method: str | None = None
     n_bootstrap: int | None = None
     store_messages: bool = True
     plots: bool = True
     """Speech-rating tasks: score-distribution and per-source PNGs beside the results."""
-    command: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -9,13 +9,13 @@ originals' answers. The report and one line per (probe, document) pair are writt
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from debench.data.base import Doc, get_adapter
-from debench.data.loading import DataSource, load_task_data
+from debench.data.loading import load_task_data
 from debench.errors import UserError
-from debench.evaluate import dataset_info, ensure_method_supported, slug, task_sha, usage_info
+from debench.evaluate import RunOptions, dataset_info, ensure_method_supported, slug, task_sha, usage_info
 from debench.models.base import Model
 from debench.probes.base import ProbeContext, ProbedDoc, ProbeSpec
 from debench.probes.inject import claim_for_task
@@ -27,20 +27,10 @@ from debench.task import TaskConfig
 
 
 @dataclass
-class ProbeOptions:
-    output_dir: Path = Path("results")
-    limit: int | None = None
+class ProbeOptions(RunOptions):
     doc_ids: list[str] | None = None
-    concurrency: int | None = None
-    seed: int = 0
-    data_source: DataSource = "auto"
-    data_dir: str | None = None
-    use_cache: bool = True
-    cache_path: Path | None = None
-    progress: bool = True
     method: str | None = None
     inject_text: str | None = None
-    command: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from debench.data.base import Doc, Speech
-from debench.data.loading import DataSource, load_task_data
+from debench.data.loading import load_task_data
 from debench.errors import UserError
-from debench.evaluate import dataset_info, ensure_method_supported, slug, task_sha, usage_info
+from debench.evaluate import RunOptions, dataset_info, ensure_method_supported, slug, task_sha, usage_info
 from debench.metrics.bootstrap import mean_ci, mean_diff_ci
 from debench.models.base import Model
 from debench.plots import plot_source_means
@@ -32,20 +32,12 @@ from debench.task import TaskConfig
 
 
 @dataclass
-class RateOptions:
-    output_dir: Path = Path("results")
-    limit: int | None = None
-    """Only the first N topics of the file (sorted)."""
+class RateOptions(RunOptions):
+    """``limit`` counts topics: only the first N topics of the file (sorted)."""
+
     human_sources: list[str] | None = None
     """Annotated sources to rate beside the file (default: all)."""
-    concurrency: int | None = None
-    data_source: DataSource = "auto"
-    data_dir: str | None = None
-    use_cache: bool = True
-    progress: bool = True
     n_bootstrap: int | None = None
-    seed: int = 0
-    command: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -133,7 +125,7 @@ async def rate_speeches(task: TaskConfig, task_path: Path, model: Model, speeche
     concurrency = opts.concurrency or model.default_concurrency
     records, ctx = await run_samples(
         task, docs, model, samples_path,
-        RunSettings(concurrency=concurrency, use_cache=opts.use_cache, progress=opts.progress, method=task.method),
+        RunSettings(concurrency=concurrency, use_cache=opts.use_cache, cache_path=opts.cache_path, progress=opts.progress, method=task.method),
     )
     recs = {r.doc_id: r for r in records}
     n_boot = task.scoring.n_bootstrap if opts.n_bootstrap is None else opts.n_bootstrap
