@@ -35,6 +35,21 @@ class RunOptions:
     progress: bool = True
     command: list[str] = field(default_factory=list)
 
+    def model_dir(self, model: Model) -> Path:
+        """Where a run's files for ``model`` go."""
+        return Path(self.output_dir) / slug(model.name)
+
+    def run_settings(self, model: Model, method: str, **extra: Any) -> RunSettings:
+        """The runner's settings: ``--concurrency`` or the model's default, the cache, the progress bar."""
+        return RunSettings(
+            concurrency=self.concurrency or model.default_concurrency,
+            use_cache=self.use_cache,
+            cache_path=self.cache_path,
+            progress=self.progress,
+            method=method,
+            **extra,
+        )
+
 
 @dataclass
 class EvalOptions(RunOptions):
@@ -135,24 +150,11 @@ async def evaluate_task(task: TaskConfig, task_path: Path, model: Model, opts: E
     dataset = load_task_data(task, opts.data_source, opts.data_dir)
     docs = select_docs(dataset, opts.limit)
     fp = run_fingerprint(task, model, dataset.content_hash, method)
-    out_dir = Path(opts.output_dir) / slug(model.name)
+    out_dir = opts.model_dir(model)
     samples_path = out_dir / f"samples_{task.name}_{fp}.jsonl"
     results_path = out_dir / f"results_{task.name}_{fp}.json"
-    concurrency = opts.concurrency or model.default_concurrency
-    records, ctx = await run_samples(
-        task,
-        docs,
-        model,
-        samples_path,
-        RunSettings(
-            concurrency=concurrency,
-            use_cache=opts.use_cache,
-            cache_path=opts.cache_path,
-            progress=opts.progress,
-            store_messages=opts.store_messages,
-            method=method,
-        ),
-    )
+    settings = opts.run_settings(model, method, store_messages=opts.store_messages)
+    records, ctx = await run_samples(task, docs, model, samples_path, settings)
     config = {
         "task_file": str(task_path),
         "method": method,
@@ -161,7 +163,7 @@ async def evaluate_task(task: TaskConfig, task_path: Path, model: Model, opts: E
         "scoring": task.scoring.model_dump(),
         "limit": opts.limit,
         "seed": opts.seed,
-        "concurrency": concurrency,
+        "concurrency": settings.concurrency,
         "data_source": opts.data_source,
         "use_cache": opts.use_cache,
         "n_bootstrap": opts.n_bootstrap if opts.n_bootstrap is not None else task.scoring.n_bootstrap,

@@ -15,14 +15,14 @@ from pathlib import Path
 from debench.data.base import Doc, get_adapter
 from debench.data.loading import load_task_data
 from debench.errors import UserError
-from debench.evaluate import RunOptions, dataset_info, ensure_method_supported, slug, task_sha, usage_info
+from debench.evaluate import RunOptions, dataset_info, ensure_method_supported, task_sha, usage_info
 from debench.models.base import Model
 from debench.probes.base import ProbeContext, ProbedDoc, ProbeSpec
 from debench.probes.inject import claim_for_task
 from debench.probes.report import ProbeReport, ProbeSummary
 from debench.probes.stats import make_pair, summarize
 from debench.results import ModelInfo, TaskInfo, now_iso, package_versions
-from debench.runner import RunSettings, run_fingerprint, run_samples
+from debench.runner import run_fingerprint, run_samples
 from debench.task import TaskConfig
 
 
@@ -103,18 +103,12 @@ async def run_probes(task: TaskConfig, task_path: Path, model: Model, specs: lis
     all_docs = docs + [p.doc for copies in probed.values() for p in copies]
 
     fp = run_fingerprint(task, model, dataset.content_hash, method)
-    out_dir = Path(opts.output_dir) / slug(model.name)
+    out_dir = opts.model_dir(model)
     samples_path = out_dir / f"probe_samples_{task.name}_{fp}.jsonl"
     report_path = out_dir / f"probes_{task.name}_{fp}.json"
     pairs_path = out_dir / f"probe_pairs_{task.name}_{fp}.jsonl"
-    concurrency = opts.concurrency or model.default_concurrency
-    records, run_ctx = await run_samples(
-        task,
-        all_docs,
-        model,
-        samples_path,
-        RunSettings(concurrency=concurrency, use_cache=opts.use_cache, cache_path=opts.cache_path, progress=opts.progress, method=method),
-    )
+    settings = opts.run_settings(model, method)
+    records, run_ctx = await run_samples(task, all_docs, model, samples_path, settings)
     by_id = {r.doc_id: r for r in records}
     originals = {d.doc_id: d for d in docs}
     specs_by_key = {s.key: s for s in specs}
@@ -138,7 +132,7 @@ async def run_probes(task: TaskConfig, task_path: Path, model: Model, specs: lis
             "limit": opts.limit,
             "doc_ids": opts.doc_ids,
             "seed": opts.seed,
-            "concurrency": concurrency,
+            "concurrency": settings.concurrency,
             "data_source": opts.data_source,
             "use_cache": opts.use_cache,
             "inject_text": opts.inject_text,

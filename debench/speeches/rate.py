@@ -19,12 +19,12 @@ import numpy as np
 from debench.data.base import Doc, Speech
 from debench.data.loading import load_task_data
 from debench.errors import UserError
-from debench.evaluate import RunOptions, dataset_info, ensure_method_supported, slug, task_sha, usage_info
+from debench.evaluate import RunOptions, dataset_info, ensure_method_supported, task_sha, usage_info
 from debench.metrics.bootstrap import mean_ci, mean_diff_ci
 from debench.models.base import Model
 from debench.plots import plot_source_means
 from debench.results import ModelInfo, TaskInfo, now_iso, package_versions
-from debench.runner import RunSettings, run_fingerprint, run_samples
+from debench.runner import run_fingerprint, run_samples
 from debench.samples import SampleRecord
 from debench.speeches.files import SpeechRow, file_hash, read_speeches
 from debench.speeches.report import Comparison, Estimate, SourceRating, SpeechesFileInfo, SpeechRatingReport
@@ -119,14 +119,11 @@ async def rate_speeches(task: TaskConfig, task_path: Path, model: Model, speeche
     content = file_hash(speeches_path)
     base_fp = run_fingerprint(task, model, dataset.content_hash, task.method)
     fp = hashlib.sha256(f"{base_fp}|{content}".encode()).hexdigest()[:12]
-    out_dir = Path(opts.output_dir) / slug(model.name)
+    out_dir = opts.model_dir(model)
     samples_path = out_dir / f"speech_rating_samples_{task.name}_{fp}.jsonl"
     report_path = out_dir / f"speech_rating_{task.name}_{fp}.json"
-    concurrency = opts.concurrency or model.default_concurrency
-    records, ctx = await run_samples(
-        task, docs, model, samples_path,
-        RunSettings(concurrency=concurrency, use_cache=opts.use_cache, cache_path=opts.cache_path, progress=opts.progress, method=task.method),
-    )
+    settings = opts.run_settings(model, task.method)
+    records, ctx = await run_samples(task, docs, model, samples_path, settings)
     recs = {r.doc_id: r for r in records}
     n_boot = task.scoring.n_bootstrap if opts.n_bootstrap is None else opts.n_bootstrap
     seed = task.scoring.bootstrap_seed + opts.seed
@@ -184,7 +181,7 @@ async def rate_speeches(task: TaskConfig, task_path: Path, model: Model, speeche
             "speeches": str(speeches_path),
             "limit": opts.limit,
             "human_sources": opts.human_sources,
-            "concurrency": concurrency,
+            "concurrency": settings.concurrency,
             "data_source": opts.data_source,
             "use_cache": opts.use_cache,
             "n_bootstrap": n_boot,
