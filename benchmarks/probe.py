@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-import debench.evaluate as evaluate
-from debench.evaluate import EvalOptions, evaluate_task
+import debench.pipeline as pipeline
+from debench.pipeline import EvalOptions, evaluate_task
 from debench.models.factory import make_model, parse_model_args
 from debench.registry import load_task
 
@@ -33,7 +33,7 @@ def _rss_mb() -> float:
 def _instrument(marks: dict[str, float]) -> None:
     """Wrap the stages of ``evaluate_task`` (looked up in its module at call time)."""
     for fn_name, stage in STAGES.items():
-        original = getattr(evaluate, fn_name)
+        original = getattr(pipeline, fn_name)
 
         def record(stage: str, started: float, rss_before: float) -> None:
             marks[f"{stage}_s"] = time.perf_counter() - started
@@ -48,7 +48,7 @@ def _instrument(marks: dict[str, float]) -> None:
                 record(_s, t, r)
                 return out
 
-            setattr(evaluate, fn_name, awrapped)
+            setattr(pipeline, fn_name, awrapped)
         else:
 
             def wrapped(*a: Any, _f: Any = original, _s: str = stage, **k: Any) -> Any:
@@ -57,7 +57,7 @@ def _instrument(marks: dict[str, float]) -> None:
                 record(_s, t, r)
                 return out
 
-            setattr(evaluate, fn_name, wrapped)
+            setattr(pipeline, fn_name, wrapped)
 
 
 def main() -> None:

@@ -120,7 +120,7 @@ def _parse(text: str, cfg: ParserConfig) -> ParseResult:
         m = matches[0] if cfg.match == "first" else matches[-1]
         try:
             if cfg.transform:
-                value = TRANSFORMS[cfg.transform](m, cfg.transform_args)
+                value = TRANSFORMS.get(cfg.transform)(m, cfg.transform_args)
             else:
                 value = m.group(cfg.group)
                 value = _mapped(value, cfg.map)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import platform
 from datetime import UTC, datetime
 from importlib import metadata
@@ -11,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from debench.atomic import write_atomic
 from debench.json_schema import document_schema, validate_with_schema_file
 from debench.scoring import MetricValue
 
@@ -30,6 +30,9 @@ class ModelInfo(BaseModel):
     model_config = ConfigDict(extra="allow")
     name: str
     kind: str = Field(description="litellm | openai-http | local | baseline | ensemble | predictions")
+    identity: dict[str, Any] | None = Field(
+        default=None, description="everything about the model that changes its answers; with the task, data hash and method it gives config.fingerprint"
+    )
 
 
 class DatasetInfo(BaseModel):
@@ -84,10 +87,7 @@ def now_iso() -> str:
 
 
 def write_results(results: Results, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(results.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(path, results.model_dump_json(indent=2) + "\n")
 
 
 def results_json_schema() -> dict[str, Any]:

@@ -9,6 +9,7 @@ import logging
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tqdm import tqdm
 
@@ -34,12 +35,15 @@ class RunSettings:
     method: str | None = None
 
 
-def run_fingerprint(task: TaskConfig, model: Model, content_hash: str, method: str) -> str:
-    """Everything that changes the samples: a rerun with the same fingerprint resumes its log."""
+def run_fingerprint(task: TaskConfig, identity: dict[str, Any], content_hash: str, method: str) -> str:
+    """Everything that changes the samples: a rerun with the same fingerprint resumes its log.
+
+    ``identity`` is the model's (``Model.identity()``, recorded in results as ``model.identity``),
+    so a fingerprint can be recomputed from a results file."""
     payload = json.dumps(
         {
             "task": task.model_dump(mode="json", exclude={"description", "metrics", "scoring", "baselines"}),
-            "model": model.identity(),
+            "model": identity,
             "data": content_hash,
             "method": method,
         },

@@ -109,7 +109,7 @@ class ParserConfig(_Strict):
         from debench.transforms import TRANSFORMS
 
         if v is not None and v not in TRANSFORMS:
-            raise ValueError(f"unknown transform '{v}' (known: {', '.join(sorted(TRANSFORMS))})")
+            raise ValueError(TRANSFORMS.unknown_message(v))
         return v
 
     @field_validator("patterns")

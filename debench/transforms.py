@@ -10,21 +10,16 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from debench.registries import Registry
+
 
 class ParseFailure(ValueError):
     """The answer does not hold a valid prediction."""
 
 
 Transform = Callable[[re.Match[str], dict[str, Any]], Any]
-TRANSFORMS: dict[str, Transform] = {}
-
-
-def register_transform(name: str) -> Callable[[Transform], Transform]:
-    def deco(fn: Transform) -> Transform:
-        TRANSFORMS[name] = fn
-        return fn
-
-    return deco
+TRANSFORMS: Registry[Transform] = Registry("transform")
+register_transform = TRANSFORMS.register
 
 
 @register_transform("compare_scores")

@@ -17,7 +17,7 @@ import re
 import sys
 from pathlib import Path
 
-from debench.evaluate import EvalOptions, evaluate_task
+from debench.pipeline import EvalOptions, evaluate_task
 from debench.models.factory import make_model
 from debench.registry import all_tasks, load_task
 

@@ -33,7 +33,7 @@ def _clear_old(folder: Path, task: str) -> None:
 async def _run(task_names: list[str], out: Path, data_dir: str, seed: int) -> int:
     from debench.data.loading import load_task_data
     from debench.errors import UserError
-    from debench.evaluate import EvalOptions, evaluate_task, slug
+    from debench.pipeline import EvalOptions, evaluate_task, slug
     from debench.models.factory import make_model
     from debench.registry import load_task
 

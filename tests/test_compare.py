@@ -10,7 +10,7 @@ import pytest
 
 from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
-from debench.evaluate import EvalOptions, evaluate_task
+from debench.pipeline import EvalOptions, evaluate_task
 from debench.metrics.base import get_metric
 from debench.metrics.compare import paired_bootstrap, paired_permutation
 from debench.models.factory import make_model

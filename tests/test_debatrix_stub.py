@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from conftest import DATA_DIR, real_data_dir
-from debench.evaluate import EvalOptions, evaluate_task
+from debench.pipeline import EvalOptions, evaluate_task
 from debench.models.factory import make_model, parse_model_args
 from debench.registry import load_task
 from debench.samples import read_records

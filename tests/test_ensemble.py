@@ -18,8 +18,8 @@ from scipy import stats
 
 from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
-from debench.cli import make_judge
-from debench.evaluate import EvalOptions, evaluate_task
+from debench.models.factory import make_judge
+from debench.pipeline import EvalOptions, evaluate_task
 from debench.models.factory import make_model, parse_model_args
 from debench.registry import load_task
 from debench.samples import read_records

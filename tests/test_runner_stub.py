@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import DATA_DIR, real_data_dir
-from debench.evaluate import EvalOptions, evaluate_task
+from debench.pipeline import EvalOptions, evaluate_task
 from debench.models.factory import make_model, parse_model_args
 from debench.parsing import parse_answer
 from debench.registry import load_task

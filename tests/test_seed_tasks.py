@@ -20,7 +20,7 @@ from debench.data.bp_competition import load_bp
 from debench.data.debateart import load_debateart
 from debench.data.debatebench import ROLES, load_debatebench
 from debench.errors import DataError
-from debench.evaluate import EvalOptions, evaluate_task
+from debench.pipeline import EvalOptions, evaluate_task
 from debench.models.factory import make_model, parse_model_args
 from debench.registry import load_task
 from debench.samples import read_records

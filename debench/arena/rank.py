@@ -21,6 +21,7 @@ import numpy as np
 
 from debench.arena.bradley_terry import fit_bradley_terry
 from debench.arena.judgments import Judgment
+from debench.metrics.bootstrap import wilson_ci
 
 Rule = Literal["strict", "lenient"]
 
@@ -72,23 +73,13 @@ def kendall_tau_distance(ranking: Sequence[str], reference: Sequence[str]) -> tu
     return discordant / math.comb(len(common), 2), missing
 
 
-def wilson(k: int, n: int) -> list[float] | None:
-    if n == 0:
-        return None
-    z, p = 1.959963984540054, k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return [max(0.0, c - h), min(1.0, c + h)]
-
-
 def position_bias(judgments: Sequence[Judgment]) -> dict[str, Any]:
     legs = [j for j in judgments if j.side1 != j.side2]
     decided = [j for j in legs if j.winner is not None]
     k = sum(1 for j in decided if j.winner == 1)
     return {
         "side1_win_rate": k / len(decided) if decided else None,
-        "ci95": wilson(k, len(decided)),
+        "ci95": wilson_ci(k, len(decided)),
         "n_decided": len(decided),
         "n_ties": len(legs) - len(decided),
     }

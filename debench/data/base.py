@@ -7,6 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from debench.registries import Registry
+
 
 class Speech(BaseModel):
     """One speech of a debate (or the single speech of a speech-rating item)."""
@@ -69,7 +71,11 @@ class Adapter(BaseModel):
     document (a bias probe) rebuild its transcript the same way. None: the adapter has none."""
 
 
-_ADAPTERS: dict[str, Adapter] = {}
+ADAPTERS: Registry[Adapter] = Registry(
+    "data adapter",
+    ["debench.data.ibm_speeches", "debench.data.debateart", "debench.data.bp_competition", "debench.data.debatebench"],
+    field="dataset.adapter",
+)
 
 
 def register_adapter(name: str, *, patterns: Iterable[str] = (), speech_label: Callable[[int, Speech], str] | None = None):
@@ -78,27 +84,11 @@ def register_adapter(name: str, *, patterns: Iterable[str] = (), speech_label: C
     ``speech_label``: the header function its ``transcript`` field is formatted with, if any."""
 
     def deco(fn: LocalLoader) -> LocalLoader:
-        _ADAPTERS[name] = Adapter(name=name, load=fn, patterns=list(patterns), speech_label=speech_label)
+        ADAPTERS.add(name, Adapter(name=name, load=fn, patterns=list(patterns), speech_label=speech_label))
         return fn
 
     return deco
 
 
-def get_adapter(name: str) -> Adapter:
-    from debench.data import load_builtin_adapters
-
-    load_builtin_adapters()
-    try:
-        return _ADAPTERS[name]
-    except KeyError:
-        from debench.errors import UserError
-
-        known = ", ".join(sorted(_ADAPTERS))
-        raise UserError(f"unknown data adapter '{name}' (known: {known})") from None
-
-
-def adapter_names() -> list[str]:
-    from debench.data import load_builtin_adapters
-
-    load_builtin_adapters()
-    return sorted(_ADAPTERS)
+get_adapter = ADAPTERS.get
+adapter_names = ADAPTERS.names

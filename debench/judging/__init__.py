@@ -1,10 +1,2 @@
-"""Judge methods: how a model is asked to judge one document (``direct``, ``debatrix-*``)."""
-
-import importlib
-
-_BUILTIN = ["debench.judging.direct", "debench.judging.debatrix"]
-
-
-def load_builtin_methods() -> None:
-    for mod in _BUILTIN:
-        importlib.import_module(mod)
+"""Judge methods: how a model is asked to judge one document (``direct``, ``debatrix-*``);
+registered in ``debench.judging.base.METHODS``."""

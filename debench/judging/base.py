@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 from debench.cache import ResponseCache, cache_key
 from debench.data.base import Doc
-from debench.errors import UserError
 from debench.models.base import ContextOverflow, Model, ModelResponse, Request
 from debench.prompts import Message
+from debench.registries import Registry
 from debench.samples import SampleRecord
 from debench.task import GenerationConfig, TaskConfig
 
@@ -105,21 +105,6 @@ async def cached_generate(
 
 
 JudgeMethod = Callable[[JudgeContext, Doc], Awaitable[SampleRecord]]
-_METHODS: dict[str, JudgeMethod] = {}
-
-
-def register_method(name: str) -> Callable[[JudgeMethod], JudgeMethod]:
-    def deco(fn: JudgeMethod) -> JudgeMethod:
-        _METHODS[name] = fn
-        return fn
-
-    return deco
-
-
-def get_method(name: str) -> JudgeMethod:
-    from debench.judging import load_builtin_methods
-
-    load_builtin_methods()
-    if name not in _METHODS:
-        raise UserError(f"unknown judge method '{name}' (known: {', '.join(sorted(_METHODS))})")
-    return _METHODS[name]
+METHODS: Registry[JudgeMethod] = Registry("judge method", ["debench.judging.direct", "debench.judging.debatrix"], field="--method")
+register_method = METHODS.register
+get_method = METHODS.get

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from debench.atomic import write_atomic
 from debench.errors import UserError
 from debench.json_schema import document_schema, validate_with_schema_file
 from debench.leaderboard.validate import ValidatedSubmission, find_results_files, validate_submission
@@ -279,10 +279,8 @@ def write_leaderboard(board: Leaderboard, out_dir: Path) -> tuple[Path, Path]:
     data = board.model_dump(mode="json")
     validate_leaderboard_dict(data)
     json_path, html_path = out_dir / "leaderboard.json", out_dir / "index.html"
-    for path, text in ((json_path, json.dumps(data, indent=1, ensure_ascii=False) + "\n"), (html_path, render_page(board))):
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
+    write_atomic(json_path, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    write_atomic(html_path, render_page(board))
     return json_path, html_path
 
 

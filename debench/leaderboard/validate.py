@@ -122,7 +122,7 @@ def _short(text: str, limit: int = 160) -> str:
 
 
 def _installed_task(results: Results, path: Path) -> TaskConfig:
-    from debench.evaluate import task_sha
+    from debench.pipeline import task_sha
     from debench.registry import load_task, task_names
 
     name = results.task.name
@@ -285,7 +285,7 @@ def _same(a: Any, b: Any) -> bool:
 
 def validate_submission(path: str | Path, *, data_dir: str | Path | None = None) -> ValidatedSubmission:
     """Validate one results file and its samples log; raises ``UserError`` with the reason."""
-    from debench.evaluate import select_docs
+    from debench.pipeline import select_docs
     from debench.scoring import score
 
     path = Path(path)

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from debench.data.base import Doc
+from debench.registries import Registry
 
 Prepare = Callable[..., Any]
 Compute = Callable[[Any, np.ndarray, np.ndarray], float | None]
@@ -39,7 +40,9 @@ class Metric:
     defaults: dict[str, Any] = field(default_factory=dict)
 
 
-_METRICS: dict[str, Metric] = {}
+METRICS: Registry[Metric] = Registry(
+    "metric", ["debench.metrics.speech_rating", "debench.metrics.classification", "debench.metrics.debatebench"]
+)
 
 STATUS_METRICS = {
     "parse_failure_rate": "share of answered samples whose answer could not be parsed",
@@ -49,27 +52,11 @@ STATUS_METRICS = {
 
 
 def register_metric(metric: Metric) -> Metric:
-    _METRICS[metric.name] = metric
-    return metric
+    return METRICS.add(metric.name, metric)
 
 
-def get_metric(name: str) -> Metric:
-    from debench.metrics import load_builtin_metrics
-
-    load_builtin_metrics()
-    try:
-        return _METRICS[name]
-    except KeyError:
-        from debench.errors import UserError
-
-        raise UserError(f"unknown metric '{name}' (known: {', '.join(sorted(_METRICS))})") from None
-
-
-def metric_names() -> list[str]:
-    from debench.metrics import load_builtin_metrics
-
-    load_builtin_metrics()
-    return sorted(_METRICS)
+get_metric = METRICS.get
+metric_names = METRICS.names
 
 
 def simple_metric(

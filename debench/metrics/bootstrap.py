@@ -32,6 +32,16 @@ def point_and_ci(
     return value, [float(lo), float(hi)]
 
 
+def wilson_ci(k: int, n: int) -> list[float] | None:
+    """Wilson score 95% interval of ``k`` successes in ``n`` trials (None when ``n`` is 0)."""
+    if n == 0:
+        return None
+    from scipy.stats import binomtest
+
+    ci = binomtest(int(k), int(n)).proportion_ci(confidence_level=0.95, method="wilson")
+    return [float(max(0.0, ci.low)), float(min(1.0, ci.high))]
+
+
 def proportion_ci(flags: np.ndarray) -> tuple[float | None, list[float] | None]:
     """Share of 1s in a 0/1 array with a Wilson score 95% interval.
 
@@ -41,12 +51,8 @@ def proportion_ci(flags: np.ndarray) -> tuple[float | None, list[float] | None]:
     n = len(flags)
     if n == 0:
         return None, None
-    p = float(np.mean(flags))
-    z = 1.959963984540054
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return p, [float(max(0.0, centre - half)), float(min(1.0, centre + half))]
+    k = int(np.sum(flags))
+    return k / n, wilson_ci(k, n)
 
 
 def mean_ci(values: np.ndarray, n_boot: int, seed: int) -> tuple[float | None, list[float] | None]:

@@ -10,29 +10,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from debench.data.base import Doc
+from debench.registries import Registry
 
 Report = Callable[[Sequence[Any], Sequence[Doc]], dict[str, Any]]
-_REPORTS: dict[str, Report] = {}
-
-
-def register_report(name: str) -> Callable[[Report], Report]:
-    def deco(fn: Report) -> Report:
-        _REPORTS[name] = fn
-        return fn
-
-    return deco
-
-
-def get_report(name: str) -> Report:
-    if name not in _REPORTS:
-        from debench.errors import UserError
-
-        raise UserError(f"unknown report '{name}' (known: {', '.join(sorted(_REPORTS))})")
-    return _REPORTS[name]
-
-
-def report_names() -> list[str]:
-    return sorted(_REPORTS)
+REPORTS: Registry[Report] = Registry("report")
+register_report = REPORTS.register
+get_report = REPORTS.get
+report_names = REPORTS.names
 
 
 def _key(value: Any) -> str:

@@ -85,4 +85,6 @@ class Model(abc.ABC):
         pass
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "kind": self.kind, **{k: v for k, v in self.identity().items() if k != "name"}}
+        """What results files record about the model: its name, kind and identity."""
+        ident = self.identity()
+        return {"name": self.name, "kind": self.kind, **{k: v for k, v in ident.items() if k != "name"}, "identity": ident}

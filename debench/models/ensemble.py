@@ -56,7 +56,7 @@ class EnsembleModel(Model):
         return {"name": self.name, "aggregate": self.aggregate, "members": [m.identity() for m in self.members]}
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "kind": self.kind, "aggregate": self.aggregate, "members": [m.describe() for m in self.members]}
+        return {"name": self.name, "kind": self.kind, "aggregate": self.aggregate, "members": [m.describe() for m in self.members], "identity": self.identity()}
 
     def prepare(self, docs: list[Doc], task: TaskConfig) -> None:
         check_aggregate(self.aggregate, task)

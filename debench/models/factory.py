@@ -83,3 +83,21 @@ def _use_http_client(spec: str, api_bases: list[str] | None, client: str) -> boo
     if client == "http" and not eligible:
         raise UserError("--model-args client=http needs an openai/<name> model and exactly one --api-base")
     return eligible and client != "litellm"
+
+
+def make_judge(model_spec: str, ensemble: str | None, *, api_base: str | None, api_key: str | None, model_args: str | None, seed: int, use_cache: bool):  # type: ignore[no-untyped-def]
+    """One model, or with ``--ensemble`` several comma-separated models combined into one judge."""
+    bases = [b.strip() for b in api_base.split(",")] if api_base else None
+    specs = [m.strip() for m in model_spec.split(",") if m.strip()]
+    if ensemble is None:
+        if len(specs) != 1:
+            raise UserError(f"--model names {len(specs)} models: combine them with --ensemble mean|median|majority", field="--model")
+        return make_model(specs[0], api_bases=bases, api_key=api_key, model_args=parse_model_args(model_args), seed=seed)
+    from debench.models.ensemble import make_ensemble
+
+    return make_ensemble(
+        specs,
+        ensemble,
+        lambda spec: make_model(spec, api_bases=bases, api_key=api_key, model_args=parse_model_args(model_args), seed=seed),
+        use_cache=use_cache,
+    )

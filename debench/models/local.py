@@ -63,4 +63,4 @@ class LocalModel(LiteLLMModel):
         return await super().generate(request)
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "kind": self.kind, "weights": LOCAL_MODELS[self.short], "n_parallel": self.n_parallel}
+        return {"name": self.name, "kind": self.kind, "weights": LOCAL_MODELS[self.short], "n_parallel": self.n_parallel, "identity": self.identity()}

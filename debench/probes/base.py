@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from debench.data.base import Doc, Speech
 from debench.data.transcript import SpeechLabel, format_transcript
 from debench.errors import UserError
+from debench.registries import Registry
 from debench.task import TaskConfig
 
 
@@ -65,7 +66,7 @@ class Probe:
     arg_range: tuple[float, float] | None = None
 
 
-_PROBES: dict[str, Probe] = {}
+PROBES: Registry[Probe] = Registry("probe", ["debench.probes.inject", "debench.probes.length", "debench.probes.order"], field="--probe")
 ALIASES: dict[str, list[str]] = {
     "swap": ["swap_sides", "relabel_teams"],
     "length": ["pad_length", "trim_length"],
@@ -75,24 +76,16 @@ ALIASES: dict[str, list[str]] = {
 
 
 def register_probe(probe: Probe) -> Probe:
-    _PROBES[probe.name] = probe
-    return probe
+    return PROBES.add(probe.name, probe)
 
 
 def get_probe(name: str) -> Probe:
-    load_builtin_probes()
-    if name not in _PROBES:
-        raise UserError(f"unknown probe '{name}' (known: {', '.join(probe_names())}; aliases: {', '.join(ALIASES)})", field="--probe")
-    return _PROBES[name]
+    if name not in PROBES:
+        raise UserError(PROBES.unknown_message(name, f"; aliases: {', '.join(ALIASES)}"), field="--probe")
+    return PROBES.get(name)
 
 
-def probe_names() -> list[str]:
-    load_builtin_probes()
-    return sorted(_PROBES)
-
-
-def load_builtin_probes() -> None:
-    from debench.probes import inject, length, order  # noqa: F401 - registration side effects
+probe_names = PROBES.names
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from debench.atomic import write_atomic
 from debench.data.base import Doc, get_adapter
 from debench.data.loading import load_task_data
 from debench.errors import UserError
-from debench.evaluate import RunOptions, dataset_info, ensure_method_supported, task_sha, usage_info
+from debench.pipeline import RunOptions, dataset_info, ensure_method_supported, task_sha, usage_info
 from debench.models.base import Model
 from debench.probes.base import ProbeContext, ProbedDoc, ProbeSpec
 from debench.probes.inject import claim_for_task
@@ -102,7 +103,7 @@ async def run_probes(task: TaskConfig, task_path: Path, model: Model, specs: lis
     probed, skipped = build_probed(task, docs, specs, ctx)
     all_docs = docs + [p.doc for copies in probed.values() for p in copies]
 
-    fp = run_fingerprint(task, model, dataset.content_hash, method)
+    fp = run_fingerprint(task, model.identity(), dataset.content_hash, method)
     out_dir = opts.model_dir(model)
     samples_path = out_dir / f"probe_samples_{task.name}_{fp}.jsonl"
     report_path = out_dir / f"probes_{task.name}_{fp}.json"
@@ -144,15 +145,7 @@ async def run_probes(task: TaskConfig, task_path: Path, model: Model, specs: lis
         versions=package_versions(),
         created_at=now_iso(),
     )
-    out_dir.mkdir(parents=True, exist_ok=True)
-    _write_atomic(pairs_path, "".join(lines))
-    _write_atomic(report_path, report.model_dump_json(indent=2) + "\n")
+    write_atomic(pairs_path, "".join(lines))
+    write_atomic(report_path, report.model_dump_json(indent=2) + "\n")
     return ProbeOutput(report, report_path, samples_path, pairs_path)
 
-
-def _write_atomic(path: Path, text: str) -> None:
-    import os
-
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import os
+import io
 from pathlib import Path
 
 from pydantic import BaseModel
 
 from debench.data.files import read_csv
+from debench.atomic import write_atomic
 from debench.errors import DataError
 
 COLUMNS = ["id", "topic", "source", "text"]
@@ -46,12 +47,9 @@ def file_hash(path: Path) -> str:
 
 def write_speeches(path: Path, rows: list[SpeechRow]) -> None:
     """Atomically, with the same quoting as the published file (fields quoted when needed)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    with open(tmp, "w", encoding="utf-8", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(COLUMNS)
-        for r in rows:
-            w.writerow([r.id, r.topic, r.source, r.text])
-    os.replace(tmp, path)
+    buf = io.StringIO(newline="")
+    w = csv.writer(buf)
+    w.writerow(COLUMNS)
+    for r in rows:
+        w.writerow([r.id, r.topic, r.source, r.text])
+    write_atomic(Path(path), buf.getvalue())

@@ -16,10 +16,11 @@ from pathlib import Path
 
 import numpy as np
 
+from debench.atomic import write_atomic
 from debench.data.base import Doc, Speech
 from debench.data.loading import load_task_data
 from debench.errors import UserError
-from debench.evaluate import RunOptions, dataset_info, ensure_method_supported, task_sha, usage_info
+from debench.pipeline import RunOptions, dataset_info, ensure_method_supported, task_sha, usage_info
 from debench.metrics.bootstrap import mean_ci, mean_diff_ci
 from debench.models.base import Model
 from debench.plots import plot_source_means
@@ -117,7 +118,7 @@ async def rate_speeches(task: TaskConfig, task_path: Path, model: Model, speeche
     docs = human + file_docs
 
     content = file_hash(speeches_path)
-    base_fp = run_fingerprint(task, model, dataset.content_hash, task.method)
+    base_fp = run_fingerprint(task, model.identity(), dataset.content_hash, task.method)
     fp = hashlib.sha256(f"{base_fp}|{content}".encode()).hexdigest()[:12]
     out_dir = opts.model_dir(model)
     samples_path = out_dir / f"speech_rating_samples_{task.name}_{fp}.jsonl"
@@ -194,7 +195,5 @@ async def rate_speeches(task: TaskConfig, task_path: Path, model: Model, speeche
         versions=package_versions(),
         created_at=now_iso(),
     )
-    tmp = report_path.with_suffix(".json.tmp")
-    tmp.write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    tmp.replace(report_path)
+    write_atomic(report_path, report.model_dump_json(indent=2) + "\n")
     return RateOutput(report, report_path, samples_path)

@@ -38,7 +38,8 @@ def _est(e) -> str:  # type: ignore[no-untyped-def]
 @click.option("--no-progress", is_flag=True)
 def generate_speeches_cmd(model_spec, output, topics_file, limit, words, per_topic, temperature, max_tokens, api_base, api_key, model_args, concurrency, seed, data_source, data_dir, no_cache, no_progress) -> None:  # type: ignore[no-untyped-def]
     """Write opening speeches supporting each topic (Debatable Intelligence §5.3), trimmed by sentences to the word limit."""
-    from debench.cli import make_judge, run_with_judge
+    from debench.cli.common import run_with_judge
+    from debench.models.factory import make_judge
     from debench.speeches.files import write_speeches
     from debench.speeches.generate import GenerateOptions, default_max_tokens, generate_speeches, ibm_topics, messages_for, read_topics
 
@@ -94,7 +95,8 @@ def generate_speeches_cmd(model_spec, output, topics_file, limit, words, per_top
 @click.option("--no-progress", is_flag=True)
 def rate_speeches_cmd(speeches_file, model_spec, ensemble, task_spec, limit, human_sources, api_base, api_key, model_args, concurrency, output_dir, seed, n_bootstrap, data_source, data_dir, no_cache, no_progress) -> None:  # type: ignore[no-untyped-def]
     """Rate a file of speeches beside the human-annotated IBM speeches on the same topics, with the same judge."""
-    from debench.cli import make_judge, run_with_judge
+    from debench.cli.common import run_with_judge
+    from debench.models.factory import make_judge
     from debench.registry import load_task
     from debench.speeches.rate import RateOptions, rate_speeches
 

@@ -60,7 +60,8 @@ def probe_cmd(task_spec, model_spec, ensemble, probe_spec, limit, doc_ids, injec
     """Bias probes: rerun debates with the speaking order swapped or the BP teams relabelled, one side
     padded or trimmed, or a verdict-claiming line injected; report verdict flips, position, length
     and injection statistics with 95% CIs."""
-    from debench.cli import make_judge, run_with_judge
+    from debench.cli.common import run_with_judge
+    from debench.models.factory import make_judge
     from debench.probes.base import parse_probe_specs
     from debench.probes.run import ProbeOptions, run_probes
     from debench.registry import load_task

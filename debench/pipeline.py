@@ -149,7 +149,7 @@ async def evaluate_task(task: TaskConfig, task_path: Path, model: Model, opts: E
     ensure_method_supported(model, method)
     dataset = load_task_data(task, opts.data_source, opts.data_dir)
     docs = select_docs(dataset, opts.limit)
-    fp = run_fingerprint(task, model, dataset.content_hash, method)
+    fp = run_fingerprint(task, model.identity(), dataset.content_hash, method)
     out_dir = opts.model_dir(model)
     samples_path = out_dir / f"samples_{task.name}_{fp}.jsonl"
     results_path = out_dir / f"results_{task.name}_{fp}.json"

@@ -1,0 +1,37 @@
+"""The ``debench`` command line: one module per command, each only parses options and hands
+the work to the library (``debench.pipeline`` and friends)."""
+
+from __future__ import annotations
+
+import logging
+
+import click
+
+from debench.cli.common import DebenchGroup
+
+
+@click.group(cls=DebenchGroup)
+@click.option("-v", "--verbose", count=True, help="More logging (-vv for debug).")
+def main(verbose: int) -> None:
+    """Benchmarks of language models as debate judges."""
+    level = logging.WARNING - 10 * min(verbose, 2)
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    for noisy in ("LiteLLM", "litellm", "httpx", "LiteLLM Router", "LiteLLM Proxy"):
+        logging.getLogger(noisy).setLevel(max(level, logging.WARNING))
+
+
+def _register() -> None:
+    from debench.cli.arena import arena_group
+    from debench.cli.compare import compare_cmd
+    from debench.cli.eval import eval_cmd
+    from debench.cli.leaderboard import leaderboard_group, validate_cmd
+    from debench.cli.probe import probe_cmd
+    from debench.cli.score import score_cmd
+    from debench.cli.speeches import generate_speeches_cmd, rate_speeches_cmd
+    from debench.cli.tasks import tasks_cmd
+
+    for cmd in (tasks_cmd, eval_cmd, score_cmd, compare_cmd, arena_group, probe_cmd, generate_speeches_cmd, rate_speeches_cmd, leaderboard_group, validate_cmd):
+        main.add_command(cmd)
+
+
+_register()

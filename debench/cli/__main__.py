@@ -1,0 +1,5 @@
+"""``python -m debench.cli``."""
+
+from debench.cli import main
+
+main()

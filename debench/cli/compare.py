@@ -1,0 +1,34 @@
+"""``debench compare``: a paired test of two runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from debench.cli.common import fmt
+
+
+@click.command("compare")
+@click.argument("results_a", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("results_b", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--test", type=click.Choice(["bootstrap", "permutation"]), default="bootstrap", show_default=True)
+@click.option("--n", "n_resamples", type=click.IntRange(min=100), default=10000, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--data-dir", default=None, help="Local copies of the data sets (default: $DEBENCH_DATA_DIR).")
+@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Also write the comparison as JSON.")
+def compare_cmd(results_a, results_b, test, n_resamples, seed, data_dir, output) -> None:  # type: ignore[no-untyped-def]
+    """Paired test of two runs of the same task on the same documents (A minus B)."""
+    import json
+
+    from debench.compare_runs import compare_runs
+
+    res = compare_runs(results_a, results_b, test=test, n=n_resamples, seed=seed, data_dir=data_dir)
+    click.echo(f"{res['task']}: A = {results_a}  B = {results_b}  ({res['n_common']} common documents, paired {test})")
+    click.echo(f"  {'metric':<20} {'A':>8} {'B':>8} {'A-B':>8}  {'95% CI of A-B':>19}  {'p':>7}")
+    for name, m in res["metrics"].items():
+        ci = "—" if not m.get("ci95") else f"[{m['ci95'][0]:.4f}, {m['ci95'][1]:.4f}]"
+        p = "—" if m["p_value"] is None else f"{m['p_value']:.4f}"
+        click.echo(f"  {name:<20} {fmt(m['a']):>8} {fmt(m['b']):>8} {fmt(m['diff']):>8}  {ci:>19}  {p:>7}")
+    if output:
+        output.write_text(json.dumps(res, indent=2) + "\n")

@@ -1,0 +1,69 @@
+"""One kind of registry for every plug-in point: judge methods, metrics, reports, data adapters,
+probes and answer transforms.
+
+A registry maps names to objects. Its built-in entries live in modules that register themselves
+when imported; the registry imports them on first look-up, so importing a registry is cheap and
+registering a new entry is one decorator in one new module.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+from collections.abc import Callable, Iterator, Sequence
+from typing import Generic, TypeVar
+
+from debench.errors import UserError
+
+T = TypeVar("T")
+
+
+class Registry(Generic[T]):
+    def __init__(self, kind: str, builtin_modules: Sequence[str] = (), *, field: str | None = None):
+        self.kind = kind
+        """What the entries are, in error messages: 'metric', 'judge method', ..."""
+        self.field = field
+        self._builtin = tuple(builtin_modules)
+        self._loaded = not self._builtin
+        self._items: dict[str, T] = {}
+
+    def _load(self) -> None:
+        if not self._loaded:
+            self._loaded = True
+            for mod in self._builtin:
+                importlib.import_module(mod)
+
+    def add(self, name: str, item: T) -> T:
+        self._items[name] = item
+        return item
+
+    def register(self, name: str) -> Callable[[T], T]:
+        """Decorator: ``@REGISTRY.register("name")``."""
+
+        def deco(item: T) -> T:
+            return self.add(name, item)
+
+        return deco
+
+    def get(self, name: str) -> T:
+        self._load()
+        try:
+            return self._items[name]
+        except KeyError:
+            raise UserError(self.unknown_message(name), field=self.field) from None
+
+    def unknown_message(self, name: str, extra: str = "") -> str:
+        close = difflib.get_close_matches(name, self.names(), n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        return f"unknown {self.kind} '{name}'{hint} (known: {', '.join(self.names())}{extra})"
+
+    def names(self) -> list[str]:
+        self._load()
+        return sorted(self._items)
+
+    def __contains__(self, name: object) -> bool:
+        self._load()
+        return name in self._items
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
