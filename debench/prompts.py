@@ -5,10 +5,11 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from jinja2 import StrictUndefined, TemplateSyntaxError
+from jinja2 import StrictUndefined, TemplateError, TemplateSyntaxError, UndefinedError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from debench.data.base import Doc
+from debench.errors import UserError
 
 Message = dict[str, str]
 
@@ -49,3 +50,21 @@ def build_messages(system: str | None, user: str, doc: Doc, extra: dict[str, Any
         messages.append({"role": "system", "content": render(system, doc, extra)})
     messages.append({"role": "user", "content": render(user, doc, extra)})
     return messages
+
+
+def check_templates(task: Any, task_path: Any, doc: Doc) -> None:
+    """Render the task's templates against ``doc``; an undefined variable (or any other template
+    error) is a ``UserError`` naming the task file, the template and the variable."""
+    fields = sorted({*doc.fields, "doc_id", "speeches", "meta", *task.prompt.variables})
+    for key in ("system", "user"):
+        text = getattr(task.prompt, key)
+        if not text:
+            continue
+        try:
+            render(text, doc, task.prompt.variables)
+        except UndefinedError as exc:
+            raise UserError(
+                f"{exc.message or exc} in document '{doc.doc_id}' (variables: {', '.join(fields)})", path=str(task_path), field=f"prompt.{key}"
+            ) from None
+        except (TemplateError, TypeError, ValueError) as exc:
+            raise UserError(f"the template cannot be rendered: {type(exc).__name__}: {exc}", path=str(task_path), field=f"prompt.{key}") from None

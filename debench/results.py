@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from debench.atomic import write_atomic
+from debench.atomic import write_json_record
 from debench.json_schema import document_schema, validate_with_schema_file
 from debench.scoring import MetricValue
 
@@ -87,7 +87,7 @@ def now_iso() -> str:
 
 
 def write_results(results: Results, path: Path) -> None:
-    write_atomic(path, results.model_dump_json(indent=2) + "\n")
+    write_json_record(path, results)
 
 
 def results_json_schema() -> dict[str, Any]:

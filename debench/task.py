@@ -53,13 +53,25 @@ class PromptConfig(_Strict):
 
 
 class GenerationConfig(_Strict):
+    """What every request of the task asks for. A model's own settings (``--model-args`` or
+    ``model@key=value``) override these field by field (see ``debench.models.args``)."""
+
     temperature: float = 0.0
     max_tokens: int = 256
     top_p: float | None = None
+    top_k: int | None = None
+    min_p: float | None = None
     stop: list[str] | None = None
     seed: int | None = None
+    presence_penalty: float | None = None
+    frequency_penalty: float | None = None
+    repetition_penalty: float | None = None
     grammar: str | None = None
     """Name of a static GBNF grammar shipped in ``debench/grammars`` (used by servers that accept it)."""
+
+    def sampling(self) -> dict[str, Any]:
+        """The settings a request sends (the grammar goes separately), without unset ones."""
+        return self.model_dump(exclude_none=True, exclude={"grammar"})
 
     @field_validator("grammar")
     @classmethod
