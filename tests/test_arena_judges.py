@@ -11,9 +11,10 @@ import pytest
 
 from arena_synth import SynthJudge, simulate
 from debench.arena.judges import agreement_alpha, by_judge, majority_verdict, nominal_alpha, panel_verdicts
-from debench.arena.judgments import Judgment, load_judgment_files
+from debench.arena.judgments import JUDGMENT_SCHEMA_PATH, Judgment, load_judgment_files
 from debench.arena.rank import analyse_judgments
 from debench.errors import UserError
+from debench.json_schema import validate_with_schema_file
 
 
 def J(topic: str, s1: str, s2: str, w: int | None, judge: str | None = None) -> Judgment:
@@ -86,6 +87,8 @@ def test_loading_several_files(tmp_path: Path) -> None:
     a = _write(tmp_path / "a.jsonl", [{**row, "judge": "x"}, {**row, "side1": "b", "side2": "a", "judge": "x"}])
     b = _write(tmp_path / "b.jsonl", [{**row, "judge": "y", "winner": None, "side1_words": 10, "side2_words": 12}])
     got = load_judgment_files([a, b])
+    for r in ({**row, "judge": "x", "side1_words": 10, "side1_model_id": "h"}, row):
+        validate_with_schema_file(r, JUDGMENT_SCHEMA_PATH)
     assert [j.judge for j in got] == ["x", "x", "y"] and got[2].side2_words == 12
     dup = _write(tmp_path / "dup.jsonl", [{**row, "judge": "x", "winner": 2}])
     with pytest.raises(UserError, match=r"dup.jsonl: line 1: a second judgment .* by judge 'x'; the first is .*a.jsonl line 1"):

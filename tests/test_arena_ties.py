@@ -62,3 +62,11 @@ def test_the_lenient_rule_turns_a_win_plus_a_tie_into_a_win_and_has_fewer_draws(
 def test_no_complete_topic_means_no_fit_and_a_note() -> None:
     r = analyse_judgments([Judgment(topic="t", side1="A", side2="B", winner=1)], n_boot=10)
     assert r.davidson == {} and any("no Davidson fit under the strict rule" in n for n in r.notes)
+
+
+def test_every_topic_drawn_gives_the_capped_nu_and_a_note() -> None:
+    legs = [Judgment(topic=t, side1=a, side2=b, winner=1) for t in ("t1", "t2") for a, b in (("A", "B"), ("B", "A"))]
+    r = analyse_judgments(legs, n_boot=20)
+    fit = r.davidson["strict"]
+    assert fit.n_drawn == fit.n_topics == 2 and fit.nu == pytest.approx(np.exp(12.0)) and fit.draw_probability_between_equals > 0.9999
+    assert fit.bradley_terry["A"].score == 0.0 and any("every topic is drawn under the strict rule" in n for n in r.notes)

@@ -30,7 +30,7 @@ from scipy.optimize import minimize
 ELO_PER_LOGIT = 400 / math.log(10)
 TieModel = Literal["half", "davidson"]
 # With no draw at all the maximum-likelihood nu is 0 (the fit is then plain Bradley–Terry); when
-# (nearly) every game is a draw it grows without bound and is reported capped at exp(LOG_NU_MAX).
+# every game is a draw it is unbounded and reported as exp(LOG_NU_MAX), the cap of any estimate.
 LOG_NU_MAX = 12.0
 
 
@@ -89,6 +89,8 @@ def fit_pairwise(
     davidson = ties == "davidson" and bool(np.any(y == 0.5))
     if len(y) == 0:
         return PairwiseFit(np.zeros(n_models), np.zeros(p), 0.0 if ties == "davidson" else None)
+    if davidson and np.all(y == 0.5):  # nothing but draws: nu is unbounded, every strength equal
+        return PairwiseFit(np.zeros(n_models), np.zeros(p), math.exp(LOG_NU_MAX))
     # Design: d = Z @ (s, beta), with row e_i - e_j followed by the covariates.
     z = np.zeros((len(y), n_models + p))
     z[np.arange(len(y)), i] += 1.0

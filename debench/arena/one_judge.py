@@ -53,6 +53,7 @@ def rank_one_judge(
     fits = {r: davidson_fit(models, judgments, r, n_boot, seed) for r in RULES}
     notes = [why] if why else []
     notes += [f"no Davidson fit under the {r} rule: no complete topic" for r, f in fits.items() if f is None]
+    notes += [f"every topic is drawn under the {r} rule: nu is unbounded (shown at its cap)" for r, f in fits.items() if f and f.n_drawn == f.n_topics]
     out = JudgeRanking(
         rule=rule,
         models=models,

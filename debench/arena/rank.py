@@ -59,14 +59,6 @@ def analyse_judgments(
     )
 
 
-def rank_judgments(
-    judgments: Sequence[Judgment],
-    rule: Rule = "strict",
-    reference: Sequence[str] | None = None,
-    n_boot: int = 1000,
-    seed: int = 0,
-    controls: Sequence[str] = ("length",),
-    n_perm: int = 10000,
-) -> dict[str, Any]:
-    """The ranking file's content as plain JSON data."""
-    return analyse_judgments(judgments, rule, reference, n_boot, seed, controls, n_perm).model_dump(mode="json")
+def rank_judgments(judgments: Sequence[Judgment], rule: Rule = "strict", reference: Sequence[str] | None = None, **options: Any) -> dict[str, Any]:
+    """The ranking file's content as plain JSON data (``options``: those of ``analyse_judgments``)."""
+    return analyse_judgments(judgments, rule, reference, **options).model_dump(mode="json")

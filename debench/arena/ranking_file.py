@@ -62,7 +62,7 @@ class DavidsonFit(BaseModel):
     """Bradley–Terry with Davidson's tie parameter on topic outcomes under one rule (draws as draws)."""
 
     rule: Rule
-    nu: float = Field(description="Davidson's tie parameter (0 = draws never happen)")
+    nu: float = Field(description="Davidson's tie parameter (0 = draws never happen; e^12 when every topic is drawn: unbounded)")
     nu_ci95: CI
     draw_probability_between_equals: float = Field(description="nu / (2 + nu)")
     draw_probability_ci95: CI
