@@ -86,10 +86,10 @@ def fit_pairwise(
     i, j, y = np.asarray(i, dtype=int), np.asarray(j, dtype=int), np.asarray(y, dtype=float)
     x = np.zeros((len(y), 0)) if x is None else np.asarray(x, dtype=float).reshape(len(y), -1)
     p = x.shape[1]
-    davidson = ties == "davidson" and bool(np.any(y == 0.5))
+    fit_nu = ties == "davidson" and bool(np.any(y == 0.5))  # without a draw the MLE of nu is 0
     if len(y) == 0:
         return PairwiseFit(np.zeros(n_models), np.zeros(p), 0.0 if ties == "davidson" else None)
-    if davidson and np.all(y == 0.5):  # nothing but draws: nu is unbounded, every strength equal
+    if fit_nu and np.all(y == 0.5):  # nothing but draws: nu is unbounded, every strength equal
         return PairwiseFit(np.zeros(n_models), np.zeros(p), math.exp(LOG_NU_MAX))
     # Design: d = Z @ (s, beta), with row e_i - e_j followed by the covariates.
     z = np.zeros((len(y), n_models + p))
@@ -110,7 +110,7 @@ def fit_pairwise(
     def _terms(theta: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
         d = z @ theta[:k]
         grad, hess = np.zeros_like(theta), np.zeros((len(theta), len(theta)))
-        if davidson:
+        if fit_nu:
             loss, g_d, grad[k], h_dd, h_dn, hess[k, k] = _davidson_terms(d, y, float(theta[k]))
             hess[:k, k] = hess[k, :k] = z.T @ h_dn
         else:
@@ -119,14 +119,14 @@ def fit_pairwise(
         hess[:k, :k] = (z * h_dd[:, None]).T @ z + 2 * l2 * np.eye(k)
         return loss + l2 * float(np.sum(theta[:k] ** 2)), grad, hess
 
-    x0 = np.zeros(k + (1 if davidson else 0))
+    x0 = np.zeros(k + (1 if fit_nu else 0))
     if start is not None:
         x0[:k] = start.params()[:k]
-        if davidson and start.nu:
+        if fit_nu and start.nu:
             x0[k] = math.log(start.nu)
     res = minimize(lambda t: terms(t)[:2], x0, jac=True, hess=lambda t: terms(t)[2], method="trust-exact")
     s = res.x[:n_models]
-    nu = None if ties != "davidson" else float(math.exp(min(res.x[k], LOG_NU_MAX))) if davidson else 0.0
+    nu = None if ties != "davidson" else float(math.exp(min(res.x[k], LOG_NU_MAX))) if fit_nu else 0.0
     return PairwiseFit(s - s.mean(), res.x[n_models:k].copy(), nu)
 
 

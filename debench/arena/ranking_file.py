@@ -120,15 +120,15 @@ class SelfPreferenceEntry(BaseModel):
     debaters: list[str] = Field(description="debaters with the judge's underlying model")
     identity: Literal["model_id", "name"] = Field(description="how the match was made")
     n_debates: int = Field(description="debates with exactly one own side, judged by this judge (and by another judge when compared)")
-    own_judge_rate: float | None = Field(description="own side's points under its own judgment (win 1, tie 0.5)")
-    own_judge_ci95: CI
-    other_judges: list[str]
-    other_judges_rate: float | None = Field(description="own side's points on the same debates under the other judges (their mean per debate)")
-    other_judges_ci95: CI
-    difference: float | None = Field(description="own_judge_rate - other_judges_rate, paired over debates")
-    difference_ci95: CI
-    p_value: float | None = Field(description="two-sided permutation p-value: judges' labels exchanged within each debate")
-    detected: bool | None = Field(description="p_value < level and difference > 0")
+    own_judge_rate: float | None = Field(default=None, description="own side's points under its own judgment (win 1, tie 0.5)")
+    own_judge_ci95: CI = None
+    other_judges: list[str] = Field(default_factory=list)
+    other_judges_rate: float | None = Field(default=None, description="own side's points on the same debates under the other judges (their mean per debate)")
+    other_judges_ci95: CI = None
+    difference: float | None = Field(default=None, description="own_judge_rate - other_judges_rate, paired over debates")
+    difference_ci95: CI = None
+    p_value: float | None = Field(default=None, description="two-sided permutation p-value: judges' labels exchanged within each debate")
+    detected: bool | None = Field(default=None, description="p_value < level and difference > 0")
     note: str | None = None
 
 

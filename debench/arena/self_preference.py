@@ -105,9 +105,7 @@ def self_preference_entry(
         return None
     topics, own_pts, others, used = _paired_points(judge, own, groups, identity)
     entry = SelfPreferenceEntry(
-        judge=judge, debaters=sorted(own), identity="model_id" if "model_id" in matches.values() else "name", n_debates=0,
-        own_judge_rate=None, own_judge_ci95=None, other_judges=sorted(used), other_judges_rate=None, other_judges_ci95=None,
-        difference=None, difference_ci95=None, p_value=None, detected=None,
+        judge=judge, debaters=sorted(own), identity="model_id" if "model_id" in matches.values() else "name", n_debates=0, other_judges=sorted(used)
     )
     if len(groups) == 1:
         resamples = list(topic_resamples(topics, n_boot, seed))
