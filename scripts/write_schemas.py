@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import sys
 
+from debench.arena.judgments import JUDGMENT_SCHEMA_PATH, judgment_json_schema
+from debench.arena.ranking_file import ARENA_RANKING_SCHEMA_PATH, arena_ranking_json_schema
 from debench.leaderboard.build import SCHEMA_PATH as LEADERBOARD_SCHEMA_PATH
 from debench.leaderboard.build import leaderboard_json_schema
 from debench.probes.report import PROBE_SCHEMA_PATH, probe_report_json_schema
@@ -22,6 +24,8 @@ TARGETS = {
     LEADERBOARD_SCHEMA_PATH: leaderboard_json_schema,
     PROBE_SCHEMA_PATH: probe_report_json_schema,
     SPEECH_RATING_SCHEMA_PATH: speech_rating_json_schema,
+    ARENA_RANKING_SCHEMA_PATH: arena_ranking_json_schema,
+    JUDGMENT_SCHEMA_PATH: judgment_json_schema,
 }
 
 

@@ -71,38 +71,29 @@ def arena_group(ctx, models, judge, ensemble, topics_file, rounds, concurrency, 
         sys.exit(1)
 
 
-def _rank_and_report(judgments, rule, reference, output, plot, n_boot, seed) -> None:  # type: ignore[no-untyped-def]
-    import json
+def _rank_and_report(judgments, rule, reference, output, plot, n_boot, seed, controls=("length",), n_perm=10000) -> None:  # type: ignore[no-untyped-def]
+    from debench.arena.report import rank_files, summary_lines
 
-    from debench.arena.judgments import load_judgments, load_reference
-    from debench.arena.plot import plot_bradley_terry
-    from debench.arena.rank import format_matrix, rank_judgments
-
-    result = rank_judgments(load_judgments(judgments), rule, load_reference(reference) if reference else None, n_boot, seed)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    click.echo(f"win matrix (topics won by row against column, {rule} rule):")
-    click.echo(format_matrix(result))
-    click.echo("ranking: " + " > ".join(result["ranking"]))
-    pb = result["position_bias"]
-    if pb["side1_win_rate"] is not None:
-        click.echo(f"judge position bias: side 1 won {pb['side1_win_rate']:.1%} of {pb['n_decided']} decided debates")
-    if "kendall_tau_distance" in result and result["kendall_tau_distance"] is not None:
-        click.echo(f"normalized Kendall tau distance to the reference: {result['kendall_tau_distance']:.4f}")
+    paths = [judgments] if isinstance(judgments, (str, Path)) else list(judgments)
+    result = rank_files(paths, rule, reference, output, plot, n_boot, seed, controls, n_perm)
+    for line in summary_lines(result):
+        click.echo(line)
     if plot:
-        plot_bradley_terry(result, plot)
         click.echo(f"  plot:    {plot}")
     click.echo(f"  ranking: {output}")
 
 
 @arena_group.command("rank")
-@click.option("--judgments", required=True, type=click.Path(dir_okay=False, path_type=Path), help="JSONL, one debate per line.")
+@click.option("--judgments", required=True, multiple=True, type=click.Path(dir_okay=False, path_type=Path), help="JSONL, one verdict on one debate per line; repeat for several files (e.g. one per judge).")
 @click.option("--rule", type=click.Choice(["strict", "lenient"]), default="strict", show_default=True)
 @click.option("--reference", type=click.Path(dir_okay=False, path_type=Path), default=None, help="One model per line, best first.")
 @click.option("--output", required=True, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None, help="PNG of Bradley-Terry scores with CIs.")
+@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None, help="PNG of the plain and style-controlled Bradley-Terry scores with CIs.")
+@click.option("--control", type=click.Choice(["length", "length+sources", "none"]), default="length", show_default=True, help="Style covariates of the controlled ratings (words spoken; quoted sources).")
 @click.option("--n-boot", type=click.IntRange(min=0), default=1000, show_default=True)
+@click.option("--n-perm", type=click.IntRange(min=0), default=10000, show_default=True, help="Permutations of the self-preference test.")
 @click.option("--seed", type=int, default=0, show_default=True)
-def arena_rank_cmd(judgments, rule, reference, output, plot, n_boot, seed) -> None:  # type: ignore[no-untyped-def]
-    """Rank models from saved judgments (from a run or from elsewhere)."""
-    _rank_and_report(judgments, rule, reference, output, plot, n_boot, seed)
+def arena_rank_cmd(judgments, rule, reference, output, plot, control, n_boot, n_perm, seed) -> None:  # type: ignore[no-untyped-def]
+    """Rank models from saved judgments (from a run or from elsewhere; one judge or several)."""
+    controls = () if control == "none" else tuple(control.split("+"))
+    _rank_and_report(list(judgments), rule, reference, output, plot, n_boot, seed, controls, n_perm)
