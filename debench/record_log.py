@@ -57,14 +57,35 @@ def complete_lines(path: Path, start: int = 0) -> Iterator[tuple[int, bytes]]:
             offset += len(line)
 
 
-def _pid_alive(pid: int) -> bool:
+def _start_time(pid: int) -> str:
+    """When process ``pid`` started (Linux: clock ticks since boot), so a claim by a dead process
+    is not mistaken for one by a new process that was given the same pid; '' elsewhere."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[19].decode()
+    except (OSError, IndexError):
+        return ""
+
+
+_ME: dict[int, tuple[str, int, str]] = {}
+
+
+def me() -> tuple[str, int, str]:
+    """This process as a claimant (computed per pid, so a forked child is itself)."""
+    pid = os.getpid()
+    if pid not in _ME:
+        _ME[pid] = (HOST, pid, _start_time(pid))
+    return _ME[pid]
+
+
+def _alive(pid: int, started: str) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
-    return True
+        pass
+    return not started or _start_time(pid) in ("", started)
 
 
 class RecordLog(Generic[R]):
@@ -85,7 +106,7 @@ class RecordLog(Generic[R]):
         self.existing: dict[str, R] = {}
         self._read_to = 0  # bytes of the current file already read into ``existing``
         self._claims_read_to = 0
-        self._claims: dict[str, tuple[str, int]] = {}  # key -> (host, pid) of its claimant
+        self._claims: dict[str, tuple[str, int, str]] = {}  # key -> (host, pid, start time) of its claimant
         self._mine: set[str] = set()
         self._fh: Any = None
         self._ino: int | None = None
@@ -172,17 +193,17 @@ class RecordLog(Generic[R]):
         for offset, line in complete_lines(path, self._claims_read_to):
             try:
                 c = json.loads(line)
-                self._claims[str(c["k"])] = (str(c["h"]), int(c["p"]))
+                self._claims[str(c["k"])] = (str(c["h"]), int(c["p"]), str(c.get("s", "")))
             except (ValueError, KeyError, TypeError):
                 pass
             self._claims_read_to = offset + len(line)
 
     def _claimed_by_other(self, key: str) -> bool:
         who = self._claims.get(key)
-        if who is None or who == (HOST, os.getpid()):
+        if who is None or who == me():
             return False
-        host, pid = who
-        return host != HOST or _pid_alive(pid)
+        host, pid, started = who
+        return host != HOST or _alive(pid, started)
 
     def claim(self, key: str) -> str:
         """'mine' (start the job), 'done' (another process finished it) or 'busy' (another live
@@ -196,8 +217,9 @@ class RecordLog(Generic[R]):
             if self._claimed_by_other(key):
                 return "busy"
             with open(self._side(".claims"), "a", encoding="utf-8") as fh:
-                fh.write(json.dumps({"k": key, "h": HOST, "p": os.getpid()}) + "\n")
-            self._claims[key] = (HOST, os.getpid())
+                host, pid, started = me()
+                fh.write(json.dumps({"k": key, "h": host, "p": pid, "s": started}) + "\n")
+            self._claims[key] = me()
             self._mine.add(key)
             return "mine"
 
