@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from debench.cli.common import ENSEMBLE_OPTION, connection_options, data_options, fmt, print_results_table, report_errors, run_options, run_with_judge
+from debench.cli.common import ENSEMBLE_OPTION, connection_options, data_options, fmt, print_results_table, report_errors, run_options, run_until_done
 
 
 @click.command("eval")
@@ -26,35 +26,16 @@ from debench.cli.common import ENSEMBLE_OPTION, connection_options, data_options
 @run_options
 def eval_cmd(task_spec, model_spec, ensemble, api_base, api_key, model_args, concurrency, limit, output_dir, method, data_source, data_dir, n_bootstrap, judging_manual, repeats, force, seed, no_cache, no_progress, max_error_rate) -> None:  # type: ignore[no-untyped-def]
     """Evaluate a judge model on one or more tasks."""
-    from debench.models.factory import make_judge
-    from debench.pipeline import EvalOptions, evaluate_task, with_judging_manual
-    from debench.registry import load_task
+    from debench.api import aevaluate
 
-    specs = [s.strip() for s in task_spec.split(",") if s.strip()]
-    tasks = [load_task(s) for s in specs]  # validate every task before any work
-    if judging_manual is not None:
-        tasks = [(with_judging_manual(t, judging_manual), p) for t, p in tasks]
-    model = make_judge(model_spec, ensemble, api_base=api_base, api_key=api_key, model_args=model_args, seed=seed)
-    opts = EvalOptions(
-        output_dir=output_dir,
-        limit=limit,
-        concurrency=concurrency,
-        seed=seed,
-        data_source=data_source,
-        data_dir=data_dir,
-        use_cache=not no_cache,
-        progress=not no_progress,
-        method=method,
-        n_bootstrap=n_bootstrap,
-        repeats=repeats,
-        force=force,
-        command=sys.argv[1:],
+    outputs = run_until_done(
+        lambda: aevaluate(
+            task_spec, model_spec, ensemble=ensemble, api_base=api_base, api_key=api_key, model_args=model_args, limit=limit,
+            concurrency=concurrency, output_dir=output_dir, seed=seed, method=method, data_source=data_source, data_dir=data_dir,
+            use_cache=not no_cache, n_bootstrap=n_bootstrap, judging_manual=judging_manual, repeats=repeats, force=force,
+            progress=not no_progress, command=sys.argv[1:],
+        )
     )
-
-    async def run_all():  # type: ignore[no-untyped-def]
-        return [await evaluate_task(task, path, model, opts) for task, path in tasks]
-
-    outputs = run_with_judge(model, run_all)
     failed = False
     for out in outputs:
         if out.repeats is not None:
