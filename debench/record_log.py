@@ -205,19 +205,25 @@ class RecordLog(Generic[R]):
         host, pid, started = who
         return host != HOST or _alive(pid, started)
 
+    def _others_state(self, key: str) -> str | None:
+        """Under the lock: 'done' when a finished record exists, 'busy' when another live process
+        claimed the job, else None."""
+        self._refresh()
+        rec = self.existing.get(key)
+        if rec is not None and getattr(rec, "status", None) in FINISHED:
+            return "done"
+        self._read_claims()
+        return "busy" if self._claimed_by_other(key) else None
+
     def claim(self, key: str) -> str:
         """'mine' (start the job), 'done' (another process finished it) or 'busy' (another live
         process is on it)."""
         with self.locked():
-            self._refresh()
-            rec = self.existing.get(key)
-            if rec is not None and getattr(rec, "status", None) in FINISHED:
-                return "done"
-            self._read_claims()
-            if self._claimed_by_other(key):
-                return "busy"
+            state = self._others_state(key)
+            if state is not None:
+                return state
+            host, pid, started = me()
             with open(self._side(".claims"), "a", encoding="utf-8") as fh:
-                host, pid, started = me()
                 fh.write(json.dumps({"k": key, "h": host, "p": pid, "s": started}) + "\n")
             self._claims[key] = me()
             self._mine.add(key)
@@ -227,12 +233,7 @@ class RecordLog(Generic[R]):
         """For a job left to another process: 'done', 'busy' (still running) or 'free' (its
         claimant died or gave up: take it over)."""
         with self.locked():
-            self._refresh()
-            rec = self.existing.get(key)
-            if rec is not None and getattr(rec, "status", None) in FINISHED:
-                return "done"
-            self._read_claims()
-            return "busy" if self._claimed_by_other(key) else "free"
+            return self._others_state(key) or "free"
 
     # -- writing -------------------------------------------------------------------------------
     def _handle(self) -> Any:
