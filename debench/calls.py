@@ -38,9 +38,11 @@ def check_fits(model: Model, messages: list[Message], max_tokens: int) -> None:
 class Caller:
     """Calls through one response cache; ``n_requests`` counts the requests made (retries included)."""
 
-    def __init__(self, cache: ResponseCache | None = None):
+    def __init__(self, cache: ResponseCache | None = None, *, seed_offset: int | None = None):
         self.cache = cache
         self.n_requests = 0
+        self.seed_offset = seed_offset
+        """Repeat k of a run (``eval --repeats``): every request's seed becomes ``(seed or 0) + k``."""
 
     async def call(
         self,
@@ -53,6 +55,8 @@ class Caller:
         task: TaskConfig | None = None,
     ) -> CallResult:
         gen = model.generation_for(generation)
+        if self.seed_offset is not None:
+            gen = gen.model_copy(update={"seed": (gen.seed or 0) + self.seed_offset})
         # model_construct: the fields are already validated objects (validating again re-checks the
         # whole task config, templates included, on every call)
         request = Request.model_construct(messages=messages, generation=gen, doc=doc, task=task, grammar_text=grammar_text)

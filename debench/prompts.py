@@ -2,33 +2,15 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
-from jinja2 import StrictUndefined, TemplateError, TemplateSyntaxError, UndefinedError
-from jinja2.sandbox import ImmutableSandboxedEnvironment
+from jinja2 import TemplateError, UndefinedError
 
 from debench.data.base import Doc
 from debench.errors import UserError
+from debench.templates import compiled
 
 Message = dict[str, str]
-
-_ENV = ImmutableSandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=False, autoescape=False)
-
-
-def check_template(text: str) -> str | None:
-    """Return an error message if ``text`` is not a valid template, else None."""
-    try:
-        _ENV.parse(text)
-    except TemplateSyntaxError as exc:
-        return f"template syntax error at line {exc.lineno}: {exc.message}"
-    return None
-
-
-@lru_cache(maxsize=256)
-def _compile(text: str):  # type: ignore[no-untyped-def]
-    return _ENV.from_string(text)
-
 
 def template_context(doc: Doc, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     ctx: dict[str, Any] = dict(doc.fields)
@@ -41,7 +23,7 @@ def template_context(doc: Doc, extra: dict[str, Any] | None = None) -> dict[str,
 
 
 def render(text: str, doc: Doc, extra: dict[str, Any] | None = None) -> str:
-    return _compile(text).render(**template_context(doc, extra)).strip()
+    return compiled(text).render(**template_context(doc, extra)).strip()
 
 
 def build_messages(system: str | None, user: str, doc: Doc, extra: dict[str, Any] | None = None) -> list[Message]:

@@ -57,14 +57,35 @@ def complete_lines(path: Path, start: int = 0) -> Iterator[tuple[int, bytes]]:
             offset += len(line)
 
 
-def _pid_alive(pid: int) -> bool:
+def _start_time(pid: int) -> str:
+    """When process ``pid`` started (Linux: clock ticks since boot), so a claim by a dead process
+    is not mistaken for one by a new process that was given the same pid; '' elsewhere."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[19].decode()
+    except (OSError, IndexError):
+        return ""
+
+
+_ME: dict[int, tuple[str, int, str]] = {}
+
+
+def me() -> tuple[str, int, str]:
+    """This process as a claimant (computed per pid, so a forked child is itself)."""
+    pid = os.getpid()
+    if pid not in _ME:
+        _ME[pid] = (HOST, pid, _start_time(pid))
+    return _ME[pid]
+
+
+def _alive(pid: int, started: str) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
-    return True
+        pass
+    return not started or _start_time(pid) in ("", started)
 
 
 class RecordLog(Generic[R]):
@@ -85,7 +106,7 @@ class RecordLog(Generic[R]):
         self.existing: dict[str, R] = {}
         self._read_to = 0  # bytes of the current file already read into ``existing``
         self._claims_read_to = 0
-        self._claims: dict[str, tuple[str, int]] = {}  # key -> (host, pid) of its claimant
+        self._claims: dict[str, tuple[str, int, str]] = {}  # key -> (host, pid, start time) of its claimant
         self._mine: set[str] = set()
         self._fh: Any = None
         self._ino: int | None = None
@@ -172,32 +193,39 @@ class RecordLog(Generic[R]):
         for offset, line in complete_lines(path, self._claims_read_to):
             try:
                 c = json.loads(line)
-                self._claims[str(c["k"])] = (str(c["h"]), int(c["p"]))
+                self._claims[str(c["k"])] = (str(c["h"]), int(c["p"]), str(c.get("s", "")))
             except (ValueError, KeyError, TypeError):
                 pass
             self._claims_read_to = offset + len(line)
 
     def _claimed_by_other(self, key: str) -> bool:
         who = self._claims.get(key)
-        if who is None or who == (HOST, os.getpid()):
+        if who is None or who == me():
             return False
-        host, pid = who
-        return host != HOST or _pid_alive(pid)
+        host, pid, started = who
+        return host != HOST or _alive(pid, started)
+
+    def _others_state(self, key: str) -> str | None:
+        """Under the lock: 'done' when a finished record exists, 'busy' when another live process
+        claimed the job, else None."""
+        self._refresh()
+        rec = self.existing.get(key)
+        if rec is not None and getattr(rec, "status", None) in FINISHED:
+            return "done"
+        self._read_claims()
+        return "busy" if self._claimed_by_other(key) else None
 
     def claim(self, key: str) -> str:
         """'mine' (start the job), 'done' (another process finished it) or 'busy' (another live
         process is on it)."""
         with self.locked():
-            self._refresh()
-            rec = self.existing.get(key)
-            if rec is not None and getattr(rec, "status", None) in FINISHED:
-                return "done"
-            self._read_claims()
-            if self._claimed_by_other(key):
-                return "busy"
+            state = self._others_state(key)
+            if state is not None:
+                return state
+            host, pid, started = me()
             with open(self._side(".claims"), "a", encoding="utf-8") as fh:
-                fh.write(json.dumps({"k": key, "h": HOST, "p": os.getpid()}) + "\n")
-            self._claims[key] = (HOST, os.getpid())
+                fh.write(json.dumps({"k": key, "h": host, "p": pid, "s": started}) + "\n")
+            self._claims[key] = me()
             self._mine.add(key)
             return "mine"
 
@@ -205,12 +233,7 @@ class RecordLog(Generic[R]):
         """For a job left to another process: 'done', 'busy' (still running) or 'free' (its
         claimant died or gave up: take it over)."""
         with self.locked():
-            self._refresh()
-            rec = self.existing.get(key)
-            if rec is not None and getattr(rec, "status", None) in FINISHED:
-                return "done"
-            self._read_claims()
-            return "busy" if self._claimed_by_other(key) else "free"
+            return self._others_state(key) or "free"
 
     # -- writing -------------------------------------------------------------------------------
     def _handle(self) -> Any:

@@ -7,7 +7,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from debench.errors import UserError
-from debench.task import TaskConfig, load_task_file
+from debench.task import TaskConfig
+from debench.task_files import load_task_file
 
 
 def tasks_dir() -> Path:

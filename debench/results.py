@@ -96,3 +96,17 @@ def results_json_schema() -> dict[str, Any]:
 
 def validate_results_dict(data: dict[str, Any]) -> None:
     validate_with_schema_file(data, SCHEMA_PATH)
+
+
+def load_results(path: str | Path) -> Results:
+    """A results file, validated; a missing or malformed one is a one-line ``UserError``."""
+    from debench.errors import UserError
+
+    try:
+        return Results.model_validate_json(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError("results file not found", path=str(path)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"cannot read the results file ({type(exc).__name__})", path=str(path)) from None
+    except ValueError as exc:
+        raise UserError(f"not a debench results file ({str(exc).splitlines()[0]})", path=str(path)) from None

@@ -53,6 +53,8 @@ class RunSettings:
     progress: bool = True
     store_messages: bool = True
     method: str | None = None
+    repeat: int | None = None
+    """Repeat k of ``eval --repeats``: requests carry the seed ``seed + k``."""
 
 
 class Job(Protocol):
@@ -67,20 +69,21 @@ class Job(Protocol):
         ...
 
 
-def run_fingerprint(task: TaskConfig, identity: dict[str, Any], content_hash: str, method: str) -> str:
+def run_fingerprint(task: TaskConfig, identity: dict[str, Any], content_hash: str, method: str, repeat: int | None = None) -> str:
     """Everything that changes the samples: a rerun with the same fingerprint resumes its log.
 
     ``identity`` is the model's (``Model.identity()``, recorded in results as ``model.identity``),
-    so a fingerprint can be recomputed from a results file."""
-    payload = json.dumps(
-        {
-            "task": task.model_dump(mode="json", exclude={"description", "metrics", "scoring", "baselines"}),
-            "model": identity,
-            "data": content_hash,
-            "method": method,
-        },
-        sort_keys=True,
-    )
+    so a fingerprint can be recomputed from a results file; ``repeat`` is the repeat index of
+    ``eval --repeats`` (``config.repeat``)."""
+    parts: dict[str, Any] = {
+        "task": task.model_dump(mode="json", exclude={"description", "metrics", "scoring", "baselines"}),
+        "model": identity,
+        "data": content_hash,
+        "method": method,
+    }
+    if repeat is not None:
+        parts["repeat"] = repeat
+    payload = json.dumps(parts, sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()[:12]
 
 
@@ -193,7 +196,7 @@ async def run_samples(
     grammar_text = load_grammar(task.generation.grammar)
     model.prepare(docs, task)
     log_ = SampleLog(samples_path)
-    caller = Caller(open_cache(model, settings))
+    caller = Caller(open_cache(model, settings), seed_offset=settings.repeat)
     ctx = JudgeContext(task=task, model=model, caller=caller, generation=task.generation, grammar_text=grammar_text, store_messages=settings.store_messages)
     order = [d.doc_id for d in docs]
     try:

@@ -1,5 +1,6 @@
-"""No import cycles inside ``debench/``: every ``import`` statement counts, including the ones
-inside functions (a cycle hidden in a function is still a cycle in the design)."""
+"""No import cycles inside ``debench/``, and no module importing from a layer above its own (the
+table in README.md's "Layout"): every ``import`` statement counts, including the ones inside
+functions (a cycle hidden in a function is still a cycle in the design)."""
 
 from __future__ import annotations
 
@@ -86,3 +87,40 @@ def test_the_checker_finds_a_planted_cycle() -> None:
 def test_no_import_cycles_inside_debench() -> None:
     found = cycles(import_graph())
     assert not found, "import cycles: " + "; ".join(" <-> ".join(c) for c in found)
+
+
+LAYERS = [
+    ("foundations", {"errors", "registries", "atomic", "redact", "text", "json_schema", "record_log", "jsonl"}),
+    ("configuration", {"task", "grammars", "transforms", "parsing", "quotes", "templates"}),
+    ("data", {"data", "prompts", "samples"}),
+    ("models", {"models", "cache", "calls"}),
+    ("judging", {"judging"}),
+    ("scoring", {"metrics", "scoring", "results", "plots", "predictions"}),
+    ("running", {"runner", "pipeline", "repeats", "api", "task_files", "registry"}),
+    ("studies", {"probes", "speeches", "arena", "compare_runs"}),
+    ("publishing", {"leaderboard", "view"}),
+    ("interface", {"cli"}),
+    ("test support", {"testing"}),
+]
+"""README.md's layout table, bottom to top. A new top-level module or package must be placed here."""
+
+
+def layer_of(module: str) -> int | None:
+    top = module.split(".")[1] if "." in module else None
+    return next((i for i, (_, names) in enumerate(LAYERS) if top in names), None)
+
+
+def test_every_module_has_a_layer() -> None:
+    missing = sorted({m.split(".")[1] for m in import_graph() if "." in m and layer_of(m) is None})
+    assert not missing, f"place these in LAYERS (and README.md's layout table): {missing}"
+
+
+def test_no_module_imports_from_a_layer_above() -> None:
+    upward = []
+    for mod, deps in import_graph().items():
+        here = layer_of(mod)
+        for dep in deps:
+            there = layer_of(dep)
+            if here is not None and there is not None and there > here:
+                upward.append(f"{mod} ({LAYERS[here][0]}) imports {dep} ({LAYERS[there][0]})")
+    assert not upward, "\n".join(sorted(upward))

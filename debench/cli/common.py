@@ -38,6 +38,16 @@ def print_results_table(results) -> None:  # type: ignore[no-untyped-def]
     )
 
 
+def run_until_done(work, saved: str = "finished samples are saved"):  # type: ignore[no-untyped-def]
+    """``asyncio.run(work())`` for work that closes its own models (the Python API's); Ctrl-C
+    exits 130 with a line saying what was kept and how to resume."""
+    try:
+        return asyncio.run(work())
+    except KeyboardInterrupt:
+        click.echo(f"debench: interrupted; {saved} — rerun the same command to resume", err=True)
+        sys.exit(130)
+
+
 def run_with_judge(model, work, saved: str = "finished samples are saved"):  # type: ignore[no-untyped-def]
     """``asyncio.run(work())``, closing the model's connections after it; Ctrl-C exits 130 with a
     line saying what was kept and how to resume."""

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from debench.cli.common import ENSEMBLE_OPTION, connection_options, data_options, print_results_table, report_errors, run_options, run_with_judge
+from debench.cli.common import ENSEMBLE_OPTION, connection_options, data_options, fmt, print_results_table, report_errors, run_options, run_until_done
 
 
 @click.command("eval")
@@ -21,38 +21,27 @@ from debench.cli.common import ENSEMBLE_OPTION, connection_options, data_options
 @data_options
 @click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=0), default=None, help="Bootstrap resamples for CIs (default: the task's, 1000).")
 @click.option("--judging-manual", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Replace the judging guide of tasks that use one (DebateBench).")
+@click.option("--repeats", type=click.IntRange(min=1), default=1, show_default=True, help="Judge every document K times (seed + k) and report the judge's consistency.")
+@click.option("--force", is_flag=True, help="Allow --repeats at temperature 0 (to measure a provider's own nondeterminism).")
 @run_options
-def eval_cmd(task_spec, model_spec, ensemble, api_base, api_key, model_args, concurrency, limit, output_dir, method, data_source, data_dir, n_bootstrap, judging_manual, seed, no_cache, no_progress, max_error_rate) -> None:  # type: ignore[no-untyped-def]
+def eval_cmd(task_spec, model_spec, ensemble, api_base, api_key, model_args, concurrency, limit, output_dir, method, data_source, data_dir, n_bootstrap, judging_manual, repeats, force, seed, no_cache, no_progress, max_error_rate) -> None:  # type: ignore[no-untyped-def]
     """Evaluate a judge model on one or more tasks."""
-    from debench.models.factory import make_judge
-    from debench.pipeline import EvalOptions, evaluate_task, with_judging_manual
-    from debench.registry import load_task
+    from debench.api import aevaluate
 
-    specs = [s.strip() for s in task_spec.split(",") if s.strip()]
-    tasks = [load_task(s) for s in specs]  # validate every task before any work
-    if judging_manual is not None:
-        tasks = [(with_judging_manual(t, judging_manual), p) for t, p in tasks]
-    model = make_judge(model_spec, ensemble, api_base=api_base, api_key=api_key, model_args=model_args, seed=seed)
-    opts = EvalOptions(
-        output_dir=output_dir,
-        limit=limit,
-        concurrency=concurrency,
-        seed=seed,
-        data_source=data_source,
-        data_dir=data_dir,
-        use_cache=not no_cache,
-        progress=not no_progress,
-        method=method,
-        n_bootstrap=n_bootstrap,
-        command=sys.argv[1:],
+    outputs = run_until_done(
+        lambda: aevaluate(
+            task_spec, model_spec, ensemble=ensemble, api_base=api_base, api_key=api_key, model_args=model_args, limit=limit,
+            concurrency=concurrency, output_dir=output_dir, seed=seed, method=method, data_source=data_source, data_dir=data_dir,
+            use_cache=not no_cache, n_bootstrap=n_bootstrap, judging_manual=judging_manual, repeats=repeats, force=force,
+            progress=not no_progress, command=sys.argv[1:],
+        )
     )
-
-    async def run_all():  # type: ignore[no-untyped-def]
-        return [await evaluate_task(task, path, model, opts) for task, path in tasks]
-
-    outputs = run_with_judge(model, run_all)
     failed = False
     for out in outputs:
+        if out.repeats is not None:
+            print_repeats(out.repeats)
+            click.echo(f"  repeats: {out.repeats_path}")
+            continue
         print_results_table(out.results)
         click.echo(f"  results: {out.results_path}\n  samples: {out.samples_path}")
         for png in out.results.plots:
@@ -61,3 +50,16 @@ def eval_cmd(task_spec, model_spec, ensemble, api_base, api_key, model_args, con
         failed |= report_errors(out.results.task.name, out.errors, out.results.n_samples, max_error_rate)
     if failed:
         sys.exit(1)
+
+
+def print_repeats(r) -> None:  # type: ignore[no-untyped-def]
+    a = r.agreement
+    click.echo(f"{r.task.name} | {r.model.name} | {r.repeats} repeats (seeds {r.seeds[0]}..{r.seeds[-1]}, temperature {r.temperature:g})")
+    click.echo(f"  agreement with the modal answer: mean {fmt(a.mean)} over {a.n_docs} documents, {a.n_unanimous} unanimous")
+    width = max([len(k) for k in r.majority_vote] + [6])
+    click.echo(f"  {'metric':<{width}}  {'majority':>8}  {'95% CI':>19}  {'mean':>8}  {'sd':>8}  {'min':>8}  {'max':>8}")
+    for name, m in r.majority_vote.items():
+        s = r.spread.get(name)
+        ci = "—" if m.ci95 is None else f"[{m.ci95[0]:.4f}, {m.ci95[1]:.4f}]"
+        cells = [fmt(s.mean), fmt(s.sd), fmt(s.min), fmt(s.max)] if s else ["—"] * 4
+        click.echo(f"  {name:<{width}}  {fmt(m.value):>8}  {ci:>19}  " + "  ".join(f"{c:>8}" for c in cells))

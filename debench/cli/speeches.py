@@ -33,10 +33,8 @@ def _est(e) -> str:  # type: ignore[no-untyped-def]
 def generate_speeches_cmd(model_spec, output, topics_file, limit, words, per_topic, temperature, max_tokens, api_base, api_key, model_args, concurrency, data_source, data_dir, seed, no_cache, no_progress, max_error_rate) -> None:  # type: ignore[no-untyped-def]
     """Write opening speeches supporting each topic (Debatable Intelligence §5.3), trimmed by sentences to the word limit.
     Speech k of a topic uses generation seed SEED+k."""
-    from debench.atomic import write_json_record
     from debench.models.factory import make_judge
-    from debench.speeches.files import write_speeches
-    from debench.speeches.generate import GenerateOptions, default_max_tokens, generate_speeches, ibm_topics, messages_for, read_topics
+    from debench.speeches.generate import GenerateOptions, generate_speeches, ibm_topics, read_topics, write_generated
 
     topics = read_topics(topics_file) if topics_file else ibm_topics(data_source, data_dir)
     if limit is not None:
@@ -45,31 +43,10 @@ def generate_speeches_cmd(model_spec, output, topics_file, limit, words, per_top
     opts = GenerateOptions(words=words, per_topic=per_topic, temperature=temperature, max_tokens=max_tokens, seed=seed,
                            concurrency=concurrency, use_cache=not no_cache, progress=not no_progress)
     out = run_with_judge(model, lambda: generate_speeches(model, topics, output, opts), saved="finished speeches are saved")
-    write_speeches(output, out.rows)
-    meta = {
-        "model": model.describe(),
-        "topics": len(topics),
-        "per_topic": per_topic,
-        "words": words,
-        "temperature": temperature,
-        "max_tokens": max_tokens or default_max_tokens(words),
-        "seed": seed,
-        "generation_from_model_args": dict(model.generation_overrides),
-        "prompt": messages_for("{topic}", words),
-        "n_speeches": len(out.rows),
-        "n_trimmed": out.n_trimmed,
-        "failures": [{"topic": r.topic, "k": r.k, "status": r.status, "error": r.error} for r in out.failures],
-        "usage": {"prompt_tokens": out.prompt_tokens, "completion_tokens": out.completion_tokens, "n_requests": out.n_requests},
-        "log": out.log_path.name,
-        "command": sys.argv[1:],
-    }
-    meta_path = write_json_record(output.with_name(output.name + ".meta.json"), meta)
+    meta_path = write_generated(output, out, model, topics, opts, sys.argv[1:])
     click.echo(f"{len(out.rows)} speeches on {len(topics)} topics by {model.name} ({out.n_trimmed} trimmed to {words} words)")
     click.echo(f"  speeches: {output}\n  settings: {meta_path}\n  log:      {out.log_path}")
-    from collections import Counter
-
-    errors = Counter(f"{r.status}: {r.error}" for r in out.failures).most_common()
-    if report_errors("generate-speeches", errors, len(out.records), max_error_rate):
+    if report_errors("generate-speeches", out.errors, len(out.records), max_error_rate):
         sys.exit(1)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -25,7 +26,8 @@ from debench.errors import UserError
 from debench.models.base import Model
 from debench.record_log import RecordLog
 from debench.runner import RunSettings, open_cache, run_jobs
-from debench.speeches.files import SpeechRow
+from debench.atomic import write_json_record
+from debench.speeches.files import SpeechRow, write_speeches
 from debench.task import GenerationConfig
 from debench.text import trim_to_words, word_count
 
@@ -92,6 +94,10 @@ class GenerateOutput:
     @property
     def failures(self) -> list[SpeechRecord]:
         return [r for r in self.records if r.status != "ok"]
+
+    @property
+    def errors(self) -> list[tuple[str, int]]:
+        return Counter(f"{r.status}: {r.error}" for r in self.failures).most_common()
 
 
 def ibm_topics(data_source: DataSource = "auto", data_dir: str | None = None) -> list[str]:
@@ -189,3 +195,27 @@ async def generate_speeches(model: Model, topics: list[str], output: Path, opts:
     records = [log_.existing[j.key] for j in jobs if j.key in log_.existing]
     rows = [SpeechRow(id=r.id, topic=r.topic, source=model.name, text=r.text or "") for r in records if r.status == "ok"]
     return GenerateOutput(rows=rows, records=records, log_path=log_path, n_requests=caller.n_requests)
+
+
+def write_generated(output: Path, out: GenerateOutput, model: Model, topics: list[str], opts: GenerateOptions, command: list[str]) -> Path:
+    """The speeches CSV and, beside it, ``<output>.meta.json`` (settings, failures, usage); returns
+    the metadata file's path."""
+    write_speeches(output, out.rows)
+    meta = {
+        "model": model.describe(),
+        "topics": len(topics),
+        "per_topic": opts.per_topic,
+        "words": opts.words,
+        "temperature": opts.temperature,
+        "max_tokens": opts.max_tokens or default_max_tokens(opts.words),
+        "seed": opts.seed,
+        "generation_from_model_args": dict(model.generation_overrides),
+        "prompt": messages_for("{topic}", opts.words),
+        "n_speeches": len(out.rows),
+        "n_trimmed": out.n_trimmed,
+        "failures": [{"topic": r.topic, "k": r.k, "status": r.status, "error": r.error} for r in out.failures],
+        "usage": {"prompt_tokens": out.prompt_tokens, "completion_tokens": out.completion_tokens, "n_requests": out.n_requests},
+        "log": out.log_path.name,
+        "command": command,
+    }
+    return write_json_record(output.with_name(output.name + ".meta.json"), meta)
