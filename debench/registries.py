@@ -4,13 +4,17 @@ probes and answer transforms.
 A registry maps names to objects. Its built-in entries live in modules that register themselves
 when imported; the registry imports them on first look-up, so importing a registry is cheap and
 registering a new entry is one decorator in one new module.
+
+A registry whose modules are costly to import (metrics: numpy, scipy) may declare the names each
+module registers (``{module: names}``): then asking whether a name is known imports nothing, and
+looking one up imports only the module that declares it (a test keeps the declarations true).
 """
 
 from __future__ import annotations
 
 import difflib
 import importlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Generic, TypeVar
 
 from debench.errors import UserError
@@ -19,11 +23,15 @@ T = TypeVar("T")
 
 
 class Registry(Generic[T]):
-    def __init__(self, kind: str, builtin_modules: Sequence[str] = (), *, field: str | None = None):
+    def __init__(self, kind: str, builtin_modules: Sequence[str] | Mapping[str, Sequence[str]] = (), *, field: str | None = None):
         self.kind = kind
         """What the entries are, in error messages: 'metric', 'judge method', ..."""
         self.field = field
         self._builtin = tuple(builtin_modules)
+        self.declared: dict[str, str] = (
+            {name: mod for mod, names in builtin_modules.items() for name in names} if isinstance(builtin_modules, Mapping) else {}
+        )
+        """name -> the module that registers it, for registries that declare their names."""
         self._loaded = not self._builtin
         self._items: dict[str, T] = {}
 
@@ -46,7 +54,10 @@ class Registry(Generic[T]):
         return deco
 
     def get(self, name: str) -> T:
-        self._load()
+        if name not in self._items and name in self.declared:
+            importlib.import_module(self.declared[name])
+        if name not in self._items:
+            self._load()
         try:
             return self._items[name]
         except KeyError:
@@ -62,6 +73,8 @@ class Registry(Generic[T]):
         return sorted(self._items)
 
     def __contains__(self, name: object) -> bool:
+        if name in self._items or name in self.declared:
+            return True
         self._load()
         return name in self._items
 

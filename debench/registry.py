@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from debench.errors import UserError
-from debench.task import TaskConfig
-from debench.task_files import load_task_file
+from debench.task_files import load_task_file, read_summary
+
+if TYPE_CHECKING:
+    from debench.task import TaskConfig
 
 
 def tasks_dir() -> Path:
@@ -47,3 +50,8 @@ def load_task(spec: str) -> tuple[TaskConfig, Path]:
 
 def all_tasks() -> list[TaskConfig]:
     return [load_task(n)[0] for n in task_names()]
+
+
+def task_summaries() -> list[tuple[str, str]]:
+    """(name, first line of the description) of every shipped task, without validating them."""
+    return [read_summary(path) for _, path in sorted(_index().items())]

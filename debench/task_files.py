@@ -5,15 +5,18 @@ registries. Any problem is one ``UserError`` naming the file and the field."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
-from pydantic import ValidationError
 
 from debench.errors import UserError
-from debench.metrics.base import STATUS_METRICS, METRICS
-from debench.metrics.reports import REPORTS
-from debench.task import TaskConfig
+
+if TYPE_CHECKING:  # imported where used: listing tasks (``read_summary``) needs no pydantic model
+    from debench.task import TaskConfig
+
+
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""libyaml's safe loader when PyYAML has it (~20x faster than the pure-Python one), else the pure one."""
 
 
 def _loc(err: dict[str, Any]) -> str:
@@ -28,7 +31,7 @@ def _read_yaml(path: Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"cannot read task file ({exc.__class__.__name__})", path=str(path)) from None
     try:
-        raw = yaml.safe_load(text)
+        raw = yaml.load(text, Loader=SAFE_LOADER)  # noqa: S506 - a safe loader
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
@@ -78,6 +81,10 @@ def _read_prompt_files(raw: dict[str, Any], path: Path) -> None:
 
 def load_task_file(path: str | Path) -> TaskConfig:
     """Read and validate one task YAML file; any problem is a one-line ``UserError``."""
+    from pydantic import ValidationError
+
+    from debench.task import TaskConfig
+
     path = Path(path)
     raw = _resolve_includes(path)
     _read_prompt_files(raw, path)
@@ -92,8 +99,20 @@ def load_task_file(path: str | Path) -> TaskConfig:
     return task
 
 
+def read_summary(path: Path) -> tuple[str, str]:
+    """A task file's name and the first line of its description, read without validating it
+    (``debench tasks``: YAML only, no plug-in registry, no template engine)."""
+    raw = _resolve_includes(Path(path))
+    lines = str(raw.get("description") or "").strip().splitlines()
+    return str(raw.get("name") or Path(path).stem), lines[0] if lines else ""
+
+
 def check_names(task: TaskConfig, path: Path) -> None:
     """Every metric and report the task names exists."""
+    # imported here: the metric registry declares its names, so this check imports no metric code
+    from debench.metrics.base import METRICS, STATUS_METRICS
+    from debench.metrics.reports import REPORTS
+
     for i, m in enumerate(task.metrics):
         if m.name not in METRICS and m.name not in STATUS_METRICS:
             raise UserError(METRICS.unknown_message(m.name, f", {', '.join(STATUS_METRICS)}"), path=str(path), field=f"metrics.{i}.name")

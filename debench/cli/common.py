@@ -6,7 +6,6 @@ option); 130 interrupted (everything finished is kept; rerun the same command to
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -41,6 +40,8 @@ def print_results_table(results) -> None:  # type: ignore[no-untyped-def]
 def run_until_done(work, saved: str = "finished samples are saved"):  # type: ignore[no-untyped-def]
     """``asyncio.run(work())`` for work that closes its own models (the Python API's); Ctrl-C
     exits 130 with a line saying what was kept and how to resume."""
+    import asyncio  # here: `debench tasks` and `--help` do not need it
+
     try:
         return asyncio.run(work())
     except KeyboardInterrupt:
@@ -64,11 +65,7 @@ def run_with_models(models, work, saved: str = "finished samples are saved"):  #
             for m in {id(m): m for m in models}.values():
                 await m.aclose()
 
-    try:
-        return asyncio.run(run())
-    except KeyboardInterrupt:
-        click.echo(f"debench: interrupted; {saved} — rerun the same command to resume", err=True)
-        sys.exit(130)
+    return run_until_done(run, saved)
 
 
 DEFAULT_MAX_ERROR_RATE = 0.05

@@ -8,9 +8,9 @@ import click
 @click.command("tasks")
 def tasks_cmd() -> None:
     """List the tasks with one-line descriptions."""
-    from debench.registry import all_tasks
+    from debench.registry import task_summaries
 
-    tasks = all_tasks()
-    width = max(len(t.name) for t in tasks)
-    for t in tasks:
-        click.echo(f"{t.name:<{width}}  {t.description.strip().splitlines()[0]}")
+    rows = task_summaries()  # read, not validated: listing stays instant (eval validates a task)
+    width = max(len(name) for name, _ in rows)
+    for name, description in rows:
+        click.echo(f"{name:<{width}}  {description}")

@@ -41,7 +41,14 @@ class Metric:
 
 
 METRICS: Registry[Metric] = Registry(
-    "metric", ["debench.metrics.speech_rating", "debench.metrics.classification", "debench.metrics.debatebench"]
+    "metric",
+    {  # the names each module registers: a task's metrics are checked without importing scipy
+        "debench.metrics.speech_rating": (
+            "kendall_tau_c", "kappa_loo", "kappa_human", "krippendorff_alpha", "krippendorff_alpha_human", "source_pearson",
+        ),
+        "debench.metrics.classification": ("rmse", "accuracy", "macro_f1"),
+        "debench.metrics.debatebench": ("verdict_delta", "mae", *(f"acc_within_{k}" for k in range(2, 10)), "rank_delta"),
+    },
 )
 
 STATUS_METRICS = {
