@@ -20,12 +20,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from debench.errors import UserError
 from debench.pipeline import EvalOptions, EvalOutput, build_results, evaluate_task, select_docs, with_judging_manual
-from debench.results import Results, load_results
 from debench.task import TaskConfig
+
+if TYPE_CHECKING:  # results (and scoring, numpy) are imported when a run is scored, not before it starts
+    from debench.results import Results
 
 Evaluation = EvalOutput
 """One task's run: ``results`` (a ``Results``), ``results_path``, ``samples_path``, ``errors``
@@ -96,6 +98,13 @@ async def aevaluate(
         return [await evaluate_task(task, path, judge, opts) for task, path in resolved]
     finally:
         await judge.aclose()
+
+
+def load_results(path: str | Path) -> Results:
+    """A results file, validated (``debench.results.load_results``)."""
+    from debench.results import load_results as read
+
+    return read(path)
 
 
 def evaluate(tasks: str | Path | Sequence[str | Path], model: str, **options: Any) -> list[Evaluation]:

@@ -9,21 +9,22 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+
+from debench.atomic import write_json_record
 from debench.data.base import Doc, LoadedDataset
-from debench.data.loading import DataSource, load_task_data
+from debench.data.loading import DataSource, Documents, load_task_data
 from debench.errors import UserError
 from debench.models.base import Model
-from debench.atomic import write_json_record
-from debench.plots import speech_rating_plots
 from debench.prompts import check_templates
-from debench.repeats import RepeatsReport, summarize
-from debench.results import DatasetInfo, ModelInfo, Results, TaskInfo, UsageInfo, now_iso, package_versions, write_results
 from debench.runner import RunSettings, error_summary, run_fingerprint, run_samples
 from debench.samples import SampleRecord
-from debench.scoring import score
 from debench.task import TaskConfig
+
+if TYPE_CHECKING:  # scoring, results, plots and repeats are imported after the last answer, not before the first request
+    from debench.repeats import RepeatsReport
+    from debench.results import DatasetInfo, Results, UsageInfo
 
 
 @dataclass
@@ -63,7 +64,7 @@ class EvalOptions(RunOptions):
     n_bootstrap: int | None = None
     store_messages: bool = True
     plots: bool = True
-    """Speech-rating tasks: score-distribution and per-source PNGs beside the results."""
+    """Speech-rating tasks: score-distribution and per-source SVG plots beside the results."""
     repeats: int = 1
     """Judge each document this many times (``debench.repeats``)."""
     force: bool = False
@@ -95,6 +96,8 @@ def select_docs(dataset: LoadedDataset, limit: int | None) -> list[Doc]:
 
 
 def dataset_info(dataset: LoadedDataset) -> DatasetInfo:
+    from debench.results import DatasetInfo
+
     return DatasetInfo(
         source=dataset.source,
         location=dataset.location,
@@ -107,6 +110,8 @@ def dataset_info(dataset: LoadedDataset) -> DatasetInfo:
 
 def usage_info(records: list[SampleRecord], n_requests: int) -> UsageInfo:
     """Tokens of every record; cost of the fresh (uncached) answers, null when a price is unknown."""
+    from debench.results import UsageInfo
+
     costs = [r.cost_usd for r in records if not r.cached and r.cost_usd is not None]
     fresh = [r for r in records if not r.cached and r.status in ("ok", "parse_failure")]
     prompt_tokens = sum(r.prompt_tokens for r in records)
@@ -134,6 +139,9 @@ def build_results(
     samples_file: str | None,
     method: str,
 ) -> Results:
+    from debench.results import ModelInfo, Results, TaskInfo, now_iso, package_versions
+    from debench.scoring import score
+
     report = score(task, docs, {r.doc_id: r for r in records}, n_bootstrap=n_bootstrap)
     return Results(
         task=TaskInfo(name=task.name, version=task.version, method=method, description=task.description, config_sha256=task_sha(task)),
@@ -182,6 +190,12 @@ def load_docs(task: TaskConfig, task_path: Path, opts: RunOptions) -> tuple[Load
     return dataset, docs
 
 
+def load_documents(task: TaskConfig, task_path: Path, opts: RunOptions) -> tuple[LoadedDataset, Documents]:
+    """``load_docs`` for ``eval``: the documents as the runner reads them (``Documents``)."""
+    dataset, docs = load_docs(task, task_path, opts)
+    return dataset, Documents(docs)
+
+
 def generation_record(task: TaskConfig, model: Model) -> dict[str, Any]:
     """The generation settings requests were sent with: the task's, with the model's own on top;
     settings the provider does not accept (and so were not sent) are listed apart."""
@@ -202,7 +216,7 @@ async def evaluate_task(task: TaskConfig, task_path: Path, model: Model, opts: E
     ensure_method_supported(model, method)
     if opts.repeats > 1:
         check_repeats(task, model, opts)
-    dataset, docs = load_docs(task, task_path, opts)
+    dataset, docs = load_documents(task, task_path, opts)
     if opts.repeats <= 1:
         out, _ = await _run_once(task, task_path, model, opts, method, dataset, docs, None)
         return out
@@ -211,9 +225,11 @@ async def evaluate_task(task: TaskConfig, task_path: Path, model: Model, opts: E
         runs.append(await _run_once(task, task_path, model, opts, method, dataset, docs, k))
     first = runs[0][0]
     base_seed = model.generation_for(task.generation).seed or 0
+    from debench.repeats import summarize
+
     report = summarize(
         task,
-        docs,
+        docs.gold,
         [records for _, records in runs],
         [out.results.metrics for out, _ in runs],
         task_info=first.results.task,
@@ -245,7 +261,7 @@ def check_repeats(task: TaskConfig, model: Model, opts: EvalOptions) -> None:
 
 
 async def _run_once(
-    task: TaskConfig, task_path: Path, model: Model, opts: EvalOptions, method: str, dataset: LoadedDataset, docs: list[Doc], repeat: int | None
+    task: TaskConfig, task_path: Path, model: Model, opts: EvalOptions, method: str, dataset: LoadedDataset, docs: Documents, repeat: int | None
 ) -> tuple[EvalOutput, dict[str, SampleRecord]]:
     fp = run_fingerprint(task, model.identity(), dataset.content_hash, method, repeat)
     out_dir = opts.model_dir(model)
@@ -275,7 +291,7 @@ async def _run_once(
         task,
         model.describe(),
         dataset,
-        docs,
+        docs.gold,
         records,
         config=config,
         n_requests=caller.n_requests,
@@ -283,6 +299,9 @@ async def _run_once(
         samples_file=samples_path.name,
         method=method,
     )
+    from debench.plots import speech_rating_plots
+    from debench.results import write_results
+
     if opts.plots:
         results.plots = [p.name for p in speech_rating_plots(results, results_path)]
     write_results(results, results_path)

@@ -206,33 +206,43 @@ class RecordLog(Generic[R]):
         return host != HOST or _alive(pid, started)
 
     def _others_state(self, key: str) -> str | None:
-        """Under the lock: 'done' when a finished record exists, 'busy' when another live process
-        claimed the job, else None."""
-        self._refresh()
+        """Under the lock, after ``_refresh`` and ``_read_claims``: 'done' when a finished record
+        exists, 'busy' when another live process claimed the job, else None."""
         rec = self.existing.get(key)
         if rec is not None and getattr(rec, "status", None) in FINISHED:
             return "done"
-        self._read_claims()
         return "busy" if self._claimed_by_other(key) else None
 
     def claim(self, key: str) -> str:
         """'mine' (start the job), 'done' (another process finished it) or 'busy' (another live
         process is on it)."""
+        return self.claim_many([key])[key]
+
+    def claim_many(self, keys: Iterable[str]) -> dict[str, str]:
+        """``claim`` for several jobs at once: one lock, one read of what others did, one write."""
+        out: dict[str, str] = {}
         with self.locked():
-            state = self._others_state(key)
-            if state is not None:
-                return state
+            self._refresh()
+            self._read_claims()
             host, pid, started = me()
-            with open(self._side(".claims"), "a", encoding="utf-8") as fh:
-                fh.write(json.dumps({"k": key, "h": host, "p": pid, "s": started}) + "\n")
-            self._claims[key] = me()
-            self._mine.add(key)
-            return "mine"
+            lines = []
+            for key in keys:
+                out[key] = self._others_state(key) or "mine"
+                if out[key] == "mine":
+                    lines.append(json.dumps({"k": key, "h": host, "p": pid, "s": started}) + "\n")
+                    self._claims[key] = (host, pid, started)
+                    self._mine.add(key)
+            if lines:
+                with open(self._side(".claims"), "a", encoding="utf-8") as fh:
+                    fh.write("".join(lines))
+        return out
 
     def wait_state(self, key: str) -> str:
         """For a job left to another process: 'done', 'busy' (still running) or 'free' (its
         claimant died or gave up: take it over)."""
         with self.locked():
+            self._refresh()
+            self._read_claims()
             return self._others_state(key) or "free"
 
     # -- writing -------------------------------------------------------------------------------

@@ -67,7 +67,7 @@ class Results(BaseModel):
     dataset: DatasetInfo
     reports: dict[str, Any] = Field(default_factory=dict)
     samples_file: str | None = Field(default=None, description="per-sample JSONL, relative to this file")
-    plots: list[str] = Field(default_factory=list, description="PNG plots written beside this file (file names)")
+    plots: list[str] = Field(default_factory=list, description="SVG plots written beside this file (file names)")
     versions: dict[str, str | None]
     created_at: str
 

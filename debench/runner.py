@@ -17,8 +17,8 @@ import hashlib
 import json
 import logging
 import sys
-from collections import Counter
-from collections.abc import Sequence
+from collections import Counter, deque
+from collections.abc import Iterable, Sequence, Sized
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -29,6 +29,7 @@ from tqdm import tqdm
 from debench.cache import ResponseCache
 from debench.calls import Caller
 from debench.data.base import Doc
+from debench.data.loading import Documents
 from debench.errors import UserError
 from debench.grammars import load_grammar
 from debench.judging.base import JudgeContext, JudgeMethod, get_method
@@ -109,48 +110,86 @@ async def _execute(job: Job, redactor: Redactor) -> BaseModel:
         return job.failure("error", redactor.text(text)[:500])
 
 
-async def run_jobs(jobs: Sequence[Job], log_: RecordLog[Any], *, concurrency: int, progress: bool = True, desc: str = "", unit: str = "doc") -> None:
+CLAIM_BATCH = 64
+"""Jobs claimed at once (one lock, one read, one write of the claims file), at most ``concurrency``."""
+
+
+async def run_jobs(
+    jobs: Iterable[Job],
+    log_: RecordLog[Any],
+    *,
+    concurrency: int,
+    progress: bool = True,
+    desc: str = "",
+    unit: str = "doc",
+    total: int | None = None,
+) -> None:
     """Run every job not already finished in ``log_``; each record is appended as its job ends.
 
-    A job another live process has claimed is left to it and waited for; if that process dies
-    first, this run takes the job over."""
+    Jobs are taken from ``jobs`` as workers become free (a generator is read as it goes, so a run
+    holds about ``concurrency`` jobs at a time, not all of them) and claimed in small batches.
+    ``total`` sizes the progress bar when ``jobs`` has no length. A job another live process has
+    claimed is left to it and waited for; if that process dies first, this run takes the job over."""
     redactor = Redactor()
-    keys = [j.key for j in jobs]
-    if len(set(keys)) != len(keys):
-        dup = next(k for k, n in Counter(keys).items() if n > 1)
-        raise ValueError(f"two jobs share the key {dup!r}")
     done = log_.finished()
-    pending = [j for j in jobs if j.key not in done]
-    bar = tqdm(total=len(jobs), initial=len(jobs) - len(pending), desc=desc, unit=unit, disable=not progress, file=sys.stderr, dynamic_ncols=True)
-    queue: asyncio.Queue[Job] = asyncio.Queue()
+    if total is None and isinstance(jobs, Sized):
+        total = len(jobs)
+    bar = tqdm(total=total, desc=desc, unit=unit, disable=not progress, file=sys.stderr, dynamic_ncols=True)
+    source = iter(jobs)
+    seen: set[str] = set()
+    ready: deque[Job] = deque()
     waiting: list[Job] = []
+    batch = max(1, min(concurrency, CLAIM_BATCH))
+
+    def next_job() -> Job | None:
+        """The next job this process runs: claimed from ``source`` in batches (no await inside,
+        so workers never claim the same job)."""
+        while not ready:
+            fresh: list[Job] = []
+            for job in source:
+                if job.key in seen:
+                    raise ValueError(f"two jobs share the key {job.key!r}")
+                seen.add(job.key)
+                if job.key in done:
+                    bar.update(1)
+                    continue
+                fresh.append(job)
+                if len(fresh) >= batch:
+                    break
+            if not fresh:
+                return None
+            states = log_.claim_many(j.key for j in fresh)
+            for job in fresh:
+                state = states[job.key]
+                if state == "mine":
+                    ready.append(job)
+                elif state == "busy":
+                    waiting.append(job)
+                else:
+                    bar.update(1)
+        return ready.popleft()
 
     async def worker() -> None:
-        while not queue.empty():
-            job = queue.get_nowait()
-            state = log_.claim(job.key)
-            if state == "busy":
-                waiting.append(job)
-                continue
-            if state == "mine":
-                log_.append(await _execute(job, redactor))
+        while (job := next_job()) is not None:
+            log_.append(await _execute(job, redactor))
             bar.update(1)
 
     try:
-        for j in pending:
-            queue.put_nowait(j)
-        while not queue.empty():
-            n = max(1, min(concurrency, queue.qsize()))
-            await asyncio.gather(*(worker() for _ in range(n)))
-            while waiting and queue.empty():  # jobs another process is running: wait, or take over
+        while True:
+            await asyncio.gather(*(worker() for _ in range(concurrency)))
+            if not waiting:
+                break
+            while waiting and not ready:  # jobs another process is running: wait, or take over
                 await asyncio.sleep(WAIT_POLL_S)
                 still = []
                 for job in waiting:
                     state = log_.wait_state(job.key)
-                    if state == "done":
+                    if state == "free":  # its claimant died or gave up: take it over
+                        state = log_.claim(job.key)
+                    if state == "mine":
+                        ready.append(job)
+                    elif state == "done":
                         bar.update(1)
-                    elif state == "free":
-                        queue.put_nowait(job)
                     else:
                         still.append(job)
                 waiting[:] = still
@@ -185,23 +224,25 @@ class JudgeDocJob:
 
 
 async def run_samples(
-    task: TaskConfig, docs: list[Doc], model: Model, samples_path: Path, settings: RunSettings
+    task: TaskConfig, docs: Sequence[Doc] | Documents, model: Model, samples_path: Path, settings: RunSettings
 ) -> tuple[list[SampleRecord], Caller]:
-    """Judge every document not already finished in ``samples_path``; return records in doc order
-    and the caller (its ``n_requests``)."""
+    """Judge every document not already finished in ``samples_path``; return records in run order
+    and the caller (its ``n_requests``). With ``Documents``, the documents are read as the run
+    goes (jobs are made as workers free up) and only their text-free ``gold`` is kept."""
+    documents = docs if isinstance(docs, Documents) else Documents(list(docs))
     method_name = settings.method or task.method
     method = get_method(method_name)
     if method_name.startswith("debatrix") and task.debatrix is None:
         raise UserError(f"task '{task.name}' has no 'debatrix' section, so --method {method_name} cannot run it")
     grammar_text = load_grammar(task.generation.grammar)
-    model.prepare(docs, task)
+    model.prepare(documents, task)
     log_ = SampleLog(samples_path)
     caller = Caller(open_cache(model, settings), seed_offset=settings.repeat)
     ctx = JudgeContext(task=task, model=model, caller=caller, generation=task.generation, grammar_text=grammar_text, store_messages=settings.store_messages)
-    order = [d.doc_id for d in docs]
+    order = [d.doc_id for d in documents.gold]
     try:
-        jobs = [JudgeDocJob(ctx, method, d) for d in docs]
-        await run_jobs(jobs, log_, concurrency=settings.concurrency, progress=settings.progress, desc=f"{task.name} | {model.name}")
+        jobs = (JudgeDocJob(ctx, method, d) for d in documents)
+        await run_jobs(jobs, log_, concurrency=settings.concurrency, progress=settings.progress, desc=f"{task.name} | {model.name}", total=len(documents))
         log_.compact(order)
     finally:
         log_.close()

@@ -21,7 +21,7 @@ from debench.samples import read_records
 from debench.testing.stub_server import LIKERT_TEMPLATES, LIKERT_UNPARSEABLE, StubServer, prompt_key
 from debench.text import trim_to_words
 
-PNG = b"\x89PNG\r\n\x1a\n"
+SVG = b"<svg xmlns=\"http://www.w3.org/2000/svg\""
 
 
 def ibm() -> Path:
@@ -199,8 +199,8 @@ def test_rate_gpt41_speeches_with_a_baseline(tmp_path: Path) -> None:
             assert s["human_mean"]["value"] == pytest.approx(df[df["source"] == name]["human"].mean())
     expert = next(c for c in report["comparisons"] if c["reference"] == "Human expert")
     assert expert["diff"]["ci95"][0] < 0 < expert["diff"]["ci95"][1]  # random: no difference
-    png = path.parent / report["plots"][0]
-    assert png.read_bytes()[:8] == PNG
+    svg = path.parent / report["plots"][0]
+    assert svg.read_bytes().startswith(SVG) and "human annotators" in svg.read_text()
 
 
 def test_rate_speeches_human_source_filter(tmp_path: Path) -> None:
@@ -243,9 +243,12 @@ def test_eval_writes_score_and_source_plots_for_speech_rating(tmp_path: Path) ->
     assert proc.returncode == 0, proc.stderr
     path = next(tmp_path.glob("baseline__random/results_*.json"))
     res = json.loads(path.read_text())
-    assert res["plots"] == [path.stem + "_scores.png", path.stem + "_sources.png"]
+    assert res["plots"] == [path.stem + "_scores.svg", path.stem + "_sources.svg"]
     for name in res["plots"]:
-        assert (path.parent / name).read_bytes()[:8] == PNG and f"plot:    {path.parent / name}" in proc.stdout
+        assert (path.parent / name).read_bytes().startswith(SVG) and f"plot:    {path.parent / name}" in proc.stdout
+    scores = (path.parent / res["plots"][0]).read_text()  # one bar per score and source, judge beside humans
+    assert scores.count("<title>judge, ") == 6 and scores.count("<title>human ratings, ") == 6
+    assert "parse failure" in scores and f"judge (n={res['n_samples']})" in scores
     debate = run_cli("eval", "--task", "debateart_winner", "--model", "baseline/last", "--output-dir", str(tmp_path),
                      "--no-progress", "--bootstrap", "20", env={"DEBENCH_DATA_DIR": str(DATA_DIR)})
     assert debate.returncode == 0 and json.loads(next(tmp_path.glob("baseline__last/results_*.json")).read_text())["plots"] == []

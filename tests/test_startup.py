@@ -8,10 +8,13 @@ import importlib
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+from conftest import DATA_DIR, real_data_dir
 from debench.metrics.base import METRICS
+from debench.metrics.names import BUILTIN, BUILTIN_NAMES
 
 HEAVY = ("numpy", "scipy", "litellm", "matplotlib", "jinja2", "datasets", "aiohttp", "huggingface_hub", "pandas", "krippendorff")
 """Modules that cost 0.05-2 s each to import on 2 cores."""
@@ -26,13 +29,15 @@ def imported_after(code: str) -> set[str]:
 
 
 def test_every_declared_metric_name_is_registered_by_its_module() -> None:
-    for module in {m for m in METRICS.declared.values()}:
+    for module, names in BUILTIN.items():
+        before = set(METRICS._items)
         importlib.import_module(module)
-    assert set(METRICS.declared) == set(METRICS.names())
+        assert set(METRICS._items) - before <= set(names) and set(names) <= set(METRICS._items), module
+    assert set(METRICS.names()) == BUILTIN_NAMES
 
 
-def test_a_declared_metric_is_known_without_importing_its_module() -> None:
-    loaded = imported_after("from debench.metrics.base import METRICS\nassert 'kendall_tau_c' in METRICS and 'rank_delta' in METRICS")
+def test_looking_up_a_metric_imports_only_its_module() -> None:
+    loaded = imported_after("from debench.metrics.base import METRICS\nassert 'kendall_tau_c' in METRICS\nMETRICS.get('accuracy')")
     assert "scipy" not in loaded
 
 
@@ -41,3 +46,30 @@ def test_listing_and_help_import_nothing_heavy(args: list[str]) -> None:
     code = f"from debench.cli import main\ntry:\n    main({args!r})\nexcept SystemExit:\n    pass"
     loaded = imported_after(code)
     assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
+
+
+def test_eval_sends_its_first_request_before_importing_what_scoring_needs(tmp_path: Path) -> None:
+    """The stub runs in the same interpreter as the command and notes, at the first request, which
+    heavy packages are loaded: none but aiohttp (the client itself) and jinja2 (the prompts)."""
+    real_data_dir("ibm_debate_speeches")
+    code = f"""
+from debench.testing.stub_server import StubServer
+first = []
+def responder(body):
+    if not first:
+        first.append(sorted({{m.split('.')[0] for m in sys.modules}} & {set(HEAVY)!r}))
+    return "Score: 4"
+with StubServer(responder=responder) as srv:
+    from debench.cli import main
+    try:
+        main(["eval", "--task", "ibm_speech_likert", "--model", "openai/stub", "--api-base", srv.base_url, "--limit", "3",
+              "--output-dir", {str(tmp_path)!r}, "--no-progress", "--no-cache", "--data-dir", {str(DATA_DIR)!r}])
+    except SystemExit as exc:
+        assert not exc.code, exc.code
+print(json.dumps(first[0]), file=sys.stderr)
+"""
+    proc = subprocess.run([sys.executable, "-c", "import json, sys\n" + code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    at_first_request = set(json.loads(proc.stderr.strip().splitlines()[-1]))
+    assert at_first_request <= {"aiohttp", "jinja2"}, at_first_request
+    assert next(tmp_path.glob("*/results_*.json")).exists()  # and the run then scored and wrote its results

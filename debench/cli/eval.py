@@ -44,8 +44,8 @@ def eval_cmd(task_spec, model_spec, ensemble, api_base, api_key, model_args, con
             continue
         print_results_table(out.results)
         click.echo(f"  results: {out.results_path}\n  samples: {out.samples_path}")
-        for png in out.results.plots:
-            click.echo(f"  plot:    {out.results_path.parent / png}")
+        for plot in out.results.plots:
+            click.echo(f"  plot:    {out.results_path.parent / plot}")
     for out in outputs:
         failed |= report_errors(out.results.task.name, out.errors, out.results.n_samples, max_error_rate)
     if failed:

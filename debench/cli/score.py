@@ -25,5 +25,5 @@ def score_cmd(task_spec, predictions, output, limit, data_source, data_dir, n_bo
     results = score(task_spec, predictions, output=output, limit=limit, data_source=data_source, data_dir=data_dir, n_bootstrap=n_bootstrap, command=sys.argv[1:])
     print_results_table(results)
     click.echo(f"  results: {output}")
-    for png in results.plots:
-        click.echo(f"  plot:    {output.parent / png}")
+    for plot in results.plots:
+        click.echo(f"  plot:    {output.parent / plot}")

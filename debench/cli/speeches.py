@@ -91,7 +91,7 @@ def rate_speeches_cmd(speeches_file, model_spec, ensemble, task_spec, limit, hum
     for c in r.comparisons:
         click.echo(f"  {c.source} minus {c.reference} (judge means): {_est(c.diff)}")
     click.echo(f"  report:  {out.report_path}\n  samples: {out.samples_path}")
-    for png in r.plots:
-        click.echo(f"  plot:    {out.report_path.parent / png}")
+    for plot in r.plots:
+        click.echo(f"  plot:    {out.report_path.parent / plot}")
     if report_errors("rate-speeches", out.errors, out.n_samples, max_error_rate):
         sys.exit(1)

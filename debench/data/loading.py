@@ -10,10 +10,11 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Literal
 
-from debench.data.base import LoadedDataset, get_adapter
+from debench.data.base import Doc, LoadedDataset, get_adapter
 from debench.errors import DataError, UserError
 from debench.task import TaskConfig
 
@@ -122,3 +123,22 @@ def load_task_data(task: TaskConfig, source: DataSource = "auto", data_dir: str 
         except Exception as exc:  # noqa: BLE001 - any Hub failure (offline, missing repo) falls back
             log.warning("Hub data set %s unreachable (%s); using the bundled SAMPLE data", task.dataset.hub.repo_id, type(exc).__name__)
     return load_sample(task)
+
+
+class Documents:
+    """The documents of one run, for a runner that reads them as it goes.
+
+    ``gold`` holds every document of the run in run order, as scoring, the results' order and a
+    baseline's preparation need them; iterating gives the complete documents one at a time (again
+    on every iteration). Built from a list, both are that list; a data set read from its file as
+    the run goes keeps only text-free ``gold`` documents in memory (``debench.pipeline``)."""
+
+    def __init__(self, gold: list[Doc], full: Callable[[], Iterator[Doc]] | None = None):
+        self.gold = gold
+        self._full = full
+
+    def __iter__(self) -> Iterator[Doc]:
+        return self._full() if self._full is not None else iter(self.gold)
+
+    def __len__(self) -> int:
+        return len(self.gold)

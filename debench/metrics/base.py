@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from debench.data.base import Doc
+from debench.metrics.names import BUILTIN, STATUS_METRICS  # noqa: F401 - STATUS_METRICS: re-exported
 from debench.registries import Registry
 
 Prepare = Callable[..., Any]
@@ -40,22 +41,7 @@ class Metric:
     defaults: dict[str, Any] = field(default_factory=dict)
 
 
-METRICS: Registry[Metric] = Registry(
-    "metric",
-    {  # the names each module registers: a task's metrics are checked without importing scipy
-        "debench.metrics.speech_rating": (
-            "kendall_tau_c", "kappa_loo", "kappa_human", "krippendorff_alpha", "krippendorff_alpha_human", "source_pearson",
-        ),
-        "debench.metrics.classification": ("rmse", "accuracy", "macro_f1"),
-        "debench.metrics.debatebench": ("verdict_delta", "mae", *(f"acc_within_{k}" for k in range(2, 10)), "rank_delta"),
-    },
-)
-
-STATUS_METRICS = {
-    "parse_failure_rate": "share of answered samples whose answer could not be parsed",
-    "completion_rate": "share of samples whose prompt fit the model's context window",
-}
-"""Rates computed from the samples' statuses rather than from predictions (see ``debench.scoring``)."""
+METRICS: Registry[Metric] = Registry("metric", BUILTIN)
 
 
 def register_metric(metric: Metric) -> Metric:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -100,8 +101,9 @@ class Model(abc.ABC):
         """Called before the first request of a run: a missing key, an unknown provider or a
         missing dependency is a ``UserError`` here, not a run of failed samples."""
 
-    def prepare(self, docs: list[Doc], task: TaskConfig) -> None:  # noqa: B027 - optional hook
-        """Called once with every document of the run before any request (baselines use it)."""
+    def prepare(self, docs: Iterable[Doc], task: TaskConfig) -> None:  # noqa: B027 - optional hook
+        """Called once with every document of the run before any request (baselines use it).
+        ``docs`` may be read from its file as it is iterated: iterate it once per use."""
 
     def context_window(self) -> int | None:
         """Input token limit, when known."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -57,7 +57,7 @@ class Baseline(Model):
     def identity(self) -> dict[str, Any]:
         return {"name": self.name, "seed": self.seed}
 
-    def prepare(self, docs: list[Doc], task: TaskConfig) -> None:
+    def prepare(self, docs: Iterable[Doc], task: TaskConfig) -> None:
         spec = BASELINES[self.short]
         self._fixed = spec.prepare(self, docs, task) if spec.prepare else None
 
@@ -74,7 +74,7 @@ class BaselineSpec:
         self,
         description: str,
         predict: Callable[[Baseline, Doc, TaskConfig], Any],
-        prepare: Callable[[Baseline, list[Doc], TaskConfig], Any] | None = None,
+        prepare: Callable[[Baseline, Iterable[Doc], TaskConfig], Any] | None = None,
     ):
         self.description = description
         self.predict = predict
@@ -94,7 +94,7 @@ def _random(b: Baseline, doc: Doc, task: TaskConfig) -> Any:
     return rng.choice(choices)
 
 
-def _majority_prepare(b: Baseline, docs: list[Doc], task: TaskConfig) -> Any:
+def _majority_prepare(b: Baseline, docs: Iterable[Doc], task: TaskConfig) -> Any:
     labels = [d.label for d in docs if d.label is not None]
     if not labels:
         raise UserError(f"baseline/majority: task '{task.name}' has no categorical gold labels")
@@ -120,7 +120,7 @@ def _dict_space(task: TaskConfig) -> list[float]:
     return list(task.parser.value_range)
 
 
-def _constant_prepare(b: Baseline, docs: list[Doc], task: TaskConfig) -> Any:
+def _constant_prepare(b: Baseline, docs: Iterable[Doc], task: TaskConfig) -> Any:
     if b.arg is None:
         raise UserError("baseline/constant needs a value, e.g. baseline/constant:3")
     if task.parser.type == "dict":
@@ -167,7 +167,7 @@ def _as_choice(side: str | None, task: TaskConfig) -> Any:
     return side
 
 
-def _length_prepare(b: Baseline, docs: list[Doc], task: TaskConfig) -> Any:
+def _length_prepare(b: Baseline, docs: Iterable[Doc], task: TaskConfig) -> Any:
     choices = _choices(task)
     if not all(isinstance(c, (int, float)) for c in choices):
         raise UserError("baseline/length needs an ordinal numeric scale (e.g. Likert 1-5)")

@@ -13,6 +13,7 @@ sample an error (retried on resume; the members that answered are cached).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable
 from typing import Any
 
 from debench.data.transcript import debate_text
@@ -49,7 +50,7 @@ class EnsembleModel(Model):
         for m in self.members:
             m.check_ready()
 
-    def prepare(self, docs: list[Any], task: TaskConfig) -> None:
+    def prepare(self, docs: Iterable[Any], task: TaskConfig) -> None:
         check_aggregate(self.aggregate, task)
         for m in self.members:
             m.prepare(docs, task)

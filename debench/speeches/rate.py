@@ -167,12 +167,12 @@ async def rate_speeches(task: TaskConfig, task_path: Path, model: Model, speeche
     }
     plots: list[str] = []
     if plot_rows:
-        png = plot_source_means(
-            plot_rows, report_path.with_name(report_path.stem + "_sources.png"),
+        svg = plot_source_means(
+            plot_rows, report_path.with_name(report_path.stem + "_sources.svg"),
             title=f"Mean score per source ({len(topics)} topics)\n{task.name} | {model.name}",
             subtitle="no human ratings exist for: " + ", ".join(file_sources),
         )
-        plots.append(png.name)
+        plots.append(svg.name)
     report = SpeechRatingReport(
         task=TaskInfo(name=task.name, version=task.version, method=task.method, description=task.description, config_sha256=task_sha(task)),
         model=ModelInfo(**model.describe()),

@@ -1,0 +1,22 @@
+"""The names of debench's metrics, without their code (no numpy, no scipy): what checking a task
+file needs before a run starts. ``debench.metrics.base.METRICS`` is built from ``BUILTIN`` (a test
+keeps it true: every module registers exactly the names declared for it)."""
+
+from __future__ import annotations
+
+BUILTIN: dict[str, tuple[str, ...]] = {
+    "debench.metrics.speech_rating": (
+        "kendall_tau_c", "kappa_loo", "kappa_human", "krippendorff_alpha", "krippendorff_alpha_human", "source_pearson",
+    ),
+    "debench.metrics.classification": ("rmse", "accuracy", "macro_f1"),
+    "debench.metrics.debatebench": ("verdict_delta", "mae", *(f"acc_within_{k}" for k in range(2, 10)), "rank_delta"),
+}
+"""Module -> the metric names it registers when imported."""
+
+BUILTIN_NAMES = frozenset(name for names in BUILTIN.values() for name in names)
+
+STATUS_METRICS = {
+    "parse_failure_rate": "share of answered samples whose answer could not be parsed",
+    "completion_rate": "share of samples whose prompt fit the model's context window",
+}
+"""Rates computed from the samples' statuses rather than from predictions (see ``debench.scoring``)."""
