@@ -20,6 +20,8 @@ class ProcResult:
     peak_rss_mb: float
     stdout: str
     stderr: str
+    started_at: float = 0.0
+    """``time.monotonic()`` just before the child was started (the clock the stub's times use)."""
 
     def check(self, what: str) -> ProcResult:
         if self.returncode != 0:
@@ -29,6 +31,7 @@ class ProcResult:
 
 def run_measured(cmd: Sequence[str], *, env: Mapping[str, str] | None = None, cwd: Path | None = None, timeout: float = 1800) -> ProcResult:
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        started = time.monotonic()
         t0 = time.perf_counter()
         proc = subprocess.Popen(list(cmd), stdout=out, stderr=err, env=dict(env) if env is not None else None, cwd=cwd)
         deadline = time.monotonic() + timeout
@@ -45,7 +48,7 @@ def run_measured(cmd: Sequence[str], *, env: Mapping[str, str] | None = None, cw
         proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
-        return ProcResult(proc.returncode, wall, usage.ru_maxrss / 1024, out.read(), err.read())
+        return ProcResult(proc.returncode, wall, usage.ru_maxrss / 1024, out.read(), err.read(), started)
 
 
 def debench_env(cache_dir: Path, **extra: str) -> dict[str, str]:

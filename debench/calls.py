@@ -8,6 +8,7 @@ the answer, and counts the requests made (retries included).
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass
 
@@ -38,9 +39,11 @@ def check_fits(model: Model, messages: list[Message], max_tokens: int) -> None:
 class Caller:
     """Calls through one response cache; ``n_requests`` counts the requests made (retries included)."""
 
-    def __init__(self, cache: ResponseCache | None = None, *, seed_offset: int | None = None):
+    def __init__(self, cache: ResponseCache | None = None, *, seed_offset: int | None = None, max_in_flight: int | None = None):
         self.cache = cache
         self.n_requests = 0
+        self._slots = asyncio.Semaphore(max_in_flight) if max_in_flight else None
+        """Bounds the requests in flight when a job makes several at once (Debatrix's columns)."""
         self.seed_offset = seed_offset
         """Repeat k of a run (``eval --repeats``): every request's seed becomes ``(seed or 0) + k``."""
 
@@ -74,7 +77,11 @@ class Caller:
             model.check_ready()  # a missing key or dependency: one line, before the first request
             check_fits(model, messages, gen.max_tokens)
         started = time.perf_counter()
-        response = await model.generate(request)
+        if self._slots is None:
+            response = await model.generate(request)
+        else:
+            async with self._slots:
+                response = await model.generate(request)
         if key is not None and self.cache is not None:
             self.cache.put(key, response)
         if model.makes_requests:

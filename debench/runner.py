@@ -237,7 +237,7 @@ async def run_samples(
     grammar_text = load_grammar(task.generation.grammar)
     model.prepare(documents, task)
     log_ = SampleLog(samples_path)
-    caller = Caller(open_cache(model, settings), seed_offset=settings.repeat)
+    caller = Caller(open_cache(model, settings), seed_offset=settings.repeat, max_in_flight=settings.concurrency)
     ctx = JudgeContext(task=task, model=model, caller=caller, generation=task.generation, grammar_text=grammar_text, store_messages=settings.store_messages)
     order = [d.doc_id for d in documents.gold]
     try:

@@ -15,7 +15,7 @@ from debench.pipeline import EvalOptions, evaluate_task
 from debench.models.factory import make_model, parse_model_args
 from debench.registry import load_task
 from debench.samples import read_records
-from debench.testing.stub_server import FaultPlan, StubServer
+from debench.testing.stub_server import FaultPlan, StubServer, prompt_key
 
 COMMENT = "NOTE<{}>: the speaker makes a clear case but leaves the rebuttal thin."
 
@@ -38,11 +38,11 @@ def debatrix_responder(request: dict[str, Any]) -> str:
 debatrix_responder.n = 0  # type: ignore[attr-defined]
 
 
-def run(srv: StubServer, task_name: str, method: str, out: Path, limit: int | None = None, args: str = "max_retries=0", concurrency: int = 8):  # type: ignore[no-untyped-def]
+def run(srv: StubServer, task_name: str, method: str, out: Path, limit: int | None = None, args: str = "max_retries=0", concurrency: int = 8, cache: bool = True):  # type: ignore[no-untyped-def]
     task, path = load_task(task_name)
     model = make_model("openai/stub", api_bases=[srv.base_url], model_args=parse_model_args(args))
     opts = EvalOptions(output_dir=out, limit=limit, concurrency=concurrency, data_source="local", data_dir=str(DATA_DIR),
-                       progress=False, n_bootstrap=20, method=method)
+                       progress=False, n_bootstrap=20, method=method, use_cache=cache)
     return asyncio.run(evaluate_task(task, path, model, opts))
 
 
@@ -100,7 +100,7 @@ def test_memory_contents_reach_the_prompt(tmp_path: Path) -> None:
             bodies = srv.stats.requests
         assert read_records(out.samples_path)[0].status == "ok"
         prompts = [b["messages"][-1]["content"] for b in bodies]
-        third = next(p for p in prompts if "Now the next speech, [Speech 3" in p)
+        third = next(p for p in prompts if "Analyse the newest speech, [Speech 3" in p)
         notes = re.findall(r"NOTE<(\d+)>", third)
         if method == "debatrix-f":
             assert notes == ["1", "2"]  # the analyses of speeches 1 and 2
@@ -132,3 +132,70 @@ def test_debatrix_needs_a_multi_speech_task(tmp_path: Path) -> None:
 
     with StubServer() as srv, pytest.raises(UserError, match="no 'debatrix' section"):
         run(srv, "ibm_speech_likert", "debatrix-f", tmp_path, limit=2)
+
+
+def per_prompt_responder(request: dict[str, Any]) -> str:
+    """Answers that depend on the prompt only (not on the order requests arrive in)."""
+    last = request["messages"][-1]["content"]
+    if 'Answer only "Score: N"' in last:
+        return f"Score: {3 + int(prompt_key(request['messages']), 16) % 5}"
+    if "Winner: pro" in last:
+        return "Winner: con"
+    return f"NOTE<{prompt_key(request['messages'])}>: a clear case, a thin rebuttal."
+
+
+def column_sequences(bodies: list[dict[str, Any]], dims: list[str]) -> dict[str | None, list[str]]:
+    """The stub's requests, in arrival order, as (column -> the kinds of its calls)."""
+    out: dict[str | None, list[str]] = {}
+    for b in bodies:
+        text = " ".join(m["content"] for m in b["messages"])
+        column = next((d for d in dims if f"Judge one criterion only: {d} —" in text), None)
+        last = b["messages"][-1]["content"]
+        kind = "score" if 'Answer only "Score: N"' in last else "ask"
+        out.setdefault(column, []).append(kind + ":" + prompt_key(b["messages"]))
+    return out
+
+
+@pytest.mark.parametrize("method", ["debatrix-h", "debatrix-f"])
+def test_columns_run_at_once_with_the_same_calls_and_answers(tmp_path: Path, method: str) -> None:
+    """One 3-column debate: at --concurrency 1 the calls go one at a time (as before the columns ran
+    concurrently), at 8 the columns overlap; the calls of each column, their order, the answers and
+    the verdict are the same, and no more than --concurrency requests are ever in flight."""
+    real_data_dir("debatrix_panelbench")
+    task, _ = load_task("debateart_winner")
+    dims = [d.name for d in task.debatrix.dimensions]  # type: ignore[union-attr]
+    runs = {}
+    for concurrency in (1, 2, 8):
+        with StubServer(responder=per_prompt_responder, latency=0.02) as srv:  # long enough for calls to overlap
+            out = run(srv, "debateart_winner", method, tmp_path / str(concurrency), limit=1, concurrency=concurrency, cache=False)
+            stats = srv.stats
+        rec = read_records(out.samples_path)[0]
+        assert rec.status == "ok", rec.error
+        runs[concurrency] = (rec, stats, column_sequences(stats.requests, dims))
+    (one, one_stats, one_seq), (two, two_stats, _), (eight, eight_stats, eight_seq) = runs[1], runs[2], runs[8]
+    assert one_stats.peak_in_flight == 1 and two_stats.peak_in_flight == 2 and eight_stats.peak_in_flight == len(dims)
+    assert eight_seq == one_seq  # per column: the same calls in the same order (and the summary and verdict after)
+    assert set(eight_seq) == {*dims, None} and len(eight_seq[None]) == 2
+    assert eight_stats.total_requests == one_stats.total_requests == len(one.steps)
+    strip = [{k: v for k, v in s.items() if k != "cached"} for s in one.steps]
+    assert [{k: v for k, v in s.items() if k != "cached"} for s in eight.steps] == strip  # answers, scores, order
+    assert (eight.prediction, eight.response) == (one.prediction, one.response) == ("con", "Winner: con")
+    assert [s.get("column") for s in two.steps] == [s.get("column") for s in one.steps]
+
+
+def test_every_prompt_of_a_debate_starts_with_what_the_others_share(tmp_path: Path) -> None:
+    """The system message is the same in every call of a debate, and with debatrix-h the prompt of
+    each speech starts with the previous speech's prompt minus its request."""
+    real_data_dir("debatrix_panelbench")
+    with StubServer(responder=per_prompt_responder) as srv:
+        run(srv, "debateart_winner", "debatrix-h", tmp_path, limit=1, concurrency=8, cache=False)
+        bodies = srv.stats.requests
+    assert len({b["messages"][0]["content"] for b in bodies}) == 1
+    firsts = [b["messages"][1]["content"] for b in bodies if len(b["messages"]) == 2 and "Analyse the newest speech" in b["messages"][1]["content"]]
+    by_column: dict[str, list[str]] = {}
+    for text in firsts:
+        by_column.setdefault(re.search(r"criterion only: (\w+)", text).group(1), []).append(text)  # type: ignore[union-attr]
+    for prompts in by_column.values():
+        for before, after in zip(prompts, prompts[1:]):
+            shared = before.rsplit("\n\nJudge one criterion only", 1)[0]
+            assert after.startswith(shared) and len(shared) > 0.5 * len(before)
