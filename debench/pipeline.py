@@ -120,6 +120,7 @@ def usage_info(records: list[SampleRecord], n_requests: int) -> UsageInfo:
         prompt_tokens=prompt_tokens,
         completion_tokens=completion_tokens,
         total_tokens=prompt_tokens + completion_tokens,
+        cached_prompt_tokens=sum(r.cached_prompt_tokens for r in records),
         cost_usd=sum(costs) if costs and len(costs) == len(fresh) else None,
         n_requests=n_requests,
         n_cached=sum(1 for r in records if r.cached),

@@ -48,6 +48,9 @@ class UsageInfo(BaseModel):
     prompt_tokens: int
     completion_tokens: int
     total_tokens: int
+    cached_prompt_tokens: int = Field(
+        default=0, description="of prompt_tokens, those the provider reported as served from its prompt cache (priced at its cached rate)"
+    )
     cost_usd: float | None = Field(description="null when a price is unknown (local models, custom servers)")
     n_requests: int = Field(description="HTTP requests made in this invocation, retries included")
     n_cached: int = Field(description="samples answered from the response cache")

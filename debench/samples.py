@@ -28,6 +28,8 @@ class SampleRecord(BaseModel):
     messages: list[dict[str, str]] | None = None
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_prompt_tokens: int = 0
+    """Of ``prompt_tokens``, those the provider served from its prompt cache (as it reported them)."""
     cost_usd: float | None = None
     cached: bool = False
     attempts: int = 0

@@ -16,7 +16,7 @@ import pytest
 
 from debench.data.base import Doc
 from debench.errors import UserError
-from debench.models.base import ContextOverflow, PermanentModelError, Request
+from debench.models.base import ContextOverflow, PermanentModelError, Request, Usage
 from debench.models.factory import make_model, parse_model_args
 from debench.models.litellm_model import LiteLLMModel
 from debench.models.openai_http import OpenAIHTTPModel, classify_http_exception, HTTPStatusError
@@ -164,7 +164,7 @@ def test_identity_is_the_litellm_identity_and_cost_uses_the_price_table() -> Non
     assert http_model.identity() == lite.identity()  # same cache keys and run fingerprints
     known = make_model("openai/gpt-4o", api_bases=[base])
     assert known.context_window() == 128000
-    assert known._price is not None and known._price.cost(1000, 100) == pytest.approx(1000 * 2.5e-06 + 100 * 1e-05)  # type: ignore[attr-defined]
+    assert known._price is not None and known._price.cost(Usage(prompt_tokens=1000, completion_tokens=100)) == pytest.approx(1000 * 2.5e-06 + 100 * 1e-05)  # type: ignore[attr-defined]
 
 
 def test_factory_choice() -> None:

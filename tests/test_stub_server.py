@@ -73,7 +73,7 @@ def test_completion_response_is_valid_openai_json() -> None:
             assert choice["message"] == {"role": "assistant", "content": "Score: 4"}
             assert choice["finish_reason"] == "stop"
             # "You are a judge." (4 words) + "one two three" (3) -> 7; "Score: 4" -> 2
-            assert data["usage"] == {"prompt_tokens": 7, "completion_tokens": 2, "total_tokens": 9}
+            assert data["usage"] == {"prompt_tokens": 7, "completion_tokens": 2, "total_tokens": 9, "prompt_tokens_details": {"cached_tokens": 0}}
 
         models = _HTTP.get(f"{srv.base_url}/models").json()
         assert models["object"] == "list" and [m["id"] for m in models["data"]] == ["stub"]

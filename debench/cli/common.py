@@ -33,6 +33,7 @@ def print_results_table(results) -> None:  # type: ignore[no-untyped-def]
     click.echo(
         f"  samples {r.n_samples}  parse failures {r.n_parse_failures}  errors {r.n_errors}"
         f"  not completed {r.n_not_completed}  tokens {r.usage.total_tokens}"
+        + (f" ({r.usage.cached_prompt_tokens} prompt tokens from the provider's cache)" if r.usage.cached_prompt_tokens else "")
         + (f"  cost ${r.usage.cost_usd:.4f}" if r.usage.cost_usd is not None else "")
     )
 

@@ -53,6 +53,7 @@ class Chain:
     steps: list[dict[str, Any]] = field(default_factory=list)
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_prompt_tokens: int = 0
     costs: list[float | None] = field(default_factory=list)
     attempts: int = 0
     all_cached: bool = True
@@ -67,6 +68,7 @@ class Chain:
         text = (r.response.text or "").strip()
         self.prompt_tokens += r.response.usage.prompt_tokens
         self.completion_tokens += r.response.usage.completion_tokens
+        self.cached_prompt_tokens += r.response.usage.cached_prompt_tokens
         if not r.cached:
             self.costs.append(r.response.cost_usd)
             self.attempts += r.response.attempts
@@ -78,6 +80,7 @@ class Chain:
                 "answer": text,
                 "prompt_tokens": r.response.usage.prompt_tokens,
                 "completion_tokens": r.response.usage.completion_tokens,
+                "cached_prompt_tokens": r.response.usage.cached_prompt_tokens,
                 "cached": r.cached,
             }
         )
@@ -88,6 +91,7 @@ class Chain:
         self.steps.extend(other.steps)
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
+        self.cached_prompt_tokens += other.cached_prompt_tokens
         self.costs.extend(other.costs)
         self.attempts += other.attempts
         self.all_cached = self.all_cached and other.all_cached
@@ -249,6 +253,7 @@ async def judge_debatrix(ctx: JudgeContext, doc: Doc, variant: str) -> SampleRec
         target=doc.target,
         prompt_tokens=chain.prompt_tokens,
         completion_tokens=chain.completion_tokens,
+        cached_prompt_tokens=chain.cached_prompt_tokens,
         cost_usd=chain.cost(),
         cached=chain.all_cached,
         attempts=chain.attempts,

@@ -36,6 +36,7 @@ def record_from_response(ctx: JudgeContext, doc: Doc, messages, result) -> Sampl
         messages=messages if ctx.store_messages else None,
         prompt_tokens=r.usage.prompt_tokens,
         completion_tokens=r.usage.completion_tokens,
+        cached_prompt_tokens=r.usage.cached_prompt_tokens,
         cost_usd=r.cost_usd,
         cached=result.cached or _all_parts_cached(r.parts),
         attempts=0 if result.cached else r.attempts,

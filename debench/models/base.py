@@ -16,6 +16,27 @@ from debench.task import GenerationConfig, TaskConfig
 class Usage(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_prompt_tokens: int = 0
+    """The part of ``prompt_tokens`` the provider served from its prompt cache (a repeated prefix),
+    billed at its cached rate: ``prompt_tokens_details.cached_tokens`` (OpenAI, vLLM, xAI),
+    ``cache_read_input_tokens`` (Anthropic), ``prompt_cache_hit_tokens`` (DeepSeek)."""
+
+    @classmethod
+    def of(cls, usage: Any) -> Usage:
+        """From a provider's ``usage`` (a JSON object, or litellm's object with the same fields)."""
+
+        def get(obj: Any, name: str) -> Any:
+            return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+
+        if usage is None:
+            return cls()
+        details = get(usage, "prompt_tokens_details")
+        cached = (get(details, "cached_tokens") if details is not None else None) or get(usage, "cache_read_input_tokens") or get(usage, "prompt_cache_hit_tokens")
+        return cls(
+            prompt_tokens=int(get(usage, "prompt_tokens") or 0),
+            completion_tokens=int(get(usage, "completion_tokens") or 0),
+            cached_prompt_tokens=int(cached or 0),
+        )
 
     @property
     def total_tokens(self) -> int:

@@ -70,6 +70,7 @@ class EnsembleModel(Model):
             "response": r.text,
             "prompt_tokens": r.usage.prompt_tokens,
             "completion_tokens": r.usage.completion_tokens,
+            "cached_prompt_tokens": r.usage.cached_prompt_tokens,
             "cost_usd": r.cost_usd,
             "cached": result.cached,
             "attempts": 0 if result.cached or not member.makes_requests else r.attempts,
@@ -95,6 +96,7 @@ class EnsembleModel(Model):
         usage = Usage(
             prompt_tokens=sum(p.get("prompt_tokens", 0) for p in parts),
             completion_tokens=sum(p.get("completion_tokens", 0) for p in parts),
+            cached_prompt_tokens=sum(p.get("cached_prompt_tokens", 0) for p in parts),
         )
         fresh = [p for p in parts if p["status"] != "not_completed" and not p["cached"]]
         prices = [p.get("cost_usd") for p in fresh]

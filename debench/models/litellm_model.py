@@ -251,11 +251,7 @@ class LiteLLMModel(Model):
     def _to_response(self, response: Any, attempts: int) -> ModelResponse:
         choice = response.choices[0]
         text = getattr(choice.message, "content", None)
-        usage = getattr(response, "usage", None)
-        u = Usage(
-            prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-            completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-        )
+        u = Usage.of(getattr(response, "usage", None))
         cost: float | None
         try:
             cost = float(_litellm().completion_cost(completion_response=response))

@@ -231,12 +231,8 @@ class OpenAIHTTPModel(Model):
             classify=classify_http_exception,
             retry_after=retry_after_of,
         )
-        usage = data.get("usage") or {}
-        u = Usage(
-            prompt_tokens=int(usage.get("prompt_tokens") or 0),
-            completion_tokens=int(usage.get("completion_tokens") or 0),
-        )
-        cost = self._price.cost(u.prompt_tokens, u.completion_tokens) if self._price else None
+        u = Usage.of(data.get("usage"))
+        cost = self._price.cost(u) if self._price else None
         return ModelResponse(text=data["choices"][0]["message"].get("content"), usage=u, cost_usd=cost, attempts=attempts)
 
     async def aclose(self) -> None:

@@ -14,6 +14,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from debench.models.base import Usage
+
 TABLE_FILE = "model_prices_and_context_window_backup.json"
 
 
@@ -22,6 +24,10 @@ class ModelPrice(BaseModel):
 
     input_cost_per_token: float | None = None
     output_cost_per_token: float | None = None
+    cache_read_input_token_cost: float | None = None
+    """Per prompt token served from the provider's prompt cache (None: billed as any prompt token)."""
+    input_cost_per_token_batches: float | None = None
+    output_cost_per_token_batches: float | None = None
     max_input_tokens: int | None = None
     max_tokens: int | None = None
 
@@ -29,10 +35,32 @@ class ModelPrice(BaseModel):
     def context_window(self) -> int | None:
         return self.max_input_tokens or self.max_tokens
 
-    def cost(self, prompt_tokens: int, completion_tokens: int) -> float | None:
+    def cost(self, usage: Usage, *, batch: bool = False) -> float | None:
+        """USD for one answer: cached prompt tokens at the cached rate; through a batch API, at the
+        table's batch rates (the same discount applied to the cached rate)."""
         if self.input_cost_per_token is None or self.output_cost_per_token is None:
             return None
-        return prompt_tokens * self.input_cost_per_token + completion_tokens * self.output_cost_per_token
+        cached = min(usage.cached_prompt_tokens, usage.prompt_tokens)
+        cached_rate = self.input_cost_per_token if self.cache_read_input_token_cost is None else self.cache_read_input_token_cost
+        prompt = (usage.prompt_tokens - cached) * self.input_cost_per_token + cached * cached_rate
+        completion = usage.completion_tokens * self.output_cost_per_token
+        if batch:
+            prompt *= self.batch_ratio("input")
+            completion *= self.batch_ratio("output")
+        return prompt + completion
+
+    def batch_ratio(self, side: str) -> float:
+        """Batch price / regular price for ``input`` or ``output`` tokens (``BATCH_DISCOUNT`` off
+        when the table has no batch price for the model)."""
+        regular = getattr(self, f"{side}_cost_per_token")
+        batch = getattr(self, f"{side}_cost_per_token_batches")
+        if batch is None or not regular:
+            return 1.0 - BATCH_DISCOUNT
+        return float(batch) / float(regular)
+
+
+BATCH_DISCOUNT = 0.5
+"""OpenAI's Batch API price cut, used for a model whose table row gives no batch price."""
 
 
 def _table_path() -> Path | None:

@@ -14,8 +14,8 @@ first line it prints is the base URL.
 
 Endpoints: ``POST /v1/chat/completions`` (also ``/chat/completions``), ``GET /v1/models`` (also
 ``/models``), ``GET /health``, ``GET /_stub/stats`` (the statistics as JSON, without request bodies),
-``POST /_stub/reset`` (zero the statistics) and ``POST /_stub/config`` (change the latency or the
-fault plan of a running server, see ``StubConfig``). Only the completion endpoints are subject to
+``POST /_stub/reset`` (zero the statistics) and ``POST /_stub/config`` (change the latency, the
+fault plan or the simulated prompt cache of a running server, see ``StubConfig``). Only the completion endpoints are subject to
 latency and faults. ``StubProcess`` runs the server in a child process (so that a client in this
 process does not share its interpreter) and drives it through these endpoints.
 
@@ -100,13 +100,44 @@ def _unit_draw(*parts: object) -> float:
     return int.from_bytes(digest[:8], "big") / 2**64
 
 
-def _count_words(content: Any) -> int:
-    """Whitespace words in a message content (a string or a list of OpenAI content parts)."""
+def _words(content: Any) -> list[str]:
+    """Whitespace words of a message content (a string or a list of OpenAI content parts)."""
     if isinstance(content, str):
-        return len(content.split())
+        return content.split()
     if isinstance(content, list):
-        return sum(len(str(part.get("text", "")).split()) for part in content if isinstance(part, dict))
-    return 0
+        return [w for part in content if isinstance(part, dict) for w in str(part.get("text", "")).split()]
+    return []
+
+
+def _count_words(content: Any) -> int:
+    return len(_words(content))
+
+
+class PrefixCache:
+    """A simulated provider prompt cache: the stub's tokens are whitespace words, cached in blocks
+    of ``BLOCK`` words; a prompt's cached tokens are its leading blocks that some earlier prompt
+    also began with (an unbounded cache, as vLLM's prefix cache with room for everything)."""
+
+    BLOCK = 16
+
+    def __init__(self) -> None:
+        self._seen: set[bytes] = set()
+        self._lock = threading.Lock()
+
+    def cached_tokens(self, messages: list[Any]) -> int:
+        """Cached tokens of ``messages``, which are then remembered for later prompts."""
+        words = [w for m in messages if isinstance(m, dict) for w in (f"<{m.get('role')}>", *_words(m.get("content")))]
+        digest = b""
+        hit, cached = True, 0
+        with self._lock:
+            for start in range(0, len(words) - self.BLOCK + 1, self.BLOCK):
+                digest = hashlib.sha1(digest + " ".join(words[start : start + self.BLOCK]).encode()).digest()
+                if hit and digest in self._seen:
+                    cached += self.BLOCK
+                else:
+                    hit = False
+                    self._seen.add(digest)
+        return cached
 
 
 # --------------------------------------------------------------------------------------------------
@@ -219,6 +250,8 @@ class StubConfig(BaseModel):
 
     latency: float | None = Field(default=None, ge=0.0)
     faults: FaultPlan | None = None
+    prefix_cache: bool | None = None
+    """True: report cached prompt tokens from a fresh simulated prompt cache (``PrefixCache``); False: none."""
 
 
 class _FaultState:
@@ -270,6 +303,10 @@ class StubStats:
     in_flight: int = 0
     peak_in_flight: int = 0
     requests: list[dict[str, Any]] = field(default_factory=list)
+    prompt_tokens: int = 0
+    """Prompt tokens (whitespace words) of the completions answered."""
+    cached_prompt_tokens: int = 0
+    """Of those, the tokens reported as cached (with the simulated prompt cache on)."""
     first_request_at: float | None = None
     """``time.monotonic()`` when the first completion request arrived (system-wide clock)."""
     last_response_at: float | None = None
@@ -294,6 +331,8 @@ class StubStats:
             "attempts_per_prompt": self.attempts_per_prompt,
             "in_flight": self.in_flight,
             "peak_in_flight": self.peak_in_flight,
+            "prompt_tokens": self.prompt_tokens,
+            "cached_prompt_tokens": self.cached_prompt_tokens,
             "first_request_at": self.first_request_at,
             "last_response_at": self.last_response_at,
             "window_s": self.window_s,
@@ -317,6 +356,7 @@ class _Recorder:
             self._attempts: dict[str, int] = {}
             self._peak = self._in_flight
             self._requests: list[dict[str, Any]] = []
+            self._tokens = [0, 0]
             self._first: float | None = None
             self._last: float | None = None
 
@@ -342,6 +382,11 @@ class _Recorder:
             if self.record_requests:
                 self._requests.append(body)
 
+    def tokens(self, prompt: int, cached: int) -> None:
+        with self._lock:
+            self._tokens[0] += prompt
+            self._tokens[1] += cached
+
     def outcome(self, outcome: str) -> None:
         with self._lock:
             self._outcomes[outcome] = self._outcomes.get(outcome, 0) + 1
@@ -355,6 +400,8 @@ class _Recorder:
                 in_flight=self._in_flight,
                 peak_in_flight=self._peak,
                 requests=list(self._requests),
+                prompt_tokens=self._tokens[0],
+                cached_prompt_tokens=self._tokens[1],
                 first_request_at=self._first,
                 last_response_at=self._last,
             )
@@ -382,10 +429,12 @@ class _StubCore:
         faults: FaultPlan,
         model: str,
         record_requests: bool,
+        prefix_cache: bool = False,
     ) -> None:
         if latency < 0:
             raise ValueError("latency must be >= 0")
         self.latency = latency
+        self.prefix_cache: PrefixCache | None = PrefixCache() if prefix_cache else None
         self.responder = responder
         self.model = model
         self.recorder = _Recorder(record_requests)
@@ -450,7 +499,9 @@ class _StubCore:
             self.latency = update.latency
         if update.faults is not None:
             self.set_faults(update.faults)
-        return web.json_response({"latency": self.latency, "faults": self.faults.model_dump()})
+        if update.prefix_cache is not None:
+            self.prefix_cache = PrefixCache() if update.prefix_cache else None
+        return web.json_response({"latency": self.latency, "faults": self.faults.model_dump(), "prefix_cache": self.prefix_cache is not None})
 
     async def _models(self, request: web.Request) -> web.Response:
         entry = {"id": self.model, "object": "model", "created": 0, "owned_by": "debench-stub"}
@@ -529,6 +580,8 @@ class _StubCore:
     def _completion_json(self, body: dict[str, Any], messages: list[Any], content: str) -> bytes:
         prompt_tokens = sum(_count_words(m.get("content")) for m in messages if isinstance(m, dict))
         completion_tokens = len(content.split())
+        cached = min(self.prefix_cache.cached_tokens(messages), prompt_tokens) if self.prefix_cache is not None else 0
+        self.recorder.tokens(prompt_tokens, cached)
         return json.dumps(
             {
                 "id": f"chatcmpl-stub-{next(self._ids)}",
@@ -547,6 +600,7 @@ class _StubCore:
                     "prompt_tokens": prompt_tokens,
                     "completion_tokens": completion_tokens,
                     "total_tokens": prompt_tokens + completion_tokens,
+                    "prompt_tokens_details": {"cached_tokens": cached},
                 },
             }
         ).encode()
@@ -572,6 +626,7 @@ class StubServer:
         faults: FaultPlan | None = None,
         model: str = "stub",
         record_requests: bool = True,
+        prefix_cache: bool = False,
     ) -> None:
         self._core = _StubCore(
             latency=latency,
@@ -579,6 +634,7 @@ class StubServer:
             faults=faults or FaultPlan(),
             model=model,
             record_requests=record_requests,
+            prefix_cache=prefix_cache,
         )
         self._requested_port = port
         self._port: int | None = None
@@ -752,8 +808,8 @@ class StubProcess:
     def reset_stats(self) -> None:
         self._call("POST", "/_stub/reset", {})
 
-    def configure(self, *, latency: float | None = None, faults: FaultPlan | None = None) -> None:
-        self._call("POST", "/_stub/config", StubConfig(latency=latency, faults=faults).model_dump(mode="json"))
+    def configure(self, *, latency: float | None = None, faults: FaultPlan | None = None, prefix_cache: bool | None = None) -> None:
+        self._call("POST", "/_stub/config", StubConfig(latency=latency, faults=faults, prefix_cache=prefix_cache).model_dump(mode="json"))
 
     def stop(self) -> None:
         proc, self._proc = self._proc, None
@@ -817,6 +873,7 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fail-first-n", type=int, default=0, help="first N attempts of each prompt fail")
     p.add_argument("--fail-kind", default="429", choices=["429", "500", "drop", "slow"])
     p.add_argument("--record-requests", action="store_true", help="keep request bodies (memory grows)")
+    p.add_argument("--prefix-cache", action="store_true", help="report cached prompt tokens from a simulated prompt cache")
     return p
 
 
@@ -844,6 +901,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             faults=faults,
             model=args.model,
             record_requests=args.record_requests,
+            prefix_cache=args.prefix_cache,
         )
     except (ValueError, argparse.ArgumentTypeError) as exc:
         parser.error(str(exc).replace("\n", " "))
