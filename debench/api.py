@@ -68,6 +68,8 @@ async def aevaluate(
     judging_manual: str | Path | None = None,
     repeats: int = 1,
     force: bool = False,
+    batch: bool = False,
+    batch_poll: float = 30.0,
     progress: bool = False,
     command: Sequence[str] = (),
 ) -> list[Evaluation]:
@@ -92,6 +94,8 @@ async def aevaluate(
         n_bootstrap=n_bootstrap,
         repeats=repeats,
         force=force,
+        batch=batch,
+        batch_poll_s=batch_poll,
         command=list(command),
     )
     try:

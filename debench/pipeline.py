@@ -69,6 +69,10 @@ class EvalOptions(RunOptions):
     """Judge each document this many times (``debench.repeats``)."""
     force: bool = False
     """Allow ``repeats`` at temperature 0."""
+    batch: bool = False
+    """Send the requests through the provider's batch API (``debench.models.batched``)."""
+    batch_poll_s: float = 30.0
+    """Seconds between two looks at a submitted batch."""
 
 
 @dataclass
@@ -269,7 +273,13 @@ async def _run_once(
     samples_path = out_dir / f"samples_{task.name}_{fp}.jsonl"
     results_path = out_dir / f"results_{task.name}_{fp}.json"
     settings = opts.run_settings(model, method, store_messages=opts.store_messages, repeat=repeat)
-    records, caller = await run_samples(task, docs, model, samples_path, settings)
+    run_model = model
+    if opts.batch:
+        from debench.models.batched import BatchedModel
+
+        run_model = BatchedModel(model, out_dir / f"batches_{task.name}_{fp}.json", poll_s=opts.batch_poll_s, progress=opts.progress)
+        settings.concurrency = max(1, len(docs))  # every request joins the batch at once
+    records, caller = await run_samples(task, docs, run_model, samples_path, settings)
     config = {
         "task_file": str(task_path),
         "method": method,
@@ -285,12 +295,14 @@ async def _run_once(
         "fingerprint": fp,
         "command": opts.command,
     }
+    if opts.batch:
+        config["batch"] = {"state_file": f"batches_{task.name}_{fp}.json", "batches": [b.batch_id for b in run_model.state.batches]}  # type: ignore[attr-defined]
     if repeat is not None:
         config["repeat"] = repeat
         config["generation"]["seed"] = (config["generation"]["seed"] or 0) + repeat
     results = build_results(
         task,
-        model.describe(),
+        run_model.describe(),
         dataset,
         docs.gold,
         records,

@@ -23,8 +23,10 @@ from debench.cli.common import ENSEMBLE_OPTION, connection_options, data_options
 @click.option("--judging-manual", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Replace the judging guide of tasks that use one (DebateBench).")
 @click.option("--repeats", type=click.IntRange(min=1), default=1, show_default=True, help="Judge every document K times (seed + k) and report the judge's consistency.")
 @click.option("--force", is_flag=True, help="Allow --repeats at temperature 0 (to measure a provider's own nondeterminism).")
+@click.option("--batch", is_flag=True, help="Send the requests through the provider's batch API (OpenAI-compatible /v1/files + /v1/batches): cheaper, answers within 24 h; rerun the same command to resume a submitted batch.")
+@click.option("--batch-poll", type=click.FloatRange(min=0), default=30.0, show_default=True, help="Seconds between two looks at a submitted batch.")
 @run_options
-def eval_cmd(task_spec, model_spec, ensemble, api_base, api_key, model_args, concurrency, limit, output_dir, method, data_source, data_dir, n_bootstrap, judging_manual, repeats, force, seed, no_cache, no_progress, max_error_rate) -> None:  # type: ignore[no-untyped-def]
+def eval_cmd(task_spec, model_spec, ensemble, api_base, api_key, model_args, concurrency, limit, output_dir, method, data_source, data_dir, n_bootstrap, judging_manual, repeats, force, batch, batch_poll, seed, no_cache, no_progress, max_error_rate) -> None:  # type: ignore[no-untyped-def]
     """Evaluate a judge model on one or more tasks."""
     from debench.api import aevaluate
 
@@ -33,7 +35,7 @@ def eval_cmd(task_spec, model_spec, ensemble, api_base, api_key, model_args, con
             task_spec, model_spec, ensemble=ensemble, api_base=api_base, api_key=api_key, model_args=model_args, limit=limit,
             concurrency=concurrency, output_dir=output_dir, seed=seed, method=method, data_source=data_source, data_dir=data_dir,
             use_cache=not no_cache, n_bootstrap=n_bootstrap, judging_manual=judging_manual, repeats=repeats, force=force,
-            progress=not no_progress, command=sys.argv[1:],
+            batch=batch, batch_poll=batch_poll, progress=not no_progress, command=sys.argv[1:],
         )
     )
     failed = False

@@ -130,6 +130,21 @@ class Model(abc.ABC):
         """Input token limit, when known."""
         return None
 
+    def batch_api(self) -> Any:
+        """The ``debench.models.batch_api.BatchAPI`` that runs this model's requests as batches
+        (``eval --batch``); a model without one is a one-line error."""
+        from debench.errors import UserError
+
+        raise UserError(f"{self.name} has no batch API: --batch needs an OpenAI-compatible provider or server (openai/<name> --api-base URL, gpt-4o, azure/...)", field="--batch")
+
+    def batch_body(self, request: Request) -> dict[str, Any]:
+        """The chat-completion request body of ``request``, as a line of a batch sends it."""
+        raise NotImplementedError
+
+    def batch_cost(self, usage: Usage) -> float | None:
+        """An answer's price through the batch API, None when unknown."""
+        return None
+
     def count_tokens(self, messages: list[Message]) -> int | None:
         return None
 

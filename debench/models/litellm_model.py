@@ -183,6 +183,38 @@ class LiteLLMModel(Model):
             params["api_key"] = key
         return params
 
+    def batch_api(self) -> Any:
+        from debench.models.batch_api import LITELLM_BATCH_PROVIDERS, LiteLLMBatchAPI
+
+        if len(self.api_bases) > 1:
+            raise UserError("--batch sends a run to one server: give one --api-base", field="--batch")
+        provider = "openai" if self.openai_compatible else self._provider()
+        if provider not in LITELLM_BATCH_PROVIDERS:
+            raise UserError(
+                f"--batch: litellm runs OpenAI-format batches for {', '.join(LITELLM_BATCH_PROVIDERS)}, not for {provider} ({self.name})", field="--batch"
+            )
+        return LiteLLMBatchAPI(provider, api_base=self.api_bases[0] if self.api_bases else None, api_key=self._key(), retry=self.retry)
+
+    def _provider(self) -> str:
+        try:
+            return str(_litellm().get_llm_provider(self.litellm_name)[1])
+        except Exception:  # noqa: BLE001 - unknown to litellm
+            return "unknown"
+
+    def batch_body(self, request: Request) -> dict[str, Any]:
+        params = self._params(request)
+        body: dict[str, Any] = {"model": self.litellm_name.split("/", 1)[1] if "/" in self.litellm_name else self.litellm_name, "messages": request.messages}
+        body.update({k: v for k, v in params.items() if k not in ("messages", "timeout", "num_retries", "max_retries", "api_key", "extra_body")})
+        body.update(params.get("extra_body", {}))
+        return body
+
+    def batch_cost(self, usage: Usage) -> float | None:
+        """An answer's price through the batch API (the table's batch rates)."""
+        from debench.models.price_table import lookup
+
+        price = lookup(self.litellm_name)
+        return price.cost(usage, batch=True) if price else None
+
     def _get_router(self) -> Any:
         if self._router is None:
             litellm = _litellm()

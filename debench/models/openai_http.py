@@ -106,7 +106,7 @@ def retry_after_of(exc: BaseException) -> float | None:
     return exc.retry_after if isinstance(exc, HTTPStatusError) else None
 
 
-def _retry_after(headers: Any) -> float | None:
+def header_retry_after(headers: Any) -> float | None:
     ms = headers.get("retry-after-ms")
     if ms is not None:
         try:
@@ -116,7 +116,7 @@ def _retry_after(headers: Any) -> float | None:
     return parse_retry_after(headers.get("retry-after"))
 
 
-def _error_message(raw: bytes) -> str:
+def error_message(raw: bytes) -> str:
     try:
         body = json.loads(raw)
         err = body.get("error", body) if isinstance(body, dict) else body
@@ -189,12 +189,24 @@ class OpenAIHTTPModel(Model):
         except Exception:  # noqa: BLE001
             return None
 
-    def _body(self, request: Request) -> bytes:
+    def batch_body(self, request: Request) -> dict[str, Any]:
         body: dict[str, Any] = {"model": self.served_name, "messages": request.messages, **request.generation.sampling()}
         body.update(self.extra.get("extra_body", {}))
         if self.send_grammar and request.grammar_text:
             body["grammar"] = request.grammar_text
-        return json.dumps(body, ensure_ascii=False).encode("utf-8")
+        return body
+
+    def _body(self, request: Request) -> bytes:
+        return json.dumps(self.batch_body(request), ensure_ascii=False).encode("utf-8")
+
+    def batch_api(self) -> Any:
+        from debench.models.batch_api import HTTPBatchAPI
+
+        return HTTPBatchAPI(self.api_base, self._headers["Authorization"].removeprefix("Bearer "), self.retry)
+
+    def batch_cost(self, usage: Usage) -> float | None:
+        """An answer's price through the batch API (the table's batch rates)."""
+        return self._price.cost(usage, batch=True) if self._price else None
 
     def _get_session(self) -> aiohttp.ClientSession:
         loop = asyncio.get_running_loop()
@@ -214,7 +226,7 @@ class OpenAIHTTPModel(Model):
         async with self._get_session().post(self.url, data=body) as resp:
             raw = await resp.read()
             if resp.status != 200:
-                raise http_error(resp.status, _error_message(raw), _retry_after(resp.headers))
+                raise http_error(resp.status, error_message(raw), header_retry_after(resp.headers))
         try:
             data = json.loads(raw)
             data["choices"][0]["message"]

@@ -13,10 +13,11 @@ run in the foreground as a separate process (``python -m debench.testing.stub_se
 first line it prints is the base URL.
 
 Endpoints: ``POST /v1/chat/completions`` (also ``/chat/completions``), ``GET /v1/models`` (also
-``/models``), ``GET /health``, ``GET /_stub/stats`` (the statistics as JSON, without request bodies),
-``POST /_stub/reset`` (zero the statistics) and ``POST /_stub/config`` (change the latency, the
-fault plan or the simulated prompt cache of a running server, see ``StubConfig``). Only the completion endpoints are subject to
-latency and faults. ``StubProcess`` runs the server in a child process (so that a client in this
+``/models``), OpenAI's Files and Batch endpoints (``/v1/files``, ``/v1/batches``: see
+``debench.testing.stub_batches``), ``GET /health``, ``GET /_stub/stats`` (the statistics as JSON,
+without request bodies), ``POST /_stub/reset`` (zero the statistics) and ``POST /_stub/config``
+(change the latency, the fault plan, the simulated prompt cache or the batch plan of a running
+server, see ``StubConfig``). Only the live completion endpoints are subject to latency and faults. ``StubProcess`` runs the server in a child process (so that a client in this
 process does not share its interpreter) and drives it through these endpoints.
 
 Faults are decided per completion request, in this order of precedence:
@@ -36,6 +37,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import hashlib
 import itertools
 import json
@@ -53,8 +55,11 @@ from typing import Any, Literal
 from aiohttp import web
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from debench.testing.stub_batches import BatchDesk, BatchPlan
+
 __all__ = [
     "HOST",
+    "BatchPlan",
     "LIKERT_TEMPLATES",
     "LIKERT_UNPARSEABLE",
     "FaultKind",
@@ -252,6 +257,8 @@ class StubConfig(BaseModel):
     faults: FaultPlan | None = None
     prefix_cache: bool | None = None
     """True: report cached prompt tokens from a fresh simulated prompt cache (``PrefixCache``); False: none."""
+    batch: BatchPlan | None = None
+    """How batches created from now on are processed (``debench.testing.stub_batches``)."""
 
 
 class _FaultState:
@@ -307,6 +314,8 @@ class StubStats:
     """Prompt tokens (whitespace words) of the completions answered."""
     cached_prompt_tokens: int = 0
     """Of those, the tokens reported as cached (with the simulated prompt cache on)."""
+    batches_created: int = 0
+    """Batches created through ``POST /v1/batches``."""
     first_request_at: float | None = None
     """``time.monotonic()`` when the first completion request arrived (system-wide clock)."""
     last_response_at: float | None = None
@@ -333,6 +342,7 @@ class StubStats:
             "peak_in_flight": self.peak_in_flight,
             "prompt_tokens": self.prompt_tokens,
             "cached_prompt_tokens": self.cached_prompt_tokens,
+            "batches_created": self.batches_created,
             "first_request_at": self.first_request_at,
             "last_response_at": self.last_response_at,
             "window_s": self.window_s,
@@ -435,6 +445,7 @@ class _StubCore:
             raise ValueError("latency must be >= 0")
         self.latency = latency
         self.prefix_cache: PrefixCache | None = PrefixCache() if prefix_cache else None
+        self.batches = BatchDesk(self._answer)
         self.responder = responder
         self.model = model
         self.recorder = _Recorder(record_requests)
@@ -456,6 +467,7 @@ class _StubCore:
         for prefix in ("/v1", ""):
             app.router.add_post(f"{prefix}/chat/completions", self._completions)
             app.router.add_get(f"{prefix}/models", self._models)
+            self.batches.routes(app, prefix)
         app.router.add_get("/health", self._health)
         app.router.add_get("/_stub/stats", self._stats)
         app.router.add_post("/_stub/reset", self._reset)
@@ -475,6 +487,7 @@ class _StubCore:
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.batches.close()
         await runner.cleanup()
 
     # -- handlers --------------------------------------------------------------------------------
@@ -482,8 +495,12 @@ class _StubCore:
     async def _health(self, request: web.Request) -> web.Response:
         return web.json_response({"status": "ok"})
 
+    def stats(self) -> StubStats:
+        snap = self.recorder.snapshot()
+        return dataclasses.replace(snap, batches_created=self.batches.n_batches_created)
+
     async def _stats(self, request: web.Request) -> web.Response:
-        return web.json_response(self.recorder.snapshot().to_json())
+        return web.json_response(self.stats().to_json())
 
     async def _reset(self, request: web.Request) -> web.Response:
         self.recorder.reset()
@@ -501,6 +518,8 @@ class _StubCore:
             self.set_faults(update.faults)
         if update.prefix_cache is not None:
             self.prefix_cache = PrefixCache() if update.prefix_cache else None
+        if update.batch is not None:
+            self.batches.plan = update.batch
         return web.json_response({"latency": self.latency, "faults": self.faults.model_dump(), "prefix_cache": self.prefix_cache is not None})
 
     async def _models(self, request: web.Request) -> web.Response:
@@ -577,6 +596,17 @@ class _StubCore:
             return _error_response(500, f"responder failed: {exc!r}", "server_error", "responder_error")
         return web.Response(body=self._completion_json(body, messages, content), content_type=_JSON)
 
+    def _answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """One request of a batch: answered like a live one, without latency or faults."""
+        messages = body.get("messages")
+        if not isinstance(messages, list) or not messages or not isinstance(body.get("model"), str):
+            return 400, {"error": {"message": "'model' and a non-empty 'messages' are required.", "type": "invalid_request_error", "param": None, "code": None}}
+        try:
+            content = self.responder(body)
+        except Exception as exc:  # a test bug: visible in the error file
+            return 500, {"error": {"message": f"responder failed: {exc!r}", "type": "server_error", "param": None, "code": "responder_error"}}
+        return 200, json.loads(self._completion_json(body, messages, content))
+
     def _completion_json(self, body: dict[str, Any], messages: list[Any], content: str) -> bytes:
         prompt_tokens = sum(_count_words(m.get("content")) for m in messages if isinstance(m, dict))
         completion_tokens = len(content.split())
@@ -627,6 +657,7 @@ class StubServer:
         model: str = "stub",
         record_requests: bool = True,
         prefix_cache: bool = False,
+        batch: BatchPlan | None = None,
     ) -> None:
         self._core = _StubCore(
             latency=latency,
@@ -636,6 +667,8 @@ class StubServer:
             record_requests=record_requests,
             prefix_cache=prefix_cache,
         )
+        if batch is not None:
+            self._core.batches.plan = batch
         self._requested_port = port
         self._port: int | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -718,7 +751,7 @@ class StubServer:
     @property
     def stats(self) -> StubStats:
         """A consistent snapshot of the statistics (safe from any thread)."""
-        return self._core.recorder.snapshot()
+        return self._core.stats()
 
     def reset_stats(self) -> None:
         """Zero the statistics (fault state such as the script position is kept)."""
@@ -731,6 +764,15 @@ class StubServer:
     def set_faults(self, plan: FaultPlan) -> None:
         """Replace the fault plan; its script and per-prompt attempt counts start afresh."""
         self._core.set_faults(plan)
+
+    def set_batch_plan(self, plan: BatchPlan) -> None:
+        """How batches created from now on are processed."""
+        self._core.batches.plan = plan
+
+    @property
+    def batch_desk(self) -> BatchDesk:
+        """The server's files and batches (read them in tests)."""
+        return self._core.batches
 
     @property
     def latency(self) -> float:
@@ -808,8 +850,11 @@ class StubProcess:
     def reset_stats(self) -> None:
         self._call("POST", "/_stub/reset", {})
 
-    def configure(self, *, latency: float | None = None, faults: FaultPlan | None = None, prefix_cache: bool | None = None) -> None:
-        self._call("POST", "/_stub/config", StubConfig(latency=latency, faults=faults, prefix_cache=prefix_cache).model_dump(mode="json"))
+    def configure(
+        self, *, latency: float | None = None, faults: FaultPlan | None = None, prefix_cache: bool | None = None, batch: BatchPlan | None = None
+    ) -> None:
+        update = StubConfig(latency=latency, faults=faults, prefix_cache=prefix_cache, batch=batch)
+        self._call("POST", "/_stub/config", update.model_dump(mode="json"))
 
     def stop(self) -> None:
         proc, self._proc = self._proc, None
