@@ -13,12 +13,13 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import aiohttp
 
-from debench.models.openai_http import MalformedResponse, classify_http_exception, error_message, header_retry_after, http_error, retry_after_of
-from debench.models.retry import RetryPolicy, call_with_retries, retry_after_from_exception
+from debench.models.http_errors import MalformedResponse, classify_http_exception, error_message, header_retry_after, http_error, retry_after_of
+from debench.models.retry import FailureKind, RetryPolicy, call_with_retries, retry_after_from_exception
 
 ENDPOINT = "/v1/chat/completions"
 WINDOW = "24h"
@@ -109,8 +110,11 @@ class LiteLLMBatchAPI:
     """Batches through litellm, for a provider model (``gpt-4o``, ``azure/...``) or an
     OpenAI-compatible server reached through litellm (``--model-args client=litellm``)."""
 
-    def __init__(self, provider: str, *, api_base: str | None, api_key: str | None, retry: RetryPolicy, seed: int = 0):
+    def __init__(
+        self, provider: str, *, api_base: str | None, api_key: str | None, retry: RetryPolicy, classify: Callable[[BaseException], FailureKind], seed: int = 0
+    ):
         self.provider = provider
+        self.classify = classify
         self._kw: dict[str, Any] = {"custom_llm_provider": provider}
         if api_base:
             self._kw["api_base"] = api_base
@@ -120,10 +124,8 @@ class LiteLLMBatchAPI:
         self._rng = random.Random(seed)
 
     async def _call(self, fn: Any, **kwargs: Any) -> Any:
-        from debench.models.litellm_model import classify_exception
-
         result, _ = await call_with_retries(
-            lambda: fn(**kwargs, **self._kw), policy=self.retry, rng=self._rng, classify=classify_exception, retry_after=retry_after_from_exception
+            lambda: fn(**kwargs, **self._kw), policy=self.retry, rng=self._rng, classify=self.classify, retry_after=retry_after_from_exception
         )
         return result
 

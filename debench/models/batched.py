@@ -38,7 +38,7 @@ from debench.atomic import write_json_record
 from debench.cache import cache_key
 from debench.errors import UserError
 from debench.models.base import ContextOverflow, Model, ModelResponse, PermanentModelError, Request, Usage
-from debench.models.openai_http import CONTEXT_MARKERS
+from debench.models.http_errors import CONTEXT_MARKERS
 
 SETTLE_S = 0.2
 """A pending batch is submitted once no request has joined it for this long."""

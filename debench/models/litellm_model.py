@@ -193,7 +193,7 @@ class LiteLLMModel(Model):
             raise UserError(
                 f"--batch: litellm runs OpenAI-format batches for {', '.join(LITELLM_BATCH_PROVIDERS)}, not for {provider} ({self.name})", field="--batch"
             )
-        return LiteLLMBatchAPI(provider, api_base=self.api_bases[0] if self.api_bases else None, api_key=self._key(), retry=self.retry)
+        return LiteLLMBatchAPI(provider, api_base=self.api_bases[0] if self.api_bases else None, api_key=self._key(), retry=self.retry, classify=classify_exception)
 
     def _provider(self) -> str:
         try:
