@@ -6,7 +6,8 @@
 * ``model.identity`` is present (older results without it cannot enter the leaderboard), its
   ``name`` is ``model.name``, and the model's kind matches its name: ``baseline/…`` names are
   baselines, ``local/…`` names the embedded model, ``ensemble-…`` names ensembles. A baseline's
-  identity must be exactly the one debench gives that baseline;
+  identity (also as an ensemble member) must be exactly the one debench gives that baseline, and
+  an ensemble's names its rule and its members;
 * ``config.fingerprint`` equals ``run_fingerprint(task, model.identity, dataset.content_hash,
   task.method)``, recomputed here with the installed task.
 
@@ -74,7 +75,9 @@ def check_identity(results: Results, task: TaskConfig, path: Path) -> dict[str, 
     if identity.get("name") != results.model.name:
         raise _err(path, "model.name", f"'{results.model.name}' differs from the name in model.identity ({json.dumps(identity.get('name'))})")
     if results.model.kind == "baseline":
-        _check_baseline_identity(identity, path)
+        _check_baseline_identity(identity, path, "model.identity")
+    elif results.model.kind == "ensemble":
+        _check_ensemble_identity(identity, path)
     recorded = results.config.get("fingerprint")
     expected = run_fingerprint(task, identity, results.dataset.content_hash, results.task.method)
     if recorded != expected:
@@ -86,18 +89,37 @@ def check_identity(results: Results, task: TaskConfig, path: Path) -> dict[str, 
     return identity
 
 
-def _check_baseline_identity(identity: dict[str, Any], path: Path) -> None:
+def _check_baseline_identity(identity: dict[str, Any], path: Path, field: str) -> None:
+    """Exactly the identity debench gives that baseline (name and seed)."""
     from debench.models.baselines import make_baseline
 
     seed = identity.get("seed")
     if isinstance(seed, bool) or not isinstance(seed, int):
-        raise _err(path, "model.identity.seed", f"a baseline's seed must be an integer, got {json.dumps(seed)}")
+        raise _err(path, f"{field}.seed", f"a baseline's seed must be an integer, got {json.dumps(seed)}")
     try:
         genuine = make_baseline(str(identity["name"]).removeprefix("baseline/"), seed).identity()
     except UserError as exc:
-        raise _err(path, "model.name", str(exc)) from None
+        raise _err(path, f"{field}.name", str(exc)) from None
     if genuine != identity:
-        raise _err(path, "model.identity", f"{json.dumps(identity, sort_keys=True)} is not the identity of {identity['name']} ({json.dumps(genuine, sort_keys=True)})")
+        raise _err(path, field, f"{json.dumps(identity, sort_keys=True)} is not the identity of {identity['name']} ({json.dumps(genuine, sort_keys=True)})")
+
+
+def _check_ensemble_identity(identity: dict[str, Any], path: Path) -> None:
+    """A known rule, two or more named members (a baseline member's identity its own), and the
+    name debench gives that ensemble."""
+    from debench.models.aggregate import AGGREGATES
+
+    rule, members = identity.get("aggregate"), identity.get("members")
+    if rule not in AGGREGATES:
+        raise _err(path, "model.identity.aggregate", f"{json.dumps(rule)} is not an ensemble rule (known: {', '.join(AGGREGATES)})")
+    if not isinstance(members, list) or len(members) < 2 or not all(isinstance(m, dict) and isinstance(m.get("name"), str) for m in members):
+        raise _err(path, "model.identity.members", "an ensemble's identity lists two or more members, each with its name")
+    for i, m in enumerate(members):
+        if m["name"].startswith("baseline/"):
+            _check_baseline_identity(m, path, f"model.identity.members.{i}")
+    expected = f"ensemble-{rule}({','.join(m['name'] for m in members)})"
+    if identity.get("name") != expected:
+        raise _err(path, "model.name", f"{json.dumps(identity.get('name'))} is not the name of an ensemble of these members ({expected})")
 
 
 def judge_key(identity: dict[str, Any], method: str) -> str:
