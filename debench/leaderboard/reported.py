@@ -85,17 +85,17 @@ def _rounds_to(value: float, scale: float, printed: str) -> bool:
 
 def _check_row(row: ReportedRow, i: int, papers: set[str], path: Path) -> None:
     from debench.judging.base import METHODS
-    from debench.registry import task_names, tasks_dir
-    from debench.task import load_task_file
+    from debench.leaderboard.installed import installed_task
 
     where = f"rows.{i}"
     if row.paper not in papers:
         raise _err(path, f"{where}.paper", f"'{row.paper}' is not one of the papers listed ({', '.join(sorted(papers))})")
-    if row.task not in task_names():
+    task = installed_task(row.task)
+    if task is None:
         raise _err(path, f"{where}.task", f"unknown task '{row.task}'")
     if row.method not in METHODS:
         raise _err(path, f"{where}.method", f"'{row.method}' is not a judge method (known: {', '.join(METHODS.names())})")
-    task_metrics = {m.name for m in load_task_file(tasks_dir() / f"{row.task}.yaml").metrics}
+    task_metrics = {m.name for m in task.metrics}
     for name, v in row.metrics.items():
         if name not in task_metrics:
             raise _err(path, f"{where}.metrics.{name}", f"not a metric of task {row.task} ({', '.join(sorted(task_metrics))})")

@@ -41,6 +41,7 @@ from debench.data.base import Doc, LoadedDataset
 from debench.errors import UserError
 from debench.leaderboard.compare import close, same, shown
 from debench.leaderboard.identity import check_identity, check_method, judge_key
+from debench.leaderboard.installed import installed_task
 from debench.leaderboard.planted_keys import refuse_planted_keys
 from debench.leaderboard.provenance import Provenance, RecordChecker, check_incomplete_share
 from debench.results import SCHEMA_VERSION, Results, validate_results_dict
@@ -143,13 +144,11 @@ def _short(text: str, limit: int = 160) -> str:
 def _installed_task(results: Results, path: Path) -> TaskConfig:
     """The task of debench's own task directory (never a file named by the submission)."""
     from debench.pipeline import task_sha
-    from debench.registry import task_names, tasks_dir
-    from debench.task import load_task_file
 
     name = results.task.name
-    if name not in task_names():
+    task = installed_task(name)
+    if task is None:
         raise _err(path, "task.name", f"unknown task '{name}' (`debench tasks` lists the tasks)")
-    task = load_task_file(tasks_dir() / f"{name}.yaml")
     if results.task.version != task.version:
         raise _err(path, "task.version", f"task version {results.task.version} differs from the installed {name} version {task.version}")
     if results.task.config_sha256 != task_sha(task):
