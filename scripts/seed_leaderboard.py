@@ -4,9 +4,10 @@
     python scripts/seed_leaderboard.py --data-dir ../shared/datasets --tasks ibm_speech_likert
 
 This is the one way to regenerate the seed submissions: one command, about two minutes on two
-cores (baselines call no model; the rebuild validates every submission). Rerun it whenever a task definition or what a model identity contains changes
-(the ``config_sha256`` or the run fingerprints change, and the old results no longer validate);
-each baseline's previous files for the task are removed first. Samples logs are written without
+cores (baselines call no model; the rebuild validates every submission). Rerun it whenever a task
+definition or what a model identity contains changes (the ``config_sha256`` or the run
+fingerprints change, and the old results no longer validate); each baseline's previous files for
+the task are removed first. Samples logs are written without
 the prompts (``messages``) to keep the committed files small. Tasks that cannot be loaded or
 whose real data is absent are skipped with a note. Then the leaderboard (with the papers'
 reported numbers, ``leaderboard/reported.json``) is rebuilt.
