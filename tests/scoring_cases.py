@@ -34,7 +34,8 @@ from debench.samples import SampleRecord
 from debench.scoring import STATUS_METRICS, score, scored_pairs
 from debench.task import MetricConfig, TaskConfig
 
-FROZEN = Path(__file__).resolve().parent / "frozen" / "scoring_answers.json"
+REPO_ROOT = Path(__file__).resolve().parent.parent
+FROZEN = REPO_ROOT / "tests" / "frozen" / "scoring_answers.json"
 Case = tuple[str, TaskConfig, list[Doc], dict[str, SampleRecord]]
 
 

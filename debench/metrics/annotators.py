@@ -63,14 +63,16 @@ class PairTable:
     def n_pairs(self) -> int:
         return len(self.pairs)
 
-    def sums(self, data: np.ndarray, counts_t: np.ndarray) -> np.ndarray:
-        """Per pair, ``data`` (one value per row of the table) summed over the pair's shared
-        speeches, each weighted by its count: shape (pairs, b) for ``counts_t`` of shape (n, b).
+    def rows(self, first: int, last: int) -> slice:
+        """The table rows of pairs ``first`` .. ``last - 1``."""
+        return slice(int(self.start[first]), int(self.start[last]))
 
-        The product is done in ``counts_t``'s dtype (float32 is exact for integer data whose
-        sums stay below 2**24, and three times faster); the result is float64."""
-        m = csr_matrix((data.astype(counts_t.dtype, copy=False), self.doc, self.start), shape=(self.n_pairs, self.n_docs))
-        return np.asarray(m @ counts_t, dtype=float)
+    def matrix(self, data: np.ndarray, first: int, last: int, dtype: type[np.floating[Any]]) -> csr_matrix:
+        """(pairs first..last-1, n) sparse matrix with ``data`` (one value per row of those pairs)
+        at each pair's shared speeches: times (n, b) resample counts, the per-pair weighted sums."""
+        rows = self.rows(first, last)
+        start = self.start[first : last + 1] - self.start[first]
+        return csr_matrix((data.astype(dtype, copy=False), self.doc[rows], start), shape=(last - first, self.n_docs))
 
 
 def _ratings_by_annotator(docs: Sequence[Doc]) -> tuple[list[Any], list[np.ndarray], list[np.ndarray]]:

@@ -50,8 +50,8 @@ from debench.metrics.likert import LIKERT, categories, judge_scores
 
 DEFAULT_WEIGHTS = "quadratic"
 WEIGHTINGS = ("linear", "quadratic")
-BLOCK_ELEMENTS = 1 << 19
-"""Per-pair intermediate arrays hold at most this many (pair, resample) values each."""
+BLOCK_ELEMENTS = 1 << 17
+"""Pairs are taken a few at a time: per-pair arrays hold at most this many (pair, resample) values."""
 
 Embed = Callable[[np.ndarray], np.ndarray]
 
@@ -84,46 +84,58 @@ def _no_pairs(min_shared: int) -> str:
 NO_KAPPA = "no annotator pair has a defined kappa on these speeches (nothing scored in common, or no variation)"
 
 
-def _pair_kappas(
-    table: PairTable, counts_t: np.ndarray, x: np.ndarray, ys: list[np.ndarray], keep: np.ndarray, embed: Embed
-) -> list[np.ndarray]:
-    """Per pair and resample, the weighted kappa between rater ``x`` and each rater in ``ys``
-    (category positions, one per table row) over the rows where ``keep``: (pairs, b) each."""
+class _PairKappas:
+    """The mean weighted kappa of rater ``x`` against each rater in ``ys`` over all annotator
+    pairs, per resample. ``x`` and ``ys`` give category positions per table row (a function of
+    the rows, so that they are computed for a few pairs at a time); ``keep`` the rows that count."""
 
-    def total(data: np.ndarray) -> np.ndarray:
-        return table.sums(data * keep, counts_t)
+    def __init__(
+        self,
+        table: PairTable,
+        x: Callable[[slice], np.ndarray],
+        ys: list[Callable[[slice], np.ndarray]],
+        keep: np.ndarray | None,
+        weights: str,
+        n_categories: int,
+    ):
+        self.table, self.x, self.ys, self.keep = table, x, ys, keep
+        self.embed = _embedding(weights, n_categories)
+        self.largest = _largest_term(weights, n_categories)
 
-    fx = embed(x)
-    n = total(np.ones(len(x)))
-    qx = total((fx * fx).sum(axis=1))
-    mx = [total(fx[:, t]) for t in range(fx.shape[1])]
-    out = []
-    for y in ys:
-        fy = embed(y)
-        observed = total(((fx - fy) ** 2).sum(axis=1))
-        expected = n * (qx + total((fy * fy).sum(axis=1)))
-        for t, m in enumerate(mx):
-            expected -= 2 * m * total(fy[:, t])
-        ok = (n > 0) & (expected > 0)
-        out.append(np.where(ok, 1.0 - safe_divide(n * observed, expected), np.nan))
-    return out
+    def _kappas(self, first: int, last: int, counts_t: np.ndarray) -> list[np.ndarray]:
+        """Pairs first..last-1: the kappas against each of ``ys``, (pairs, b) each."""
+        rows = self.table.rows(first, last)
+        keep = np.ones(rows.stop - rows.start) if self.keep is None else self.keep[rows]
 
+        def total(values: np.ndarray) -> np.ndarray:
+            m = self.table.matrix(values * keep, first, last, counts_t.dtype.type)
+            return np.asarray(m @ counts_t, dtype=float)
 
-def _mean_over_pairs(kappas: np.ndarray) -> Draws:
-    """Mean of the defined kappas per resample (columns)."""
-    defined = np.isfinite(kappas)
-    k = defined.sum(axis=0)
-    return Draws.of(safe_divide(np.where(defined, kappas, 0.0).sum(axis=0), k)).undefined(k == 0, NO_KAPPA)
+        fx = self.embed(self.x(rows))
+        n, qx = total(np.ones(len(fx))), total((fx * fx).sum(axis=1))
+        mx = [total(fx[:, t]) for t in range(fx.shape[1])]
+        out = []
+        for y in self.ys:
+            fy = self.embed(y(rows))
+            expected = n * (qx + total((fy * fy).sum(axis=1)))
+            for t, m in enumerate(mx):
+                expected -= 2 * m * total(fy[:, t])
+            ok = (n > 0) & (expected > 0)
+            out.append(np.where(ok, 1.0 - safe_divide(n * total(((fx - fy) ** 2).sum(axis=1)), expected), np.nan))
+        return out
 
-
-def _blocks(table: PairTable, counts: np.ndarray, largest_term: float) -> list[np.ndarray]:
-    """The resamples in blocks small enough for per-pair intermediates, each as (n, b) counts:
-    float32 when every per-pair sum of terms up to ``largest_term`` is an integer below 2**24
-    (exact), else float64."""
-    size = max(1, BLOCK_ELEMENTS // max(table.n_pairs, 1))
-    exact32 = largest_term * float(counts.sum(axis=1).max(initial=0)) < 2**24
-    dtype = np.float32 if exact32 else np.float64
-    return [np.ascontiguousarray(counts[i : i + size].T, dtype=dtype) for i in range(0, len(counts), size)]
+    def evaluate(self, counts: np.ndarray) -> Draws:
+        # Every per-pair sum is an integer of at most largest * (documents drawn): exact in float32 below 2**24.
+        exact32 = self.largest * float(counts.sum(axis=1).max(initial=0)) < 2**24
+        counts_t = np.ascontiguousarray(counts.T, dtype=np.float32 if exact32 else np.float64)
+        step = max(1, BLOCK_ELEMENTS // max(len(counts), 1))
+        total, defined = np.zeros(len(counts)), np.zeros(len(counts))
+        for first in range(0, self.table.n_pairs, step):
+            for k in self._kappas(first, min(first + step, self.table.n_pairs), counts_t):
+                finite = np.isfinite(k)
+                total += np.where(finite, k, 0.0).sum(axis=0)
+                defined += finite.sum(axis=0)
+        return Draws.of(safe_divide(total, defined)).undefined(defined == 0, NO_KAPPA)
 
 
 # ---------------------------------------------------------------- kappa_loo
@@ -147,24 +159,19 @@ def _bind_loo(state: _KappaState, preds: np.ndarray) -> Evaluate:
     judge = judge_scores(preds)
     seen = np.isfinite(judge)
     cats = categories(judge)
-    judge_pos = np.zeros(len(judge), dtype=np.intp)
+    judge_pos = np.zeros(len(judge), dtype=np.int8 if len(cats) < 128 else np.intp)
     judge_pos[seen] = np.searchsorted(cats, judge[seen])
     likert_pos = np.searchsorted(cats, LIKERT)
-    x = judge_pos[t.doc]
-    vs_b, vs_a = likert_pos[t.score_b - 1], likert_pos[t.score_a - 1]
-    keep = seen[t.doc].astype(float)
-    embed = _embedding(state.weights, len(cats))
-    largest = _largest_term(state.weights, len(cats))
-
-    def evaluate(counts: np.ndarray) -> Draws:
-        parts = []
-        for block in _blocks(t, counts, largest):
-            judge_for_a, judge_for_b = _pair_kappas(t, block, x, [vs_b, vs_a], keep, embed)
-            # Entries in pair order, the judge in a's place first: (2 * pairs, b).
-            parts.append(_mean_over_pairs(np.stack([judge_for_a, judge_for_b], axis=1).reshape(2 * t.n_pairs, -1)))
-        return Draws.concat(parts)
-
-    return evaluate
+    # The judge in a's place (against b), then in b's place (against a).
+    kappas = _PairKappas(
+        t,
+        lambda rows: judge_pos[t.doc[rows]],
+        [lambda rows: likert_pos[t.score_b[rows] - 1], lambda rows: likert_pos[t.score_a[rows] - 1]],
+        seen[t.doc],
+        state.weights,
+        len(cats),
+    )
+    return kappas.evaluate
 
 
 # ---------------------------------------------------------------- kappa_human
@@ -174,16 +181,10 @@ def _bind_human(state: _KappaState, preds: np.ndarray) -> Evaluate:
     t = state.table
     if t.n_pairs == 0:
         return lambda counts: Draws.none(len(counts), _no_pairs(state.min_shared))
-    a, b = (t.score_a - 1).astype(np.intp), (t.score_b - 1).astype(np.intp)
-    keep = np.ones(len(a))
-    embed = _embedding(state.weights, len(LIKERT))
-    largest = _largest_term(state.weights, len(LIKERT))
-
-    def evaluate(counts: np.ndarray) -> Draws:
-        blocks = _blocks(t, counts, largest)
-        return Draws.concat([_mean_over_pairs(_pair_kappas(t, block, a, [b], keep, embed)[0]) for block in blocks])
-
-    return evaluate
+    kappas = _PairKappas(
+        t, lambda rows: t.score_a[rows] - 1, [lambda rows: t.score_b[rows] - 1], None, state.weights, len(LIKERT)
+    )
+    return kappas.evaluate
 
 
 register_metric(
