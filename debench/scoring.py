@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 from debench.data.base import Doc
 from debench.metrics.base import STATUS_METRICS, get_metric
@@ -21,7 +21,14 @@ class MetricValue(BaseModel):
     n: int
     note: str | None = None
     """Why the value or its CI is missing (e.g. "no annotator pair shares 50 or more speeches");
-    absent when both exist. Results files written before it existed have none."""
+    left out of the file when both exist (as in files written before notes existed)."""
+
+    @model_serializer(mode="wrap")
+    def _without_empty_note(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("note") is None:
+            data.pop("note", None)
+        return data
 
 
 class ScoreReport(BaseModel):

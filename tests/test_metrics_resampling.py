@@ -72,7 +72,8 @@ def test_kappa_blocks_and_float32_sums_change_nothing(docs, weights, monkeypatch
 
 def test_float_judge_with_many_categories(docs, monkeypatch):
     """A judge answering with decimals (many distinct values): tau-c and alpha still equal scipy
-    and the krippendorff package on explicit resamples, also in small blocks."""
+    and the krippendorff package on explicit resamples, also in small blocks and with alpha's
+    sparse coincidence matrix."""
     sub = docs[::3]
     judge = [round(float(v), 1) for v in np.random.default_rng(2).uniform(1, 5, len(sub))]
     assert len(set(judge)) > 30
@@ -82,6 +83,8 @@ def test_float_judge_with_many_categories(docs, monkeypatch):
     monkeypatch.setattr(speech_rating, "BLOCK_ELEMENTS", 1000)
     tau = _all_values("kendall_tau_c", sub, judge, counts)
     alpha = _all_values("krippendorff_alpha", sub, judge, counts)
+    monkeypatch.setattr(speech_rating, "DENSE_ELEMENTS", 0)  # the sparse coincidence matrix
+    assert np.allclose(_all_values("krippendorff_alpha", sub, judge, counts), alpha, rtol=0, atol=1e-12)
     for r, i in enumerate(idx):
         j = np.array(judge)[i]
         h = np.array([sub[k].target for k in i])

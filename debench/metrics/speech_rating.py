@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.sparse import coo_matrix
 
 from debench.data.base import Doc
 from debench.metrics.annotators import human_ratings
@@ -38,6 +39,8 @@ from debench.metrics.likert import LIKERT, categories, judge_scores
 
 BLOCK_ELEMENTS = 1 << 20
 """Per-resample tables (tau-c, alpha) hold at most this many values at once."""
+DENSE_ELEMENTS = 1 << 22
+"""Alpha's per-speech coincidences are a dense matrix up to this size, else sparse."""
 
 
 def _blocks(counts: np.ndarray, per_row: int) -> list[np.ndarray]:
@@ -120,19 +123,31 @@ def _ordinal_alpha(coincidences: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return 1 - safe_divide((coincidences * distance).sum(axis=(1, 2)), disagreement), disagreement
 
 
-def _alpha_evaluator(value_counts: np.ndarray) -> Evaluate:
-    """Alpha over speeches with these value counts (n, V), for weighted resamples of speeches."""
-    n, v = value_counts.shape
-    coders = value_counts.sum(axis=1)
+def _alpha_evaluator(position: np.ndarray, count: np.ndarray, v: int) -> Evaluate:
+    """Alpha over speeches with these value counts, for weighted resamples of speeches.
+
+    ``position`` / ``count`` (n, k): the values (positions in the domain of size ``v``) each
+    speech received and how often; no value twice in a row of nonzero counts.
+    """
+    n, k = position.shape
+    coders = count.sum(axis=1)
     pairable = (coders >= 2).astype(float)
-    # Each speech's coincidences, summed over the (weighted) speeches of a resample.
-    per_doc = value_counts[:, :, None] * value_counts[:, None, :] - value_counts[:, :, None] * np.eye(v)[None]
-    per_doc = (per_doc / (np.maximum(coders, 2) - 1)[:, None, None]).reshape(n, v * v)
+    # Each speech's coincidences (krippendorff's c c^T - diag(c), over its pairable values - 1),
+    # summed over the (weighted) speeches of a resample: a matrix product.
+    pair = count[:, :, None] * count[:, None, :] - np.eye(k)[None] * count[:, :, None]
+    pair /= (np.maximum(coders, 2) - 1)[:, None, None]
+    cell = position[:, :, None] * v + position[:, None, :]
+    per_doc = coo_matrix((pair.ravel(), (np.repeat(np.arange(n), k * k), cell.ravel())), shape=(n, v * v)).tocsr()
+    dense = n * v * v <= DENSE_ELEMENTS
+    per_doc_dense = per_doc.toarray() if dense else None
+
+    def coincidences(c: np.ndarray) -> np.ndarray:
+        return c @ per_doc_dense if per_doc_dense is not None else np.asarray((per_doc.T @ c.T).T)
 
     def evaluate(counts: np.ndarray) -> Draws:
         parts = []
         for c in _blocks(counts, v * v):
-            alpha, disagreement = _ordinal_alpha((c @ per_doc).reshape(len(c), v, v))
+            alpha, disagreement = _ordinal_alpha(coincidences(c).reshape(len(c), v, v))
             parts.append(
                 Draws.of(alpha)
                 .undefined(c @ pairable == 0, "no speech was rated by two or more coders")
@@ -144,17 +159,22 @@ def _alpha_evaluator(value_counts: np.ndarray) -> Evaluate:
 
 
 def _bind_alpha(human_counts: np.ndarray, preds: np.ndarray) -> Evaluate:
+    """The humans' counts of 1..5 plus the judge as one more coder, in the domain 1..5 and any
+    other value the judge gave."""
     judge = judge_scores(preds)
     seen = np.isfinite(judge)
     domain = categories(judge)
-    counts = np.zeros((len(judge), len(domain)))
-    counts[:, np.searchsorted(domain, LIKERT)] = human_counts
-    counts[np.flatnonzero(seen), np.searchsorted(domain, judge[seen])] += 1
-    return _alpha_evaluator(counts)
+    likert = np.searchsorted(domain, LIKERT)
+    at = np.searchsorted(domain, np.where(seen, judge, LIKERT[0]))
+    on_scale = np.isin(judge, LIKERT)
+    count = np.concatenate([human_counts, (seen & ~on_scale)[:, None]], axis=1).astype(float)
+    count[np.flatnonzero(seen & on_scale), np.searchsorted(LIKERT, judge[seen & on_scale])] += 1
+    position = np.concatenate([np.broadcast_to(likert, human_counts.shape), np.where(on_scale, 0, at)[:, None]], axis=1)
+    return _alpha_evaluator(position, count, len(domain))
 
 
 def _bind_alpha_human(human_counts: np.ndarray, preds: np.ndarray) -> Evaluate:
-    return _alpha_evaluator(human_counts)
+    return _alpha_evaluator(np.broadcast_to(np.arange(5), human_counts.shape), human_counts, 5)
 
 
 # ---------------------------------------------------------------- per-source means and Pearson r
