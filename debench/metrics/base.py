@@ -180,25 +180,6 @@ def ratio(sums: np.ndarray, *, empty: str, transform: Callable[[np.ndarray], np.
     return Draws.of(v).undefined(den == 0, empty)
 
 
-class Groups:
-    """Documents in groups (e.g. speech sources): weighted sums per group for many resamples."""
-
-    def __init__(self, group: np.ndarray, n_groups: int):
-        group = np.asarray(group, dtype=np.intp)
-        self.n_groups = n_groups
-        self._order = np.argsort(group, kind="stable")
-        ordered = group[self._order]
-        self._starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]) if len(group) else np.empty(0, np.intp)
-        self._present = ordered[self._starts]
-
-    def sums(self, weights: np.ndarray) -> np.ndarray:
-        """(b, n) weights per document -> (b, n_groups) sums per group."""
-        out = np.zeros((len(weights), self.n_groups))
-        if len(self._starts):
-            out[:, self._present] = np.add.reduceat(weights[:, self._order], self._starts, axis=1)
-        return out
-
-
 def safe_divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a / b with NaN (no warning) where b is 0; callers mark those values undefined."""
     with np.errstate(all="ignore"):

@@ -34,7 +34,7 @@ from scipy.sparse import coo_matrix
 
 from debench.data.base import Doc
 from debench.metrics.annotators import human_ratings
-from debench.metrics.base import Draws, Evaluate, Groups, Metric, register_metric, safe_divide
+from debench.metrics.base import Draws, Evaluate, Metric, register_metric, safe_divide
 from debench.metrics.likert import LIKERT, categories, judge_scores
 
 BLOCK_ELEMENTS = 1 << 20
@@ -46,6 +46,26 @@ DENSE_ELEMENTS = 1 << 22
 def _blocks(counts: np.ndarray, per_row: int) -> list[np.ndarray]:
     size = max(1, BLOCK_ELEMENTS // max(per_row, 1))
     return [counts[i : i + size] for i in range(0, len(counts), size)]
+
+
+class _Groups:
+    """Documents in groups (the cells of a contingency table): weighted sums per group, for many
+    resamples at once."""
+
+    def __init__(self, group: np.ndarray, n_groups: int):
+        group = np.asarray(group, dtype=np.intp)
+        self.n_groups = n_groups
+        self._order = np.argsort(group, kind="stable")
+        ordered = group[self._order]
+        self._starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]) if len(group) else np.empty(0, np.intp)
+        self._present = ordered[self._starts]
+
+    def sums(self, weights: np.ndarray) -> np.ndarray:
+        """(b, n) weights per document -> (b, n_groups) sums per group."""
+        out = np.zeros((len(weights), self.n_groups))
+        if len(self._starts):
+            out[:, self._present] = np.add.reduceat(weights[:, self._order], self._starts, axis=1)
+        return out
 
 
 # ---------------------------------------------------------------- Kendall tau-c
@@ -85,7 +105,7 @@ def _bind_tau(human: np.ndarray, preds: np.ndarray) -> Evaluate:
     xs, xi = np.unique(judge[ok], return_inverse=True)
     ys, yi = np.unique(human[ok], return_inverse=True)
     k, m = len(xs), len(ys)
-    cells = Groups(xi * m + yi, k * m)
+    cells = _Groups(xi * m + yi, k * m)
 
     def evaluate(counts: np.ndarray) -> Draws:
         parts = [_tau_c(cells.sums(c[:, ok]).reshape(len(c), k, m)) for c in _blocks(counts, k * m)]
