@@ -13,7 +13,7 @@ from conftest import DATA_DIR, real_data_dir
 from scoring_cases import REPO_ROOT, baseline_records
 
 from debench.data.loading import load_local
-from debench.leaderboard.build import validate_leaderboard_dict
+from debench.leaderboard.board import validate_leaderboard_dict
 from debench.metrics.base import Draws
 from debench.registry import load_task
 from debench.results import Results, validate_results_dict

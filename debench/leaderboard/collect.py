@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from debench.errors import UserError
+from debench.leaderboard.spot_check import SpotCheckSettings, run_spot_checks
 from debench.leaderboard.validate import ValidatedSubmission, validate_submission
 
 
@@ -23,8 +24,11 @@ def duplicate_error(sub: ValidatedSubmission, first: ValidatedSubmission) -> Use
     )
 
 
-def validate_all(paths: Iterable[str | Path], *, data_dir: str | Path | None = None) -> tuple[list[ValidatedSubmission], list[UserError]]:
-    """Validate every results file given; returns the accepted ones and the refusals (in path order)."""
+def validate_all(
+    paths: Iterable[str | Path], *, data_dir: str | Path | None = None, spot_check: SpotCheckSettings | None = None
+) -> tuple[list[ValidatedSubmission], list[UserError]]:
+    """Validate every results file given (and, with ``spot_check``, re-judge a sample of each);
+    returns the accepted ones and the refusals."""
     ok: list[ValidatedSubmission] = []
     errors: list[UserError] = []
     seen: dict[tuple[str, str], ValidatedSubmission] = {}
@@ -40,4 +44,9 @@ def validate_all(paths: Iterable[str | Path], *, data_dir: str | Path | None = N
             continue
         seen[key] = sub
         ok.append(sub)
+    if spot_check is not None:
+        refused = run_spot_checks(ok, spot_check)
+        bad = {e.path for e in refused}
+        ok = [s for s in ok if str(s.results_path) not in bad]
+        errors += refused
     return ok, errors

@@ -4,7 +4,7 @@
   the run recorded in ``config.method``, and one the task supports (Debatrix needs the task's
   ``debatrix`` section);
 * ``model.identity`` is present (older results without it cannot enter the leaderboard), its
-  ``name`` is ``model.name``, and the model's kind matches its name: ``baseline/…`` names are
+  ``name`` is ``model.name`` (without the ``@settings`` a model string may carry), and the model's kind matches its name: ``baseline/…`` names are
   baselines, ``local/…`` names the embedded model, ``ensemble-…`` names ensembles. A baseline's
   identity (also as an ensemble member) must be exactly the one debench gives that baseline, and
   an ensemble's names its rule and its members;
@@ -72,8 +72,12 @@ def check_identity(results: Results, task: TaskConfig, path: Path) -> dict[str, 
     if identity is None:
         raise _err(path, "model.identity", "missing: results written before debench recorded model identities cannot enter the leaderboard; rerun with this debench")
     _check_kind(results, path)
-    if identity.get("name") != results.model.name:
+    base, own = _split_name(results.model.name, path)  # a model string's own settings (model@k=v) are in its identity
+    if identity.get("name") != base:
         raise _err(path, "model.name", f"'{results.model.name}' differs from the name in model.identity ({json.dumps(identity.get('name'))})")
+    recorded = identity.get("generation", {})
+    if any(recorded.get(k) != v for k, v in own.items()):
+        raise _err(path, "model.name", f"the settings in '{results.model.name}' differ from model.identity's generation ({json.dumps(recorded)})")
     if results.model.kind == "baseline":
         _check_baseline_identity(identity, path, "model.identity")
     elif results.model.kind == "ensemble":
@@ -126,3 +130,13 @@ def judge_key(identity: dict[str, Any], method: str) -> str:
     """A short stable id of a judge: a model identity with a judge method."""
     payload = json.dumps({"identity": identity, "method": method}, sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()[:12]
+
+
+def _split_name(name: str, path: Path) -> tuple[str, dict[str, Any]]:
+    from debench.models.args import split_model_spec
+
+    try:
+        base, args = split_model_spec(name)
+    except UserError as exc:
+        raise _err(path, "model.name", str(exc)) from None
+    return base, args.generation_overrides

@@ -10,6 +10,7 @@ from debench.errors import UserError
 from debench.leaderboard.board import Leaderboard, validate_leaderboard_dict
 from debench.leaderboard.build import build_leaderboard
 from debench.leaderboard.collect import validate_all
+from debench.leaderboard.spot_check import SpotCheckSettings
 from debench.leaderboard.page import render_page
 from debench.leaderboard.reported import load_reported
 
@@ -32,6 +33,7 @@ def build(
     data_dir: str | Path | None = None,
     skip_invalid: bool = False,
     reported_path: Path | None = None,
+    spot_check: SpotCheckSettings | None = None,
 ) -> tuple[Leaderboard, list[UserError]]:
     """Validate every submission under ``results_dir`` and write the leaderboard to ``out_dir``.
 
@@ -42,7 +44,7 @@ def build(
         raise UserError("submissions directory not found", path=str(results_dir))
     reported = load_reported(reported_path) if reported_path is not None else None
     files = sorted(results_dir.rglob("results_*.json"))
-    ok, errors = validate_all(files, data_dir=data_dir)
+    ok, errors = validate_all(files, data_dir=data_dir, spot_check=spot_check)
     if errors and not skip_invalid:
         raise errors[0]
     board = build_leaderboard(ok, results_dir, reported=reported)

@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +65,8 @@ class ValidatedSubmission:
     identity: dict[str, Any]
     provenance: Provenance
     """What validation established; a spot check adds its outcome here (``provenance.spot_check``)."""
+    docs: list[Doc] = field(default_factory=list, repr=False)
+    """The documents the run covered (from the real data)."""
 
     @property
     def submission(self) -> str:
@@ -311,6 +313,7 @@ def validate_submission(path: str | Path, *, data_dir: str | Path | None = None)
         n_docs_total=len(real.docs),
         identity=identity,
         provenance=provenance,
+        docs=docs,
     )
 
 
