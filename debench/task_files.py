@@ -109,10 +109,9 @@ def read_summary(path: Path) -> tuple[str, str]:
 
 def check_names(task: TaskConfig, path: Path) -> None:
     """Every metric and report the task names exists."""
-    # debench's own metric names are known without importing metric code (numpy, scipy): a run
-    # starts sooner; only another name loads the registry
-    from debench.metrics.names import BUILTIN_NAMES, STATUS_METRICS
-    from debench.metrics.reports import REPORTS
+    # debench's own metric and report names are known without importing their code (numpy,
+    # scipy): a run starts sooner; only another name loads a registry
+    from debench.metrics.names import BUILTIN_NAMES, BUILTIN_REPORTS, STATUS_METRICS
 
     for i, m in enumerate(task.metrics):
         if m.name in STATUS_METRICS or m.name in BUILTIN_NAMES:
@@ -122,5 +121,9 @@ def check_names(task: TaskConfig, path: Path) -> None:
         if m.name not in METRICS:
             raise UserError(METRICS.unknown_message(m.name, f", {', '.join(STATUS_METRICS)}"), path=str(path), field=f"metrics.{i}.name")
     for i, r in enumerate(task.reports):
+        if r in BUILTIN_REPORTS:
+            continue
+        from debench.metrics.reports import REPORTS
+
         if r not in REPORTS:
             raise UserError(REPORTS.unknown_message(r), path=str(path), field=f"reports.{i}")

@@ -14,7 +14,8 @@ import pytest
 
 from conftest import DATA_DIR, real_data_dir
 from debench.metrics.base import METRICS
-from debench.metrics.names import BUILTIN, BUILTIN_NAMES
+from debench.metrics.names import BUILTIN, BUILTIN_NAMES, BUILTIN_REPORTS
+from debench.metrics.reports import REPORTS
 
 HEAVY = ("numpy", "scipy", "litellm", "matplotlib", "jinja2", "datasets", "aiohttp", "huggingface_hub", "pandas", "krippendorff")
 """Modules that cost 0.05-2 s each to import on 2 cores."""
@@ -34,6 +35,7 @@ def test_every_declared_metric_name_is_registered_by_its_module() -> None:
         importlib.import_module(module)
         assert set(METRICS._items) - before <= set(names) and set(names) <= set(METRICS._items), module
     assert set(METRICS.names()) == BUILTIN_NAMES
+    assert set(REPORTS.names()) == BUILTIN_REPORTS
 
 
 def test_looking_up_a_metric_imports_only_its_module() -> None:
