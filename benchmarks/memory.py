@@ -1,8 +1,9 @@
 """Peak RSS of whole ``debench eval`` runs at two sizes and where the memory goes; the cached rerun.
 
-The whole run is measured in a child process (``wait4``'s ``ru_maxrss``). The breakdown and the
-cached rerun's evaluation time come from ``benchmarks.probe``, which runs the same evaluation in a
-child with its stages (data loading, the runner, scoring) timed and their resident set recorded.
+Whole runs are measured in a child process (``wait4``'s ``ru_maxrss``), with the default settings
+(1,000 bootstrap draws). The breakdown comes from ``benchmarks.probe``, which runs the same
+evaluation in a child with its stages (data loading, the runner, scoring) timed and their resident
+set recorded (a diagnostic).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from benchmarks.proc import debench_env, run_measured
+from benchmarks.whole import CommandTiming
 from benchmarks.workload import BENCH_TASK, make_data, measured_eval
 from debench.testing.stub_server import StubProcess
 
@@ -30,11 +32,13 @@ class MemoryFigures(BaseModel):
 
 
 def probe(
-    srv: StubProcess | None, *, task: str, data_dir: Path, out: Path, cache: Path, concurrency: int = 64, bootstrap: int = 0, extra: Sequence[str] = ()
+    srv: StubProcess | None, *, task: str, data_dir: Path, out: Path, cache: Path, concurrency: int = 64, bootstrap: int | None = None, extra: Sequence[str] = ()
 ) -> dict[str, float]:
     """Run ``benchmarks.probe`` (against ``srv``, or with the model ``extra`` names) and read its figures."""
     cmd = [sys.executable, "-m", "benchmarks.probe", "--task", task, "--data-dir", str(data_dir), "--out", str(out),
-           "--concurrency", str(concurrency), "--bootstrap", str(bootstrap), *extra]  # fmt: skip
+           "--concurrency", str(concurrency), *extra]  # fmt: skip
+    if bootstrap is not None:
+        cmd += ["--bootstrap", str(bootstrap)]
     if srv is not None:
         cmd += ["--api-base", srv.base_url]
     res = run_measured(cmd, env=debench_env(cache), cwd=ROOT).check("benchmarks.probe")
@@ -44,19 +48,18 @@ def probe(
 def measure_memory(srv: StubProcess, work: Path, n_docs: int, *, concurrency: int = 64) -> MemoryFigures:
     srv.configure(latency=0.0)
     data_dir = make_data(work, n_docs)
-    run = measured_eval(srv, work, f"mem{n_docs}", task=BENCH_TASK, data_dir=data_dir, concurrency=concurrency, limit=None)
+    run = measured_eval(srv, work, f"mem{n_docs}", task=BENCH_TASK, data_dir=data_dir, concurrency=concurrency, limit=None, bootstrap=None)
     if run.n_requests != n_docs:
         raise RuntimeError(f"{run.n_requests} requests for {n_docs} documents")
     stages = probe(srv, task=str(BENCH_TASK), data_dir=data_dir, out=work / f"probe{n_docs}", cache=work / f"probe_cache{n_docs}", concurrency=concurrency)
     return MemoryFigures(n_docs=n_docs, peak_rss_mb=run.proc.peak_rss_mb, stages=stages)
 
 
-def cached_rerun(srv: StubProcess, work: Path, data_dir: Path, task: str = "ibm_speech_likert") -> dict[str, float]:
-    """Fill a cache with one run, then rerun into a new output dir: every answer from the cache."""
+def cached_rerun(srv: StubProcess, work: Path, data_dir: Path, task: str = "ibm_speech_likert") -> CommandTiming:
+    """Fill a cache with one run, then time the same command into a new output folder: every
+    answer from the cache, no request; the whole command with its default settings."""
     srv.configure(latency=0.0)
     cache = work / "rerun_cache"
-    probe(srv, task=task, data_dir=data_dir, out=work / "rerun_first", cache=cache)
-    srv.reset_stats()
-    figures = probe(srv, task=task, data_dir=data_dir, out=work / "rerun_second", cache=cache)
-    figures["stub_requests"] = srv.stats.total_requests
-    return figures
+    measured_eval(srv, work, "rerun_first", cache=cache, task=task, data_dir=data_dir, concurrency=64, limit=None)
+    run = measured_eval(srv, work, "rerun_second", cache=cache, task=task, data_dir=data_dir, concurrency=64, limit=None)
+    return CommandTiming.of(run.proc, srv)

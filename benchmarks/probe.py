@@ -18,11 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import debench.pipeline as pipeline
+import debench.scoring as scoring
 from debench.pipeline import EvalOptions, evaluate_task
 from debench.models.factory import make_model, parse_model_args
 from debench.registry import load_task
 
-STAGES = {"load_task_data": "data", "run_samples": "runner", "score": "scoring"}
+STAGES = [(pipeline, "load_task_data", "data"), (pipeline, "run_samples", "runner"), (scoring, "score", "scoring")]
+"""(module, function, stage): each is looked up in its module when called, so wrapping it there times it."""
 
 
 def _rss_mb() -> float:
@@ -31,9 +33,9 @@ def _rss_mb() -> float:
 
 
 def _instrument(marks: dict[str, float]) -> None:
-    """Wrap the stages of ``evaluate_task`` (looked up in its module at call time)."""
-    for fn_name, stage in STAGES.items():
-        original = getattr(pipeline, fn_name)
+    """Wrap the stages of ``evaluate_task`` (looked up in their modules at call time)."""
+    for module, fn_name, stage in STAGES:
+        original = getattr(module, fn_name)
 
         def record(stage: str, started: float, rss_before: float) -> None:
             marks[f"{stage}_s"] = time.perf_counter() - started
@@ -48,7 +50,7 @@ def _instrument(marks: dict[str, float]) -> None:
                 record(_s, t, r)
                 return out
 
-            setattr(pipeline, fn_name, awrapped)
+            setattr(module, fn_name, awrapped)
         else:
 
             def wrapped(*a: Any, _f: Any = original, _s: str = stage, **k: Any) -> Any:
@@ -57,7 +59,7 @@ def _instrument(marks: dict[str, float]) -> None:
                 record(_s, t, r)
                 return out
 
-            setattr(pipeline, fn_name, wrapped)
+            setattr(module, fn_name, wrapped)
 
 
 def main() -> None:
@@ -70,7 +72,7 @@ def main() -> None:
     p.add_argument("--limit", type=int, default=None)
     p.add_argument("--out", required=True)
     p.add_argument("--concurrency", type=int, default=64)
-    p.add_argument("--bootstrap", type=int, default=0)
+    p.add_argument("--bootstrap", type=int, default=None, help="default: the task's")
     args = p.parse_args()
     marks: dict[str, float] = {"imports_rss_mb": _rss_mb()}
     _instrument(marks)

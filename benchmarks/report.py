@@ -8,21 +8,21 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from benchmarks.whole import CommandTiming
+
 
 class ThroughputRow(BaseModel):
-    """One setting of the throughput benchmark, measured the same way for debench and lm-eval."""
+    """One setting, measured the same way for debench and lm-eval: each the whole command with its
+    default settings, and its request window at the stub."""
 
     concurrency: int
     latency_s: float
     n_docs: int
+    debench: CommandTiming | None = None
     debench_sps: float | None = None
     """Documents / busy window at the stub (first request received -> last answer sent)."""
-    debench_wall_s: float | None = None
-    """The whole ``debench eval`` command (interpreter start, imports, data, scoring included)."""
-    debench_peak_rss_mb: float | None = None
+    lmeval: CommandTiming | None = None
     lmeval_sps: float | None = None
-    lmeval_wall_s: float | None = None
-    lmeval_peak_rss_mb: float | None = None
     lmeval_error: str | None = None
 
     @property
@@ -101,23 +101,29 @@ def format_check(c: Check) -> str:
     return f"[{state}] {c.name}: {c.figure}" + (f"  ({c.note})" if c.note else "")
 
 
+def _phases(c: CommandTiming | None) -> str:
+    if c is None:
+        return "—"
+    return f"{c.wall_s:.2f} = {_f(c.to_first_request_s, '.2f')} + {_f(c.window_s, '.2f')} + {_f(c.after_last_answer_s, '.2f')}"
+
+
 def format_table(report: BenchReport) -> str:
-    """The throughput table, then the stub's ceiling, other figures and one line per check."""
+    """The whole-command table (debench beside lm-eval), the stub's ceiling, other figures and one
+    line per check."""
     lines = [
-        "samples/s = documents / the stub's busy window (first request received -> last answer sent), the same for both;",
-        "wall s = the whole command (interpreter start, imports, data, scoring); efficiency = samples/s / (C / latency).",
+        "whole command s = start-up to the first request + request window + after the last answer (the stub's clock);",
+        "debench with its defaults (1,000 bootstrap draws per metric); efficiency = documents / window / (C / latency).",
         f"machine: {report.machine.cpu}, {report.machine.cores} cores, Python {report.machine.python}, {report.machine.date}",
         "",
-        "|   C | latency |  docs | debench/s | ideal/s | efficiency | lm-eval/s | debench / lm-eval | wall s debench / lm-eval | peak RSS MB debench / lm-eval |",
-        "| --: | ------: | ----: | --------: | ------: | ---------: | --------: | ----------------: | -----------------------: | ----------------------------: |",
+        "|   C | latency |  docs | debench whole command s | lm-eval whole command s | debench window/s | efficiency | lm-eval window/s | peak RSS MB debench / lm-eval |",
+        "| --: | ------: | ----: | ----------------------: | ----------------------: | ---------------: | ---------: | ---------------: | ----------------------------: |",
     ]
     for r in report.throughput:
         eff = "—" if r.efficiency is None else f"{r.efficiency:.1%}"
-        ratio = "—" if r.ratio is None else f"{r.ratio:.2f}x"
+        rss = f"{_f(r.debench.peak_rss_mb if r.debench else None, '.0f')} / {_f(r.lmeval.peak_rss_mb if r.lmeval else None, '.0f')}"
         lines.append(
-            f"| {r.concurrency:>3} | {int(r.latency_s * 1000):>4} ms | {r.n_docs:>5} | {_f(r.debench_sps):>9} | {_f(r.ideal_sps):>7} "
-            f"| {eff:>10} | {_f(r.lmeval_sps):>9} | {ratio:>17} | {_f(r.debench_wall_s) + ' / ' + _f(r.lmeval_wall_s):>24} "
-            f"| {_f(r.debench_peak_rss_mb, '.0f') + ' / ' + _f(r.lmeval_peak_rss_mb, '.0f'):>29} |"
+            f"| {r.concurrency:>3} | {int(r.latency_s * 1000):>4} ms | {r.n_docs:>5} | {_phases(r.debench):>23} | {_phases(r.lmeval):>23} "
+            f"| {_f(r.debench_sps):>16} | {eff:>10} | {_f(r.lmeval_sps):>16} | {rss:>29} |"
         )
     if report.stub_ceiling_sps:
         lines += ["", "stub server ceiling (requests/s): " + ", ".join(f"{k}: {v:.0f}" for k, v in report.stub_ceiling_sps.items())]

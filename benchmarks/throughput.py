@@ -1,4 +1,6 @@
-"""Throughput: the stub's own ceiling, then debench and lm-eval side by side at each setting."""
+"""Throughput: the stub's own ceiling, then debench and lm-eval side by side at each setting, each
+the whole command a user runs with its default settings (debench: 1,000 bootstrap draws per
+metric), split into start-up, request window and the work after the last answer."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import aiohttp
 
 from benchmarks.lmeval import run_lmeval, write_task
 from benchmarks.report import ThroughputRow
+from benchmarks.whole import CommandTiming
 from benchmarks.workload import BENCH_TASK, make_data, measured_eval
 from debench.data.loading import load_task_data
 from debench.prompts import build_messages
@@ -18,6 +21,8 @@ from debench.registry import load_task
 from debench.testing.stub_server import StubProcess
 
 FULL_SETTINGS: list[tuple[int, float]] = [(1, 0.1), (8, 0.1), (32, 0.1), (64, 0.1), (128, 0.1), (64, 0.0)]
+HEADLINE = (128, 0.1)
+"""The setting of the headline target: 2,048 documents at C = 128, 100 ms per request."""
 
 
 def docs_for(concurrency: int, latency: float, *, smoke: bool) -> int:
@@ -84,12 +89,11 @@ def run_throughput(
         srv.configure(latency=latency)
         row = ThroughputRow(concurrency=concurrency, latency_s=latency, n_docs=n)
         tag = f"c{concurrency}_l{int(latency * 1000)}"
-        run = measured_eval(srv, work, tag, task=BENCH_TASK, data_dir=data_dir, concurrency=concurrency, limit=n)
+        run = measured_eval(srv, work, tag, task=BENCH_TASK, data_dir=data_dir, concurrency=concurrency, limit=n, bootstrap=None)
         if run.n_requests != n or not run.window_s:
             raise RuntimeError(f"debench sent {run.n_requests} requests for {n} documents")
+        row.debench = CommandTiming.of(run.proc, srv)
         row.debench_sps = n / run.window_s
-        row.debench_wall_s = run.proc.wall_s
-        row.debench_peak_rss_mb = run.proc.peak_rss_mb
         if lmeval_python is not None and task_dir is not None:
             srv.reset_stats()
             res = run_lmeval(lmeval_python, task_dir, base_url=srv.base_url, system=system, concurrency=concurrency, limit=n, out_dir=work / f"lmeval_{tag}")
@@ -97,15 +101,15 @@ def run_throughput(
             if res.returncode != 0 or stats.total_requests < n or not stats.window_s:
                 row.lmeval_error = f"exit {res.returncode}, {stats.total_requests} requests: {res.stderr.strip()[-300:]}"
             else:
+                row.lmeval = CommandTiming.of(res, srv)
                 row.lmeval_sps = n / stats.window_s
-                row.lmeval_wall_s = res.wall_s
-                row.lmeval_peak_rss_mb = res.peak_rss_mb
         print(_progress(row), flush=True)
         out.append(row)
     return out
 
 
 def _progress(r: ThroughputRow) -> str:
-    eff = f", {r.efficiency:.1%} of ideal" if r.efficiency is not None else ""
-    lm = f"; lm-eval {r.lmeval_sps:.1f}/s" if r.lmeval_sps else (f"; lm-eval failed: {r.lmeval_error}" if r.lmeval_error else "")
-    return f"  C={r.concurrency:<3} latency {int(r.latency_s * 1000)} ms, {r.n_docs} docs: debench {r.debench_sps:.1f}/s{eff}{lm}"
+    eff = f" ({r.efficiency:.1%} of ideal)" if r.efficiency is not None else ""
+    lm = f"; lm-eval {r.lmeval.phases()}" if r.lmeval else (f"; lm-eval failed: {r.lmeval_error}" if r.lmeval_error else "")
+    assert r.debench is not None
+    return f"  C={r.concurrency:<3} latency {int(r.latency_s * 1000)} ms, {r.n_docs} docs: debench {r.debench.phases()}{eff}{lm}"

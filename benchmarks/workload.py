@@ -1,9 +1,8 @@
 """The benchmark workload: the synthetic task, its data directory, and one measured ``debench eval``.
 
 Samples/s is measured at the stub server, the same way for debench and lm-eval: documents divided
-by the busy window from the first request received to the last answer sent. Interpreter start,
-imports, data loading and scoring are outside that window (the command's wall clock is reported
-beside it).
+by the busy window from the first request received to the last answer sent (a diagnostic: the
+headline is the whole command, ``benchmarks.whole``).
 """
 
 from __future__ import annotations
@@ -44,10 +43,22 @@ class EvalRun:
 
 
 def eval_args(
-    srv: StubProcess, *, task: str | Path, data_dir: Path | None, out: Path, concurrency: int, limit: int | None, model_args: str | None = None, bootstrap: int = 0
+    srv: StubProcess,
+    *,
+    task: str | Path,
+    data_dir: Path | None,
+    out: Path,
+    concurrency: int,
+    limit: int | None,
+    model_args: str | None = None,
+    bootstrap: int | None = None,
+    extra: tuple[str, ...] = (),
 ) -> list[str]:
+    """``debench eval`` against the stub; ``bootstrap`` None keeps the default (the task's 1,000 draws)."""
     args = ["eval", "--task", str(task), "--model", "openai/stub", "--api-base", srv.base_url, "--concurrency", str(concurrency),
-            "--output-dir", str(out), "--no-progress", "--bootstrap", str(bootstrap)]  # fmt: skip
+            "--output-dir", str(out), "--no-progress", *extra]  # fmt: skip
+    if bootstrap is not None:
+        args += ["--bootstrap", str(bootstrap)]
     if data_dir is not None:
         args += ["--data-source", "local", "--data-dir", str(data_dir)]
     if limit is not None:

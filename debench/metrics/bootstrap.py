@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from math import sqrt
 from typing import Any
 
 import numpy as np
@@ -77,14 +78,24 @@ def point_and_ci(metric: Metric, state: Any, preds: np.ndarray, n_boot: int, see
     return Estimate(value, ci, note)
 
 
+Z95 = 1.959963984540054
+"""The two-sided 95% normal quantile, ``scipy.special.ndtri(0.975)`` (a test checks it)."""
+
+
 def wilson_ci(k: int, n: int) -> list[float] | None:
-    """Wilson score 95% interval of ``k`` successes in ``n`` trials (None when ``n`` is 0)."""
+    """Wilson score 95% interval of ``k`` successes in ``n`` trials (None when ``n`` is 0), without
+    continuity correction (Newcombe 1998, method 3): the interval of ``scipy.stats.binomtest(k,
+    n).proportion_ci(method="wilson")`` (equal to 1e-12, see the tests), in closed form, because
+    importing ``scipy.stats`` costs ~0.7 s of CPU after the last answer of every command."""
     if n == 0:
         return None
-    from scipy.stats import binomtest
-
-    ci = binomtest(int(k), int(n)).proportion_ci(confidence_level=0.95, method="wilson")
-    return [float(max(0.0, ci.low)), float(min(1.0, ci.high))]
+    p = k / n
+    denom = 2 * (n + Z95**2)
+    centre = (2 * n * p + Z95**2) / denom
+    half = Z95 / denom * sqrt(4 * n * p * (1 - p) + Z95**2)
+    lo = 0.0 if k == 0 else centre - half
+    hi = 1.0 if k == n else centre + half
+    return [float(max(0.0, lo)), float(min(1.0, hi))]
 
 
 def proportion_ci(flags: np.ndarray) -> tuple[float | None, list[float] | None]:
