@@ -17,13 +17,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+import debench.data.loading as loading
 import debench.pipeline as pipeline
 import debench.scoring as scoring
 from debench.pipeline import EvalOptions, evaluate_task
 from debench.models.factory import make_model, parse_model_args
 from debench.registry import load_task
 
-STAGES = [(pipeline, "load_task_data", "data"), (pipeline, "run_samples", "runner"), (scoring, "score", "scoring")]
+STAGES = [(loading, "load_task_data", "data"), (pipeline, "run_samples", "runner"), (scoring, "score", "scoring")]
 """(module, function, stage): each is looked up in its module when called, so wrapping it there times it."""
 
 

@@ -59,14 +59,30 @@ class ResponseCache:
         if self.path.is_dir():
             raise UserError("the response cache path is a folder, not a file; set DEBENCH_CACHE_DIR to another folder or use --no-cache", path=str(self.path))
         with self._guard():
-            self._db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, value TEXT NOT NULL, created REAL DEFAULT (julianday('now')))")
+            self._db = self._open()
         self.hits = 0
         self.misses = 0
         self._pending: dict[str, str] = {}
         self._last_flush = time.monotonic()
+
+    def _open(self) -> sqlite3.Connection:
+        """Connect, in WAL mode, the table created. Two processes opening a new cache at the same
+        moment can see "database is locked" while one switches it to WAL (SQLite does not wait
+        for that lock): the other retries for up to ~5 s."""
+        for attempt in range(100):
+            db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None)
+            try:
+                if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                    db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
+                db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, value TEXT NOT NULL, created REAL DEFAULT (julianday('now')))")
+                return db
+            except sqlite3.OperationalError as exc:
+                db.close()
+                if "locked" not in str(exc) or attempt == 99:
+                    raise
+                time.sleep(0.05)
+        raise AssertionError("unreachable")
 
     @contextmanager
     def _guard(self) -> Iterator[None]:

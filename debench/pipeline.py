@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from debench.atomic import write_json_record
 from debench.data.base import Doc, LoadedDataset
-from debench.data.loading import DataSource, Documents, load_task_data
+from debench.data.loading import DataSource, Documents, load_task_data, run_documents
 from debench.errors import UserError
 from debench.models.base import Model
 from debench.prompts import check_templates
@@ -196,9 +196,13 @@ def load_docs(task: TaskConfig, task_path: Path, opts: RunOptions) -> tuple[Load
 
 
 def load_documents(task: TaskConfig, task_path: Path, opts: RunOptions) -> tuple[LoadedDataset, Documents]:
-    """``load_docs`` for ``eval``: the documents as the runner reads them (``Documents``)."""
-    dataset, docs = load_docs(task, task_path, opts)
-    return dataset, Documents(docs)
+    """``load_docs`` for ``eval``: the documents as the runner reads them (``Documents``: a large
+    data set's text is read from its file as the run goes, not held in memory)."""
+    dataset, docs = run_documents(task, opts.data_source, opts.data_dir, opts.limit)
+    first = next(iter(docs), None)
+    if first is not None:
+        check_templates(task, task_path, first)
+    return dataset, docs
 
 
 def generation_record(task: TaskConfig, model: Model) -> dict[str, Any]:

@@ -107,7 +107,6 @@ class RecordLog(Generic[R]):
         self._read_to = 0  # bytes of the current file already read into ``existing``
         self._claims_read_to = 0
         self._claims: dict[str, tuple[str, int, str]] = {}  # key -> (host, pid, start time) of its claimant
-        self._mine: set[str] = set()
         self._fh: Any = None
         self._ino: int | None = None
         try:
@@ -224,14 +223,14 @@ class RecordLog(Generic[R]):
         with self.locked():
             self._refresh()
             self._read_claims()
-            host, pid, started = me()
+            mine = me()  # one tuple for every claim of this process
+            host, pid, started = mine
             lines = []
             for key in keys:
                 out[key] = self._others_state(key) or "mine"
                 if out[key] == "mine":
                     lines.append(json.dumps({"k": key, "h": host, "p": pid, "s": started}) + "\n")
-                    self._claims[key] = (host, pid, started)
-                    self._mine.add(key)
+                    self._claims[key] = mine
             if lines:
                 with open(self._side(".claims"), "a", encoding="utf-8") as fh:
                     fh.write("".join(lines))
@@ -286,7 +285,7 @@ class RecordLog(Generic[R]):
         """Forget the claims file when no live process holds a claim any more."""
         with self.locked():
             self._read_claims()
-            others = [k for k in self._claims if k not in self._mine and self._claimed_by_other(k)]
+            others = [k for k in self._claims if self._claimed_by_other(k)]
             path = self._side(".claims")
             if not others and path.exists():
                 path.unlink()

@@ -4,6 +4,7 @@ file (and the column or key)."""
 from __future__ import annotations
 
 import csv
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,12 @@ from debench.errors import DataError
 
 
 def read_csv(path: Path, required: list[str]) -> list[dict[str, str]]:
-    """The rows of a CSV file with a header, as strings ("" where a cell is empty).
+    """The rows of a CSV file with a header, as strings ("" where a cell is empty)."""
+    return list(iter_csv(path, required))
+
+
+def iter_csv(path: Path, required: list[str]) -> Iterator[dict[str, str]]:
+    """``read_csv`` one row at a time (a data set read as a run goes holds one row, not the table).
 
     The standard library's reader, not pandas: it holds each row once, as the adapter builds its
     documents, where pandas would import ~60 MB of libraries and hold the whole table twice.
@@ -26,16 +32,14 @@ def read_csv(path: Path, required: list[str]) -> list[dict[str, str]]:
             missing = [c for c in required if c not in columns]
             if missing:
                 raise DataError(f"missing column(s) {', '.join(missing)}", path=str(path), field=missing[0])
-            rows = []
             for row in reader:
                 if None in row:
                     raise DataError(f"line {reader.line_num}: more cells than columns", path=str(path))
-                rows.append({k: "" if v is None else v for k, v in row.items()})
+                yield {k: "" if v is None else v for k, v in row.items()}
     except FileNotFoundError:
         raise DataError("file not found", path=str(path)) from None
     except (csv.Error, UnicodeDecodeError) as exc:
         raise DataError(f"not a readable CSV ({exc.__class__.__name__})", path=str(path)) from None
-    return rows
 
 
 def as_int(cell: str, path: Path, column: str) -> int:

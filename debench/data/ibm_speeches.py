@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 from debench.data.base import Doc, Speech, register_adapter
-from debench.data.files import read_csv
+from debench.data.files import iter_csv
 from debench.errors import DataError
 
 REQUIRED_COLUMNS = ["id", "topic", "source", "text", "goodopeningspeech", "labeler_ids"]
@@ -34,12 +35,11 @@ def _int_list(raw: object, path: Path, row: int, column: str) -> list[int]:
         ) from None
 
 
-@register_adapter("ibm_speeches", patterns=[DATA_FILE])
-def load_ibm_speeches(directory: Path) -> list[Doc]:
-    """One document per speech; target = mean human rating, ratings kept with annotator ids."""
+def iter_ibm_speeches(directory: Path) -> Iterator[Doc]:
+    """One document per speech, in file order, one at a time (``debench.data.loading`` streams
+    them through a run); target = mean human rating, ratings kept with annotator ids."""
     path = Path(directory) / DATA_FILE
-    docs: list[Doc] = []
-    for i, row in enumerate(read_csv(path, REQUIRED_COLUMNS), start=2):
+    for i, row in enumerate(iter_csv(path, REQUIRED_COLUMNS), start=2):
         ratings = _int_list(row["goodopeningspeech"], path, i, "goodopeningspeech")
         annotators = _int_list(row["labeler_ids"], path, i, "labeler_ids")
         if len(ratings) != len(annotators) or not ratings:
@@ -51,24 +51,32 @@ def load_ibm_speeches(directory: Path) -> list[Doc]:
         if any(r < 1 or r > 5 for r in ratings):
             raise DataError(f"row {i}: ratings must be 1-5", path=str(path), field="goodopeningspeech")
         mean = sum(ratings) / len(ratings)
-        docs.append(
-            Doc(
-                doc_id=row["id"],
-                fields={"topic": row["topic"], "speech": row["text"]},
-                speeches=[Speech(speaker=row["source"], side="pro", text=row["text"])],
-                target=mean,
-                label=int(min(5, max(1, int(mean + 0.5)))),
-                meta={
-                    "source": row["source"],
-                    "topic_id": row.get("topic_id") or None,
-                    "ratings": ratings,
-                    "annotators": annotators,
-                },
-            )
+        yield Doc(
+            doc_id=row["id"],
+            fields={"topic": row["topic"], "speech": row["text"]},
+            speeches=[Speech(speaker=row["source"], side="pro", text=row["text"])],
+            target=mean,
+            label=int(min(5, max(1, int(mean + 0.5)))),
+            meta={
+                "source": row["source"],
+                "topic_id": row.get("topic_id") or None,
+                "ratings": ratings,
+                "annotators": annotators,
+            },
         )
+
+
+def run_order(docs: list[Doc], directory: Path) -> list[Doc]:
+    """The documents in run order, their ids checked unique.
+
+    The published file is sorted by source, so its first rows are all one or two sources. A
+    stable pseudo-random order (by a hash of the id) makes ``--limit N`` a fair sample."""
     ids = [d.doc_id for d in docs]
     if len(set(ids)) != len(ids):
-        raise DataError("duplicate speech ids", path=str(path), field="id")
-    # The published file is sorted by source, so its first rows are all one or two sources.
-    # A stable pseudo-random order (by a hash of the id) makes ``--limit N`` a fair sample.
+        raise DataError("duplicate speech ids", path=str(Path(directory) / DATA_FILE), field="id")
     return sorted(docs, key=lambda d: hashlib.sha256(d.doc_id.encode()).hexdigest())
+
+
+@register_adapter("ibm_speeches", patterns=[DATA_FILE])
+def load_ibm_speeches(directory: Path) -> list[Doc]:
+    return run_order(list(iter_ibm_speeches(directory)), directory)

@@ -11,10 +11,14 @@ import hashlib
 import logging
 import os
 from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
+
+from pydantic import PrivateAttr
 
 from debench.data.base import Doc, LoadedDataset, get_adapter
+from debench.data.ibm_speeches import iter_ibm_speeches, run_order
 from debench.errors import DataError, UserError
 from debench.task import TaskConfig
 
@@ -43,13 +47,14 @@ def _from_dir(task: TaskConfig, directory: Path, source: str, location: str, rev
     adapter = get_adapter(task.dataset.adapter)
     if not directory.is_dir():
         raise DataError("data directory not found", path=str(directory))
+    stream = STREAMS.get(adapter.name) if _STREAMING.get() and not task.dataset.options else None
     try:
-        docs = adapter.load(directory, **task.dataset.options)
+        docs = stream.gold(directory) if stream is not None else adapter.load(directory, **task.dataset.options)
     except TypeError as exc:
         raise UserError(f"bad dataset.options for adapter '{adapter.name}': {exc}", field="dataset.options") from None
     if not docs:
         raise DataError("no documents found", path=str(directory))
-    return LoadedDataset(
+    dataset = (StreamedDataset if stream is not None else LoadedDataset)(
         docs=docs,
         source=source,
         location=location,
@@ -57,6 +62,9 @@ def _from_dir(task: TaskConfig, directory: Path, source: str, location: str, rev
         content_hash=content_hash(directory, adapter.patterns),
         is_sample=source == "sample",
     )
+    if isinstance(dataset, StreamedDataset):
+        dataset.read_from(stream, directory)
+    return dataset
 
 
 def load_local(task: TaskConfig, data_dir: Path) -> LoadedDataset:
@@ -123,6 +131,63 @@ def load_task_data(task: TaskConfig, source: DataSource = "auto", data_dir: str 
         except Exception as exc:  # noqa: BLE001 - any Hub failure (offline, missing repo) falls back
             log.warning("Hub data set %s unreachable (%s); using the bundled SAMPLE data", task.dataset.hub.repo_id, type(exc).__name__)
     return load_sample(task)
+
+
+# -- streaming: a run reads the documents' text as it goes (``debench eval``) --------------------
+
+
+class Stream(NamedTuple):
+    """How an adapter's data set is read one document at a time."""
+
+    read: Callable[[Path], Iterator[Doc]]
+    """The complete documents, in file order, one at a time."""
+    order: Callable[[list[Doc], Path], list[Doc]]
+    """The adapter's run order of a list of documents (its ids checked)."""
+
+    def gold(self, directory: Path) -> list[Doc]:
+        """Every document in run order, without its text (``gold_view``)."""
+        return self.order([gold_view(d) for d in self.read(directory)], directory)
+
+
+STREAMS: dict[str, Stream] = {"ibm_speeches": Stream(iter_ibm_speeches, run_order)}
+"""Adapters whose data sets can be streamed (the large ones); the others are read whole."""
+
+_STREAMING: ContextVar[bool] = ContextVar("debench_streaming", default=False)
+
+
+def gold_view(doc: Doc) -> Doc:
+    """``doc`` without its text (fields and speeches): what scoring, reports and the results need."""
+    return doc.model_copy(update={"fields": {}, "speeches": []})
+
+
+class StreamedDataset(LoadedDataset):
+    """A data set whose ``docs`` are gold views; ``full()`` reads the complete ones again."""
+
+    _stream: Stream | None = PrivateAttr(default=None)
+    _directory: Path | None = PrivateAttr(default=None)
+
+    def read_from(self, stream: Stream | None, directory: Path) -> None:
+        self._stream, self._directory = stream, directory
+
+    def full(self) -> Iterator[Doc]:
+        assert self._stream is not None and self._directory is not None
+        return self._stream.read(self._directory)
+
+
+def run_documents(task: TaskConfig, source: DataSource, data_dir: str | Path | None, limit: int | None) -> tuple[LoadedDataset, Documents]:
+    """The data set and the documents of a run, for a runner that reads them as it goes: a
+    streamable data set (``STREAMS``) keeps only text-free gold views in memory and reads each
+    document's text from its file when the runner takes it."""
+    token = _STREAMING.set(True)
+    try:
+        dataset = load_task_data(task, source, data_dir)
+    finally:
+        _STREAMING.reset(token)
+    gold = dataset.docs[:limit] if limit is not None else list(dataset.docs)
+    if not isinstance(dataset, StreamedDataset):
+        return dataset, Documents(gold)
+    wanted = {d.doc_id for d in gold}
+    return dataset, Documents(gold, lambda: (d for d in dataset.full() if d.doc_id in wanted))
 
 
 class Documents:
