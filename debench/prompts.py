@@ -27,10 +27,11 @@ def render(text: str, doc: Doc, extra: dict[str, Any] | None = None) -> str:
 
 
 def build_messages(system: str | None, user: str, doc: Doc, extra: dict[str, Any] | None = None) -> list[Message]:
+    ctx = template_context(doc, extra)  # once for both templates: it copies the speeches
     messages: list[Message] = []
     if system:
-        messages.append({"role": "system", "content": render(system, doc, extra)})
-    messages.append({"role": "user", "content": render(user, doc, extra)})
+        messages.append({"role": "system", "content": compiled(system).render(**ctx).strip()})
+    messages.append({"role": "user", "content": compiled(user).render(**ctx).strip()})
     return messages
 
 
