@@ -115,14 +115,14 @@ def format_table(report: BenchReport) -> str:
         "debench with its defaults (1,000 bootstrap draws per metric); efficiency = documents / window / (C / latency).",
         f"machine: {report.machine.cpu}, {report.machine.cores} cores, Python {report.machine.python}, {report.machine.date}",
         "",
-        "|   C | latency |  docs | debench whole command s | lm-eval whole command s | debench window/s | efficiency | lm-eval window/s | peak RSS MB debench / lm-eval |",
-        "| --: | ------: | ----: | ----------------------: | ----------------------: | ---------------: | ---------: | ---------------: | ----------------------------: |",
+        "|   C | latency |  docs |      debench whole command s |      lm-eval whole command s | debench window/s | efficiency | lm-eval window/s | peak RSS MB debench / lm-eval |",
+        "| --: | ------: | ----: | ---------------------------: | ---------------------------: | ---------------: | ---------: | ---------------: | ----------------------------: |",
     ]
     for r in report.throughput:
         eff = "—" if r.efficiency is None else f"{r.efficiency:.1%}"
         rss = f"{_f(r.debench.peak_rss_mb if r.debench else None, '.0f')} / {_f(r.lmeval.peak_rss_mb if r.lmeval else None, '.0f')}"
         lines.append(
-            f"| {r.concurrency:>3} | {int(r.latency_s * 1000):>4} ms | {r.n_docs:>5} | {_phases(r.debench):>23} | {_phases(r.lmeval):>23} "
+            f"| {r.concurrency:>3} | {int(r.latency_s * 1000):>4} ms | {r.n_docs:>5} | {_phases(r.debench):>28} | {_phases(r.lmeval):>28} "
             f"| {_f(r.debench_sps):>16} | {eff:>10} | {_f(r.lmeval_sps):>16} | {rss:>29} |"
         )
     if report.stub_ceiling_sps:

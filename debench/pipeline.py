@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-
 from debench.atomic import write_json_record
 from debench.data.base import Doc, LoadedDataset
 from debench.data.loading import DataSource, Documents, load_task_data, run_documents
