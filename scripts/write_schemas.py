@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sys
 
+from debench.group_summary import GROUP_SUMMARY_SCHEMA_PATH, group_summary_json_schema
 from debench.leaderboard.build import SCHEMA_PATH as LEADERBOARD_SCHEMA_PATH
 from debench.leaderboard.build import leaderboard_json_schema
 from debench.probes.report import PROBE_SCHEMA_PATH, probe_report_json_schema
@@ -22,6 +23,7 @@ TARGETS = {
     LEADERBOARD_SCHEMA_PATH: leaderboard_json_schema,
     PROBE_SCHEMA_PATH: probe_report_json_schema,
     SPEECH_RATING_SCHEMA_PATH: speech_rating_json_schema,
+    GROUP_SUMMARY_SCHEMA_PATH: group_summary_json_schema,
 }
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from debench.cli.common import ENSEMBLE_OPTION, print_results_table, run_with_judge
+from debench.cli.tasks import include_path_option, selected_tasks
 from debench.errors import UserError
 
 
@@ -24,7 +25,8 @@ def with_judging_manual(task, path: Path):  # type: ignore[no-untyped-def]
 
 
 @click.command("eval")
-@click.option("--task", "task_spec", required=True, help="Task name(s), comma-separated, or a path to a task YAML file.")
+@click.option("--task", "task_spec", required=True, help="Task or group name(s), task YAML files or folders of them, comma-separated.")
+@include_path_option
 @click.option("--model", "model_spec", required=True, help="litellm model string, openai/<name> with --api-base, local/smollm2, or baseline/<name>; several, comma-separated, with --ensemble.")
 @ENSEMBLE_OPTION
 @click.option("--api-base", "api_base", default=None, help="OpenAI-compatible server URL; several, comma-separated, are load-balanced.")
@@ -45,10 +47,9 @@ def with_judging_manual(task, path: Path):  # type: ignore[no-untyped-def]
 def eval_cmd(task_spec, model_spec, ensemble, api_base, api_key, model_args, limit, concurrency, output_dir, seed, method, data_source, data_dir, no_cache, n_bootstrap, max_error_rate, judging_manual, no_progress) -> None:  # type: ignore[no-untyped-def]
     """Evaluate a judge model on one or more tasks."""
     from debench.pipeline import EvalOptions, evaluate_task
-    from debench.registry import load_task
 
-    specs = [s.strip() for s in task_spec.split(",") if s.strip()]
-    tasks = [load_task(s) for s in specs]  # validate every task before any work
+    selection = selected_tasks(task_spec)  # validate every task before any work
+    tasks = selection.tasks
     if judging_manual is not None:
         tasks = [(with_judging_manual(t, judging_manual), p) for t, p in tasks]
     from debench.models.factory import make_judge
@@ -85,5 +86,9 @@ def eval_cmd(task_spec, model_spec, ensemble, api_base, api_key, model_args, lim
                 err=True,
             )
             failed = True
+    from debench.group_summary import write_group_summaries
+
+    for summary in write_group_summaries(selection.groups, [(o.results, o.results_path) for o in outputs]):
+        click.echo(f"group summary: {summary}")
     if failed:
         sys.exit(1)
