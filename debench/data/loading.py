@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Literal
 
 from debench.data.base import LoadedDataset, get_adapter
+from debench.data.generic import load_generic
 from debench.errors import DataError, UserError
-from debench.task import TaskConfig
+from debench.task import GENERIC_ADAPTER, TaskConfig
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +97,8 @@ def load_hub(task: TaskConfig) -> LoadedDataset:
 
 
 def load_task_data(task: TaskConfig, source: DataSource = "auto", data_dir: str | Path | None = None) -> LoadedDataset:
+    if task.dataset.adapter == GENERIC_ADAPTER:
+        return load_generic(task.dataset, source)
     data_dir = data_dir or os.environ.get("DEBENCH_DATA_DIR") or None
     if source == "local" or (source == "auto" and data_dir):
         if not data_dir:
