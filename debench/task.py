@@ -21,6 +21,12 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+def _unset(value: Any) -> bool:
+    """Generic-adapter settings are left out of a task's serialization when unset, so that the
+    identity of every other task (``config_sha256``, run fingerprints) is what it was before them."""
+    return value is None
+
+
 GENERIC_ADAPTER = "generic"
 """The adapter that reads any table of records (a JSONL, CSV or Parquet file, a ``save_to_disk``
 folder, or a Hub data set through ``datasets.load_dataset``) with the field mapping of ``dataset.fields``."""
@@ -36,7 +42,7 @@ class HubSource(_Strict):
     """A commit, tag or branch; pin a commit so that a rerun reads the same data."""
     allow_patterns: list[str] = Field(default_factory=list)
     """Published-format adapters: the files to download."""
-    config: str | None = None
+    config: str | None = Field(default=None, exclude_if=_unset)
     """Generic adapter: the data set's configuration (``datasets.load_dataset(repo_id, config)``)."""
 
 
@@ -175,14 +181,16 @@ class DatasetConfig(_Strict):
     """Directory (relative to ``debench/data/samples``) of the small sample written for the project."""
     options: dict[str, Any] = Field(default_factory=dict)
     """Keyword options passed to the adapter (e.g. ``dimension: source``)."""
-    file: str | None = None
+    file: str | None = Field(default=None, exclude_if=_unset)
     """Generic adapter: a JSONL, CSV or Parquet file or a ``save_to_disk`` folder, relative to the task file."""
-    split: str | None = None
+    split: str | None = Field(default=None, exclude_if=_unset)
     """Generic adapter: the split to read from the Hub or a ``save_to_disk`` folder (default ``test``)."""
-    fields: FieldMap | None = None
+    fields: FieldMap | None = Field(default=None, exclude_if=_unset)
     """Generic adapter: the field mapping."""
-    fetch: FetchConfig | None = None
-    """Where ``debench data fetch`` gets the published data set, and how it is checked."""
+    fetch: FetchConfig | None = Field(default=None, exclude=True)
+    """Where ``debench data fetch`` gets the published data set, and how it is checked. Not part of
+    the task's identity (``config_sha256``, run fingerprints): where the files come from does not
+    change them, the data's content hash does."""
 
     _base_dir: Path | None = PrivateAttr(default=None)
 

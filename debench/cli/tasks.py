@@ -26,7 +26,7 @@ def include_path_option(fn: Callable[..., Any]) -> Callable[..., Any]:
         expose_value=False,
         callback=_remember,
         type=click.Path(file_okay=False),
-        help="A folder of task YAML files whose tasks and groups --task can name (repeatable).",
+        help="A folder of task YAML files whose tasks and groups can then be named (repeatable).",
     )(fn)
 
 
