@@ -30,8 +30,9 @@ def _register() -> None:
     from debench.cli.score import score_cmd
     from debench.cli.speeches import generate_speeches_cmd, rate_speeches_cmd
     from debench.cli.tasks import tasks_cmd
+    from debench.cli.view import view_cmd
 
-    for cmd in (tasks_cmd, eval_cmd, score_cmd, compare_cmd, arena_group, probe_cmd, generate_speeches_cmd, rate_speeches_cmd, leaderboard_group, validate_cmd, data_group):
+    for cmd in (tasks_cmd, eval_cmd, score_cmd, compare_cmd, arena_group, probe_cmd, generate_speeches_cmd, rate_speeches_cmd, leaderboard_group, validate_cmd, data_group, view_cmd):
         main.add_command(cmd)
 
 
