@@ -221,3 +221,17 @@ def test_texts_by_side_and_gold_numbers(tmp_path: Path) -> None:
     assert [s.side for s in docs[0].speeches] == ["pro", "con"]
     numeric = _task_variant(tmp_path, file="pairs.jsonl", fields={"texts": {"pro": "a", "con": "b"}, "gold": "score"})
     assert [d.target for d in load_task_data(load_task_file(numeric)).docs] == [1.0, 0]
+
+
+def test_the_readme_example_runs_as_written(tmp_path: Path) -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### A task over your own data set", 1)[1]
+    block = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "my_debates.yaml").write_text(block)
+    shutil.copy(FIXTURE / "debates.jsonl", tmp_path / "debates.jsonl")
+    proc = run_cli("eval", "--task", str(tmp_path / "my_debates.yaml"), "--model", "baseline/last", "--output-dir", str(tmp_path / "out"), "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    res = json.loads(next((tmp_path / "out" / "baseline__last").glob("results_my_debates_*.json")).read_text())
+    last = [GOLD[r["turns"][-1]["position"]] for r in ROWS]
+    gold = [GOLD[r["winner"]] for r in ROWS]
+    assert res["metrics"]["accuracy"]["value"] == pytest.approx(sum(a == b for a, b in zip(last, gold, strict=True)) / 6)

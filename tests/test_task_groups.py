@@ -152,3 +152,11 @@ def test_tasks_command_shows_groups_and_included_tasks(tmp_path: Path) -> None:
     assert any(line.startswith("my_likert ") and "my_group" in line for line in proc.stdout.splitlines())
     groups = proc.stdout.split("groups")[1]
     assert "debateart" in groups and "8 task(s)" in groups and "my_group" in groups and "1 task(s): my_likert" in groups
+
+
+def test_probe_takes_a_group(tmp_path: Path) -> None:
+    real_data_dir("debatrix_panelbench")
+    proc = run_cli("probe", "--task", "bp_competition", "--model", "baseline/last", "--probe", "swap", "--limit", "2",
+                   "--output-dir", str(tmp_path), "--no-progress", env={"DEBENCH_DATA_DIR": str(DATA_DIR)})  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert list((tmp_path / "baseline__last").glob("probes_bp_top_team_*.json"))
