@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StringConstraints, ValidationError, field_validator, model_validator
 
 from debench.errors import UserError
 
@@ -111,6 +111,12 @@ def value_key(value: Any) -> str:
     return str(value).strip()
 
 
+Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
+"""A sha256 as 64 lower-case hex digits."""
+ContentHash = Annotated[str, StringConstraints(pattern=r"^sha256:[0-9a-f]{64}$")]
+"""A content hash as results record it: ``sha256:`` and 64 lower-case hex digits."""
+
+
 class FetchConfig(_Strict):
     """How ``debench data fetch`` downloads the published data set into the cache
     (``$DEBENCH_CACHE_DIR/data/<local_dir>``) and checks it."""
@@ -118,38 +124,16 @@ class FetchConfig(_Strict):
     url: str | None = None
     """An archive (``.tar.gz``, ``.tgz``, ``.tar``, ``.zip``) to download and unpack; None: the files
     in ``files``, from ``dataset.hub``."""
-    sha256: str | None = None
+    sha256: Sha256 | None = None
     """sha256 of the archive at ``url``; None when it could not be known when the task was written."""
     member: str | None = None
     """A nested archive inside the archive to unpack instead (``data/DebateArt.tar.gz``)."""
-    files: dict[str, str | None] = Field(default_factory=dict)
+    files: dict[str, Sha256 | None] = Field(default_factory=dict)
     """Hub files to download -> their sha256 (None: unknown)."""
-    content_hash: str | None = None
+    content_hash: ContentHash | None = None
     """The content hash (``sha256:…``, as results record it in ``dataset.content_hash``) of the
     adapter's files once unpacked: checked when an archive's own hash cannot be."""
     note: str | None = None
-
-    @field_validator("sha256")
-    @classmethod
-    def _hex(cls, v: str | None) -> str | None:
-        if v is not None and not re.fullmatch(r"[0-9a-f]{64}", v):
-            raise ValueError("must be 64 lower-case hex digits")
-        return v
-
-    @field_validator("files")
-    @classmethod
-    def _file_hashes(cls, v: dict[str, str | None]) -> dict[str, str | None]:
-        for name, digest in v.items():
-            if digest is not None and not re.fullmatch(r"[0-9a-f]{64}", digest):
-                raise ValueError(f"sha256 of {name} must be 64 lower-case hex digits")
-        return v
-
-    @field_validator("content_hash")
-    @classmethod
-    def _content_hash(cls, v: str | None) -> str | None:
-        if v is not None and not re.fullmatch(r"sha256:[0-9a-f]{64}", v):
-            raise ValueError("must be 'sha256:' and 64 lower-case hex digits")
-        return v
 
     @model_validator(mode="after")
     def _one_source(self) -> FetchConfig:

@@ -281,3 +281,21 @@ def test_a_data_set_without_a_checksum_needs_allow_unverified(server: Server, tm
     ds = load_task_data(load_task("debatebench_verdict")[0], "auto")
     assert ds.location == str(fetched_dir("debatebench")) and not ds.is_sample
     assert ds.content_hash == content_hash(sample, get_adapter("debatebench").patterns)
+
+
+@pytest.mark.parametrize(
+    ("fetch", "field"),
+    [
+        ({"url": "https://x/a.tar.gz", "sha256": "ABC"}, "dataset.fetch.sha256"),
+        ({"url": "https://x/a.tar.gz", "content_hash": "md5:00"}, "dataset.fetch.content_hash"),
+        ({"url": "https://x/a.tar.gz", "files": {"a.csv": None}}, "dataset.fetch"),
+        ({"member": "data/x.tar.gz", "files": {"a.csv": None}}, "dataset.fetch"),
+    ],
+    ids=["bad-sha256", "bad-content-hash", "url-and-files", "member-without-url"],
+)
+def test_invalid_fetch_sections_name_the_field(tmp_path: Path, fetch: dict[str, object], field: str) -> None:
+    path = tmp_path / "t.yaml"
+    path.write_text(yaml.safe_dump({"include": str(TASKS / "ibm_speech_likert.yaml"), "name": "t", "dataset": {"fetch": fetch}}))
+    with pytest.raises(UserError) as info:
+        load_task_file(path)
+    assert str(path) in str(info.value) and f"field '{field}'" in str(info.value) and "\n" not in str(info.value)
