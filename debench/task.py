@@ -196,8 +196,6 @@ class DatasetConfig(_Strict):
                 raise ValueError(f"{', '.join(extra)}: only for adapter '{GENERIC_ADAPTER}'")
             if self.local_dir is None:
                 raise ValueError(f"adapter '{self.adapter}' needs local_dir")
-            if self.fetch is not None and self.fetch.files and self.hub is None:
-                raise ValueError("fetch.files are downloaded from dataset.hub, which is not set")
         return self
 
     def file_path(self) -> Path:

@@ -299,3 +299,14 @@ def test_invalid_fetch_sections_name_the_field(tmp_path: Path, fetch: dict[str, 
     with pytest.raises(UserError) as info:
         load_task_file(path)
     assert str(path) in str(info.value) and f"field '{field}'" in str(info.value) and "\n" not in str(info.value)
+
+
+def test_a_task_that_drops_the_hub_has_nothing_to_fetch(tmp_path: Path) -> None:
+    """Including ibm_speech_likert with ``hub: null`` (as the benchmark task does) keeps a valid task;
+    its inherited Hub files are not fetched."""
+    path = tmp_path / "mine.yaml"
+    path.write_text(yaml.safe_dump({"include": str(TASKS / "ibm_speech_likert.yaml"), "name": "mine", "dataset": {"local_dir": "mine", "hub": None}}))
+    task = load_task_file(path)
+    assert fetch_targets([task]) == ([], ["mine"])
+    proc = run_cli("data", "fetch", str(path))
+    assert proc.returncode == 0 and "nothing to fetch for mine" in proc.stdout

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from debench.cli.tasks import include_path_option, selected_tasks
+from debench.cli.tasks import include_path_option, include_paths, selected_tasks
 
 
 @click.group("data")
@@ -25,11 +25,11 @@ def fetch_cmd(targets: tuple[str, ...], force: bool, allow_unverified: bool, no_
     official sources, check them against the checksums the task files ship, and unpack them into
     $DEBENCH_CACHE_DIR/data (default ~/.cache/debench/data), where --data-source auto finds them."""
     from debench.data.fetch import Fetcher, fetch_targets
-    from debench.registry import task_names
+    from debench.registry import TaskIndex
 
     specs = [t for t in targets if t != "all"]
-    names = specs if specs else task_names()
-    todo, nothing = fetch_targets(rt.task for rt in selected_tasks(",".join(names)).tasks)
+    chosen = selected_tasks(",".join(specs)).tasks if specs else TaskIndex(include_paths()).tasks.values()
+    todo, nothing = fetch_targets(entry.task for entry in chosen)
     if specs and nothing:
         click.echo(f"nothing to fetch for {', '.join(nothing)} (no dataset.fetch in the task file)")
     not_fetched = 0

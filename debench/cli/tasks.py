@@ -30,11 +30,16 @@ def include_path_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     )(fn)
 
 
+def include_paths() -> tuple[str, ...]:
+    """This command's ``--include-path`` values."""
+    return tuple(click.get_current_context().meta.get(_INCLUDE_PATHS, ()))
+
+
 def selected_tasks(task_spec: str) -> TaskSelection:
     """``--task`` (names, groups, files, folders; comma-separated) with this command's include paths."""
     from debench.registry import resolve_tasks
 
-    return resolve_tasks(task_spec, click.get_current_context().meta.get(_INCLUDE_PATHS, ()))
+    return resolve_tasks(task_spec, include_paths())
 
 
 @click.command("tasks")
@@ -43,7 +48,7 @@ def tasks_cmd() -> None:
     """List the tasks with their group and a one-line description, then the groups."""
     from debench.registry import TaskIndex
 
-    index = TaskIndex(click.get_current_context().meta.get(_INCLUDE_PATHS, ()))
+    index = TaskIndex(include_paths())
     names = sorted(index.tasks)
     groups = index.groups()
     width = max(len(n) for n in [*names, "task"])

@@ -60,8 +60,8 @@ def fetch_targets(tasks: Iterable[TaskConfig]) -> tuple[list[FetchTarget], list[
     nothing: list[str] = []
     for task in tasks:
         ds = task.dataset
-        if ds.fetch is None or ds.local_dir is None:
-            nothing.append(task.name)
+        if ds.fetch is None or ds.local_dir is None or (ds.fetch.files and ds.hub is None):
+            nothing.append(task.name)  # (a task that includes another and sets hub: null keeps its fetch.files)
             continue
         known = targets.get(ds.local_dir)
         if known is None:
@@ -116,11 +116,13 @@ class Fetcher:
         return self._downloads[url]
 
     def fetch(self, target: FetchTarget) -> FetchOutcome:
+        """Download, check and move into place; a copy already fetched with the content the task
+        expects is kept as it is (unless ``force``)."""
         dest = fetched_dir(target.local_dir)
-        present = read_fetch_record(target.local_dir)
-        if present is not None and not self.force:
-            return FetchOutcome(target, "present", dest, present, "already fetched (--force downloads it again)")
         cfg = target.fetch
+        present = read_fetch_record(target.local_dir)
+        if present is not None and not self.force and cfg.content_hash in (None, present.content_hash):
+            return FetchOutcome(target, "present", dest, present, "already fetched (--force downloads it again)")
         if not cfg.verified_by and not self.allow_unverified:
             return FetchOutcome(target, "skipped", dest, None,
                                 "no checksum ships with the task for this data set; --allow-unverified downloads it anyway (its content hash is recorded)")  # fmt: skip
@@ -151,7 +153,7 @@ class Fetcher:
             data = single_root(unpacked)
             source = cfg.url
         else:
-            assert target.hub is not None  # the task's validator makes sure
+            assert target.hub is not None  # fetch_targets keeps no Hub files without a Hub repository
             if os.environ.get("HF_HUB_OFFLINE", "0").lower() in ("1", "true", "yes"):
                 raise UserError(f"HF_HUB_OFFLINE is set: cannot download {target.hub.repo_id}; copy the data by hand and set DEBENCH_DATA_DIR")
             for name, expected in cfg.files.items():
