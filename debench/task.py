@@ -186,8 +186,6 @@ class DatasetConfig(_Strict):
                 raise ValueError("the generic adapter needs dataset.fields (the field mapping)")
             if self.file is None and self.hub is None:
                 raise ValueError("the generic adapter needs dataset.file or dataset.hub")
-            if self.fetch is not None:
-                raise ValueError("fetch is for published-format data sets; the generic adapter reads dataset.file or dataset.hub")
         else:
             extra = [k for k in ("file", "split", "fields") if getattr(self, k) is not None]
             if self.hub is not None and self.hub.config:

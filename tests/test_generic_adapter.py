@@ -235,3 +235,23 @@ def test_the_readme_example_runs_as_written(tmp_path: Path) -> None:
     last = [GOLD[r["turns"][-1]["position"]] for r in ROWS]
     gold = [GOLD[r["winner"]] for r in ROWS]
     assert res["metrics"]["accuracy"]["value"] == pytest.approx(sum(a == b for a, b in zip(last, gold, strict=True)) / 6)
+
+
+def test_a_generic_task_may_include_a_shipped_one(tmp_path: Path) -> None:
+    """Reusing debateart_winner's prompt, parser and metrics over a JSONL file: the inherited
+    local_dir, sample and fetch sections do not get in the way."""
+    from debench.data.fetch import fetch_targets
+    from debench.registry import tasks_dir
+
+    shutil.copy(FIXTURE / "debates.jsonl", tmp_path / "debates.jsonl")
+    raw = yaml.safe_load(TASK.read_text())["dataset"]
+    raw["fields"]["variables"] = {"motion": "motion", "info_slide": "id", "pro_name": "id", "con_name": "id"}
+    path = tmp_path / "art_like.yaml"
+    path.write_text(yaml.safe_dump({"include": str(tasks_dir() / "debateart_winner.yaml"), "name": "art_like", "dataset": raw}))
+    task = load_task_file(path)
+    assert task.dataset.adapter == "generic" and task.dataset.fetch is not None  # inherited, unused
+    assert fetch_targets([task]) == ([], ["art_like"])
+    proc = run_cli("eval", "--task", str(path), "--model", "baseline/first", "--output-dir", str(tmp_path / "out"), "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    res = json.loads(next((tmp_path / "out" / "baseline__first").glob("results_art_like_*.json")).read_text())
+    assert res["metrics"]["rmse"]["n"] == 6 and res["dataset"]["location"].endswith("debates.jsonl")

@@ -31,7 +31,7 @@ from debench.data.download import download
 from debench.data.fetched import RECORD_NAME, FetchRecord, data_root, fetched_dir, read_fetch_record
 from debench.data.loading import content_hash
 from debench.errors import UserError
-from debench.task import FetchConfig, HubSource, TaskConfig
+from debench.task import GENERIC_ADAPTER, FetchConfig, HubSource, TaskConfig
 
 
 @dataclass
@@ -60,7 +60,7 @@ def fetch_targets(tasks: Iterable[TaskConfig]) -> tuple[list[FetchTarget], list[
     nothing: list[str] = []
     for task in tasks:
         ds = task.dataset
-        if ds.fetch is None or ds.local_dir is None or (ds.fetch.files and ds.hub is None):
+        if ds.fetch is None or ds.local_dir is None or ds.adapter == GENERIC_ADAPTER or (ds.fetch.files and ds.hub is None):
             nothing.append(task.name)  # (a task that includes another and sets hub: null keeps its fetch.files)
             continue
         known = targets.get(ds.local_dir)
