@@ -255,3 +255,11 @@ def test_a_generic_task_may_include_a_shipped_one(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     res = json.loads(next((tmp_path / "out" / "baseline__first").glob("results_art_like_*.json")).read_text())
     assert res["metrics"]["rmse"]["n"] == 6 and res["dataset"]["location"].endswith("debates.jsonl")
+
+
+def test_csv_gold_numbers_are_typed_like_json(tmp_path: Path) -> None:
+    (tmp_path / "s.csv").write_text("id,text,score\na,one,4\nb,two,3.5\nc,three,n/a\n")
+    task = _task_variant(tmp_path, file="s.csv", fields={"doc_id": "id", "text": "text", "gold": "score"})
+    docs = load_task_data(load_task_file(task)).docs
+    assert [d.target for d in docs] == [4, 3.5, "n/a"] and isinstance(docs[0].target, int)
+    assert [d.label for d in docs] == [4, None, "n/a"] and docs[1].fields["transcript"] == "two"

@@ -35,7 +35,11 @@ def fetch_cmd(targets: tuple[str, ...], force: bool, allow_unverified: bool, no_
     not_fetched = 0
     with Fetcher(force=force, allow_unverified=allow_unverified, progress=not no_progress) as fetcher:
         for target in todo:
-            out = fetcher.fetch(target)
+            try:
+                out = fetcher.fetch(target)
+            except KeyboardInterrupt:
+                click.echo(f"debench: interrupted while fetching {target.local_dir}; nothing half-done was kept", err=True)
+                sys.exit(130)
             head = f"{target.local_dir} ({len(target.tasks)} task(s))"
             if out.status == "skipped":
                 not_fetched += 1

@@ -96,7 +96,7 @@ def read_file(path: Path, fm: FieldMap, split: str | None) -> list[dict[str, Any
 
 def _typed_csv(rows: list[dict[str, str]], fm: FieldMap, path: Path) -> list[dict[str, Any]]:
     """CSV cells are text: a list-of-speeches cell is a JSON list; without a label map, a gold
-    cell that reads as a number is that number."""
+    cell that reads as a number is that number (a whole number as an int, as in JSON)."""
     for i, row in enumerate(rows):
         if fm.speeches is not None:
             try:
@@ -105,7 +105,8 @@ def _typed_csv(rows: list[dict[str, str]], fm: FieldMap, path: Path) -> list[dic
                 raise DataError(f"record {i + 1}: the speeches cell is not a JSON list", path=str(path), field=fm.speeches.field) from None
         if not fm.label_map:
             try:
-                row[fm.gold] = float(row[fm.gold])  # type: ignore[assignment]
+                number = float(row[fm.gold])
+                row[fm.gold] = int(number) if number.is_integer() else number  # type: ignore[assignment]
             except ValueError:
                 pass
     return rows
