@@ -18,7 +18,7 @@ from debench.compare_runs import read_results
 from debench.data.base import Doc
 from debench.data.loading import load_task_data
 from debench.errors import UserError
-from debench.metrics.base import STATUS_METRICS, get_metric
+from debench.metrics.base import METRICS, STATUS_METRICS, get_metric
 from debench.registry import load_task
 from debench.results import Results
 from debench.samples import SampleRecord, read_records
@@ -144,7 +144,7 @@ def build_view(results_path: Path, *, data_dir: str | None = None) -> dict[str, 
     samples = [_sample(r, found.docs.get(r.doc_id)) for r in records]
     metrics = []
     for name, m in results.metrics.items():
-        better = None if name in STATUS_METRICS else "higher" if get_metric(name).higher_is_better else "lower"
+        better = None if name in STATUS_METRICS or name not in METRICS else "higher" if get_metric(name).higher_is_better else "lower"
         ci = "—" if m.ci95 is None else f"[{_fmt(m.ci95[0])}, {_fmt(m.ci95[1])}]"
         metrics.append({"name": name, "value": _fmt(m.value), "ci": ci, "n": m.n, "better": better or "—"})
     counts = {k: sum(1 for s in samples if s["status"] == k) for k in ("ok", "parse_failure", "error", "not_completed")}
