@@ -1,8 +1,22 @@
-"""debench: how well do language models judge debates?"""
+"""debench: how well do language models judge debates?
+
+The Python API (``debench.api``): ``evaluate``, ``aevaluate``, ``score``, ``load_results``. They are
+imported on first use, so ``import debench`` (and the CLI's start-up) stays cheap.
+"""
 
 import os as _os
+from typing import Any as _Any
 
 # litellm fetches a remote cost map at import unless told otherwise; debench must work offline.
 _os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 __version__ = "0.1.0"
+__all__ = ["aevaluate", "evaluate", "load_results", "score"]
+
+
+def __getattr__(name: str) -> _Any:
+    if name in __all__:
+        from debench import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'debench' has no attribute {name!r}")

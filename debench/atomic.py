@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
+from typing import Any
 
 from debench.errors import UserError
 
@@ -25,3 +27,13 @@ def write_atomic(path: Path, data: str | bytes) -> Path:
     except OSError as exc:
         raise UserError(f"cannot write the file ({exc.strerror or type(exc).__name__})", path=str(path)) from None
     return path
+
+
+def write_json_record(path: Path, document: Any) -> Path:
+    """A results file, report or metadata file: a pydantic model or a JSON-able value, with every
+    secret masked (``debench.redact``: the one redaction step for what debench records), written
+    atomically."""
+    from debench.redact import Redactor
+
+    data = document.model_dump(mode="json") if hasattr(document, "model_dump") else document
+    return write_atomic(path, json.dumps(Redactor().value(data), indent=2, ensure_ascii=False) + "\n")

@@ -16,9 +16,12 @@ import hashlib
 import json
 import sqlite3
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from debench.errors import UserError
 from debench.models.base import ModelResponse
 from debench.paths import cache_root
 
@@ -43,20 +46,47 @@ class ResponseCache:
 
     def __init__(self, path: Path | str | None = None):
         self.path = Path(path) if path else default_cache_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, value TEXT NOT NULL, created REAL DEFAULT (julianday('now')))")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UserError(
+                f"cannot use the response cache folder ({exc.strerror or type(exc).__name__}); set DEBENCH_CACHE_DIR to a writable folder or use --no-cache",
+                path=str(self.path.parent),
+            ) from None
+        if self.path.is_dir():
+            raise UserError("the response cache path is a folder, not a file; set DEBENCH_CACHE_DIR to another folder or use --no-cache", path=str(self.path))
+        with self._guard():
+            self._db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, value TEXT NOT NULL, created REAL DEFAULT (julianday('now')))")
         self.hits = 0
         self.misses = 0
         self._pending: dict[str, str] = {}
         self._last_flush = time.monotonic()
 
+    @contextmanager
+    def _guard(self) -> Iterator[None]:
+        """A damaged or unwritable cache file is one line naming it and how to move it aside;
+        debench never deletes it."""
+        try:
+            yield
+        except sqlite3.OperationalError as exc:  # locked for too long, read-only, disk full
+            raise UserError(
+                f"cannot use the response cache ({exc}); set DEBENCH_CACHE_DIR to a writable folder or run with --no-cache", path=str(self.path)
+            ) from None
+        except sqlite3.DatabaseError as exc:  # not an SQLite file, or damaged pages
+            raise UserError(
+                f"the response cache is damaged or not a debench cache ({exc}); move it aside and rerun: "
+                f"mv '{self.path}' '{self.path}.corrupt' (or run with --no-cache)",
+                path=str(self.path),
+            ) from None
+
     def get(self, key: str) -> ModelResponse | None:
         value = self._pending.get(key)
         if value is None:
-            row = self._db.execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
+            with self._guard():
+                row = self._db.execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
             value = None if row is None else row[0]
         if value is None:
             self.misses += 1
@@ -76,7 +106,7 @@ class ResponseCache:
             return
         rows = list(self._pending.items())
         self._pending.clear()
-        with self._db:  # BEGIN ... COMMIT
+        with self._guard(), self._db:  # BEGIN ... COMMIT
             self._db.execute("BEGIN")
             self._db.executemany("INSERT OR REPLACE INTO responses (key, value) VALUES (?, ?)", rows)
 

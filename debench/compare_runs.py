@@ -14,7 +14,7 @@ from debench.metrics.base import get_metric
 from debench.metrics.compare import paired_bootstrap, paired_permutation
 from debench.predictions import load_predictions
 from debench.registry import load_task
-from debench.results import Results
+from debench.results import load_results
 from debench.scoring import STATUS_METRICS, scored_pairs
 
 ALPHA = 0.05
@@ -34,17 +34,8 @@ def winner(diff: float | None, p_value: float | None, higher_is_better: bool, al
     return {"better": better, "winner": side, "significant": True, "verdict": f"{side} is better (p = {p_value:.4f} < {alpha:g})"}
 
 
-def read_results(path: Path) -> Results:
-    try:
-        return Results.model_validate_json(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError("results file not found", path=str(path)) from None
-    except ValueError as exc:
-        raise UserError(f"not a debench results file ({str(exc).splitlines()[0]})", path=str(path)) from None
-
-
 def compare_runs(path_a: Path, path_b: Path, *, test: str = "bootstrap", n: int = 10000, seed: int = 0, data_dir: str | None = None) -> dict[str, Any]:
-    ra, rb = read_results(path_a), read_results(path_b)
+    ra, rb = load_results(path_a), load_results(path_b)
     if (ra.task.name, ra.task.version) != (rb.task.name, rb.task.version):
         raise UserError(f"runs are of different tasks ({ra.task.name} v{ra.task.version} vs {rb.task.name} v{rb.task.version})", path=str(path_b), field="task")
     if ra.dataset.content_hash != rb.dataset.content_hash:

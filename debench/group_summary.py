@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from debench.atomic import write_atomic
+from debench.atomic import write_json_record
 from debench.json_schema import document_schema
 from debench.metrics.base import STATUS_METRICS, get_metric
 from debench.results import Results, now_iso
@@ -100,7 +100,7 @@ def write_group_summaries(groups: Mapping[str, Sequence[str]], runs: Sequence[tu
         where = members[0][1].parent
         digest = hashlib.sha256("\n".join(p.name for _, p in members).encode()).hexdigest()[:10]
         summary = build_group_summary(group, members, where)
-        written.append(write_atomic(where / f"group_{group}_{digest}.json", summary.model_dump_json(indent=2) + "\n"))
+        written.append(write_json_record(where / f"group_{group}_{digest}.json", summary))
     return written
 
 

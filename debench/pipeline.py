@@ -1,4 +1,7 @@
-"""``debench eval``: task(s) x model -> samples log + results JSON. No CLI concerns here."""
+"""The pipeline every command composes: task + data + judge + runner + scoring + report writing.
+
+``evaluate_task`` is ``debench eval`` for one task; ``probe``, ``rate-speeches`` and ``validate``
+use the same pieces (``load_docs``, ``run_samples``, ``build_results``...). No CLI concerns here."""
 
 from __future__ import annotations
 
@@ -12,9 +15,12 @@ from debench.data.base import Doc, LoadedDataset
 from debench.data.loading import DataSource, load_task_data
 from debench.errors import UserError
 from debench.models.base import Model
+from debench.atomic import write_json_record
 from debench.plots import speech_rating_plots
+from debench.prompts import check_templates
+from debench.repeats import RepeatsReport, summarize
 from debench.results import DatasetInfo, ModelInfo, Results, TaskInfo, UsageInfo, now_iso, package_versions, write_results
-from debench.runner import RunSettings, run_fingerprint, run_samples
+from debench.runner import RunSettings, error_summary, run_fingerprint, run_samples
 from debench.samples import SampleRecord
 from debench.scoring import score
 from debench.task import TaskConfig
@@ -58,6 +64,10 @@ class EvalOptions(RunOptions):
     store_messages: bool = True
     plots: bool = True
     """Speech-rating tasks: score-distribution and per-source PNGs beside the results."""
+    repeats: int = 1
+    """Judge each document this many times (``debench.repeats``)."""
+    force: bool = False
+    """Allow ``repeats`` at temperature 0."""
 
 
 @dataclass
@@ -65,6 +75,11 @@ class EvalOutput:
     results: Results
     results_path: Path
     samples_path: Path
+    errors: list[tuple[str, int]] = field(default_factory=list)
+    """Distinct error messages of the samples that ended in errors, with their counts."""
+    repeats: RepeatsReport | None = None
+    """With ``--repeats``: the consistency summary (``results`` is then repeat 0's)."""
+    repeats_path: Path | None = None
 
 
 def slug(text: str) -> str:
@@ -144,21 +159,104 @@ def ensure_method_supported(model: Model, method: str) -> None:
         raise UserError(f"an ensemble judges with --method direct only (asked for {method}): its members' intermediate notes cannot be aggregated")
 
 
-async def evaluate_task(task: TaskConfig, task_path: Path, model: Model, opts: EvalOptions) -> EvalOutput:
-    method = opts.method or task.method
-    ensure_method_supported(model, method)
+def with_judging_manual(task: TaskConfig, path: Path) -> TaskConfig:
+    """The task with its ``judging_manual`` prompt variable read from ``path``."""
+    if "judging_manual" not in task.prompt.variables:
+        raise UserError(f"task '{task.name}' uses no judging manual", field="--judging-manual")
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"cannot read the judging manual ({exc.__class__.__name__})", path=str(path)) from None
+    variables = {**task.prompt.variables, "judging_manual": text}
+    return task.model_copy(update={"prompt": task.prompt.model_copy(update={"variables": variables})})
+
+
+def load_docs(task: TaskConfig, task_path: Path, opts: RunOptions) -> tuple[LoadedDataset, list[Doc]]:
+    """The task's data set and the documents of this run; the task's templates are rendered once
+    against the first document, so a template naming a field the data does not have is one line
+    (exit 2) before any request."""
     dataset = load_task_data(task, opts.data_source, opts.data_dir)
     docs = select_docs(dataset, opts.limit)
-    fp = run_fingerprint(task, model.identity(), dataset.content_hash, method)
+    if docs:
+        check_templates(task, task_path, docs[0])
+    return dataset, docs
+
+
+def generation_record(task: TaskConfig, model: Model) -> dict[str, Any]:
+    """The generation settings requests were sent with: the task's, with the model's own on top;
+    settings the provider does not accept (and so were not sent) are listed apart."""
+    gen = model.generation_for(task.generation)
+    out: dict[str, Any] = {"generation": gen.model_dump()}
+    if model.generation_overrides:
+        out["generation_from_model_args"] = dict(model.generation_overrides)
+    not_sent = model.not_sent(gen)
+    if not_sent:
+        out["generation_not_sent"] = not_sent
+    return out
+
+
+async def evaluate_task(task: TaskConfig, task_path: Path, model: Model, opts: EvalOptions) -> EvalOutput:
+    """``debench eval`` for one task: judge, score, write; with ``opts.repeats`` > 1, every repeat
+    and the consistency summary (``debench.repeats``)."""
+    method = opts.method or task.method
+    ensure_method_supported(model, method)
+    if opts.repeats > 1:
+        check_repeats(task, model, opts)
+    dataset, docs = load_docs(task, task_path, opts)
+    if opts.repeats <= 1:
+        out, _ = await _run_once(task, task_path, model, opts, method, dataset, docs, None)
+        return out
+    runs: list[tuple[EvalOutput, dict[str, SampleRecord]]] = []
+    for k in range(opts.repeats):
+        runs.append(await _run_once(task, task_path, model, opts, method, dataset, docs, k))
+    first = runs[0][0]
+    base_seed = model.generation_for(task.generation).seed or 0
+    report = summarize(
+        task,
+        docs,
+        [records for _, records in runs],
+        [out.results.metrics for out, _ in runs],
+        task_info=first.results.task,
+        model_info=first.results.model,
+        seeds=[base_seed + k for k in range(opts.repeats)],
+        temperature=model.generation_for(task.generation).temperature,
+        results_files=[out.results_path.name for out, _ in runs],
+        n_bootstrap=opts.n_bootstrap,
+    )
+    path = first.results_path.with_name(first.results_path.name.replace("results_", "repeats_", 1))
+    write_json_record(path, report)
+    first.repeats = report
+    first.repeats_path = path
+    first.errors = [e for out, _ in runs for e in out.errors]
+    return first
+
+
+def check_repeats(task: TaskConfig, model: Model, opts: EvalOptions) -> None:
+    """Repeats measure how much a judge's answers vary: at temperature 0 they vary only by the
+    provider's nondeterminism, which ``--force`` asks to measure on purpose."""
+    if not model.makes_requests:
+        raise UserError(f"{model.name} calls no model: its answers never vary, so --repeats has nothing to measure", field="--repeats")
+    if model.generation_for(task.generation).temperature == 0 and not opts.force:
+        raise UserError(
+            f"--repeats {opts.repeats} at temperature 0 asks the same greedy question {opts.repeats} times; "
+            "set a temperature (--model-args temperature=0.7) or pass --force to measure the provider's own nondeterminism",
+            field="--repeats",
+        )
+
+
+async def _run_once(
+    task: TaskConfig, task_path: Path, model: Model, opts: EvalOptions, method: str, dataset: LoadedDataset, docs: list[Doc], repeat: int | None
+) -> tuple[EvalOutput, dict[str, SampleRecord]]:
+    fp = run_fingerprint(task, model.identity(), dataset.content_hash, method, repeat)
     out_dir = opts.model_dir(model)
     samples_path = out_dir / f"samples_{task.name}_{fp}.jsonl"
     results_path = out_dir / f"results_{task.name}_{fp}.json"
-    settings = opts.run_settings(model, method, store_messages=opts.store_messages)
-    records, ctx = await run_samples(task, docs, model, samples_path, settings)
+    settings = opts.run_settings(model, method, store_messages=opts.store_messages, repeat=repeat)
+    records, caller = await run_samples(task, docs, model, samples_path, settings)
     config = {
         "task_file": str(task_path),
         "method": method,
-        "generation": task.generation.model_dump(),
+        **generation_record(task, model),
         "parser": task.parser.model_dump(),
         "scoring": task.scoring.model_dump(),
         "limit": opts.limit,
@@ -170,6 +268,9 @@ async def evaluate_task(task: TaskConfig, task_path: Path, model: Model, opts: E
         "fingerprint": fp,
         "command": opts.command,
     }
+    if repeat is not None:
+        config["repeat"] = repeat
+        config["generation"]["seed"] = (config["generation"]["seed"] or 0) + repeat
     results = build_results(
         task,
         model.describe(),
@@ -177,7 +278,7 @@ async def evaluate_task(task: TaskConfig, task_path: Path, model: Model, opts: E
         docs,
         records,
         config=config,
-        n_requests=ctx.n_requests,
+        n_requests=caller.n_requests,
         n_bootstrap=opts.n_bootstrap,
         samples_file=samples_path.name,
         method=method,
@@ -185,4 +286,4 @@ async def evaluate_task(task: TaskConfig, task_path: Path, model: Model, opts: E
     if opts.plots:
         results.plots = [p.name for p in speech_rating_plots(results, results_path)]
     write_results(results, results_path)
-    return EvalOutput(results, results_path, samples_path)
+    return EvalOutput(results, results_path, samples_path, error_summary(records)), {r.doc_id: r for r in records}

@@ -2,32 +2,15 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
-from jinja2 import StrictUndefined, TemplateSyntaxError
-from jinja2.sandbox import ImmutableSandboxedEnvironment
+from jinja2 import TemplateError, UndefinedError
 
 from debench.data.base import Doc
+from debench.errors import UserError
+from debench.templates import compiled
 
 Message = dict[str, str]
-
-_ENV = ImmutableSandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=False, autoescape=False)
-
-
-def check_template(text: str) -> str | None:
-    """Return an error message if ``text`` is not a valid template, else None."""
-    try:
-        _ENV.parse(text)
-    except TemplateSyntaxError as exc:
-        return f"template syntax error at line {exc.lineno}: {exc.message}"
-    return None
-
-
-@lru_cache(maxsize=256)
-def _compile(text: str):  # type: ignore[no-untyped-def]
-    return _ENV.from_string(text)
-
 
 def template_context(doc: Doc, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     ctx: dict[str, Any] = dict(doc.fields)
@@ -40,7 +23,7 @@ def template_context(doc: Doc, extra: dict[str, Any] | None = None) -> dict[str,
 
 
 def render(text: str, doc: Doc, extra: dict[str, Any] | None = None) -> str:
-    return _compile(text).render(**template_context(doc, extra)).strip()
+    return compiled(text).render(**template_context(doc, extra)).strip()
 
 
 def build_messages(system: str | None, user: str, doc: Doc, extra: dict[str, Any] | None = None) -> list[Message]:
@@ -49,3 +32,21 @@ def build_messages(system: str | None, user: str, doc: Doc, extra: dict[str, Any
         messages.append({"role": "system", "content": render(system, doc, extra)})
     messages.append({"role": "user", "content": render(user, doc, extra)})
     return messages
+
+
+def check_templates(task: Any, task_path: Any, doc: Doc) -> None:
+    """Render the task's templates against ``doc``; an undefined variable (or any other template
+    error) is a ``UserError`` naming the task file, the template and the variable."""
+    fields = sorted({*doc.fields, "doc_id", "speeches", "meta", *task.prompt.variables})
+    for key in ("system", "user"):
+        text = getattr(task.prompt, key)
+        if not text:
+            continue
+        try:
+            render(text, doc, task.prompt.variables)
+        except UndefinedError as exc:
+            raise UserError(
+                f"{exc.message or exc} in document '{doc.doc_id}' (variables: {', '.join(fields)})", path=str(task_path), field=f"prompt.{key}"
+            ) from None
+        except (TemplateError, TypeError, ValueError) as exc:
+            raise UserError(f"the template cannot be rendered: {type(exc).__name__}: {exc}", path=str(task_path), field=f"prompt.{key}") from None

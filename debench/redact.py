@@ -55,6 +55,15 @@ def is_secret_name(name: str) -> bool:
     return bare not in NOT_SECRET_NAMES and bool(_SECRET_WORDS.search(bare))
 
 
+_REMEMBERED: set[str] = set()
+
+
+def remember_secret(secret: str | None) -> None:
+    """A secret given to this process (``--api-key``, ``api_key=``): every ``Redactor`` masks it."""
+    if secret and len(secret) >= 4:
+        _REMEMBERED.add(secret)
+
+
 def environment_secrets(env: Mapping[str, str] | None = None) -> set[str]:
     """Values of the provider key variables set in the environment."""
     env = os.environ if env is None else env
@@ -65,7 +74,7 @@ class Redactor:
     """Replaces secrets by ``***`` in command lines, mappings and text."""
 
     def __init__(self, secrets: Iterable[str] = (), env: Mapping[str, str] | None = None):
-        values = {s for s in secrets if s and len(s) >= 4} | environment_secrets(env)
+        values = {s for s in secrets if s and len(s) >= 4} | environment_secrets(env) | _REMEMBERED
         # longest first, so that a secret containing another is masked whole
         self._values = sorted(values, key=len, reverse=True)
 
@@ -82,11 +91,20 @@ class Redactor:
         return text
 
     def value(self, value: Any) -> Any:
-        """Any JSON-able value: mappings by key name and content, strings by content."""
+        """Any JSON-able value: mappings by key name and content, strings by content; a
+        ``command`` list is read as a command line (``argv``)."""
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, Mapping):
-            return {k: (MASK if isinstance(k, str) and is_secret_name(k) and v not in (None, "") else self.value(v)) for k, v in value.items()}
+            out: dict[Any, Any] = {}
+            for k, v in value.items():
+                if isinstance(k, str) and isinstance(v, str) and v and is_secret_name(k):
+                    out[k] = MASK  # secrets are strings: token counts and the like are kept
+                elif k == "command" and isinstance(v, list) and all(isinstance(a, str) for a in v):
+                    out[k] = self.argv(v)
+                else:
+                    out[k] = self.value(v)
+            return out
         if isinstance(value, (list, tuple)):
             return [self.value(v) for v in value]
         return value

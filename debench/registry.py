@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from debench.errors import UserError
-from debench.task import TaskConfig, load_task_file
+from debench.task import TaskConfig
+from debench.task_files import load_task_file
 
 YAML_SUFFIXES = (".yaml", ".yml")
 

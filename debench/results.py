@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from debench.atomic import write_atomic
+from debench.atomic import write_json_record
 from debench.json_schema import document_schema, validate_with_schema_file
 from debench.scoring import MetricValue
 
@@ -87,7 +87,7 @@ def now_iso() -> str:
 
 
 def write_results(results: Results, path: Path) -> None:
-    write_atomic(path, results.model_dump_json(indent=2) + "\n")
+    write_json_record(path, results)
 
 
 def results_json_schema() -> dict[str, Any]:
@@ -96,3 +96,17 @@ def results_json_schema() -> dict[str, Any]:
 
 def validate_results_dict(data: dict[str, Any]) -> None:
     validate_with_schema_file(data, SCHEMA_PATH)
+
+
+def load_results(path: str | Path) -> Results:
+    """A results file, validated; a missing or malformed one is a one-line ``UserError``."""
+    from debench.errors import UserError
+
+    try:
+        return Results.model_validate_json(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError("results file not found", path=str(path)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"cannot read the results file ({type(exc).__name__})", path=str(path)) from None
+    except ValueError as exc:
+        raise UserError(f"not a debench results file ({str(exc).splitlines()[0]})", path=str(path)) from None

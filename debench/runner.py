@@ -1,4 +1,14 @@
-"""The async evaluation loop: a bounded pool of workers per model, the cache, the resume log."""
+"""The one runner every command uses: jobs in, records out.
+
+A *job* is a unit of work with a key (judge one document, play one debate, write one speech).
+``run_jobs`` gives every command the same behaviour: bounded concurrency, the resume log (a
+``RecordLog``: finished jobs are skipped, failed ones retried; shared safely with another process
+running the same command), failures turned into records by their class (a prompt too long for the
+context window is *not completed*; a permanent or exhausted transient failure is an *error*, its
+message redacted), a progress bar, and Ctrl-C leaving every finished record on disk.
+
+``run_samples`` is the document-judging instance used by ``eval``, ``probe`` and ``rate-speeches``.
+"""
 
 from __future__ import annotations
 
@@ -7,22 +17,32 @@ import hashlib
 import json
 import logging
 import sys
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
+from pydantic import BaseModel
 from tqdm import tqdm
 
 from debench.cache import ResponseCache
+from debench.calls import Caller
 from debench.data.base import Doc
 from debench.errors import UserError
 from debench.grammars import load_grammar
-from debench.judging.base import JudgeContext, get_method
+from debench.judging.base import JudgeContext, JudgeMethod, get_method
 from debench.models.base import ContextOverflow, Model, PermanentModelError
+from debench.models.retry import TransientModelError
+from debench.record_log import RecordLog
+from debench.redact import Redactor
 from debench.samples import SampleLog, SampleRecord
 from debench.task import TaskConfig
 
 log = logging.getLogger(__name__)
+
+WAIT_POLL_S = 0.2
+"""How often a run waiting for jobs another process holds looks at the log."""
 
 
 @dataclass
@@ -33,97 +53,159 @@ class RunSettings:
     progress: bool = True
     store_messages: bool = True
     method: str | None = None
+    repeat: int | None = None
+    """Repeat k of ``eval --repeats``: requests carry the seed ``seed + k``."""
 
 
-def run_fingerprint(task: TaskConfig, identity: dict[str, Any], content_hash: str, method: str) -> str:
+class Job(Protocol):
+    key: str
+
+    async def run(self) -> BaseModel:
+        """Do the work; raise ``ContextOverflow`` or a model error on failure."""
+        ...
+
+    def failure(self, status: str, error: str) -> BaseModel:
+        """The record of a job that ended in ``status`` ('error' | 'not_completed')."""
+        ...
+
+
+def run_fingerprint(task: TaskConfig, identity: dict[str, Any], content_hash: str, method: str, repeat: int | None = None) -> str:
     """Everything that changes the samples: a rerun with the same fingerprint resumes its log.
 
     ``identity`` is the model's (``Model.identity()``, recorded in results as ``model.identity``),
-    so a fingerprint can be recomputed from a results file."""
-    payload = json.dumps(
-        {
-            "task": task.model_dump(mode="json", exclude={"description", "metrics", "scoring", "baselines"}),
-            "model": identity,
-            "data": content_hash,
-            "method": method,
-        },
-        sort_keys=True,
-    )
+    so a fingerprint can be recomputed from a results file; ``repeat`` is the repeat index of
+    ``eval --repeats`` (``config.repeat``)."""
+    parts: dict[str, Any] = {
+        "task": task.model_dump(mode="json", exclude={"description", "metrics", "scoring", "baselines"}),
+        "model": identity,
+        "data": content_hash,
+        "method": method,
+    }
+    if repeat is not None:
+        parts["repeat"] = repeat
+    payload = json.dumps(parts, sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()[:12]
 
 
-async def _worker(queue: asyncio.Queue[Doc | None], ctx: JudgeContext, method, log_: SampleLog, bar) -> None:  # type: ignore[no-untyped-def]
-    while True:
-        doc = await queue.get()
-        if doc is None:
-            return
-        record = await judge_one(ctx, method, doc)
-        log_.append(record)
-        bar.update(1)
+def open_cache(model: Model, settings: RunSettings) -> ResponseCache | None:
+    """The response cache, when the run uses one and the model's answers are worth keeping."""
+    if not settings.use_cache or not (model.cacheable or model.composite):
+        return None
+    return ResponseCache(settings.cache_path)
 
 
-async def judge_one(ctx: JudgeContext, method, doc: Doc) -> SampleRecord:  # type: ignore[no-untyped-def]
-    """Run the judge method on one document; failures become records, never exceptions."""
+async def _execute(job: Job, redactor: Redactor) -> BaseModel:
+    """Run one job; failures become records (UserError and cancellation stop the run)."""
     try:
-        return await method(ctx, doc)
+        return await job.run()
     except ContextOverflow as exc:
-        return SampleRecord(doc_id=doc.doc_id, status="not_completed", error=str(exc), target=doc.target)
+        return job.failure("not_completed", redactor.text(str(exc)))
     except UserError:
-        raise  # a configuration problem: stop the run (finished samples are already saved)
-    except PermanentModelError as exc:
-        return SampleRecord(doc_id=doc.doc_id, status="error", error=str(exc), target=doc.target)
+        raise  # a configuration problem: stop the run (finished records are already saved)
     except asyncio.CancelledError:
         raise
-    except Exception as exc:  # noqa: BLE001 - transient failures past their retry cap
-        return SampleRecord(doc_id=doc.doc_id, status="error", error=f"{type(exc).__name__}: {exc}"[:500], target=doc.target)
+    except Exception as exc:  # noqa: BLE001 - permanent, or transient past its retry cap: recorded, retried on resume
+        text = str(exc) if isinstance(exc, (PermanentModelError, TransientModelError)) else f"{type(exc).__name__}: {exc}"
+        return job.failure("error", redactor.text(text)[:500])
+
+
+async def run_jobs(jobs: Sequence[Job], log_: RecordLog[Any], *, concurrency: int, progress: bool = True, desc: str = "", unit: str = "doc") -> None:
+    """Run every job not already finished in ``log_``; each record is appended as its job ends.
+
+    A job another live process has claimed is left to it and waited for; if that process dies
+    first, this run takes the job over."""
+    redactor = Redactor()
+    keys = [j.key for j in jobs]
+    if len(set(keys)) != len(keys):
+        dup = next(k for k, n in Counter(keys).items() if n > 1)
+        raise ValueError(f"two jobs share the key {dup!r}")
+    done = log_.finished()
+    pending = [j for j in jobs if j.key not in done]
+    bar = tqdm(total=len(jobs), initial=len(jobs) - len(pending), desc=desc, unit=unit, disable=not progress, file=sys.stderr, dynamic_ncols=True)
+    queue: asyncio.Queue[Job] = asyncio.Queue()
+    waiting: list[Job] = []
+
+    async def worker() -> None:
+        while not queue.empty():
+            job = queue.get_nowait()
+            state = log_.claim(job.key)
+            if state == "busy":
+                waiting.append(job)
+                continue
+            if state == "mine":
+                log_.append(await _execute(job, redactor))
+            bar.update(1)
+
+    try:
+        for j in pending:
+            queue.put_nowait(j)
+        while not queue.empty():
+            n = max(1, min(concurrency, queue.qsize()))
+            await asyncio.gather(*(worker() for _ in range(n)))
+            while waiting and queue.empty():  # jobs another process is running: wait, or take over
+                await asyncio.sleep(WAIT_POLL_S)
+                still = []
+                for job in waiting:
+                    state = log_.wait_state(job.key)
+                    if state == "done":
+                        bar.update(1)
+                    elif state == "free":
+                        queue.put_nowait(job)
+                    else:
+                        still.append(job)
+                waiting[:] = still
+    finally:
+        bar.close()
+        log_.release_claims()
+
+
+def error_summary(records: Sequence[BaseModel]) -> list[tuple[str, int]]:
+    """The distinct error messages of records that ended as errors, most frequent first."""
+    counts = Counter(str(getattr(r, "error", None) or "unknown error") for r in records if getattr(r, "status", None) == "error")
+    return counts.most_common()
+
+
+@dataclass
+class JudgeDocJob:
+    """Judge one document with a judge method."""
+
+    ctx: JudgeContext
+    method: JudgeMethod
+    doc: Doc
+
+    @property
+    def key(self) -> str:
+        return self.doc.doc_id
+
+    async def run(self) -> SampleRecord:
+        return await self.method(self.ctx, self.doc)
+
+    def failure(self, status: str, error: str) -> SampleRecord:
+        return SampleRecord(doc_id=self.doc.doc_id, status=status, error=error, target=self.doc.target)  # type: ignore[arg-type]
 
 
 async def run_samples(
     task: TaskConfig, docs: list[Doc], model: Model, samples_path: Path, settings: RunSettings
-) -> tuple[list[SampleRecord], JudgeContext]:
-    """Judge every document not already finished in ``samples_path``; return records in doc order."""
+) -> tuple[list[SampleRecord], Caller]:
+    """Judge every document not already finished in ``samples_path``; return records in doc order
+    and the caller (its ``n_requests``)."""
     method_name = settings.method or task.method
     method = get_method(method_name)
     if method_name.startswith("debatrix") and task.debatrix is None:
         raise UserError(f"task '{task.name}' has no 'debatrix' section, so --method {method_name} cannot run it")
     grammar_text = load_grammar(task.generation.grammar)
-    cache = ResponseCache(settings.cache_path) if settings.use_cache and model.cacheable else None
     model.prepare(docs, task)
-    ctx = JudgeContext(
-        task=task,
-        model=model,
-        cache=cache,
-        generation=task.generation,
-        grammar_text=grammar_text,
-        store_messages=settings.store_messages,
-    )
     log_ = SampleLog(samples_path)
-    done = log_.finished_ids()
-    todo = [d for d in docs if d.doc_id not in done]
+    caller = Caller(open_cache(model, settings), seed_offset=settings.repeat)
+    ctx = JudgeContext(task=task, model=model, caller=caller, generation=task.generation, grammar_text=grammar_text, store_messages=settings.store_messages)
     order = [d.doc_id for d in docs]
-    bar = tqdm(
-        total=len(docs),
-        initial=len(docs) - len(todo),
-        desc=f"{task.name} | {model.name}",
-        unit="doc",
-        disable=not settings.progress,
-        file=sys.stderr,
-        dynamic_ncols=True,
-    )
     try:
-        queue: asyncio.Queue[Doc | None] = asyncio.Queue()
-        for d in todo:
-            queue.put_nowait(d)
-        n_workers = max(1, min(settings.concurrency, len(todo)))
-        for _ in range(n_workers):
-            queue.put_nowait(None)
-        await asyncio.gather(*(_worker(queue, ctx, method, log_, bar) for _ in range(n_workers)))
+        jobs = [JudgeDocJob(ctx, method, d) for d in docs]
+        await run_jobs(jobs, log_, concurrency=settings.concurrency, progress=settings.progress, desc=f"{task.name} | {model.name}")
+        log_.compact(order)
     finally:
-        bar.close()
         log_.close()
-        if cache is not None:
-            cache.close()
+        caller.close()
         await model.aclose()  # release pooled connections; a model reopens them on its next call
-    log_.compact(order)
     records = [log_.existing[d] for d in order if d in log_.existing]
-    return records, ctx
+    return records, caller

@@ -1,8 +1,8 @@
 """The typed task definition: what a task YAML file may contain.
 
-Task files are data. They are read with ``yaml.safe_load`` and validated here; nothing in them is
-executed (templates are rendered in a sandboxed Jinja2 environment, regexes are compiled and
-checked at load time).
+Task files are data: ``debench.task_files`` reads them with ``yaml.safe_load`` and validates them
+against these classes; nothing in them is executed (templates are rendered in a sandboxed Jinja2
+environment, regexes are compiled and checked at load time).
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StringConstraints, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StringConstraints, field_validator, model_validator
 
 from debench.errors import UserError
+
 
 
 class _Strict(BaseModel):
@@ -215,13 +215,25 @@ class PromptConfig(_Strict):
 
 
 class GenerationConfig(_Strict):
+    """What every request of the task asks for. A model's own settings (``--model-args`` or
+    ``model@key=value``) override these field by field (see ``debench.models.args``)."""
+
     temperature: float = 0.0
     max_tokens: int = 256
     top_p: float | None = None
+    top_k: int | None = None
+    min_p: float | None = None
     stop: list[str] | None = None
     seed: int | None = None
+    presence_penalty: float | None = None
+    frequency_penalty: float | None = None
+    repetition_penalty: float | None = None
     grammar: str | None = None
     """Name of a static GBNF grammar shipped in ``debench/grammars`` (used by servers that accept it)."""
+
+    def sampling(self) -> dict[str, Any]:
+        """The settings a request sends (the grammar goes separately), without unset ones."""
+        return self.model_dump(exclude_none=True, exclude={"grammar"})
 
     @field_validator("grammar")
     @classmethod
@@ -343,7 +355,9 @@ class TaskConfig(_Strict):
     """Needed by ``--method debatrix-h|debatrix-f`` (multi-speech tasks)."""
     scoring: ScoringConfig = Field(default_factory=ScoringConfig)
     reports: list[str] = Field(default_factory=lambda: ["prediction_distribution"])
-    """Descriptive reports stored in the results (see ``debench.metrics.reports``)."""
+    """Descriptive reports stored in the results (see ``debench.metrics.reports``). Metric and
+    report names are checked against their registries when a task file is loaded
+    (``debench.task_files``): this module only describes the configuration."""
     baselines: list[str] = Field(default_factory=list)
     """Baselines that make sense for this task (used by scripts and the leaderboard)."""
 
@@ -354,32 +368,9 @@ class TaskConfig(_Strict):
             raise ValueError("must be lower-case letters, digits, '_' or '-'")
         return v
 
-    @field_validator("metrics")
-    @classmethod
-    def _metrics_known(cls, v: list[MetricConfig]) -> list[MetricConfig]:
-        from debench.metrics.base import metric_names
-
-        from debench.metrics.base import STATUS_METRICS
-
-        known = set(metric_names()) | set(STATUS_METRICS)
-        for m in v:
-            if m.name not in known:
-                raise ValueError(f"unknown metric '{m.name}' (known: {', '.join(sorted(known))})")
-        return v
-
-    @field_validator("reports")
-    @classmethod
-    def _reports_known(cls, v: list[str]) -> list[str]:
-        from debench.metrics.reports import report_names
-
-        unknown = [r for r in v if r not in report_names()]
-        if unknown:
-            raise ValueError(f"unknown report '{unknown[0]}' (known: {', '.join(report_names())})")
-        return v
-
     @model_validator(mode="after")
     def _templates_compile(self) -> TaskConfig:
-        from debench.prompts import check_template
+        from debench.templates import check_template
 
         for key in ("system", "user"):
             text = getattr(self.prompt, key)
@@ -388,82 +379,6 @@ class TaskConfig(_Strict):
                 if err:
                     raise ValueError(f"prompt.{key}: {err}")
         return self
-
-
-def _loc(err: dict[str, Any]) -> str:
-    return ".".join(str(p) for p in err.get("loc", ())) or "<root>"
-
-
-def _read_yaml(path: Path) -> dict[str, Any]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserError("task file not found", path=str(path)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"cannot read task file ({exc.__class__.__name__})", path=str(path)) from None
-    try:
-        raw = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or "invalid YAML"
-        raise UserError(f"invalid YAML{where}: {problem}", path=str(path)) from None
-    if not isinstance(raw, dict):
-        raise UserError("a task file must be a mapping of fields", path=str(path))
-    return raw
-
-
-def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
-    out = dict(base)
-    for key, value in override.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = _merge(out[key], value)
-        else:
-            out[key] = value
-    return out
-
-
-def _resolve_includes(path: Path, depth: int = 0) -> dict[str, Any]:
-    """``include: other.yaml`` (relative to the file) is read first and overridden key by key."""
-    raw = _read_yaml(path)
-    inc = raw.pop("include", None)
-    if inc is None:
-        return raw
-    if depth >= 3:
-        raise UserError("includes nested more than 3 deep", path=str(path), field="include")
-    if not isinstance(inc, str):
-        raise UserError("include must be a file name", path=str(path), field="include")
-    return _merge(_resolve_includes(path.parent / inc, depth + 1), raw)
-
-
-def _read_prompt_files(raw: dict[str, Any], path: Path) -> None:
-    prompt = raw.get("prompt")
-    if not isinstance(prompt, dict) or not isinstance(prompt.get("files"), dict):
-        return
-    variables = dict(prompt.get("variables") or {})
-    for name, rel in prompt["files"].items():
-        file = path.parent / str(rel)
-        try:
-            variables[name] = file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            raise UserError(f"cannot read prompt file {file}", path=str(path), field=f"prompt.files.{name}") from None
-    prompt["variables"] = variables
-
-
-def load_task_file(path: str | Path) -> TaskConfig:
-    """Read and validate one task YAML file; any problem is a one-line ``UserError``."""
-    path = Path(path)
-    raw = _resolve_includes(path)
-    _read_prompt_files(raw, path)
-    try:
-        task = TaskConfig.model_validate(raw)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        msg = first.get("msg", "invalid value")
-        extra = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise UserError(f"{msg}{extra}", path=str(path), field=_loc(first)) from None
-    task.dataset._base_dir = path.parent
-    return task
 
 
 def task_json_schema() -> dict[str, Any]:

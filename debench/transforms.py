@@ -58,3 +58,13 @@ def _split_list(m: re.Match[str], args: dict[str, Any]) -> list[str]:
     sep = args.get("separator", r"[>,;\s]+")
     parts = [p for p in re.split(sep, m.group(args.get("group", 1))) if p.strip()]
     return [p.strip() for p in parts]
+
+
+@register_transform("number_pair")
+def _number_pair(m: re.Match[str], args: dict[str, Any]) -> dict[str, float]:
+    """Groups 1 and 2 as numbers under the names in ``keys`` (e.g. two sides' scores)."""
+    keys = args.get("keys", ["first", "second"])
+    try:
+        return {keys[0]: float(m.group(1)), keys[1]: float(m.group(2))}
+    except (TypeError, ValueError, IndexError):
+        raise ParseFailure("expected two numbers") from None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,7 @@ import pytest
 from debench.arena.protocol import Topic, parse_verdict
 from debench.arena.run import run_arena
 from debench.arena.topics import load_topics
-from debench.arena.tournament import ArenaSettings, read_debates, schedule
+from debench.arena.tournament import ArenaSettings, DebateRecord, schedule
 from debench.errors import UserError
 from debench.models.factory import make_model, parse_model_args
 from debench.testing.stub_server import FaultPlan, StubServer
@@ -40,6 +41,14 @@ def _models(srv: StubServer, names: list[str]) -> dict[str, Any]:
     return {n: make_model(f"openai/{n}", api_bases=[srv.base_url], model_args=parse_model_args("max_retries=0")) for n in names}
 
 
+def arena(debaters: dict[str, Any], judge: Any, topics: list[Topic], out: Path, settings: ArenaSettings):  # type: ignore[no-untyped-def]
+    return asyncio.run(run_arena(debaters, {"judge": judge}, topics, out, settings))
+
+
+def read_debates(path: Path) -> list[DebateRecord]:
+    return [DebateRecord.model_validate_json(line) for line in path.read_text().splitlines() if line.strip()]
+
+
 def test_schedule_is_home_and_away_for_every_pair() -> None:
     games = schedule(["a", "b", "c"], TOPICS, self_play=False)
     assert len(games) == len(TOPICS) * 3 * 2
@@ -53,13 +62,13 @@ def test_schedule_is_home_and_away_for_every_pair() -> None:
 def test_tournament_transcripts_and_judgments(tmp_path: Path) -> None:
     with StubServer(responder=arena_responder) as srv:
         judge = make_model("openai/judge", api_bases=[srv.base_url])
-        out = run_arena(_models(srv, ["strong", "weak"]), judge, TOPICS, tmp_path, ArenaSettings(rounds=4, progress=False))
+        out = arena(_models(srv, ["strong", "weak"]), judge, TOPICS, tmp_path, ArenaSettings(rounds=4, progress=False))
         bodies = srv.stats.requests
     assert len(out.records) == 2 * len(TOPICS) and out.n_judged == 2 * len(TOPICS)
     for rec in out.records:
         assert [t.side for t in rec.turns] == [1, 2, 1, 2]
         assert [t.model for t in rec.turns] == [rec.side1, rec.side2, rec.side1, rec.side2]
-        assert rec.winner == (1 if rec.side1 == "strong" else 2)
+        assert rec.verdicts[0].winner == (1 if rec.side1 == "strong" else 2)
     # each later turn saw the whole history, the last one was asked to conclude
     debater_prompts = [b for b in bodies if b["model"] != "judge"]
     fourth = [b for b in debater_prompts if b["messages"][-1]["content"].count('"""') == 6]
@@ -72,9 +81,9 @@ def test_tournament_transcripts_and_judgments(tmp_path: Path) -> None:
 def test_parse_failures_are_kept_not_judged(tmp_path: Path) -> None:
     with StubServer(responder=arena_responder) as srv:
         judge = make_model("openai/judge", api_bases=[srv.base_url])
-        out = run_arena(_models(srv, ["strong", "mute"]), judge, TOPICS[:1], tmp_path, ArenaSettings(rounds=2, progress=False))
+        out = arena(_models(srv, ["strong", "mute"]), judge, TOPICS[:1], tmp_path, ArenaSettings(rounds=2, progress=False))
     assert out.n_parse_failures == 2 and out.n_judged == 0
-    assert all(r.judge_raw == "I cannot decide." for r in out.records)
+    assert all(r.verdicts[0].raw == "I cannot decide." for r in out.records)
     assert out.judgments_path.read_text() == ""
 
 
@@ -83,11 +92,11 @@ def test_rerun_resumes_and_retries_errors(tmp_path: Path) -> None:
     # 5 good calls, then permanent 500s: the first debate (3 calls) finishes, the second fails
     with StubServer(responder=arena_responder, faults=FaultPlan(script=["ok"] * 5 + ["500"] * 200)) as srv:
         judge = make_model("openai/judge", api_bases=[srv.base_url], model_args=parse_model_args("max_retries=0"))
-        first = run_arena(_models(srv, ["strong", "weak"]), judge, TOPICS[:2], tmp_path, settings)
+        first = arena(_models(srv, ["strong", "weak"]), judge, TOPICS[:2], tmp_path, settings)
         assert first.n_judged == 1 and first.n_errors == 3
         srv.set_faults(FaultPlan())
         srv.reset_stats()
-        second = run_arena(_models(srv, ["strong", "weak"]), judge, TOPICS[:2], tmp_path, settings)
+        second = arena(_models(srv, ["strong", "weak"]), judge, TOPICS[:2], tmp_path, settings)
         n_new = srv.stats.total_requests
     assert second.out_dir == first.out_dir and second.n_judged == 4 and second.n_errors == 0
     # debate 1 is not replayed; debate 2's two turns come from the cache (only its judge call

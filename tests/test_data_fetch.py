@@ -25,7 +25,7 @@ from debench.data.fetched import RECORD_NAME, data_root, fetched_dir
 from debench.data.loading import SAMPLES_DIR, content_hash, load_task_data
 from debench.errors import UserError
 from debench.registry import load_task, tasks_dir
-from debench.task import load_task_file
+from debench.task_files import load_task_file
 
 TASKS = tasks_dir()
 

@@ -17,7 +17,7 @@ from debench.data.generic import records_hash
 from debench.data.loading import load_task_data
 from debench.errors import UserError
 from debench.registry import load_task
-from debench.task import load_task_file
+from debench.task_files import load_task_file
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "generic"
 TASK = FIXTURE / "my_debates.yaml"

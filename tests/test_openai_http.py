@@ -173,7 +173,7 @@ def test_factory_choice() -> None:
     assert isinstance(make_model("gpt-4o"), LiteLLMModel)
     with pytest.raises(UserError, match="client=http"):
         make_model("gpt-4o", model_args={"client": "http"})
-    with pytest.raises(UserError, match="expected auto, http or litellm"):
+    with pytest.raises(UserError, match="client=curl"):
         make_model("openai/x", api_bases=["http://a/v1"], model_args={"client": "curl"})
 
 

@@ -116,7 +116,7 @@ def test_api_error_rate_cli_exit_code(tmp_path: Path) -> None:
             capture_output=True, text=True, timeout=300,
         )
     assert proc.returncode == 1, proc.stderr
-    assert "exceeds --max-error-rate" in proc.stderr
+    assert "is above --max-error-rate" in proc.stderr
     assert list(tmp_path.glob("*/results_*.json"))  # results are written all the same
 
 

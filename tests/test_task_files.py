@@ -10,7 +10,7 @@ import yaml
 from clihelp import run_cli
 from debench.errors import UserError
 from debench.registry import load_task, task_names, tasks_dir
-from debench.task import load_task_file
+from debench.task_files import load_task_file
 
 SHIPPED = sorted(p for p in tasks_dir().glob("*.yaml") if not p.name.startswith("_"))
 

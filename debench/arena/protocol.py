@@ -7,8 +7,10 @@ fixed, parseable format.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+
+from debench.parsing import parse_answer
+from debench.task import DatasetConfig, GenerationConfig, ParserConfig, PromptConfig, TaskConfig
 
 CRITERIA = (
     "clarity of the arguments",
@@ -92,12 +94,46 @@ def judge_prompt(turns: list[str]) -> str:
     return "Transcript of the debate:\n\n" + "\n\n".join(parts) + "\n\nGive your verdict."
 
 
-VERDICT_RE = re.compile(
-    r"side\s*1\s*:\s*\[\[\s*(\d+(?:\.\d+)?)\s*\]\].*?side\s*2\s*:\s*\[\[\s*(\d+(?:\.\d+)?)\s*\]\]"
-    r".*?winner\s*:\s*\[\[\s*(?:side\s*)?(1|2|tie|none|draw)\s*\]\]",
-    re.IGNORECASE | re.DOTALL,
+WINNER_PARSER = ParserConfig(
+    patterns=[
+        r"side\s*1\s*:\s*\[\[\s*\d+(?:\.\d+)?\s*\]\].*?side\s*2\s*:\s*\[\[\s*\d+(?:\.\d+)?\s*\]\]"
+        r".*?winner\s*:\s*\[\[\s*(?:side\s*)?(1|2|tie|none|draw)\s*\]\]"
+    ],
+    flags=["IGNORECASE", "DOTALL"],
+    type="str",
+    map={"none": "tie", "draw": "tie"},
+    choices=["1", "2", "tie"],
 )
-REASON_RE = re.compile(r"reason\s*:\s*\[\[\s*([A-Za-z ]+?)\s*\]\]", re.IGNORECASE)
+"""The winner in the fixed answer format (the last complete verdict in the answer)."""
+SCORES_PARSER = ParserConfig(
+    patterns=[r"side\s*1\s*:\s*\[\[\s*(\d+(?:\.\d+)?)\s*\]\].*?side\s*2\s*:\s*\[\[\s*(\d+(?:\.\d+)?)\s*\]\].*?winner\s*:"],
+    flags=["IGNORECASE", "DOTALL"],
+    type="dict",
+    transform="number_pair",
+    transform_args={"keys": ["side1", "side2"]},
+    keys=["side1", "side2"],
+    value_range=[1, 10],
+)
+REASON_PARSER = ParserConfig(
+    patterns=[r"reason\s*:\s*\[\[\s*([A-Za-z ]+?)\s*\]\]"],
+    match="first",
+    type="str",
+    choices=list(REASONS),
+)
+
+
+def verdict_task(ask_reason: bool) -> TaskConfig:
+    """The judge's answer as a task: what an ensemble judge combines (``--ensemble majority``
+    votes on the winner) and what every answer is parsed with."""
+    return TaskConfig(
+        name="arena_verdict",
+        description="The debate arena judge's verdict (Moniri et al.)",
+        dataset=DatasetConfig(adapter="arena", local_dir=""),
+        prompt=PromptConfig(user="{{ transcript }}"),
+        parser=WINNER_PARSER,
+        metrics=[],
+        generation=GenerationConfig(temperature=0.0, max_tokens=64 if ask_reason else 48),
+    )
 
 
 @dataclass(frozen=True)
@@ -108,21 +144,17 @@ class Verdict:
     reason: str | None = None
 
 
-def parse_verdict(text: str | None) -> Verdict | None:
-    """The judge's verdict, or None when the answer does not follow the format."""
-    if not text:
+def parse_verdict(text: str | None, transcript: str | None = None) -> Verdict | None:
+    """The judge's verdict, or None when the answer does not follow the format (scores 1-10 and a
+    winner). What the answer quotes from ``transcript`` (the debate) is not read: a debater who
+    writes a verdict into a speech does not decide the debate."""
+    winner = parse_answer(text, WINNER_PARSER, transcript)
+    scores = parse_answer(text, SCORES_PARSER, transcript)
+    if not (winner.ok and scores.ok):
         return None
-    matches = list(VERDICT_RE.finditer(text))
-    if not matches:
-        return None
-    m = matches[-1]
-    s1, s2 = float(m.group(1)), float(m.group(2))
-    if not (1 <= s1 <= 10 and 1 <= s2 <= 10):
-        return None
-    w = m.group(3).lower()
-    winner = int(w) if w in ("1", "2") else None
-    r = REASON_RE.search(text)
-    return Verdict(s1, s2, winner, r.group(1).strip().lower() if r else None)
+    reason = parse_answer(text, REASON_PARSER, transcript)
+    w = winner.value
+    return Verdict(float(scores.value["side1"]), float(scores.value["side2"]), None if w == "tie" else int(w), reason.value if reason.ok else None)
 
 
 # Static GBNF grammars for servers that accept one (the local model): debench/grammars/arena_verdict*.gbnf

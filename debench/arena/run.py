@@ -1,8 +1,14 @@
-"""``debench arena``: run a tournament, save transcripts and judgments, rank the models."""
+"""``debench arena``: run a tournament through the shared runner, write transcripts, verdicts and
+judgments, and say what failed.
+
+The run's folder (``arena_<key>``) is keyed on what changes the debates: the models' identities
+(provider, api base, generation settings — never their names alone, so two servers that both
+serve ``openai/model`` do not share a folder), the judges', the topics and the protocol settings.
+The same command resumes the same run.
+"""
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 from dataclasses import dataclass
@@ -10,9 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from debench.arena.protocol import Topic
-from debench.arena.tournament import Arena, ArenaSettings, DebateRecord, write_judgments
+from debench.arena.tournament import Arena, ArenaSettings, DebateRecord, judgment_lines
+from debench.atomic import write_atomic, write_json_record
+from debench.cache import ResponseCache
+from debench.calls import Caller
 from debench.errors import UserError
 from debench.models.base import Model
+from debench.record_log import RecordLog
+from debench.runner import error_summary, run_jobs
 
 
 @dataclass
@@ -21,66 +32,88 @@ class ArenaOutput:
     records: list[DebateRecord]
     judgments_path: Path
     n_judged: int
+    """Verdicts that entered the judgments (all judges)."""
     n_parse_failures: int
     n_errors: int
+    """Debates that ended in an error (retried on the next run)."""
     n_not_completed: int
+    """Debates or verdicts whose prompt did not fit a context window."""
     n_requests: int
+    errors: list[tuple[str, int]]
 
 
-def arena_dir(base: Path, model_names: list[str], judge: str, topics: list[Topic], settings: ArenaSettings) -> Path:
-    """One folder per tournament configuration, so the same command resumes the same run."""
+def arena_key(debaters: dict[str, Model], judges: dict[str, Model], topics: list[Topic], settings: ArenaSettings) -> str:
     payload = json.dumps(
         {
-            "models": sorted(model_names),
-            "judge": judge,
+            "debaters": {label: m.identity() for label, m in sorted(debaters.items())},
+            "judges": {label: m.identity() for label, m in judges.items()},
             "topics": [t.__dict__ for t in topics],
             "rounds": settings.rounds,
             "reason": settings.ask_reason,
             "self_play": settings.self_play,
             "debater": settings.debater_generation.model_dump(),
-            "overrides": settings.debater_overrides,
-            "judge_generation": settings.judge_generation.model_dump(),
         },
         sort_keys=True,
     )
-    return base / f"arena_{hashlib.sha256(payload.encode()).hexdigest()[:12]}"
+    return hashlib.sha256(payload.encode()).hexdigest()[:12]
 
 
-def run_arena(models: dict[str, Model], judge: Model, topics: list[Topic], base_dir: Path, settings: ArenaSettings) -> ArenaOutput:
-    if len(models) < 2 and not settings.self_play:
-        raise UserError("--models needs at least two models (or --self-play)")
+def check_arena(debaters: dict[str, Model], judges: dict[str, Model], settings: ArenaSettings) -> None:
+    if len(debaters) < 2 and not settings.self_play:
+        raise UserError("--models needs at least two models (or --self-play)", field="--models")
     if settings.rounds < 2:
-        raise UserError("--rounds must be at least 2 (side 1 opens, side 2 answers)")
-    out_dir = arena_dir(base_dir, list(models), judge.name, topics, settings)
-    arena = Arena(models, judge, topics, out_dir, settings)
+        raise UserError("--rounds must be at least 2 (side 1 opens, side 2 answers)", field="--rounds")
+    if not judges:
+        raise UserError("no judge", field="--judge")
+    for label, m in judges.items():
+        if m.composite and getattr(m, "aggregate", "majority") != "majority":
+            raise UserError(f"an ensemble judge votes on the winner: use --ensemble majority (got {m.aggregate})", field="--ensemble")  # type: ignore[attr-defined]
 
-    async def go() -> list[DebateRecord]:
-        try:
-            return await arena.run()
-        finally:
-            for m in {id(m): m for m in [*models.values(), judge]}.values():
-                await m.aclose()
 
-    records = asyncio.run(go())
+async def run_arena(
+    debaters: dict[str, Model], judges: dict[str, Model], topics: list[Topic], base_dir: Path, settings: ArenaSettings, *, config: dict[str, Any] | None = None
+) -> ArenaOutput:
+    check_arena(debaters, judges, settings)
+    out_dir = Path(base_dir) / f"arena_{arena_key(debaters, judges, topics, settings)}"
+    caller = Caller(ResponseCache() if settings.use_cache else None)
+    arena = Arena(debaters, judges, topics, settings, caller)
+    log_: RecordLog[DebateRecord] = RecordLog(out_dir / "debates.jsonl", DebateRecord, "debate_id")
+    jobs = arena.jobs()
+    try:
+        await run_jobs(jobs, log_, concurrency=settings.concurrency, progress=settings.progress, desc="arena", unit="debate")
+        log_.compact([j.key for j in jobs])
+    finally:
+        log_.close()
+        caller.close()
+        for m in {id(m): m for m in [*debaters.values(), *judges.values()]}.values():
+            await m.aclose()
+    records = [log_.existing[j.key] for j in jobs if j.key in log_.existing]
+    lines = judgment_lines(records, arena)
     judgments = out_dir / "judgments.jsonl"
-    n_judged = write_judgments(records, judgments)
-    statuses = [r.status for r in records]
-    config: dict[str, Any] = {
-        "models": list(models),
-        "judge": judge.name,
-        "topics": [t.__dict__ for t in topics],
-        "rounds": settings.rounds,
-        "ask_reason": settings.ask_reason,
-        "self_play": settings.self_play,
-    }
-    (out_dir / "arena_config.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    write_atomic(judgments, "".join(json.dumps(line) + "\n" for line in lines))
+    write_json_record(
+        out_dir / "arena_config.json",
+        {
+            "debaters": {label: m.describe() for label, m in debaters.items()},
+            "judges": {label: m.describe() for label, m in judges.items()},
+            "topics": [t.__dict__ for t in topics],
+            "rounds": settings.rounds,
+            "ask_reason": settings.ask_reason,
+            "self_play": settings.self_play,
+            "debater_generation": settings.debater_generation.model_dump(),
+            "judge_generation": arena.verdict_task.generation.model_dump(),
+            **(config or {}),
+        },
+    )
+    verdicts = [v for r in records for v in r.verdicts]
     return ArenaOutput(
         out_dir=out_dir,
         records=records,
         judgments_path=judgments,
-        n_judged=n_judged,
-        n_parse_failures=statuses.count("parse_failure"),
-        n_errors=statuses.count("error"),
-        n_not_completed=statuses.count("not_completed"),
-        n_requests=arena.n_requests,
+        n_judged=len(lines),
+        n_parse_failures=sum(v.status == "parse_failure" for v in verdicts),
+        n_errors=sum(r.status == "error" for r in records),
+        n_not_completed=sum(r.status == "not_completed" for r in records) + sum(v.status == "not_completed" for v in verdicts),
+        n_requests=caller.n_requests,
+        errors=error_summary(records),
     )

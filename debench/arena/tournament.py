@@ -1,30 +1,39 @@
-"""Running debates: every pair of models on every topic, home and away, judged by one model.
+"""Debates as jobs of the shared runner: every pair of models on every topic, home and away, each
+debate decided by every judge.
 
-Each debate is appended to ``debates.jsonl`` as soon as it is judged (transcript, judge output,
-parse status), so a rerun resumes; every model call goes through the response cache, so a debate
-interrupted between turns replays its finished turns without requests.
+A debate is one job (``DebateJob``): its turns and its judges' verdicts go through the run's
+``Caller`` (cache, context check, the models' own settings), and the finished debate is one line
+of ``debates.jsonl`` (a ``RecordLog``), so a rerun resumes, and a debate interrupted between
+turns replays its finished turns from the cache. Verdicts are read by the task parser path
+(``debench.parsing.parse_answer``) with the quoted-text rule: a verdict a debater wrote into a
+speech is never read as the judge's.
 """
 
 from __future__ import annotations
 
-import asyncio
+import hashlib
 import itertools
 import json
-import sys
+import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
-from tqdm import tqdm
 
 from debench.arena import protocol
 from debench.arena.protocol import Topic
-from debench.cache import ResponseCache
+from debench.calls import Caller
+from debench.data.base import Doc, Speech
+from debench.data.transcript import debate_text
+from debench.errors import UserError
 from debench.grammars import load_grammar
-from debench.judging.base import cached_generate
 from debench.models.base import ContextOverflow, Model
-from debench.task import GenerationConfig
+from debench.parsing import parse_answer
+from debench.redact import Redactor
+from debench.task import GenerationConfig, TaskConfig
+from debench.text import word_count
+
+Status = Literal["ok", "parse_failure", "error", "not_completed"]
 
 
 class Turn(BaseModel):
@@ -36,36 +45,42 @@ class Turn(BaseModel):
     cached: bool = False
 
 
+class JudgeVerdict(BaseModel):
+    """One judge's decision on one debate."""
+
+    judge: str
+    status: Status
+    raw: str | None = None
+    winner: int | None = None
+    """1 or 2; None is a tie (or no verdict)."""
+    side1_score: float | None = None
+    side2_score: float | None = None
+    reason: str | None = None
+    parse_error: str | None = None
+    error: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached: bool = False
+    members: list[dict[str, Any]] = Field(default_factory=list)
+    """An ensemble judge's member answers."""
+
+
 class DebateRecord(BaseModel):
+    """One debate (one leg): its transcript and every judge's verdict; a line of ``debates.jsonl``."""
+
     debate_id: str
     topic: str
     side1: str
     side2: str
     turns: list[Turn] = Field(default_factory=list)
-    judge_model: str
-    judge_raw: str | None = None
-    winner: int | None = None
-    side1_score: float | None = None
-    side2_score: float | None = None
-    reason: str | None = None
-    status: Literal["ok", "parse_failure", "error", "not_completed"]
+    verdicts: list[JudgeVerdict] = Field(default_factory=list)
+    status: Status
+    """ok: every speech given and every judge's verdict final; not_completed: a prompt did not fit
+    a debater's context window; error: retried on the next run."""
     error: str | None = None
-    judge_prompt_tokens: int = 0
-    judge_completion_tokens: int = 0
 
-    def judgment(self) -> dict[str, Any]:
-        """The line ``debench arena rank`` reads."""
-        out: dict[str, Any] = {
-            "topic": self.topic,
-            "side1": self.side1,
-            "side2": self.side2,
-            "winner": self.winner,
-            "side1_score": self.side1_score,
-            "side2_score": self.side2_score,
-        }
-        if self.reason:
-            out["reason"] = self.reason
-        return out
+    def verdict(self, judge: str) -> JudgeVerdict | None:
+        return next((v for v in self.verdicts if v.judge == judge), None)
 
 
 @dataclass
@@ -77,9 +92,6 @@ class ArenaSettings:
     use_cache: bool = True
     progress: bool = True
     debater_generation: GenerationConfig = field(default_factory=lambda: GenerationConfig(temperature=0.0, max_tokens=350))
-    judge_generation: GenerationConfig = field(default_factory=lambda: GenerationConfig(temperature=0.0, max_tokens=48))
-    debater_overrides: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """Per debater (by its name in --models): generation settings that differ, e.g. temperature."""
 
 
 def schedule(models: list[str], topics: list[Topic], self_play: bool) -> list[tuple[int, str, str]]:
@@ -94,139 +106,167 @@ def debate_id(topic_index: int, side1: str, side2: str) -> str:
     return f"t{topic_index:03d}|{side1}|{side2}"
 
 
-def _fits(model: Model, messages: list[dict[str, str]], max_tokens: int) -> None:
-    window = model.context_window()
-    n = model.count_tokens(messages) if window else None
-    if window and n is not None and n + max_tokens > window:
-        raise ContextOverflow(f"{model.name}: {n}-token prompt + {max_tokens} exceeds its {window}-token window")
+def model_id(model: Model) -> str:
+    """Names the underlying model (provider, weights, server), generation settings excluded: a
+    judge with this id is the same model as a debater with it (self-preference)."""
+    ident = {k: v for k, v in model.identity().items() if k != "generation"}
+    return hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:12]
 
 
+_SOURCE = re.compile(r"https?://\S+|\[\d+\]|\baccording to\b|\(\s*[A-Z][A-Za-z]+(?: et al\.)?,? \d{4}\s*\)", re.IGNORECASE)
+
+
+def count_sources(text: str) -> int:
+    """Links, numbered references, "according to" and (Author, 2020) citations in a speech."""
+    return len(_SOURCE.findall(text))
+
+
+@dataclass
 class Arena:
-    def __init__(self, models: dict[str, Model], judge: Model, topics: list[Topic], out_dir: Path, settings: ArenaSettings):
-        self.models = models
-        self.judge = judge
-        self.topics = topics
-        self.out_dir = out_dir
-        self.settings = settings
-        self.cache: ResponseCache | None = None
+    """Everything a debate job needs: the debaters and judges by label, the topics, the settings,
+    and the run's caller."""
+
+    debaters: dict[str, Model]
+    judges: dict[str, Model]
+    topics: list[Topic]
+    settings: ArenaSettings
+    caller: Caller
+    verdict_task: TaskConfig = field(init=False)
+    judge_grammar: str | None = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.verdict_task = protocol.verdict_task(self.settings.ask_reason)
         self.judge_grammar = load_grammar(
-            protocol.JUDGE_GRAMMAR_WITH_REASON_NAME if settings.ask_reason else protocol.JUDGE_GRAMMAR_NAME
+            protocol.JUDGE_GRAMMAR_WITH_REASON_NAME if self.settings.ask_reason else protocol.JUDGE_GRAMMAR_NAME
         )
-        self.n_requests = 0
+
+    def jobs(self) -> list[DebateJob]:
+        return [DebateJob(self, t, a, b) for t, a, b in schedule(list(self.debaters), self.topics, self.settings.self_play)]
+
+    async def judge(self, label: str, topic: Topic, doc: Doc, turns: list[Turn]) -> JudgeVerdict:
+        """One judge's verdict; its failures are part of the verdict, never of the debate's turns."""
+        model = self.judges[label]
+        messages = [
+            {"role": "system", "content": protocol.judge_system(topic, self.settings.ask_reason)},
+            {"role": "user", "content": protocol.judge_prompt([t.text for t in turns])},
+        ]
+        try:
+            r = await self.caller.call(model, messages, self.verdict_task.generation, self.judge_grammar, doc=doc, task=self.verdict_task)
+        except ContextOverflow as exc:
+            return JudgeVerdict(judge=label, status="not_completed", error=str(exc))
+        usage = {"prompt_tokens": r.response.usage.prompt_tokens, "completion_tokens": r.response.usage.completion_tokens, "cached": r.cached}
+        source = debate_text(doc)
+        if r.response.direct:  # an ensemble: the members' winners were voted on; their scores are averaged
+            return self._ensemble_verdict(label, r.response, source, usage)
+        text = r.response.text
+        v = protocol.parse_verdict(text, source)
+        if v is None:
+            why = parse_answer(text, protocol.WINNER_PARSER, source).reason or parse_answer(text, protocol.SCORES_PARSER, source).reason
+            return JudgeVerdict(judge=label, status="parse_failure", raw=text, parse_error=why, **usage)
+        return JudgeVerdict(
+            judge=label, status="ok", raw=text, winner=v.winner, side1_score=v.side1_score, side2_score=v.side2_score, reason=v.reason, **usage
+        )
+
+    def _ensemble_verdict(self, label: str, response: Any, source: str, usage: dict[str, Any]) -> JudgeVerdict:
+        members = list(response.parts)
+        if response.parse_error is not None:
+            return JudgeVerdict(judge=label, status="parse_failure", parse_error=response.parse_error, members=members, **usage)
+        scores = [parse_answer(p.get("response"), protocol.SCORES_PARSER, source) for p in members if p.get("step") == "member"]
+        values = [s.value for s in scores if s.ok]
+        mean = {k: sum(v[k] for v in values) / len(values) for k in ("side1", "side2")} if values else {"side1": None, "side2": None}
+        w = response.prediction
+        return JudgeVerdict(
+            judge=label, status="ok", winner=None if w == "tie" else int(w), side1_score=mean["side1"], side2_score=mean["side2"], members=members, **usage
+        )
+
+
+@dataclass
+class DebateJob:
+    arena: Arena
+    topic_index: int
+    side1: str
+    side2: str
 
     @property
-    def log_path(self) -> Path:
-        return self.out_dir / "debates.jsonl"
+    def key(self) -> str:
+        return debate_id(self.topic_index, self.side1, self.side2)
 
-    async def _speak(self, model: Model, messages: list[dict[str, str]], gen: GenerationConfig, grammar: str | None) -> Any:
-        result = await cached_generate(
-            model, self.cache, messages, gen, grammar, before_request=lambda: _fits(model, messages, gen.max_tokens)
-        )
-        if not result.cached:
-            self.n_requests += result.response.attempts
-        return result
+    def _base(self) -> dict[str, Any]:
+        return {"debate_id": self.key, "topic": self.arena.topics[self.topic_index].question, "side1": self.side1, "side2": self.side2}
 
-    async def debate(self, topic_index: int, side1: str, side2: str) -> DebateRecord:
-        topic = self.topics[topic_index]
-        base = {
-            "debate_id": debate_id(topic_index, side1, side2),
-            "topic": topic.question,
-            "side1": side1,
-            "side2": side2,
-            "judge_model": self.judge.name,
-        }
+    async def run(self) -> DebateRecord:
+        arena = self.arena
+        topic = arena.topics[self.topic_index]
+        n = arena.settings.rounds
         turns: list[Turn] = []
-        n = self.settings.rounds
         try:
             for i in range(n):
                 side = 1 if i % 2 == 0 else 2
-                name = side1 if side == 1 else side2
+                label = self.side1 if side == 1 else self.side2
                 messages = [
                     {"role": "system", "content": protocol.debater_system(topic, side, i, n)},
                     {"role": "user", "content": protocol.history_prompt([t.text for t in turns], side)},
                 ]
-                gen = self.settings.debater_generation.model_copy(update=self.settings.debater_overrides.get(name, {}))
-                r = await self._speak(self.models[name], messages, gen, None)
-                text = (r.response.text or "").strip()
+                r = await arena.caller.call(arena.debaters[label], messages, arena.settings.debater_generation)
                 turns.append(
-                    Turn(side=side, model=name, text=text, prompt_tokens=r.response.usage.prompt_tokens,
+                    Turn(side=side, model=label, text=(r.response.text or "").strip(), prompt_tokens=r.response.usage.prompt_tokens,
                          completion_tokens=r.response.usage.completion_tokens, cached=r.cached)
                 )
-            messages = [
-                {"role": "system", "content": protocol.judge_system(topic, self.settings.ask_reason)},
-                {"role": "user", "content": protocol.judge_prompt([t.text for t in turns])},
-            ]
-            gen = self.settings.judge_generation
-            if self.settings.ask_reason:
-                gen = gen.model_copy(update={"max_tokens": gen.max_tokens + 16})
-            j = await self._speak(self.judge, messages, gen, self.judge_grammar)
         except ContextOverflow as exc:
-            return DebateRecord(**base, turns=turns, status="not_completed", error=str(exc))
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - recorded, retried on the next run
-            return DebateRecord(**base, turns=turns, status="error", error=f"{type(exc).__name__}: {exc}"[:500])
-        verdict = protocol.parse_verdict(j.response.text)
-        usage = {"judge_prompt_tokens": j.response.usage.prompt_tokens, "judge_completion_tokens": j.response.usage.completion_tokens}
-        if verdict is None:
-            return DebateRecord(**base, turns=turns, judge_raw=j.response.text, status="parse_failure", **usage)
+            return DebateRecord(**self._base(), turns=turns, status="not_completed", error=str(exc))
+        doc = Doc(
+            doc_id=self.key,
+            speeches=[Speech(speaker=t.model, side=f"side{t.side}", text=t.text) for t in turns],
+            fields={"motion": topic.question},
+        )
+        verdicts = []
+        for label in arena.judges:  # one after another: judges often share a server
+            try:
+                verdicts.append(await arena.judge(label, topic, doc, turns))
+            except UserError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - a judge's failure is the debate's error (retried; turns are cached)
+                verdicts.append(JudgeVerdict(judge=label, status="error", error=Redactor().text(f"{type(exc).__name__}: {exc}")[:500]))
+        failed = [v for v in verdicts if v.status == "error"]
         return DebateRecord(
-            **base, turns=turns, judge_raw=j.response.text, status="ok", winner=verdict.winner,
-            side1_score=verdict.side1_score, side2_score=verdict.side2_score, reason=verdict.reason, **usage,
+            **self._base(), turns=turns, verdicts=verdicts, status="error" if failed else "ok", error=failed[0].error if failed else None
         )
 
-    async def run(self) -> list[DebateRecord]:
-        self.out_dir.mkdir(parents=True, exist_ok=True)
-        done = {r.debate_id: r for r in read_debates(self.log_path) if r.status != "error"}
-        games = schedule(list(self.models), self.topics, self.settings.self_play)
-        todo = [g for g in games if debate_id(*g) not in done]
-        self.cache = ResponseCache() if self.settings.use_cache else None
-        bar = tqdm(total=len(games), initial=len(games) - len(todo), desc="arena", unit="debate",
-                   disable=not self.settings.progress, file=sys.stderr)
-        queue: asyncio.Queue[tuple[int, str, str] | None] = asyncio.Queue()
-        for g in todo:
-            queue.put_nowait(g)
-        workers = max(1, min(self.settings.concurrency, len(todo)))
-        for _ in range(workers):
-            queue.put_nowait(None)
-        with open(self.log_path, "a", encoding="utf-8") as fh:
-
-            async def worker() -> None:
-                while (g := await queue.get()) is not None:
-                    rec = await self.debate(*g)
-                    fh.write(rec.model_dump_json() + "\n")
-                    fh.flush()
-                    done[rec.debate_id] = rec
-                    bar.update(1)
-
-            try:
-                await asyncio.gather(*(worker() for _ in range(workers)))
-            finally:
-                bar.close()
-                if self.cache is not None:
-                    self.cache.close()
-        return [done[debate_id(*g)] for g in games if debate_id(*g) in done]
+    def failure(self, status: str, error: str) -> DebateRecord:
+        return DebateRecord(**self._base(), status=status, error=error)  # type: ignore[arg-type]
 
 
-def read_debates(path: Path) -> list[DebateRecord]:
-    """Records in file order (latest wins per debate); a torn last line is ignored and cut off."""
-    if not path.exists():
-        return []
-    data = path.read_bytes()
-    end = data.rfind(b"\n") + 1
-    if end < len(data):
-        with open(path, "r+b") as fh:
-            fh.truncate(end)
-    latest: dict[str, DebateRecord] = {}
-    for line in data[:end].splitlines():
-        if line.strip():
-            rec = DebateRecord.model_validate_json(line)
-            latest[rec.debate_id] = rec
-    return list(latest.values())
-
-
-def write_judgments(records: list[DebateRecord], path: Path) -> int:
-    """Judged debates (status ok) in the rank input format; returns how many were written."""
-    ok = [r for r in records if r.status == "ok"]
-    path.write_text("".join(json.dumps(r.judgment()) + "\n" for r in ok), encoding="utf-8")
-    return len(ok)
+def judgment_lines(records: list[DebateRecord], arena: Arena) -> list[dict[str, Any]]:
+    """What ``debench arena rank`` reads: one line per judge and decided debate."""
+    ids = {label: model_id(m) for label, m in {**arena.debaters, **arena.judges}.items()}
+    out = []
+    for rec in records:
+        if rec.status != "ok":
+            continue
+        words = {s: sum(word_count(t.text) for t in rec.turns if t.side == s) for s in (1, 2)}
+        sources = {s: sum(count_sources(t.text) for t in rec.turns if t.side == s) for s in (1, 2)}
+        for v in rec.verdicts:
+            if v.status != "ok":
+                continue
+            line: dict[str, Any] = {
+                "topic": rec.topic,
+                "side1": rec.side1,
+                "side2": rec.side2,
+                "winner": v.winner,
+                "side1_score": v.side1_score,
+                "side2_score": v.side2_score,
+            }
+            if v.reason:
+                line["reason"] = v.reason
+            line.update(
+                judge=v.judge,
+                judge_model_id=ids[v.judge],
+                side1_model_id=ids[rec.side1],
+                side2_model_id=ids[rec.side2],
+                side1_words=words[1],
+                side2_words=words[2],
+                side1_sources=sources[1],
+                side2_sources=sources[2],
+            )
+            out.append(line)
+    return out

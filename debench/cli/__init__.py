@@ -11,6 +11,7 @@ from debench.cli.common import DebenchGroup
 
 
 @click.group(cls=DebenchGroup)
+@click.version_option(package_name="debench", prog_name="debench")
 @click.option("-v", "--verbose", count=True, help="More logging (-vv for debug).")
 def main(verbose: int) -> None:
     """Benchmarks of language models as debate judges."""

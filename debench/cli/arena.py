@@ -2,45 +2,33 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
 
+from debench.cli.common import endpoint_options, report_errors, run_options, run_with_models
 from debench.errors import UserError
-
-
-def _debater_spec(spec: str) -> tuple[str, dict[str, object]]:
-    """``model@temperature=0.9;max_tokens=200`` -> (model string, generation overrides)."""
-    from debench.models.factory import parse_model_args
-
-    base, _, extra = spec.partition("@")
-    overrides = parse_model_args(extra.replace(";", ",")) if extra else {}
-    unknown = set(overrides) - {"temperature", "max_tokens", "top_p", "seed"}
-    if unknown:
-        raise UserError(f"--models {spec}: only temperature, max_tokens, top_p and seed can follow '@'")
-    return base, overrides
 
 
 @click.group("arena", invoke_without_command=True)
 @click.option("--models", default=None, help="Debaters, comma-separated; 'model@temperature=0.9' varies generation settings.")
-@click.option("--judge", default=None, help="The judge model.")
+@click.option("--judge", default=None, help="The judge; several, comma-separated, each decide every debate (or are combined with --ensemble majority).")
+@click.option("--ensemble", type=click.Choice(["majority"]), default=None, help="Combine the --judge models into one judge that votes on the winner.")
 @click.option("--topics", "topics_file", type=click.Path(dir_okay=False, path_type=Path), default=None, help="One question per line (or 'question | side 1 | side 2'), or YAML.")
 @click.option("--rounds", type=click.IntRange(min=2), default=4, show_default=True, help="Speeches per debate (side 1 opens, the last speaker concludes).")
 @click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True, help="Debates in flight.")
-@click.option("--api-base", default=None, help="OpenAI-compatible server URL(s) for openai/<name> models.")
-@click.option("--model-args", default=None, help="key=value,... for every model (timeout, max_retries, ...).")
-@click.option("--max-tokens", type=click.IntRange(min=16), default=350, show_default=True, help="Length cap of each speech.")
+@endpoint_options
+@click.option("--max-tokens", type=click.IntRange(min=16), default=350, show_default=True, help="Length cap of each speech (a debater's own max_tokens setting wins).")
 @click.option("--reason", is_flag=True, help="Also ask the judge for the main reason of its verdict.")
 @click.option("--self-play", is_flag=True, help="Also let each model debate itself (reported apart, never ranked).")
 @click.option("--rule", type=click.Choice(["strict", "lenient"]), default="strict", show_default=True)
 @click.option("--reference", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Reference ranking: one model per line, best first.")
 @click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True)
-@click.option("--no-cache", is_flag=True)
-@click.option("--no-progress", is_flag=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@run_options
 @click.pass_context
-def arena_group(ctx, models, judge, topics_file, rounds, concurrency, api_base, model_args, max_tokens, reason, self_play, rule, reference, output_dir, no_cache, no_progress, seed) -> None:  # type: ignore[no-untyped-def]
-    """Models debate each other on every topic (home and away); a judge decides; models are ranked."""
+def arena_group(ctx, models, judge, ensemble, topics_file, rounds, concurrency, api_base, api_key, model_args, max_tokens, reason, self_play, rule, reference, output_dir, seed, no_cache, no_progress, max_error_rate) -> None:  # type: ignore[no-untyped-def]
+    """Models debate each other on every topic (home and away); judges decide; models are ranked."""
     if ctx.invoked_subcommand is not None:
         return
     if not models or not judge:
@@ -48,67 +36,64 @@ def arena_group(ctx, models, judge, topics_file, rounds, concurrency, api_base, 
     from debench.arena.run import run_arena
     from debench.arena.topics import load_topics
     from debench.arena.tournament import ArenaSettings
-    from debench.models.factory import make_model, parse_model_args
+    from debench.models.factory import make_judge, make_model, split_bases
     from debench.task import GenerationConfig
 
-    args = parse_model_args(model_args)
-    bases = [b.strip() for b in api_base.split(",")] if api_base else None
+    bases = split_bases(api_base)
     names = [m.strip() for m in models.split(",") if m.strip()]
     if len(set(names)) != len(names):
-        raise UserError("--models lists a model twice; vary it with '@', e.g. local/smollm2@temperature=0.9")
-    debaters, overrides = {}, {}
-    for name in names:
-        spec, over = _debater_spec(name)
-        debaters[name] = make_model(spec, api_bases=bases, model_args=dict(args), seed=seed)
-        if over:
-            overrides[name] = over
-    judge_model = make_model(judge, api_bases=bases, model_args=dict(args), seed=seed)
+        raise UserError("--models lists a model twice; vary it with '@', e.g. local/smollm2@temperature=0.9", field="--models")
+    debaters = {name: make_model(name, api_bases=bases, api_key=api_key, model_args=model_args, seed=seed) for name in names}
+    judge_specs = [j.strip() for j in judge.split(",") if j.strip()]
+    if len(set(judge_specs)) != len(judge_specs):
+        raise UserError("--judge lists a model twice", field="--judge")
+    if ensemble:
+        one = make_judge(judge, ensemble, api_base=api_base, api_key=api_key, model_args=model_args, seed=seed)
+        judges = {one.name: one}
+    else:
+        judges = {j: make_model(j, api_bases=bases, api_key=api_key, model_args=model_args, seed=seed) for j in judge_specs}
     topics = load_topics(topics_file)
     settings = ArenaSettings(
         rounds=rounds, concurrency=concurrency, ask_reason=reason, self_play=self_play, use_cache=not no_cache,
         progress=not no_progress, debater_generation=GenerationConfig(temperature=0.0, max_tokens=max_tokens, seed=seed),
-        debater_overrides=overrides,
     )
-    out = run_arena(debaters, judge_model, topics, output_dir, settings)
-    click.echo(f"{len(out.records)} debates: {out.n_judged} judged, {out.n_parse_failures} unparseable verdicts, "
-               f"{out.n_errors} errors, {out.n_not_completed} did not fit a context window")
+    out = run_with_models(
+        [*debaters.values(), *judges.values()],
+        lambda: run_arena(debaters, judges, topics, output_dir, settings, config={"command": sys.argv[1:], "seed": seed}),
+        saved="finished debates are saved",
+    )
+    click.echo(f"{len(out.records)} debates, {len(judges)} judge(s): {out.n_judged} verdicts, {out.n_parse_failures} unparseable, "
+               f"{out.n_errors} debates with errors, {out.n_not_completed} did not fit a context window")
     click.echo(f"  transcripts: {out.out_dir / 'debates.jsonl'}\n  judgments:   {out.judgments_path}")
     if out.n_judged:
         _rank_and_report(out.judgments_path, rule, reference, out.out_dir / "ranking.json", out.out_dir / "bradley_terry.png", 1000, seed)
+    if report_errors("arena", out.errors, len(out.records), max_error_rate):
+        sys.exit(1)
 
 
-def _rank_and_report(judgments, rule, reference, output, plot, n_boot, seed) -> None:  # type: ignore[no-untyped-def]
-    import json
+def _rank_and_report(judgments, rule, reference, output, plot, n_boot, seed, controls=("length",), n_perm=10000) -> None:  # type: ignore[no-untyped-def]
+    from debench.arena.report import rank_files, summary_lines
 
-    from debench.arena.judgments import load_judgments, load_reference
-    from debench.arena.plot import plot_bradley_terry
-    from debench.arena.rank import format_matrix, rank_judgments
-
-    result = rank_judgments(load_judgments(judgments), rule, load_reference(reference) if reference else None, n_boot, seed)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    click.echo(f"win matrix (topics won by row against column, {rule} rule):")
-    click.echo(format_matrix(result))
-    click.echo("ranking: " + " > ".join(result["ranking"]))
-    pb = result["position_bias"]
-    if pb["side1_win_rate"] is not None:
-        click.echo(f"judge position bias: side 1 won {pb['side1_win_rate']:.1%} of {pb['n_decided']} decided debates")
-    if "kendall_tau_distance" in result and result["kendall_tau_distance"] is not None:
-        click.echo(f"normalized Kendall tau distance to the reference: {result['kendall_tau_distance']:.4f}")
+    paths = [judgments] if isinstance(judgments, (str, Path)) else list(judgments)
+    result = rank_files(paths, rule, reference, output, plot, n_boot, seed, controls, n_perm)
+    for line in summary_lines(result):
+        click.echo(line)
     if plot:
-        plot_bradley_terry(result, plot)
         click.echo(f"  plot:    {plot}")
     click.echo(f"  ranking: {output}")
 
 
 @arena_group.command("rank")
-@click.option("--judgments", required=True, type=click.Path(dir_okay=False, path_type=Path), help="JSONL, one debate per line.")
+@click.option("--judgments", required=True, multiple=True, type=click.Path(dir_okay=False, path_type=Path), help="JSONL, one verdict on one debate per line; repeat for several files (e.g. one per judge).")
 @click.option("--rule", type=click.Choice(["strict", "lenient"]), default="strict", show_default=True)
 @click.option("--reference", type=click.Path(dir_okay=False, path_type=Path), default=None, help="One model per line, best first.")
 @click.option("--output", required=True, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None, help="PNG of Bradley-Terry scores with CIs.")
+@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None, help="PNG of the plain and style-controlled Bradley-Terry scores with CIs.")
+@click.option("--control", type=click.Choice(["length", "length+sources", "none"]), default="length", show_default=True, help="Style covariates of the controlled ratings (words spoken; quoted sources).")
 @click.option("--n-boot", type=click.IntRange(min=0), default=1000, show_default=True)
+@click.option("--n-perm", type=click.IntRange(min=0), default=10000, show_default=True, help="Permutations of the self-preference test.")
 @click.option("--seed", type=int, default=0, show_default=True)
-def arena_rank_cmd(judgments, rule, reference, output, plot, n_boot, seed) -> None:  # type: ignore[no-untyped-def]
-    """Rank models from saved judgments (from a run or from elsewhere)."""
-    _rank_and_report(judgments, rule, reference, output, plot, n_boot, seed)
+def arena_rank_cmd(judgments, rule, reference, output, plot, control, n_boot, n_perm, seed) -> None:  # type: ignore[no-untyped-def]
+    """Rank models from saved judgments (from a run or from elsewhere; one judge or several)."""
+    controls = () if control == "none" else tuple(control.split("+"))
+    _rank_and_report(list(judgments), rule, reference, output, plot, n_boot, seed, controls, n_perm)

@@ -1,9 +1,15 @@
-"""What every command shares: the error-to-exit-code group, result tables, running a judge."""
+"""What every command shares: its options, the exit codes, result tables, running a judge.
+
+Exit codes: 0 done; 1 done, but more than ``--max-error-rate`` (default 5%) of the samples ended
+in errors (results are written first); 2 a problem the user can fix (one line naming the file or
+option); 130 interrupted (everything finished is kept; rerun the same command to resume)."""
 
 from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import click
 
@@ -32,15 +38,31 @@ def print_results_table(results) -> None:  # type: ignore[no-untyped-def]
     )
 
 
+def run_until_done(work, saved: str = "finished samples are saved"):  # type: ignore[no-untyped-def]
+    """``asyncio.run(work())`` for work that closes its own models (the Python API's); Ctrl-C
+    exits 130 with a line saying what was kept and how to resume."""
+    try:
+        return asyncio.run(work())
+    except KeyboardInterrupt:
+        click.echo(f"debench: interrupted; {saved} — rerun the same command to resume", err=True)
+        sys.exit(130)
+
+
 def run_with_judge(model, work, saved: str = "finished samples are saved"):  # type: ignore[no-untyped-def]
     """``asyncio.run(work())``, closing the model's connections after it; Ctrl-C exits 130 with a
     line saying what was kept and how to resume."""
+    return run_with_models([model], work, saved)
+
+
+def run_with_models(models, work, saved: str = "finished samples are saved"):  # type: ignore[no-untyped-def]
+    """``run_with_judge`` for a command with several models (the arena's debaters and judges)."""
 
     async def run():  # type: ignore[no-untyped-def]
         try:
             return await work()
         finally:
-            await model.aclose()
+            for m in {id(m): m for m in models}.values():
+                await m.aclose()
 
     try:
         return asyncio.run(run())
@@ -49,11 +71,82 @@ def run_with_judge(model, work, saved: str = "finished samples are saved"):  # t
         sys.exit(130)
 
 
+DEFAULT_MAX_ERROR_RATE = 0.05
+
+
+def report_errors(label: str, errors: Sequence[tuple[str, int]], n: int, max_error_rate: float) -> bool:
+    """Print the distinct error messages with their counts; True when the share of errors is above
+    ``max_error_rate`` (the command then exits 1, after writing everything)."""
+    n_errors = sum(c for _, c in errors)
+    if not n_errors:
+        return False
+    share = n_errors / n if n else 1.0
+    click.echo(f"debench: {label}: {n_errors} of {n} ended in errors ({share:.1%}); rerun the same command to retry them:", err=True)
+    for message, count in errors[:10]:
+        click.echo(f"  {count:>5} x {message}", err=True)
+    if len(errors) > 10:
+        click.echo(f"  ... and {len(errors) - 10} other messages", err=True)
+    if share > max_error_rate:
+        click.echo(f"debench: {label}: error share {share:.1%} is above --max-error-rate {max_error_rate:.1%}: exit code 1", err=True)
+        return True
+    return False
+
+
+def _stack(options: list[Callable[[Any], Any]]) -> Callable[[Any], Any]:
+    def deco(fn: Any) -> Any:
+        for opt in reversed(options):
+            fn = opt(fn)
+        return fn
+
+    return deco
+
+
 ENSEMBLE_OPTION = click.option(
     "--ensemble",
     type=click.Choice(["mean", "median", "majority"]),
     default=None,
     help="Judge with every model in --model (comma-separated) and combine their parsed answers.",
+)
+
+MODEL_ARGS_HELP = (
+    "key=value,... Generation settings (temperature, top_p, top_k, min_p, max_tokens, seed, stop=a|b, presence_penalty, "
+    "frequency_penalty, repetition_penalty) override the task's in every request; client settings: timeout, max_retries, "
+    "base_delay, max_delay, client=auto|http|litellm, grammar=true, context_window, api_key; n_parallel, n_ctx (local model)."
+)
+
+endpoint_options = _stack(
+    [
+        click.option("--api-base", "api_base", default=None, help="OpenAI-compatible server URL; several, comma-separated, are load-balanced."),
+        click.option("--api-key", default=None, envvar="DEBENCH_API_KEY", help="API key (default: the provider's usual environment variable). Never written to any file."),
+        click.option("--model-args", default=None, help=MODEL_ARGS_HELP),
+    ]
+)
+"""How the models are reached: shared by every command that calls a model."""
+
+connection_options = _stack(
+    [endpoint_options, click.option("--concurrency", type=click.IntRange(min=1), default=None, help="Requests in flight (default: per model kind).")]
+)
+
+data_options = _stack(
+    [
+        click.option("--data-source", type=click.Choice(["auto", "hub", "local", "sample"]), default="auto", show_default=True),
+        click.option("--data-dir", default=None, help="Local copies of the data sets (default: $DEBENCH_DATA_DIR)."),
+    ]
+)
+
+run_options = _stack(
+    [
+        click.option("--seed", type=int, default=0, show_default=True, help="Seed for baselines and sampling."),
+        click.option("--no-cache", is_flag=True, help="Do not read or write the response cache."),
+        click.option("--no-progress", is_flag=True),
+        click.option(
+            "--max-error-rate",
+            type=click.FloatRange(0, 1),
+            default=DEFAULT_MAX_ERROR_RATE,
+            show_default=True,
+            help="Exit 1 (after writing everything) when more than this share of samples ended in errors.",
+        ),
+    ]
 )
 
 
@@ -65,4 +158,12 @@ class DebenchGroup(click.Group):
             return super().invoke(ctx)
         except UserError as exc:
             click.echo(f"debench: error: {exc}", err=True)
+            ctx.exit(2)
+        except OSError as exc:
+            # a file or folder the user named or pointed at (read-only, missing, full disk): one
+            # line; other failures keep their traceback (they are bugs to report)
+            if exc.filename is None:
+                raise
+            where = exc.filename if exc.filename2 is None else f"{exc.filename} -> {exc.filename2}"
+            click.echo(f"debench: error: {where}: {exc.strerror or type(exc).__name__}", err=True)
             ctx.exit(2)

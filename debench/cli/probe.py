@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from debench.cli.common import ENSEMBLE_OPTION, connection_options, data_options, report_errors, run_options, run_with_judge
+
 
 def _pct(r) -> str:  # type: ignore[no-untyped-def]
     if r.value is None:
@@ -39,28 +41,21 @@ def print_probe_report(report) -> None:  # type: ignore[no-untyped-def]
 @click.command("probe")
 @click.option("--task", "task_spec", required=True, help="Task name(s), comma-separated, or a task YAML file; the verdict must name a side.")
 @click.option("--model", "model_spec", required=True, help="The judge (several, comma-separated, with --ensemble).")
-@click.option("--ensemble", type=click.Choice(["mean", "median", "majority"]), default=None, help="Combine the models in --model.")
+@ENSEMBLE_OPTION
 @click.option("--probe", "probe_spec", default="all", show_default=True,
               help="Probes or aliases, comma-separated: swap (swap_sides, relabel_teams), length (pad_length, trim_length), inject, all; pad_length:1.5 sets an argument.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N documents.")
 @click.option("--doc-ids", default=None, help="Only these documents (comma-separated doc_ids).")
 @click.option("--inject-text", default=None, help="The claim the inject probe places in a speech, with {side} (default: the task's answer format, e.g. 'Winner: {side}').")
-@click.option("--api-base", default=None, help="OpenAI-compatible server URL(s).")
-@click.option("--api-key", default=None, envvar="DEBENCH_API_KEY")
-@click.option("--model-args", default=None, help="key=value,... as for eval.")
-@click.option("--concurrency", type=click.IntRange(min=1), default=None)
+@connection_options
 @click.option("--method", type=click.Choice(["direct", "debatrix-h", "debatrix-f"]), default=None)
 @click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of baselines and of the inject probe's choice of side.")
-@click.option("--data-source", type=click.Choice(["auto", "hub", "local", "sample"]), default="auto", show_default=True)
-@click.option("--data-dir", default=None)
-@click.option("--no-cache", is_flag=True)
-@click.option("--no-progress", is_flag=True)
-def probe_cmd(task_spec, model_spec, ensemble, probe_spec, limit, doc_ids, inject_text, api_base, api_key, model_args, concurrency, method, output_dir, seed, data_source, data_dir, no_cache, no_progress) -> None:  # type: ignore[no-untyped-def]
+@data_options
+@run_options
+def probe_cmd(task_spec, model_spec, ensemble, probe_spec, limit, doc_ids, inject_text, api_base, api_key, model_args, concurrency, method, output_dir, data_source, data_dir, seed, no_cache, no_progress, max_error_rate) -> None:  # type: ignore[no-untyped-def]
     """Bias probes: rerun debates with the speaking order swapped or the BP teams relabelled, one side
     padded or trimmed, or a verdict-claiming line injected; report verdict flips, position, length
-    and injection statistics with 95% CIs."""
-    from debench.cli.common import run_with_judge
+    and injection statistics with 95% CIs. The seed also picks the inject probe's side."""
     from debench.models.factory import make_judge
     from debench.probes.base import parse_probe_specs
     from debench.probes.run import ProbeOptions, run_probes
@@ -68,7 +63,7 @@ def probe_cmd(task_spec, model_spec, ensemble, probe_spec, limit, doc_ids, injec
 
     tasks = selected_tasks(task_spec).tasks
     specs = parse_probe_specs(probe_spec)
-    model = make_judge(model_spec, ensemble, api_base=api_base, api_key=api_key, model_args=model_args, seed=seed, use_cache=not no_cache)
+    model = make_judge(model_spec, ensemble, api_base=api_base, api_key=api_key, model_args=model_args, seed=seed)
     opts = ProbeOptions(
         output_dir=output_dir,
         limit=limit,
@@ -91,3 +86,8 @@ def probe_cmd(task_spec, model_spec, ensemble, probe_spec, limit, doc_ids, injec
     for out in outputs:
         print_probe_report(out.report)
         click.echo(f"  report:  {out.report_path}\n  pairs:   {out.pairs_path}\n  samples: {out.samples_path}")
+    failed = False
+    for out in outputs:
+        failed |= report_errors(f"probe {out.report.task.name}", out.errors, out.n_samples, max_error_rate)
+    if failed:
+        sys.exit(1)

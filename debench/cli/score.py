@@ -20,32 +20,9 @@ from debench.cli.common import print_results_table
 @click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=0), default=None)
 def score_cmd(task_spec, predictions, output, limit, data_source, data_dir, n_bootstrap) -> None:  # type: ignore[no-untyped-def]
     """Re-score predictions without calling any model."""
-    from debench.data.loading import load_task_data
-    from debench.pipeline import build_results, select_docs
-    from debench.predictions import load_predictions
-    from debench.registry import load_task
-    from debench.results import write_results
+    from debench.api import score
 
-    task, path = load_task(task_spec)
-    dataset = load_task_data(task, data_source, data_dir)
-    docs = select_docs(dataset, limit)
-    records = load_predictions(predictions, task, docs)
-    results = build_results(
-        task,
-        {"name": f"predictions:{predictions.name}", "kind": "predictions"},
-        dataset,
-        docs,
-        records,
-        config={"task_file": str(path), "predictions": str(predictions), "limit": limit, "data_source": data_source, "command": sys.argv[1:]},
-        n_requests=0,
-        n_bootstrap=n_bootstrap,
-        samples_file=None,
-        method=task.method,
-    )
-    from debench.plots import speech_rating_plots
-
-    results.plots = [p.name for p in speech_rating_plots(results, output)]
-    write_results(results, output)
+    results = score(task_spec, predictions, output=output, limit=limit, data_source=data_source, data_dir=data_dir, n_bootstrap=n_bootstrap, command=sys.argv[1:])
     print_results_table(results)
     click.echo(f"  results: {output}")
     for png in results.plots:

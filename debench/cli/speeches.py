@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import click
 
+from debench.cli.common import ENSEMBLE_OPTION, connection_options, data_options, report_errors, run_options, run_with_judge
 from debench.errors import UserError
 
 
@@ -27,75 +27,43 @@ def _est(e) -> str:  # type: ignore[no-untyped-def]
 @click.option("--per-topic", type=click.IntRange(min=1), default=2, show_default=True)
 @click.option("--temperature", type=click.FloatRange(min=0), default=1.0, show_default=True)
 @click.option("--max-tokens", type=click.IntRange(min=16), default=None, help="Default: 1024 per 600 words.")
-@click.option("--api-base", default=None)
-@click.option("--api-key", default=None, envvar="DEBENCH_API_KEY")
-@click.option("--model-args", default=None)
-@click.option("--concurrency", type=click.IntRange(min=1), default=None)
-@click.option("--seed", type=int, default=0, show_default=True, help="Speech k of a topic uses generation seed SEED+k.")
-@click.option("--data-source", type=click.Choice(["auto", "hub", "local", "sample"]), default="auto", show_default=True)
-@click.option("--data-dir", default=None)
-@click.option("--no-cache", is_flag=True)
-@click.option("--no-progress", is_flag=True)
-def generate_speeches_cmd(model_spec, output, topics_file, limit, words, per_topic, temperature, max_tokens, api_base, api_key, model_args, concurrency, seed, data_source, data_dir, no_cache, no_progress) -> None:  # type: ignore[no-untyped-def]
-    """Write opening speeches supporting each topic (Debatable Intelligence §5.3), trimmed by sentences to the word limit."""
-    from debench.cli.common import run_with_judge
+@connection_options
+@data_options
+@run_options
+def generate_speeches_cmd(model_spec, output, topics_file, limit, words, per_topic, temperature, max_tokens, api_base, api_key, model_args, concurrency, data_source, data_dir, seed, no_cache, no_progress, max_error_rate) -> None:  # type: ignore[no-untyped-def]
+    """Write opening speeches supporting each topic (Debatable Intelligence §5.3), trimmed by sentences to the word limit.
+    Speech k of a topic uses generation seed SEED+k."""
     from debench.models.factory import make_judge
-    from debench.speeches.files import write_speeches
-    from debench.speeches.generate import GenerateOptions, default_max_tokens, generate_speeches, ibm_topics, messages_for, read_topics
+    from debench.speeches.generate import GenerateOptions, generate_speeches, ibm_topics, read_topics, write_generated
 
     topics = read_topics(topics_file) if topics_file else ibm_topics(data_source, data_dir)
     if limit is not None:
         topics = topics[:limit]
-    model = make_judge(model_spec, None, api_base=api_base, api_key=api_key, model_args=model_args, seed=seed, use_cache=not no_cache)
+    model = make_judge(model_spec, None, api_base=api_base, api_key=api_key, model_args=model_args, seed=seed)
     opts = GenerateOptions(words=words, per_topic=per_topic, temperature=temperature, max_tokens=max_tokens, seed=seed,
                            concurrency=concurrency, use_cache=not no_cache, progress=not no_progress)
-    out = run_with_judge(model, lambda: generate_speeches(model, topics, opts), saved="finished speeches are cached")
-    write_speeches(output, out.rows)
-    meta = {
-        "model": model.describe(),
-        "topics": len(topics),
-        "per_topic": per_topic,
-        "words": words,
-        "temperature": temperature,
-        "max_tokens": max_tokens or default_max_tokens(words),
-        "seed": seed,
-        "prompt": messages_for("{topic}", words),
-        "n_speeches": len(out.rows),
-        "n_trimmed": out.n_trimmed,
-        "failures": out.failures,
-        "usage": {"prompt_tokens": out.prompt_tokens, "completion_tokens": out.completion_tokens, "n_requests": out.n_requests},
-        "command": sys.argv[1:],
-    }
-    meta_path = output.with_name(output.name + ".meta.json")
-    meta_path.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+    out = run_with_judge(model, lambda: generate_speeches(model, topics, output, opts), saved="finished speeches are saved")
+    meta_path = write_generated(output, out, model, topics, opts, sys.argv[1:])
     click.echo(f"{len(out.rows)} speeches on {len(topics)} topics by {model.name} ({out.n_trimmed} trimmed to {words} words)")
-    click.echo(f"  speeches: {output}\n  settings: {meta_path}")
-    if out.failures:
-        click.echo(f"debench: {len(out.failures)} speech(es) failed (first: {out.failures[0]['error']}); rerun to retry them", err=True)
+    click.echo(f"  speeches: {output}\n  settings: {meta_path}\n  log:      {out.log_path}")
+    if report_errors("generate-speeches", out.errors, len(out.records), max_error_rate):
         sys.exit(1)
 
 
 @click.command("rate-speeches")
 @click.option("--speeches", "speeches_file", required=True, type=click.Path(dir_okay=False, path_type=Path), help="CSV with columns id, topic, source, text.")
 @click.option("--model", "model_spec", required=True, help="The judge (several, comma-separated, with --ensemble).")
-@click.option("--ensemble", type=click.Choice(["mean", "median", "majority"]), default=None)
+@ENSEMBLE_OPTION
 @click.option("--task", "task_spec", default="ibm_speech_likert", show_default=True, help="The speech-rating task whose prompt and parser are used.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N topics of the file (sorted); the annotated speeches follow.")
 @click.option("--human-sources", default=None, help="Annotated sources to rate beside the file, comma-separated (default: all 8).")
-@click.option("--api-base", default=None)
-@click.option("--api-key", default=None, envvar="DEBENCH_API_KEY")
-@click.option("--model-args", default=None)
-@click.option("--concurrency", type=click.IntRange(min=1), default=None)
+@connection_options
 @click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=0), default=None)
-@click.option("--data-source", type=click.Choice(["auto", "hub", "local", "sample"]), default="auto", show_default=True)
-@click.option("--data-dir", default=None)
-@click.option("--no-cache", is_flag=True)
-@click.option("--no-progress", is_flag=True)
-def rate_speeches_cmd(speeches_file, model_spec, ensemble, task_spec, limit, human_sources, api_base, api_key, model_args, concurrency, output_dir, seed, n_bootstrap, data_source, data_dir, no_cache, no_progress) -> None:  # type: ignore[no-untyped-def]
+@data_options
+@run_options
+def rate_speeches_cmd(speeches_file, model_spec, ensemble, task_spec, limit, human_sources, api_base, api_key, model_args, concurrency, output_dir, n_bootstrap, data_source, data_dir, seed, no_cache, no_progress, max_error_rate) -> None:  # type: ignore[no-untyped-def]
     """Rate a file of speeches beside the human-annotated IBM speeches on the same topics, with the same judge."""
-    from debench.cli.common import run_with_judge
     from debench.models.factory import make_judge
     from debench.registry import load_task
     from debench.speeches.rate import RateOptions, rate_speeches
@@ -104,7 +72,7 @@ def rate_speeches_cmd(speeches_file, model_spec, ensemble, task_spec, limit, hum
     sources = [s.strip() for s in human_sources.split(",") if s.strip()] if human_sources is not None else None
     if sources is not None and not sources:
         raise UserError("names no source", field="--human-sources")
-    model = make_judge(model_spec, ensemble, api_base=api_base, api_key=api_key, model_args=model_args, seed=seed, use_cache=not no_cache)
+    model = make_judge(model_spec, ensemble, api_base=api_base, api_key=api_key, model_args=model_args, seed=seed)
     opts = RateOptions(output_dir=output_dir, limit=limit, human_sources=sources, concurrency=concurrency, data_source=data_source,
                        data_dir=data_dir, use_cache=not no_cache, progress=not no_progress, n_bootstrap=n_bootstrap, seed=seed,
                        command=sys.argv[1:])
@@ -125,3 +93,5 @@ def rate_speeches_cmd(speeches_file, model_spec, ensemble, task_spec, limit, hum
     click.echo(f"  report:  {out.report_path}\n  samples: {out.samples_path}")
     for png in r.plots:
         click.echo(f"  plot:    {out.report_path.parent / png}")
+    if report_errors("rate-speeches", out.errors, out.n_samples, max_error_rate):
+        sys.exit(1)

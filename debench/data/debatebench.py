@@ -199,7 +199,11 @@ def load_debatebench(directory: Path, require_labels: bool = True) -> list[Doc]:
     if scores_path.exists():
         gold = read_scores(scores_path)
     elif require_labels:
-        raise DataError("missing the gold file scores.xlsx", path=str(scores_path))
+        raise DataError(
+            "missing the gold file scores.xlsx (speaker scores and house ranks); put the published file from the Hugging Face data set "
+            "utkarsh2105/DebateBench there, run online (--data-source hub), or try the task on debench's small sample (--data-source sample)",
+            path=str(scores_path),
+        )
     else:
         gold = None
     items: list[tuple[str, str, Any]] = []

@@ -25,6 +25,7 @@ from pathlib import Path, PurePosixPath
 from typing import Literal
 from urllib.parse import quote, urlparse
 
+from debench.atomic import write_json_record
 from debench.data.archives import single_root, unpack
 from debench.data.base import get_adapter
 from debench.data.download import download
@@ -175,7 +176,7 @@ class Fetcher:
             checked.append("content_hash")
         record = FetchRecord(local_dir=target.local_dir, source=source, archive_sha256=archive_sha, file_sha256=file_sha,
                              content_hash=got, checked=checked, fetched_at=_now())  # fmt: skip
-        (data / RECORD_NAME).write_text(record.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        write_json_record(data / RECORD_NAME, record)
         os.rename(data, staging / "root")
         return record
 

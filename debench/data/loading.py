@@ -120,7 +120,17 @@ def download_hub(task: TaskConfig) -> tuple[Path, str]:
 
 
 def load_hub(task: TaskConfig) -> LoadedDataset:
-    directory, revision = download_hub(task)
+    try:
+        directory, revision = download_hub(task)
+    except UserError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - offline, unreachable, unknown repo, no access
+        assert task.dataset.hub is not None
+        raise UserError(
+            f"cannot download {task.dataset.hub.repo_id} from the Hugging Face Hub ({type(exc).__name__}); "
+            f"set DEBENCH_DATA_DIR to a local copy (folder {task.dataset.local_dir}/) or use --data-source sample",
+            field="--data-source",
+        ) from None
     assert task.dataset.hub is not None
     return _from_dir(task, directory, "hub", task.dataset.hub.repo_id, revision)
 

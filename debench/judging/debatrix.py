@@ -27,7 +27,7 @@ from debench.judging.base import CallResult, JudgeContext, register_method
 from debench.parsing import parse_answer
 from debench.prompts import Message
 from debench.samples import SampleRecord
-from debench.task import DebatrixConfig, DimensionConfig, GenerationConfig
+from debench.task import DebatrixConfig, DimensionConfig
 
 SCORE_RE = re.compile(r"score\W{0,3}(10|[1-9])\b", re.IGNORECASE)
 
@@ -52,12 +52,9 @@ class Chain:
     async def ask(
         self, messages: list[Message], max_tokens: int, grammar: str | None, **step: Any
     ) -> str:
-        gen = GenerationConfig(
-            temperature=self.ctx.generation.temperature,
-            top_p=self.ctx.generation.top_p,
-            seed=self.ctx.generation.seed,
-            max_tokens=max_tokens,
-        )
+        # the task's sampling settings, with this step's length; the task's grammar and stop
+        # sequences are for its verdict, not for the notes
+        gen = self.ctx.generation.model_copy(update={"max_tokens": max_tokens, "grammar": None, "stop": None})
         r: CallResult = await self.ctx.call(messages, self.doc, gen, grammar_text=load_grammar(grammar))
         text = (r.response.text or "").strip()
         self.prompt_tokens += r.response.usage.prompt_tokens

@@ -63,13 +63,42 @@ class Model(abc.ABC):
     name: str
     kind: str = "llm"
     cacheable: bool = True
+    makes_requests: bool = True
+    """False for judges that call no model (baselines): no request counting, no context check."""
+    composite: bool = False
+    """True for a judge made of other models (an ensemble): called through ``generate_with``."""
     default_concurrency: int = 8
+    generation_overrides: dict[str, Any] = {}
+    """The model's own generation settings (``--model-args``, ``model@key=value``): they override
+    the task's, field by field, in every request."""
 
     @abc.abstractmethod
     def identity(self) -> dict[str, Any]: ...
 
     @abc.abstractmethod
     async def generate(self, request: Request) -> ModelResponse: ...
+
+    async def generate_with(self, caller: Any, request: Request) -> ModelResponse:
+        """A composite judge answers by calling its members through ``caller`` (``debench.calls.Caller``)."""
+        raise NotImplementedError
+
+    def generation_for(self, generation: GenerationConfig) -> GenerationConfig:
+        """The settings this model's requests use: the caller's, with the model's own on top."""
+        if not self.generation_overrides:
+            return generation
+        return generation.model_copy(update=self.generation_overrides)
+
+    def with_generation(self, ident: dict[str, Any]) -> dict[str, Any]:
+        """``ident`` plus the model's own generation settings, when it has any."""
+        return {**ident, "generation": dict(sorted(self.generation_overrides.items()))} if self.generation_overrides else ident
+
+    def not_sent(self, generation: GenerationConfig) -> list[str]:
+        """Settings of ``generation`` this model's provider does not accept, so they are not sent."""
+        return []
+
+    def check_ready(self) -> None:  # noqa: B027 - optional hook
+        """Called before the first request of a run: a missing key, an unknown provider or a
+        missing dependency is a ``UserError`` here, not a run of failed samples."""
 
     def prepare(self, docs: list[Doc], task: TaskConfig) -> None:  # noqa: B027 - optional hook
         """Called once with every document of the run before any request (baselines use it)."""

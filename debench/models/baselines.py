@@ -43,6 +43,7 @@ def _side_words(doc: Doc) -> dict[str, int]:
 class Baseline(Model):
     kind = "baseline"
     cacheable = False
+    makes_requests = False
     default_concurrency = 64
 
     def __init__(self, name: str, arg: str | None, seed: int):

@@ -1,7 +1,8 @@
 """``--model a,b,c --ensemble mean|median|majority``: several judges answer; their parsed answers
 are combined (rules in ``debench.models.aggregate``) and scored like any other judge's.
 
-Every member is called with the same prompt, through the response cache under its *own* identity,
+Every member is called with the same prompt through the run's ``debench.calls.Caller`` (the
+response cache under the member's *own* identity, its own generation settings, the context check),
 so a member's answers are shared with its single-model runs and with other ensembles. Each
 member's raw answer, parsed value or parse failure, tokens and cache status go into the sample's
 ``steps``. A member whose prompt does not fit its context window sits the document out; when no
@@ -12,33 +13,22 @@ sample an error (retried on resume; the members that answered are cached).
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from typing import Any
 
-from debench.data.base import Doc
 from debench.data.transcript import debate_text
 from debench.errors import UserError
-from debench.judging.base import cached_generate
 from debench.models.aggregate import check_aggregate, combine
 from debench.models.base import ContextOverflow, Model, ModelResponse, Request, Usage
 from debench.parsing import parse_answer
 from debench.task import TaskConfig
 
 
-def _fits(model: Model, request: Request) -> None:
-    window = model.context_window()
-    if window is None:
-        return
-    n = model.count_tokens(request.messages)
-    if n is not None and n + request.generation.max_tokens > window:
-        raise ContextOverflow(f"{model.name}: prompt of {n} tokens + {request.generation.max_tokens} to generate exceeds the {window}-token context window")
-
-
 class EnsembleModel(Model):
     kind = "ensemble"
     cacheable = False  # the members are cached one by one
+    composite = True
 
-    def __init__(self, members: list[Model], aggregate: str, *, use_cache: bool = True, cache_path: Path | None = None):
+    def __init__(self, members: list[Model], aggregate: str):
         if len(members) < 2:
             raise UserError("an ensemble needs at least two models (--model a,b[,c...])", field="--model")
         names = [m.name for m in members]
@@ -48,9 +38,6 @@ class EnsembleModel(Model):
         self.aggregate = aggregate
         self.name = f"ensemble-{aggregate}({','.join(names)})"
         self.default_concurrency = min(m.default_concurrency for m in members)
-        self.use_cache = use_cache
-        self.cache_path = cache_path
-        self._cache: Any = None
 
     def identity(self) -> dict[str, Any]:
         return {"name": self.name, "aggregate": self.aggregate, "members": [m.identity() for m in self.members]}
@@ -58,31 +45,21 @@ class EnsembleModel(Model):
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "kind": self.kind, "aggregate": self.aggregate, "members": [m.describe() for m in self.members], "identity": self.identity()}
 
-    def prepare(self, docs: list[Doc], task: TaskConfig) -> None:
+    def check_ready(self) -> None:
+        for m in self.members:
+            m.check_ready()
+
+    def prepare(self, docs: list[Any], task: TaskConfig) -> None:
         check_aggregate(self.aggregate, task)
         for m in self.members:
             m.prepare(docs, task)
 
-    def _open_cache(self) -> Any:
-        if self.use_cache and self._cache is None and any(m.cacheable for m in self.members):
-            from debench.cache import ResponseCache
+    async def generate(self, request: Request) -> ModelResponse:
+        raise UserError(f"{self.name} answers through a caller (debench.calls.Caller)")
 
-            self._cache = ResponseCache(self.cache_path)
-        return self._cache
-
-    async def _ask(self, member: Model, request: Request) -> dict[str, Any]:
-        cache = self._open_cache() if member.cacheable else None
+    async def _ask(self, caller: Any, member: Model, request: Request) -> dict[str, Any]:
         try:
-            result = await cached_generate(
-                member,
-                cache,
-                request.messages,
-                request.generation,
-                request.grammar_text,
-                doc=request.doc,
-                task=request.task,
-                before_request=None if member.kind == "baseline" else lambda: _fits(member, request),
-            )
+            result = await caller.call(member, request.messages, request.generation, request.grammar_text, doc=request.doc, task=request.task)
         except ContextOverflow as exc:
             return {"step": "member", "member": member.name, "status": "not_completed", "error": str(exc)}
         r = result.response
@@ -94,7 +71,7 @@ class EnsembleModel(Model):
             "completion_tokens": r.usage.completion_tokens,
             "cost_usd": r.cost_usd,
             "cached": result.cached,
-            "attempts": 0 if result.cached or member.kind == "baseline" else r.attempts,
+            "attempts": 0 if result.cached or not member.makes_requests else r.attempts,
         }
         if r.direct:
             part.update(status="ok", prediction=r.prediction)
@@ -104,10 +81,10 @@ class EnsembleModel(Model):
             part.update(status="ok" if parsed.ok else "parse_failure", prediction=parsed.value, parse_error=parsed.reason)
         return part
 
-    async def generate(self, request: Request) -> ModelResponse:
+    async def generate_with(self, caller: Any, request: Request) -> ModelResponse:
         if request.task is None:
             raise UserError(f"{self.name} judges task documents; it cannot take part in free-form generation")
-        outcomes = await asyncio.gather(*(self._ask(m, request) for m in self.members), return_exceptions=True)
+        outcomes = await asyncio.gather(*(self._ask(caller, m, request) for m in self.members), return_exceptions=True)
         failures = [o for o in outcomes if isinstance(o, BaseException)]
         if failures:
             raise failures[0]
@@ -132,11 +109,3 @@ class EnsembleModel(Model):
     async def aclose(self) -> None:
         for m in self.members:
             await m.aclose()
-        if self._cache is not None:
-            self._cache.close()
-            self._cache = None
-
-
-def make_ensemble(specs: list[str], aggregate: str, make: Any, *, use_cache: bool = True, cache_path: Path | None = None) -> EnsembleModel:
-    """``make(spec) -> Model`` builds each member (the usual model factory)."""
-    return EnsembleModel([make(s) for s in specs], aggregate, use_cache=use_cache, cache_path=cache_path)

@@ -1,77 +1,100 @@
-"""Model strings -> Model objects: ``baseline/<name>``, ``local/<name>``, or any litellm string."""
+"""Model strings -> Model objects: ``baseline/<name>``, ``local/<name>``, or any litellm string,
+each optionally followed by ``@key=value;...`` (see ``debench.models.args``)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from debench.errors import UserError
+from debench.models.args import ModelArgs, check_kind, parse_model_args, split_model_spec
 from debench.models.base import Model
 from debench.models.retry import RetryPolicy
+from debench.redact import remember_secret
+
+__all__ = ["make_judge", "make_model", "parse_model_args"]
+
+ArgsLike = ModelArgs | Mapping[str, Any] | str | None
 
 
-def parse_model_args(text: str | None) -> dict[str, Any]:
-    """``key=value,key=value`` (values as int/float/bool when they look like one)."""
-    out: dict[str, Any] = {}
-    if not text:
-        return out
-    for part in text.split(","):
-        if not part.strip():
-            continue
-        key, sep, value = part.partition("=")
-        if not sep:
-            raise UserError(f"--model-args: expected key=value, got '{part}'")
-        v: Any = value.strip()
-        if v.lower() in ("true", "false"):
-            v = v.lower() == "true"
-        else:
-            for cast in (int, float):
-                try:
-                    v = cast(v)
-                    break
-                except ValueError:
-                    pass
-        out[key.strip()] = v
-    return out
+def as_model_args(args: ArgsLike) -> ModelArgs:
+    if args is None:
+        return ModelArgs()
+    if isinstance(args, ModelArgs):
+        return args
+    if isinstance(args, str):
+        return parse_model_args(args)
+    return parse_model_args(",".join(f"{k}={'|'.join(v) if isinstance(v, list) else v}" for k, v in args.items()))
 
 
-_RETRY_KEYS = {"max_retries", "base_delay", "max_delay", "timeout"}
-
-
-def make_model(spec: str, *, api_bases: list[str] | None = None, api_key: str | None = None, model_args: dict[str, Any] | None = None, seed: int = 0) -> Model:
-    args = dict(model_args or {})
-    retry_kwargs = {k: args.pop(k) for k in list(args) if k in _RETRY_KEYS}
-    retry = RetryPolicy(**retry_kwargs) if retry_kwargs else None
+def model_kind(spec: str) -> str:
     if spec.startswith("baseline/"):
+        return "baseline"
+    if spec.startswith("local/"):
+        return "local"
+    return "server"
+
+
+def make_model(
+    spec: str,
+    *,
+    api_bases: list[str] | None = None,
+    api_key: str | None = None,
+    model_args: ArgsLike = None,
+    seed: int = 0,
+) -> Model:
+    """One model from its string; ``model_args`` (``--model-args``) apply under the string's own
+    ``@key=value`` settings. Unknown or inapplicable arguments are a ``UserError``."""
+    base, own = split_model_spec(spec)
+    args = as_model_args(model_args).merged(own)
+    kind = model_kind(base)
+    check_kind(args, kind, base)
+    client = args.client
+    key = client.api_key or api_key
+    remember_secret(key)
+    retry_kwargs = {k: getattr(client, k) for k in ("max_retries", "base_delay", "max_delay", "timeout") if getattr(client, k) is not None}
+    retry = RetryPolicy(**retry_kwargs) if retry_kwargs else None
+    generation = args.generation_overrides
+    name = spec.strip()
+    if kind == "baseline":
         from debench.models.baselines import make_baseline
 
-        return make_baseline(spec.removeprefix("baseline/"), seed)
-    if spec.startswith("local/"):
+        return make_baseline(base.removeprefix("baseline/"), seed)
+    if kind == "local":
         from debench.models.local import DEFAULT_N_PARALLEL, LocalModel
 
-        return LocalModel(
-            spec.removeprefix("local/"),
-            n_parallel=int(args.pop("n_parallel", DEFAULT_N_PARALLEL)),
-            n_ctx=args.pop("n_ctx", None),
+        model: Model = LocalModel(
+            base.removeprefix("local/"),
+            n_parallel=client.n_parallel or DEFAULT_N_PARALLEL,
+            n_ctx=client.n_ctx,
             retry=retry,
+            generation=generation,
             seed=seed,
         )
-    if not spec or "/" not in spec and not spec[0].isalpha():
+        model.name = name
+        return model
+    if not base or ("/" not in base and not base[0].isalpha()):
         raise UserError(f"'{spec}' is not a model string")
     common: dict[str, Any] = {
-        "api_key": api_key,
+        "api_key": key,
         "retry": retry,
-        "send_grammar": bool(args.pop("grammar", False)),
-        "context_window": args.pop("context_window", None),
+        "send_grammar": client.grammar,
+        "context_window": client.context_window,
+        "generation": generation,
         "seed": seed,
     }
-    if _use_http_client(spec, api_bases, str(args.pop("client", "auto"))):
+    if _use_http_client(base, api_bases, client.client):
         from debench.models.openai_http import OpenAIHTTPModel
 
         assert api_bases is not None
-        return OpenAIHTTPModel(spec, api_base=api_bases[0], extra=args or None, **common)
-    from debench.models.litellm_model import LiteLLMModel
+        model = OpenAIHTTPModel(base, api_base=api_bases[0], **common)
+    else:
+        from debench.models.litellm_model import LiteLLMModel
 
-    return LiteLLMModel(spec, api_bases=api_bases, extra=args or None, **common)
+        model = LiteLLMModel(base, api_bases=api_bases, **common)
+    model.name = name
+    return model
 
 
 def _use_http_client(spec: str, api_bases: list[str] | None, client: str) -> bool:
@@ -85,19 +108,28 @@ def _use_http_client(spec: str, api_bases: list[str] | None, client: str) -> boo
     return eligible and client != "litellm"
 
 
-def make_judge(model_spec: str, ensemble: str | None, *, api_base: str | None, api_key: str | None, model_args: str | None, seed: int, use_cache: bool):  # type: ignore[no-untyped-def]
-    """One model, or with ``--ensemble`` several comma-separated models combined into one judge."""
-    bases = [b.strip() for b in api_base.split(",")] if api_base else None
+def split_bases(api_base: str | None) -> list[str] | None:
+    return [b.strip() for b in api_base.split(",") if b.strip()] if api_base else None
+
+
+def make_judge(
+    model_spec: str,
+    ensemble: str | None,
+    *,
+    api_base: str | None = None,
+    api_key: str | None = None,
+    model_args: ArgsLike = None,
+    seed: int = 0,
+    cache_path: Path | None = None,
+) -> Model:
+    """One model, or with ``ensemble`` several comma-separated models combined into one judge."""
+    bases = split_bases(api_base)
     specs = [m.strip() for m in model_spec.split(",") if m.strip()]
+    args = as_model_args(model_args)
     if ensemble is None:
         if len(specs) != 1:
             raise UserError(f"--model names {len(specs)} models: combine them with --ensemble mean|median|majority", field="--model")
-        return make_model(specs[0], api_bases=bases, api_key=api_key, model_args=parse_model_args(model_args), seed=seed)
-    from debench.models.ensemble import make_ensemble
+        return make_model(specs[0], api_bases=bases, api_key=api_key, model_args=args, seed=seed)
+    from debench.models.ensemble import EnsembleModel
 
-    return make_ensemble(
-        specs,
-        ensemble,
-        lambda spec: make_model(spec, api_bases=bases, api_key=api_key, model_args=parse_model_args(model_args), seed=seed),
-        use_cache=use_cache,
-    )
+    return EnsembleModel([make_model(s, api_bases=bases, api_key=api_key, model_args=args, seed=seed) for s in specs], ensemble)

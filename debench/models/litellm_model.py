@@ -14,6 +14,8 @@ from typing import Any
 from debench.errors import UserError
 from debench.models.base import Model, ModelResponse, Request, Usage
 from debench.models.retry import (
+    TRANSIENT_EXCEPTIONS,
+    TRANSIENT_STATUS,
     FailureKind,
     RetryPolicy,
     TransientModelError,
@@ -21,6 +23,7 @@ from debench.models.retry import (
     retry_after_from_exception,
 )
 from debench.prompts import Message
+from debench.task import GenerationConfig
 
 log = logging.getLogger(__name__)
 
@@ -32,29 +35,38 @@ def _litellm():  # imported lazily: it is slow to import and baselines never nee
     import litellm
 
     litellm.suppress_debug_info = True
-    litellm.drop_params = True
+    litellm.drop_params = False  # what a provider does not accept is dropped by us, and recorded
     return litellm
 
 
+OPENAI_PARAMS = ("temperature", "top_p", "max_tokens", "stop", "seed", "presence_penalty", "frequency_penalty")
+"""Generation settings in OpenAI's request format; the others (top_k, min_p, repetition_penalty)
+go to OpenAI-compatible servers in the request body and to providers as their own parameters."""
+
+
 def classify_exception(exc: BaseException) -> FailureKind:
-    """'context' | 'permanent' | 'transient'."""
+    """'context' | 'transient' | 'permanent'.
+
+    Only known transient failures are retried: rate limits (429), timeouts (408), conflicts
+    (409), server errors (5xx), dropped or refused connections and the provider classes for
+    them. Anything else (a bad request, authentication, an unknown model, a bug) fails its sample
+    at once: retrying it would only cost time."""
     litellm = _litellm()
     if isinstance(exc, litellm.ContextWindowExceededError):
         return "context"
-    permanent = (
-        litellm.BadRequestError,
-        litellm.AuthenticationError,
-        litellm.PermissionDeniedError,
-        litellm.NotFoundError,
-        litellm.UnprocessableEntityError,
-        litellm.ContentPolicyViolationError,
-    )
-    if isinstance(exc, permanent):
-        return "permanent"
     status = getattr(exc, "status_code", None)
-    if isinstance(status, int) and 400 <= status < 500 and status not in (408, 409, 429):
-        return "permanent"
-    return "transient"
+    if isinstance(status, int) and (status >= 500 or status in TRANSIENT_STATUS):
+        return "transient"
+    transient = (
+        litellm.RateLimitError,
+        litellm.Timeout,
+        litellm.APIConnectionError,
+        litellm.InternalServerError,
+        litellm.ServiceUnavailableError,
+        litellm.BadGatewayError,
+        *TRANSIENT_EXCEPTIONS,
+    )
+    return "transient" if isinstance(exc, transient) else "permanent"
 
 
 class LiteLLMModel(Model):
@@ -70,10 +82,14 @@ class LiteLLMModel(Model):
         send_grammar: bool = False,
         context_window: int | None = None,
         extra: dict[str, Any] | None = None,
+        generation: dict[str, Any] | None = None,
         seed: int = 0,
     ):
         self.name = name
+        self.base_name = name
+        """The model string without ``@settings``: what identifies it (``name`` is the label)."""
         self.litellm_name = name
+        self.generation_overrides = dict(generation or {})
         self.api_bases = [b.rstrip("/") for b in (api_bases or [])]
         self.api_key = api_key
         self.retry = retry or RetryPolicy()
@@ -83,17 +99,38 @@ class LiteLLMModel(Model):
         self.extra = dict(extra or {})
         self._rng = random.Random(seed)
         self._router: Any = None
-        self._credentials_checked = False
-        self._missing_keys: list[str] = []
+        self._checked = False
 
     # identity: everything that can change an answer, nothing that cannot (keys, timeouts)
     def identity(self) -> dict[str, Any]:
-        ident: dict[str, Any] = {"name": self.name, "send_grammar": self.send_grammar}
+        ident: dict[str, Any] = {"name": self.base_name, "send_grammar": self.send_grammar}
         if self.api_bases:
             ident["api_base"] = sorted(self.api_bases)
         if self.extra:
             ident["extra"] = self.extra
-        return ident
+        return self.with_generation(ident)
+
+    @property
+    def openai_compatible(self) -> bool:
+        """An OpenAI-compatible server of the user's (``openai/<name>`` with ``--api-base``): it
+        receives every generation setting in the request body."""
+        return bool(self.api_bases) and self.litellm_name.startswith("openai/")
+
+    def _supported(self) -> set[str] | None:
+        if self.openai_compatible:
+            return None
+        try:
+            provider = _litellm().get_llm_provider(self.litellm_name)[1]
+            params = _litellm().get_supported_openai_params(model=self.litellm_name, custom_llm_provider=provider)
+        except Exception:  # noqa: BLE001 - unknown to litellm's tables: let the provider decide
+            return None
+        return set(params) if params else None
+
+    def not_sent(self, generation: GenerationConfig) -> list[str]:
+        supported = self._supported()
+        if supported is None:
+            return []
+        return sorted(k for k in generation.sampling() if k in OPENAI_PARAMS and k not in supported)
 
     def _key(self) -> str | None:
         if self.api_key:
@@ -121,22 +158,22 @@ class LiteLLMModel(Model):
             return None
 
     def _params(self, request: Request) -> dict[str, Any]:
-        g = request.generation
+        settings = request.generation.sampling()
+        dropped = set(self.not_sent(request.generation))
         params: dict[str, Any] = {
             "messages": request.messages,
-            "temperature": g.temperature,
-            "max_tokens": g.max_tokens,
             "timeout": self.retry.timeout,
             "num_retries": 0,
             "max_retries": 0,
         }
-        if g.top_p is not None:
-            params["top_p"] = g.top_p
-        if g.stop:
-            params["stop"] = g.stop
-        if g.seed is not None:
-            params["seed"] = g.seed
         extra_body = dict(self.extra.get("extra_body", {}))
+        for k, v in settings.items():
+            if k in dropped:
+                continue
+            if k in OPENAI_PARAMS or not self.openai_compatible:
+                params[k] = v  # litellm passes non-OpenAI settings (top_k, ...) to providers as their own
+            else:
+                extra_body[k] = v
         if self.send_grammar and request.grammar_text:
             extra_body["grammar"] = request.grammar_text
         if extra_body:
@@ -167,18 +204,26 @@ class LiteLLMModel(Model):
             params["api_base"] = self.api_bases[0]
         return await _litellm().acompletion(model=self.litellm_name, **params)
 
-    def check_credentials(self) -> None:
-        """A provider model whose API key is not set is a user error (one line, exit 2), not a
-        run of retried failures. Checked before the first request, so cached answers still serve.
+    def check_ready(self) -> None:
+        """Before the first request (cached answers still serve without it): an unknown provider
+        or a missing API key is a user error (one line, exit 2), not a run of failed samples.
 
         Only keys named ``*_API_KEY`` count as required: providers with other ways to
         authenticate (cloud credentials, a local Ollama) are left to the provider's answer.
         """
-        if not self._credentials_checked:
-            self._credentials_checked = True
-            self._missing_keys = self._missing_api_keys()
-        if self._missing_keys:
-            raise UserError(f"model '{self.name}' needs {' or '.join(self._missing_keys)} in the environment (or --api-key)")
+        if self._checked:
+            return
+        if not self.openai_compatible:
+            try:
+                _litellm().get_llm_provider(self.litellm_name)
+            except Exception:  # noqa: BLE001 - litellm raises BadRequestError for an unknown provider
+                raise UserError(
+                    f"unknown model or provider '{self.name}' (litellm cannot route it); an OpenAI-compatible server is openai/<name> with --api-base"
+                ) from None
+        missing = self._missing_api_keys()
+        if missing:
+            raise UserError(f"model '{self.name}' needs {' or '.join(missing)} in the environment (or --api-key)")
+        self._checked = True
 
     def _missing_api_keys(self) -> list[str]:
         if self._key() or self.api_bases:
@@ -193,7 +238,7 @@ class LiteLLMModel(Model):
         return missing
 
     async def generate(self, request: Request) -> ModelResponse:
-        self.check_credentials()
+        self.check_ready()
         response, attempts = await call_with_retries(
             lambda: self._call_once(request),
             policy=self.retry,

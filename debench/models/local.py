@@ -23,10 +23,21 @@ class LocalModel(LiteLLMModel):
     kind = "local"
     default_concurrency = 1
 
-    def __init__(self, short: str, *, n_parallel: int = DEFAULT_N_PARALLEL, n_ctx: int | None = None, retry: RetryPolicy | None = None, seed: int = 0):
+    def __init__(
+        self,
+        short: str,
+        *,
+        n_parallel: int = DEFAULT_N_PARALLEL,
+        n_ctx: int | None = None,
+        retry: RetryPolicy | None = None,
+        generation: dict[str, Any] | None = None,
+        seed: int = 0,
+    ):
         if short not in LOCAL_MODELS:
             raise UserError(f"unknown local model 'local/{short}' (known: {', '.join('local/' + k for k in LOCAL_MODELS)})")
-        super().__init__(f"local/{short}", retry=retry or RetryPolicy(max_retries=2, timeout=600.0), send_grammar=True, seed=seed)
+        super().__init__(
+            f"local/{short}", retry=retry or RetryPolicy(max_retries=2, timeout=600.0), send_grammar=True, generation=generation, seed=seed
+        )
         self.litellm_name = f"openai/{short}"
         self.short = short
         self.n_parallel = n_parallel
@@ -35,8 +46,23 @@ class LocalModel(LiteLLMModel):
         self._server: Any = None
 
     def identity(self) -> dict[str, Any]:
-        # The weights file, not the port, identifies the model.
-        return {"name": self.name, "weights": LOCAL_MODELS[self.short], "send_grammar": True}
+        # The weights file, not the port, identifies the model. Parallel slots batch decoding,
+        # which can change greedy answers, and the context size decides what fits: both count
+        # when they differ from the defaults.
+        ident: dict[str, Any] = {"name": self.base_name, "weights": LOCAL_MODELS[self.short], "send_grammar": True}
+        if self.n_parallel != DEFAULT_N_PARALLEL:
+            ident["n_parallel"] = self.n_parallel
+        if self.n_ctx:
+            ident["n_ctx"] = self.n_ctx
+        return self.with_generation(ident)
+
+    @property
+    def openai_compatible(self) -> bool:
+        return True
+
+    def check_ready(self) -> None:
+        """The weights and llama.cpp's server are there (else one line saying what to install)."""
+        self._ensure_server()
 
     def _ensure_server(self) -> Any:
         if self._server is None:
@@ -63,4 +89,5 @@ class LocalModel(LiteLLMModel):
         return await super().generate(request)
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "kind": self.kind, "weights": LOCAL_MODELS[self.short], "n_parallel": self.n_parallel, "identity": self.identity()}
+        ident = self.identity()
+        return {"name": self.name, "kind": self.kind, "weights": LOCAL_MODELS[self.short], "n_parallel": self.n_parallel, "identity": ident}

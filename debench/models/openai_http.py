@@ -32,7 +32,7 @@ import aiohttp
 
 from debench.models.base import Model, ModelResponse, Request, Usage
 from debench.models.price_table import ModelPrice, lookup
-from debench.models.retry import FailureKind, RetryPolicy, call_with_retries, parse_retry_after
+from debench.models.retry import TRANSIENT_EXCEPTIONS, TRANSIENT_STATUS, FailureKind, RetryPolicy, call_with_retries, parse_retry_after
 from debench.prompts import Message
 
 CONTEXT_MARKERS = (
@@ -46,8 +46,6 @@ CONTEXT_MARKERS = (
     "input is too long",
 )
 """Lower-case fragments of a 400 answer that mean "the prompt does not fit" (OpenAI, vLLM, llama.cpp)."""
-
-_TRANSIENT_STATUS = frozenset({408, 409, 429})
 
 
 class HTTPStatusError(Exception):
@@ -90,15 +88,18 @@ class MalformedResponse(Exception):
 
 
 def classify_http_exception(exc: BaseException) -> FailureKind:
-    """'context' | 'permanent' | 'transient', as ``litellm_model.classify_exception`` decides."""
+    """'context' | 'permanent' | 'transient', as ``litellm_model.classify_exception`` decides:
+    429 / 408 / 409 / 5xx, connection failures, timeouts and unreadable answers are retried;
+    anything else fails its sample at once."""
     if isinstance(exc, HTTPStatusError):
-        if exc.status in _TRANSIENT_STATUS or exc.status >= 500:
+        if exc.status in TRANSIENT_STATUS or exc.status >= 500:
             return "transient"
         if exc.status in (400, 413) and any(m in exc.message.lower() for m in CONTEXT_MARKERS):
             return "context"
-        if 400 <= exc.status < 500:
-            return "permanent"
-    return "transient"  # connection errors, timeouts, malformed answers
+        return "permanent"
+    if isinstance(exc, (aiohttp.ClientError, MalformedResponse, *TRANSIENT_EXCEPTIONS)):
+        return "transient"
+    return "permanent"
 
 
 def retry_after_of(exc: BaseException) -> float | None:
@@ -140,12 +141,15 @@ class OpenAIHTTPModel(Model):
         send_grammar: bool = False,
         context_window: int | None = None,
         extra: dict[str, Any] | None = None,
+        generation: dict[str, Any] | None = None,
         seed: int = 0,
     ):
         if not name.startswith("openai/"):
             raise ValueError("the direct HTTP client serves openai/<name> model strings")
         self.name = name
+        self.base_name = name
         self.served_name = name.removeprefix("openai/")
+        self.generation_overrides = dict(generation or {})
         self.api_base = api_base.rstrip("/")
         self.url = self.api_base + "/chat/completions"
         self.retry = retry or RetryPolicy()
@@ -163,10 +167,10 @@ class OpenAIHTTPModel(Model):
 
     def identity(self) -> dict[str, Any]:
         # The same as LiteLLMModel's: the client does not change the answer.
-        ident: dict[str, Any] = {"name": self.name, "send_grammar": self.send_grammar, "api_base": [self.api_base]}
+        ident: dict[str, Any] = {"name": self.base_name, "send_grammar": self.send_grammar, "api_base": [self.api_base]}
         if self.extra:
             ident["extra"] = self.extra
-        return ident
+        return self.with_generation(ident)
 
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "client": "http"}
@@ -186,19 +190,7 @@ class OpenAIHTTPModel(Model):
             return None
 
     def _body(self, request: Request) -> bytes:
-        g = request.generation
-        body: dict[str, Any] = {
-            "model": self.served_name,
-            "messages": request.messages,
-            "temperature": g.temperature,
-            "max_tokens": g.max_tokens,
-        }
-        if g.top_p is not None:
-            body["top_p"] = g.top_p
-        if g.stop:
-            body["stop"] = g.stop
-        if g.seed is not None:
-            body["seed"] = g.seed
+        body: dict[str, Any] = {"model": self.served_name, "messages": request.messages, **request.generation.sampling()}
         body.update(self.extra.get("extra_body", {}))
         if self.send_grammar and request.grammar_text:
             body["grammar"] = request.grammar_text

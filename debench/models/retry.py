@@ -20,6 +20,11 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 FailureKind = Literal["context", "permanent", "transient"]
 
+TRANSIENT_STATUS = frozenset({408, 409, 429})
+"""HTTP statuses retried besides 5xx: timeout, conflict, rate limit."""
+TRANSIENT_EXCEPTIONS: tuple[type[BaseException], ...] = (TimeoutError, asyncio.TimeoutError, ConnectionError)
+"""Failures of the network itself (a refused or dropped connection, a timeout), in any client."""
+
 
 class TransientModelError(Exception):
     """A transient failure (rate limit, 5xx, dropped connection, timeout) still failing at the cap."""

@@ -9,21 +9,22 @@ originals' answers. The report and one line per (probe, document) pair are writt
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from debench.atomic import write_atomic
+from debench.atomic import write_atomic, write_json_record
 from debench.data.base import Doc, get_adapter
 from debench.data.loading import load_task_data
 from debench.errors import UserError
-from debench.pipeline import RunOptions, dataset_info, ensure_method_supported, task_sha, usage_info
+from debench.pipeline import RunOptions, dataset_info, ensure_method_supported, generation_record, task_sha, usage_info
+from debench.prompts import check_templates
 from debench.models.base import Model
 from debench.probes.base import ProbeContext, ProbedDoc, ProbeSpec
 from debench.probes.inject import claim_for_task
 from debench.probes.report import ProbeReport, ProbeSummary
 from debench.probes.stats import make_pair, summarize
 from debench.results import ModelInfo, TaskInfo, now_iso, package_versions
-from debench.runner import run_fingerprint, run_samples
+from debench.runner import error_summary, run_fingerprint, run_samples
 from debench.task import TaskConfig
 
 
@@ -40,6 +41,8 @@ class ProbeOutput:
     report_path: Path
     samples_path: Path
     pairs_path: Path
+    n_samples: int = 0
+    errors: list[tuple[str, int]] = field(default_factory=list)
 
 
 def check_probe_task(task: TaskConfig) -> None:
@@ -94,6 +97,8 @@ async def run_probes(task: TaskConfig, task_path: Path, model: Model, specs: lis
     dataset = load_task_data(task, opts.data_source, opts.data_dir)
     docs = choose_docs(list(dataset.docs), opts.limit, opts.doc_ids)
     check_sides_are_answers(task, docs)
+    if docs:
+        check_templates(task, task_path, docs[0])
     ctx = ProbeContext(
         task=task,
         speech_label=get_adapter(task.dataset.adapter).speech_label,
@@ -109,7 +114,7 @@ async def run_probes(task: TaskConfig, task_path: Path, model: Model, specs: lis
     report_path = out_dir / f"probes_{task.name}_{fp}.json"
     pairs_path = out_dir / f"probe_pairs_{task.name}_{fp}.jsonl"
     settings = opts.run_settings(model, method)
-    records, run_ctx = await run_samples(task, all_docs, model, samples_path, settings)
+    records, caller = await run_samples(task, all_docs, model, samples_path, settings)
     by_id = {r.doc_id: r for r in records}
     originals = {d.doc_id: d for d in docs}
     specs_by_key = {s.key: s for s in specs}
@@ -125,11 +130,12 @@ async def run_probes(task: TaskConfig, task_path: Path, model: Model, specs: lis
         model=ModelInfo(**model.describe()),
         dataset=dataset_info(dataset),
         probes=summaries,
-        usage=usage_info(records, run_ctx.n_requests),
+        usage=usage_info(records, caller.n_requests),
         config={
             "task_file": str(task_path),
             "probes": list(probed),
             "method": method,
+            **generation_record(task, model),
             "limit": opts.limit,
             "doc_ids": opts.doc_ids,
             "seed": opts.seed,
@@ -146,6 +152,6 @@ async def run_probes(task: TaskConfig, task_path: Path, model: Model, specs: lis
         created_at=now_iso(),
     )
     write_atomic(pairs_path, "".join(lines))
-    write_atomic(report_path, report.model_dump_json(indent=2) + "\n")
-    return ProbeOutput(report, report_path, samples_path, pairs_path)
+    write_json_record(report_path, report)
+    return ProbeOutput(report, report_path, samples_path, pairs_path, len(records), error_summary(records))
 

@@ -3,27 +3,31 @@
 The protocol of Debatable Intelligence §5.3 / appendix B, in debench's own words: for every topic,
 ``per_topic`` (2) speeches of about ``words`` (600) words supporting the topic, temperature 1;
 a speech longer than the limit loses whole sentences from its end until it fits. Each speech has
-its own generation seed (``seed + k``), so the two speeches of a topic differ and each is cached
-on its own: a rerun after an interruption only asks for what is missing.
+its own generation seed (``seed + k``), so the two speeches of a topic differ. Each speech is a job
+of the shared runner: cached, concurrent, logged as it is written (``<output>.samples_<fingerprint>.jsonl``),
+so a rerun after an interruption only asks for what is missing.
 """
 
 from __future__ import annotations
 
-import asyncio
-import sys
+import hashlib
+import json
 import uuid
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Literal
 
-from tqdm import tqdm
+from pydantic import BaseModel
 
-from debench.cache import ResponseCache
+from debench.calls import Caller
 from debench.data.loading import DataSource, load_task_data
 from debench.errors import UserError
-from debench.judging.base import cached_generate
-from debench.models.base import ContextOverflow, Model
-from debench.speeches.files import SpeechRow
+from debench.models.base import Model
+from debench.record_log import RecordLog
+from debench.runner import RunSettings, open_cache, run_jobs
+from debench.atomic import write_json_record
+from debench.speeches.files import SpeechRow, write_speeches
 from debench.task import GenerationConfig
 from debench.text import trim_to_words, word_count
 
@@ -52,14 +56,48 @@ class GenerateOptions:
     progress: bool = True
 
 
+class SpeechRecord(BaseModel):
+    """One generated speech (or why there is none), as logged."""
+
+    id: str
+    topic: str
+    k: int
+    status: Literal["ok", "error", "not_completed"]
+    text: str | None = None
+    trimmed: bool = False
+    error: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached: bool = False
+    attempts: int = 0
+
+
 @dataclass
 class GenerateOutput:
     rows: list[SpeechRow]
-    failures: list[dict[str, Any]] = field(default_factory=list)
-    n_trimmed: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
+    records: list[SpeechRecord]
+    log_path: Path
     n_requests: int = 0
+
+    @property
+    def n_trimmed(self) -> int:
+        return sum(r.trimmed for r in self.records if r.status == "ok")
+
+    @property
+    def prompt_tokens(self) -> int:
+        return sum(r.prompt_tokens for r in self.records)
+
+    @property
+    def completion_tokens(self) -> int:
+        return sum(r.completion_tokens for r in self.records)
+
+    @property
+    def failures(self) -> list[SpeechRecord]:
+        return [r for r in self.records if r.status != "ok"]
+
+    @property
+    def errors(self) -> list[tuple[str, int]]:
+        return Counter(f"{r.status}: {r.error}" for r in self.failures).most_common()
 
 
 def ibm_topics(data_source: DataSource = "auto", data_dir: str | None = None) -> list[str]:
@@ -91,60 +129,93 @@ def speech_id(model: Model, topic: str, k: int, opts: GenerateOptions) -> str:
     return str(uuid.uuid5(NAMESPACE, f"{model.name}|{topic}|{k}|{opts.words}|{opts.temperature}|{opts.seed}"))
 
 
+def run_key(model: Model, opts: GenerateOptions) -> str:
+    """What the speeches depend on (the model's identity, never its name, and every setting)."""
+    payload = json.dumps({"model": model.identity(), "opts": [opts.words, opts.per_topic, opts.temperature, opts.max_tokens, opts.seed]}, sort_keys=True)
+    return hashlib.sha256(payload.encode()).hexdigest()[:12]
+
+
 def messages_for(topic: str, words: int) -> list[dict[str, str]]:
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": USER.format(words=words, topic=topic)}]
 
 
-async def generate_speeches(model: Model, topics: list[str], opts: GenerateOptions) -> GenerateOutput:
+@dataclass
+class SpeechJob:
+    """Write one speech: topic ``topic``, the ``k``-th of the topic (generation seed ``seed + k``)."""
+
+    caller: Caller
+    model: Model
+    topic: str
+    k: int
+    opts: GenerateOptions
+
+    @property
+    def key(self) -> str:
+        return speech_id(self.model, self.topic, self.k, self.opts)
+
+    async def run(self) -> SpeechRecord:
+        opts = self.opts
+        gen = GenerationConfig(temperature=opts.temperature, max_tokens=opts.max_tokens or default_max_tokens(opts.words), seed=opts.seed + self.k)
+        r = await self.caller.call(self.model, messages_for(self.topic, opts.words), gen)
+        base = {
+            "id": self.key,
+            "topic": self.topic,
+            "k": self.k,
+            "prompt_tokens": r.response.usage.prompt_tokens,
+            "completion_tokens": r.response.usage.completion_tokens,
+            "cached": r.cached,
+            "attempts": 0 if r.cached else r.response.attempts,
+        }
+        text = (r.response.text or "").strip()
+        if not text:
+            return SpeechRecord(**base, status="error", error="empty answer")
+        trimmed = trim_to_words(text, opts.words)
+        return SpeechRecord(**base, status="ok", text=trimmed, trimmed=word_count(trimmed) < word_count(text))
+
+    def failure(self, status: str, error: str) -> SpeechRecord:
+        return SpeechRecord(id=self.key, topic=self.topic, k=self.k, status=status, error=error)  # type: ignore[arg-type]
+
+
+async def generate_speeches(model: Model, topics: list[str], output: Path, opts: GenerateOptions) -> GenerateOutput:
+    """Every speech of every topic through the shared runner; rows in topic order."""
     if opts.words < 1 or opts.per_topic < 1:
         raise UserError("--words and --per-topic must be positive")
-    jobs = [(t, k) for t in topics for k in range(opts.per_topic)]
-    cache = ResponseCache() if opts.use_cache and model.cacheable else None
-    sem = asyncio.Semaphore(opts.concurrency or model.default_concurrency)
-    out = GenerateOutput(rows=[])
-    results: dict[tuple[str, int], SpeechRow] = {}
-    bar = tqdm(total=len(jobs), desc=f"speeches | {model.name}", unit="speech", disable=not opts.progress, file=sys.stderr)
-
-    async def one(topic: str, k: int) -> None:
-        gen = GenerationConfig(temperature=opts.temperature, max_tokens=opts.max_tokens or default_max_tokens(opts.words), seed=opts.seed + k)
-        messages = messages_for(topic, opts.words)
-        async with sem:
-            try:
-                r = await cached_generate(model, cache, messages, gen, None, before_request=lambda: _fits(model, messages, gen.max_tokens))
-            except UserError:
-                raise
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - reported; the rest goes on, a rerun retries it
-                out.failures.append({"topic": topic, "k": k, "error": f"{type(exc).__name__}: {exc}"[:300]})
-                bar.update(1)
-                return
-        text = (r.response.text or "").strip()
-        out.prompt_tokens += r.response.usage.prompt_tokens
-        out.completion_tokens += r.response.usage.completion_tokens
-        if not r.cached:
-            out.n_requests += r.response.attempts
-        if not text:
-            out.failures.append({"topic": topic, "k": k, "error": "empty answer"})
-        else:
-            trimmed = trim_to_words(text, opts.words)
-            out.n_trimmed += int(word_count(trimmed) < word_count(text))
-            results[(topic, k)] = SpeechRow(id=speech_id(model, topic, k, opts), topic=topic, source=model.name, text=trimmed)
-        bar.update(1)
-
+    settings = RunSettings(concurrency=opts.concurrency or model.default_concurrency, use_cache=opts.use_cache, progress=opts.progress)
+    caller = Caller(open_cache(model, settings))
+    log_path = output.with_name(f"{output.name}.samples_{run_key(model, opts)}.jsonl")
+    log_: RecordLog[SpeechRecord] = RecordLog(log_path, SpeechRecord, "id")
+    jobs = [SpeechJob(caller, model, t, k, opts) for t in topics for k in range(opts.per_topic)]
     try:
-        await asyncio.gather(*(one(t, k) for t, k in jobs))
+        await run_jobs(jobs, log_, concurrency=settings.concurrency, progress=opts.progress, desc=f"speeches | {model.name}", unit="speech")
+        log_.compact([j.key for j in jobs])
     finally:
-        bar.close()
-        if cache is not None:
-            cache.close()
+        log_.close()
+        caller.close()
         await model.aclose()
-    out.rows = [results[j] for j in jobs if j in results]
-    return out
+    records = [log_.existing[j.key] for j in jobs if j.key in log_.existing]
+    rows = [SpeechRow(id=r.id, topic=r.topic, source=model.name, text=r.text or "") for r in records if r.status == "ok"]
+    return GenerateOutput(rows=rows, records=records, log_path=log_path, n_requests=caller.n_requests)
 
 
-def _fits(model: Model, messages: list[dict[str, str]], max_tokens: int) -> None:
-    window = model.context_window()
-    n = model.count_tokens(messages) if window else None
-    if window and n is not None and n + max_tokens > window:
-        raise ContextOverflow(f"{model.name}: {n}-token prompt + {max_tokens} exceeds its {window}-token window")
+def write_generated(output: Path, out: GenerateOutput, model: Model, topics: list[str], opts: GenerateOptions, command: list[str]) -> Path:
+    """The speeches CSV and, beside it, ``<output>.meta.json`` (settings, failures, usage); returns
+    the metadata file's path."""
+    write_speeches(output, out.rows)
+    meta = {
+        "model": model.describe(),
+        "topics": len(topics),
+        "per_topic": opts.per_topic,
+        "words": opts.words,
+        "temperature": opts.temperature,
+        "max_tokens": opts.max_tokens or default_max_tokens(opts.words),
+        "seed": opts.seed,
+        "generation_from_model_args": dict(model.generation_overrides),
+        "prompt": messages_for("{topic}", opts.words),
+        "n_speeches": len(out.rows),
+        "n_trimmed": out.n_trimmed,
+        "failures": [{"topic": r.topic, "k": r.k, "status": r.status, "error": r.error} for r in out.failures],
+        "usage": {"prompt_tokens": out.prompt_tokens, "completion_tokens": out.completion_tokens, "n_requests": out.n_requests},
+        "log": out.log_path.name,
+        "command": command,
+    }
+    return write_json_record(output.with_name(output.name + ".meta.json"), meta)

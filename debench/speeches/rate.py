@@ -11,21 +11,22 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from debench.atomic import write_atomic
+from debench.atomic import write_json_record
 from debench.data.base import Doc, Speech
 from debench.data.loading import load_task_data
 from debench.errors import UserError
-from debench.pipeline import RunOptions, dataset_info, ensure_method_supported, task_sha, usage_info
+from debench.pipeline import RunOptions, dataset_info, ensure_method_supported, generation_record, task_sha, usage_info
+from debench.prompts import check_templates
 from debench.metrics.bootstrap import mean_ci, mean_diff_ci
 from debench.models.base import Model
 from debench.plots import plot_source_means
 from debench.results import ModelInfo, TaskInfo, now_iso, package_versions
-from debench.runner import run_fingerprint, run_samples
+from debench.runner import error_summary, run_fingerprint, run_samples
 from debench.samples import SampleRecord
 from debench.speeches.files import SpeechRow, file_hash, read_speeches
 from debench.speeches.report import Comparison, Estimate, SourceRating, SpeechesFileInfo, SpeechRatingReport
@@ -46,6 +47,8 @@ class RateOutput:
     report: SpeechRatingReport
     report_path: Path
     samples_path: Path
+    n_samples: int = 0
+    errors: list[tuple[str, int]] = field(default_factory=list)
 
 
 def check_rating_task(task: TaskConfig) -> None:
@@ -116,6 +119,8 @@ async def rate_speeches(task: TaskConfig, task_path: Path, model: Model, speeche
         raise UserError(f"id '{sorted(clash)[0]}' is also an id of the annotated speeches", path=str(speeches_path), field="id")
     file_docs = speech_docs(rows)
     docs = human + file_docs
+    if docs:
+        check_templates(task, task_path, docs[0])
 
     content = file_hash(speeches_path)
     base_fp = run_fingerprint(task, model.identity(), dataset.content_hash, task.method)
@@ -124,7 +129,7 @@ async def rate_speeches(task: TaskConfig, task_path: Path, model: Model, speeche
     samples_path = out_dir / f"speech_rating_samples_{task.name}_{fp}.jsonl"
     report_path = out_dir / f"speech_rating_{task.name}_{fp}.json"
     settings = opts.run_settings(model, task.method)
-    records, ctx = await run_samples(task, docs, model, samples_path, settings)
+    records, caller = await run_samples(task, docs, model, samples_path, settings)
     recs = {r.doc_id: r for r in records}
     n_boot = task.scoring.n_bootstrap if opts.n_bootstrap is None else opts.n_bootstrap
     seed = task.scoring.bootstrap_seed + opts.seed
@@ -176,10 +181,11 @@ async def rate_speeches(task: TaskConfig, task_path: Path, model: Model, speeche
         topics=topics,
         sources=sources,
         comparisons=comparisons,
-        usage=usage_info(records, ctx.n_requests),
+        usage=usage_info(records, caller.n_requests),
         config={
             "task_file": str(task_path),
             "speeches": str(speeches_path),
+            **generation_record(task, model),
             "limit": opts.limit,
             "human_sources": opts.human_sources,
             "concurrency": settings.concurrency,
@@ -195,5 +201,5 @@ async def rate_speeches(task: TaskConfig, task_path: Path, model: Model, speeche
         versions=package_versions(),
         created_at=now_iso(),
     )
-    write_atomic(report_path, report.model_dump_json(indent=2) + "\n")
-    return RateOutput(report, report_path, samples_path)
+    write_json_record(report_path, report)
+    return RateOutput(report, report_path, samples_path, len(records), error_summary(records))

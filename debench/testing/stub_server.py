@@ -75,7 +75,7 @@ __all__ = [
 HOST = "127.0.0.1"
 """The only address the stub ever binds to."""
 
-Outcome = Literal["ok", "429", "500", "drop", "slow"]
+Outcome = Literal["ok", "429", "500", "drop", "slow", "401"]
 """What the server does with one completion request (the values of ``FaultPlan.script``)."""
 FaultKind = Literal["429", "500", "drop", "slow"]
 Responder = Callable[[dict[str, Any]], str]
@@ -509,6 +509,9 @@ class _StubCore:
             return _error_response(
                 500, "The server had an error (simulated by the debench stub server).", "server_error", None
             )
+        if outcome == "401":  # like a provider that names the key it was given in its error
+            given = request.headers.get("Authorization", "").removeprefix("Bearer ")
+            return _error_response(401, f"Incorrect API key provided: {given}.", "invalid_request_error", "invalid_api_key")
         if outcome == "drop":
             if request.transport is not None:
                 request.transport.abort()

@@ -1,0 +1,145 @@
+"""The Python API: what ``debench eval`` and ``debench score`` do, as functions.
+
+    import debench
+
+    runs = debench.evaluate(["ibm_speech_likert"], model="baseline/random", limit=20, data_dir="../shared/datasets")
+    runs[0].results.metrics["kendall_tau_c"].value     # a Results object (debench.results.Results)
+    runs[0].results_path, runs[0].samples_path          # the files written, as the CLI writes them
+
+    results = debench.score("ibm_speech_likert", "preds.jsonl", output="scored.json")
+    same = debench.load_results(runs[0].results_path)
+
+``evaluate`` runs the tasks one after another with one judge and returns one ``Evaluation`` per
+task (``aevaluate`` is the same coroutine for code that already runs an event loop). Errors a
+caller can fix raise ``debench.errors.UserError`` (the CLI prints those in one line, exit 2).
+The CLI commands call these functions; nothing here prints.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from debench.pipeline import EvalOptions, EvalOutput, build_results, evaluate_task, select_docs, with_judging_manual
+from debench.results import Results, load_results
+from debench.task import TaskConfig
+
+Evaluation = EvalOutput
+"""One task's run: ``results`` (a ``Results``), ``results_path``, ``samples_path``, ``errors``
+(distinct error messages with their counts), and with ``repeats`` > 1 the consistency report."""
+
+__all__ = ["Evaluation", "aevaluate", "evaluate", "load_results", "resolve_tasks", "score"]
+
+
+def resolve_tasks(tasks: str | Path | Sequence[str | Path], include_paths: Sequence[str | Path] = ()) -> list[tuple[TaskConfig, Path]]:
+    """Task names, group names, task files and folders of task files (comma-separated in one
+    string, or a list; ``include_paths`` make more task files known by name); every task is loaded
+    and validated before any work, and runs once (see ``debench.registry.resolve_tasks``)."""
+    from debench.registry import resolve_tasks as resolve
+
+    specs = [str(t) for t in ([tasks] if isinstance(tasks, (str, Path)) else tasks)]
+    return list(resolve(specs, include_paths).tasks)
+
+
+async def aevaluate(
+    tasks: str | Path | Sequence[str | Path],
+    model: str,
+    *,
+    ensemble: str | None = None,
+    api_base: str | None = None,
+    api_key: str | None = None,
+    model_args: str | dict[str, Any] | None = None,
+    limit: int | None = None,
+    concurrency: int | None = None,
+    output_dir: str | Path = "results",
+    seed: int = 0,
+    method: str | None = None,
+    data_source: str = "auto",
+    data_dir: str | Path | None = None,
+    use_cache: bool = True,
+    n_bootstrap: int | None = None,
+    judging_manual: str | Path | None = None,
+    repeats: int = 1,
+    force: bool = False,
+    progress: bool = False,
+    command: Sequence[str] = (),
+    include_paths: Sequence[str | Path] = (),
+) -> list[Evaluation]:
+    """Judge every document of every task with ``model`` (a model string, or several
+    comma-separated with ``ensemble``); write results and samples under ``output_dir``.
+    ``tasks`` may name groups and folders of task files; ``include_paths`` are lm-eval's
+    ``--include_path`` (their task files become known by name)."""
+    from debench.models.factory import make_judge
+
+    resolved = resolve_tasks(tasks, include_paths)
+    if judging_manual is not None:
+        resolved = [(with_judging_manual(t, Path(judging_manual)), p) for t, p in resolved]
+    judge = make_judge(model, ensemble, api_base=api_base, api_key=api_key, model_args=model_args, seed=seed)
+    opts = EvalOptions(
+        output_dir=Path(output_dir),
+        limit=limit,
+        concurrency=concurrency,
+        seed=seed,
+        data_source=data_source,  # type: ignore[arg-type]
+        data_dir=str(data_dir) if data_dir is not None else None,
+        use_cache=use_cache,
+        progress=progress,
+        method=method,
+        n_bootstrap=n_bootstrap,
+        repeats=repeats,
+        force=force,
+        command=list(command),
+    )
+    try:
+        return [await evaluate_task(task, path, judge, opts) for task, path in resolved]
+    finally:
+        await judge.aclose()
+
+
+def evaluate(tasks: str | Path | Sequence[str | Path], model: str, **options: Any) -> list[Evaluation]:
+    """``aevaluate`` run to completion (for scripts and notebooks without an event loop)."""
+    return asyncio.run(aevaluate(tasks, model, **options))
+
+
+def score(
+    task: str | Path,
+    predictions: str | Path,
+    *,
+    output: str | Path | None = None,
+    limit: int | None = None,
+    data_source: str = "auto",
+    data_dir: str | Path | None = None,
+    n_bootstrap: int | None = None,
+    plots: bool = True,
+    command: Sequence[str] = (),
+) -> Results:
+    """Score a predictions file (JSONL: ``{"doc_id", "response"}`` or ``{"doc_id", "prediction"}``,
+    or a samples log) without calling any model; written to ``output`` when given."""
+    from debench.data.loading import load_task_data
+    from debench.plots import speech_rating_plots
+    from debench.predictions import load_predictions
+    from debench.results import write_results
+
+    (task_cfg, path), = resolve_tasks([task])
+    dataset = load_task_data(task_cfg, data_source, data_dir)  # type: ignore[arg-type]
+    docs = select_docs(dataset, limit)
+    records = load_predictions(Path(predictions), task_cfg, docs)
+    results = build_results(
+        task_cfg,
+        {"name": f"predictions:{Path(predictions).name}", "kind": "predictions"},
+        dataset,
+        docs,
+        records,
+        config={"task_file": str(path), "predictions": str(predictions), "limit": limit, "data_source": data_source, "command": list(command)},
+        n_requests=0,
+        n_bootstrap=n_bootstrap,
+        samples_file=None,
+        method=task_cfg.method,
+    )
+    if output is not None:
+        if plots:
+            results.plots = [p.name for p in speech_rating_plots(results, Path(output))]
+        write_results(results, Path(output))
+    return results

@@ -1,0 +1,87 @@
+"""``debench arena rank`` end to end: read judgment files, analyse, write ``ranking.json`` (and the
+plot), and the text summary printed on the terminal."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from debench.arena.judgments import load_judgment_files, load_reference
+from debench.arena.rank import analyse_judgments
+from debench.arena.ranking_file import ArenaRanking, JudgeRanking, Rule
+from debench.atomic import write_atomic
+
+
+def rank_files(
+    judgments: Sequence[Path],
+    rule: Rule,
+    reference: Path | None,
+    output: Path,
+    plot: Path | None,
+    n_boot: int,
+    seed: int,
+    controls: Sequence[str] = ("length",),
+    n_perm: int = 10000,
+) -> ArenaRanking:
+    result = analyse_judgments(
+        load_judgment_files(judgments), rule, load_reference(reference) if reference else None, n_boot, seed, controls, n_perm,
+        files=[str(p) for p in judgments],
+    )
+    write_atomic(output, result.model_dump_json(indent=2) + "\n")
+    if plot:
+        from debench.arena.plot import plot_bradley_terry
+
+        plot_bradley_terry(result, plot, subtitle=result.verdicts)
+    return result
+
+
+def format_matrix(result: JudgeRanking) -> str:
+    models = result.models
+    w = max([len(m) for m in models] + [5])
+    head = " " * w + "  " + "  ".join(f"{m[:w]:>{w}}" for m in models) + "  " + f"{'total':>5}"
+    rows = [head]
+    for a in models:
+        cells = ["—".rjust(w) if a == b else f"{result.win_matrix[a][b]:>{w}}" for b in models]
+        rows.append(f"{a:<{w}}  " + "  ".join(cells) + f"  {result.topic_wins[a]:>5}")
+    return "\n".join(rows)
+
+
+def _ci(ci: list[float] | None, fmt: str = ".2f") -> str:
+    return f" [{ci[0]:{fmt}}, {ci[1]:{fmt}}]" if ci else ""
+
+
+def summary_lines(result: ArenaRanking) -> list[str]:
+    lines = [f"verdicts: {result.verdicts}", f"win matrix (topics won by row against column, {result.rule} rule):", format_matrix(result)]
+    lines.append("ranking: " + " > ".join(result.ranking))
+    pb = result.position_bias
+    if pb.side1_win_rate is not None:
+        lines.append(f"judge position bias: side 1 won {pb.side1_win_rate:.1%} of {pb.n_decided} decided debates")
+    if result.kendall_tau_distance is not None:
+        lines.append(f"normalized Kendall tau distance to the reference: {result.kendall_tau_distance:.4f}")
+    lc = result.length_controlled
+    if lc is not None:
+        lines.append("style-controlled ranking: " + " > ".join(lc.ranking) + f" (plain Bradley-Terry: {' > '.join(lc.plain_ranking)})")
+        for name, c in lc.covariates.items():
+            value = "no variation" if c.coefficient is None else f"{c.coefficient:+.3f}{_ci(c.ci95, '+.3f')}"
+            lines.append(f"  {name} coefficient (logits per SD): {value}")
+    for rule, fit in result.davidson.items():
+        lines.append(f"Davidson tie parameter ({rule} rule): nu = {fit.nu:.3f}{_ci(fit.nu_ci95, '.3f')}, {fit.n_drawn} of {fit.n_topics} topics drawn")
+    if result.per_judge:
+        for label, r in result.per_judge.items():
+            lines.append(f"judge {label}: " + " > ".join(r.ranking))
+    if result.judge_agreement is not None:
+        a = result.judge_agreement.krippendorff_alpha
+        lines.append("inter-judge agreement: Krippendorff's alpha (nominal) = " + ("undefined" if a.alpha is None else f"{a.alpha:.3f}{_ci(a.ci95, '.3f')}") + f" over {a.n_debates} debates")
+        for p in result.judge_agreement.pairs:
+            tau = "n/a" if p.kendall_tau_distance is None else f"{p.kendall_tau_distance:.4f}"
+            agree = "n/a" if p.verdict_agreement is None else f"{p.verdict_agreement:.1%}"
+            lines.append(f"  {p.judges[0]} vs {p.judges[1]}: Kendall tau distance {tau}, same verdict on {agree} of {p.n_debates} debates")
+    for e in result.self_preference.entries:
+        if e.difference is not None:
+            lines.append(
+                f"self-preference of {e.judge} ({', '.join(e.debaters)}): own side's points {e.own_judge_rate:.1%} under its own judgment vs "
+                f"{e.other_judges_rate:.1%} under the others ({e.n_debates} debates), difference {e.difference:+.3f}{_ci(e.difference_ci95, '+.3f')}"
+                + ("" if e.p_value is None else f", permutation p = {e.p_value:.4f}")
+            )
+    lines += [f"note: {n}" for n in ([result.self_preference.note] if result.self_preference.note else []) + result.notes]
+    return lines

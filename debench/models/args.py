@@ -1,0 +1,161 @@
+"""Model arguments: ``--model-args k=v,...`` and ``model@k=v;...``, typed and checked before any
+request.
+
+Two kinds of keys:
+
+* **generation settings** (``temperature``, ``top_p``, ``top_k``, ``min_p``, ``max_tokens``,
+  ``seed``, ``stop``, ``presence_penalty``, ``frequency_penalty``, ``repetition_penalty``):
+  they override the task's settings in every request the model makes, in every command and
+  client, and they are part of the model's identity (so of cache keys and run fingerprints);
+* **client settings** (``timeout``, ``max_retries``, ``base_delay``, ``max_delay``, ``client``,
+  ``grammar``, ``context_window``, ``api_key``, and ``n_parallel`` / ``n_ctx`` for the local
+  model): how requests are made, never what is asked.
+
+An unknown key (with a did-you-mean), a value of the wrong type or a key the model kind does not
+use is a one-line error (exit code 2) before anything runs.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from debench.errors import UserError
+from debench.redact import is_secret_name
+
+
+class GenerationArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    top_p: float | None = Field(default=None, gt=0, le=1)
+    top_k: int | None = Field(default=None, ge=0)
+    min_p: float | None = Field(default=None, ge=0, le=1)
+    max_tokens: int | None = Field(default=None, ge=1)
+    seed: int | None = None
+    stop: list[str] | None = None
+    presence_penalty: float | None = Field(default=None, ge=-2, le=2)
+    frequency_penalty: float | None = Field(default=None, ge=-2, le=2)
+    repetition_penalty: float | None = Field(default=None, gt=0)
+
+
+class ClientArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    timeout: float | None = Field(default=None, gt=0)
+    max_retries: int | None = Field(default=None, ge=0)
+    base_delay: float | None = Field(default=None, ge=0)
+    max_delay: float | None = Field(default=None, gt=0)
+    client: Literal["auto", "http", "litellm"] = "auto"
+    grammar: bool = False
+    context_window: int | None = Field(default=None, ge=1)
+    api_key: str | None = None
+    n_parallel: int | None = Field(default=None, ge=1)
+    n_ctx: int | None = Field(default=None, ge=256)
+
+
+GENERATION_KEYS = tuple(GenerationArgs.model_fields)
+CLIENT_KEYS = tuple(ClientArgs.model_fields)
+RETRY_KEYS = ("timeout", "max_retries", "base_delay", "max_delay")
+LOCAL_ONLY = ("n_parallel", "n_ctx")
+SERVER_ONLY = ("client", "grammar", "context_window", "api_key")
+"""Keys only network models use (litellm providers and OpenAI-compatible servers)."""
+
+_TYPE_WORDS = {"float_parsing": "a number", "int_parsing": "a whole number", "bool_parsing": "true or false", "int_from_float": "a whole number"}
+
+
+class ModelArgs(BaseModel):
+    """Validated model arguments, split by kind; ``given`` lists the keys the user set."""
+
+    generation: GenerationArgs = Field(default_factory=GenerationArgs)
+    client: ClientArgs = Field(default_factory=ClientArgs)
+
+    @property
+    def generation_overrides(self) -> dict[str, Any]:
+        return self.generation.model_dump(exclude_none=True)
+
+    def given(self) -> set[str]:
+        return set(self.generation.model_fields_set) | set(self.client.model_fields_set)
+
+    def merged(self, other: ModelArgs) -> ModelArgs:
+        """These arguments with ``other``'s given keys on top."""
+        gen = {**self.generation.model_dump(exclude_unset=True), **other.generation.model_dump(exclude_unset=True)}
+        cli = {**self.client.model_dump(exclude_unset=True), **other.client.model_dump(exclude_unset=True)}
+        return ModelArgs(generation=GenerationArgs(**gen), client=ClientArgs(**cli))
+
+
+def _pairs(text: str, sep: str, where: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for part in text.split(sep):
+        if not part.strip():
+            continue
+        key, eq, value = part.partition("=")
+        key = key.strip()
+        if not eq or not key:
+            raise UserError(f"{where}: expected key=value, got '{part.strip()}'")
+        if key in out:
+            raise UserError(f"{where}: '{key}' is given twice")
+        out[key] = value.strip()
+    return out
+
+
+def _unknown(key: str, where: str) -> UserError:
+    known = [*GENERATION_KEYS, *CLIENT_KEYS]
+    close = difflib.get_close_matches(key, known, n=1)
+    hint = f"; did you mean '{close[0]}'?" if close else f" (known: {', '.join(known)})"
+    return UserError(f"{where}: unknown model argument '{key}'{hint}")
+
+
+def parse_model_args(text: str | None, where: str = "--model-args", sep: str = ",") -> ModelArgs:
+    """``key=value,key=value`` -> ``ModelArgs``; raises a one-line ``UserError``."""
+    raw = _pairs(text or "", sep, where)
+    gen: dict[str, Any] = {}
+    cli: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key in GENERATION_KEYS:
+            gen[key] = [s for s in value.split("|")] if key == "stop" else value
+        elif key in CLIENT_KEYS:
+            cli[key] = value
+        else:
+            raise _unknown(key, where)
+    try:
+        return ModelArgs(generation=GenerationArgs(**gen), client=ClientArgs(**cli))
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        key = str(err["loc"][-1]) if err.get("loc") else "?"
+        value = raw.get(key, "")
+        shown = "***" if is_secret_name(key) else value
+        expected = _TYPE_WORDS.get(err.get("type", ""), None)
+        why = f"expected {expected}" if expected else err.get("msg", "invalid value").lower()
+        raise UserError(f"{where}: {key}={shown}: {why}") from None
+
+
+def split_model_spec(spec: str) -> tuple[str, ModelArgs]:
+    """``openai/x@temperature=0.7;max_tokens=64`` -> (``openai/x``, its arguments).
+
+    Keys after ``@`` are the same as ``--model-args``' (``;``-separated), except secrets: a key
+    there would become part of the model's name in results and rankings."""
+    base, at, rest = spec.partition("@")
+    base = base.strip()
+    if not at:
+        return base, ModelArgs()
+    where = f"model '{base}@…'"
+    for key in _pairs(rest, ";", where):
+        if is_secret_name(key):
+            raise UserError(f"{where}: give {key} with --api-key or the environment, not in the model name")
+    return base, parse_model_args(rest, where, sep=";")
+
+
+def check_kind(args: ModelArgs, kind: str, name: str) -> None:
+    """Keys a model kind would ignore are refused (nothing is recorded that was not applied)."""
+    given = args.given()
+    if kind == "baseline":
+        generation = sorted(set(args.generation.model_fields_set))
+        if generation:
+            raise UserError(f"{name} calls no model, so it takes no generation settings (got {', '.join(generation)})")
+        return
+    unused = [k for k in given if (k in LOCAL_ONLY and kind != "local") or (k in SERVER_ONLY and kind == "local")]
+    if unused:
+        raise UserError(f"model argument '{sorted(unused)[0]}' does not apply to {name}")

@@ -1,0 +1,314 @@
+"""The append-only JSONL log every command resumes from: one line per finished job.
+
+One format for every kind of record (judged documents, debates, generated speeches): a pydantic
+record with a key field and a ``status``. Guarantees:
+
+* **Durable:** a record is appended and flushed as soon as its job finishes; a crash or a kill
+  loses at most the line being written. On open, a torn or corrupt tail is cut off (everything
+  before it is kept).
+* **Resumable:** records whose status is finished are skipped on the next run; the others
+  (errors) are retried. The latest line of a key wins.
+* **Shared safely between processes:** appends and compaction hold an exclusive ``flock`` on a
+  lock file beside the log (``.NAME.lock``), and an appender whose file was replaced by another
+  process's compaction reopens the new file before writing, so no line is lost. Before a job
+  starts, the runner *claims* it (``.NAME.claims``): a job claimed by another live process is
+  left to it, so two processes on the same command do not both pay for a document (only the
+  jobs both had already started can overlap).
+* **Compact:** at the end of a run the log is rewritten as one line per key, in job order, by
+  copying lines by offset (the records are never re-encoded).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel
+
+from debench.errors import UserError
+
+try:  # POSIX; elsewhere the log works for one process at a time
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+R = TypeVar("R", bound=BaseModel)
+
+FINISHED: frozenset[str] = frozenset({"ok", "parse_failure", "not_completed"})
+"""Statuses that end a job for good; anything else (``error``) is retried on resume."""
+
+HOST = socket.gethostname()
+
+
+def complete_lines(path: Path, start: int = 0) -> Iterator[tuple[int, bytes]]:
+    """(offset, line) of every newline-terminated line from ``start``; a torn last line is left out."""
+    with open(path, "rb") as fh:
+        fh.seek(start)
+        offset = start
+        for line in fh:
+            if not line.endswith(b"\n"):
+                return
+            yield offset, line
+            offset += len(line)
+
+
+def _start_time(pid: int) -> str:
+    """When process ``pid`` started (Linux: clock ticks since boot), so a claim by a dead process
+    is not mistaken for one by a new process that was given the same pid; '' elsewhere."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[19].decode()
+    except (OSError, IndexError):
+        return ""
+
+
+_ME: dict[int, tuple[str, int, str]] = {}
+
+
+def me() -> tuple[str, int, str]:
+    """This process as a claimant (computed per pid, so a forked child is itself)."""
+    pid = os.getpid()
+    if pid not in _ME:
+        _ME[pid] = (HOST, pid, _start_time(pid))
+    return _ME[pid]
+
+
+def _alive(pid: int, started: str) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return not started or _start_time(pid) in ("", started)
+
+
+class RecordLog(Generic[R]):
+    """The log of one run. ``existing`` maps each key to its latest record (``slim``-ed)."""
+
+    def __init__(
+        self,
+        path: Path,
+        record_type: type[R],
+        key: str,
+        *,
+        slim: Callable[[R], R] | None = None,
+    ):
+        self.path = Path(path)
+        self.record_type = record_type
+        self.key = key
+        self._slim = slim or (lambda r: r)
+        self.existing: dict[str, R] = {}
+        self._read_to = 0  # bytes of the current file already read into ``existing``
+        self._claims_read_to = 0
+        self._claims: dict[str, tuple[str, int, str]] = {}  # key -> (host, pid, start time) of its claimant
+        self._mine: set[str] = set()
+        self._fh: Any = None
+        self._ino: int | None = None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._lock_fd = os.open(self._side(".lock"), os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise UserError(f"cannot write the run's log here ({exc.strerror or type(exc).__name__})", path=str(self.path.parent)) from None
+        with self.locked():
+            self._truncate_torn_tail()
+            self._refresh()
+
+    # -- files beside the log ------------------------------------------------------------------
+    def _side(self, suffix: str) -> Path:
+        return self.path.with_name(f".{self.path.name}{suffix}")
+
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        if fcntl is not None:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            if fcntl is not None:
+                fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+
+    # -- reading -------------------------------------------------------------------------------
+    def _parse(self, line: bytes) -> R | None:
+        if not line.strip():
+            return None
+        try:
+            return self.record_type.model_validate_json(line)
+        except ValueError:
+            return None
+
+    def _truncate_torn_tail(self) -> None:
+        """Cut a torn or corrupt tail (the process writing it died); keep every good line before it."""
+        if not self.path.exists():
+            return
+        good_end = 0
+        for offset, line in complete_lines(self.path):
+            if line.strip() and self._parse(line) is None:
+                break
+            good_end = offset + len(line)
+        if self.path.stat().st_size > good_end:
+            with open(self.path, "r+b") as fh:
+                fh.truncate(good_end)
+
+    def _refresh(self) -> None:
+        """Read what other processes appended (or the compacted file, if it was replaced)."""
+        if not self.path.exists():
+            self._read_to = 0
+            return
+        ino = self.path.stat().st_ino
+        if ino != self._ino:  # new file (first read, or replaced by a compaction): read it all
+            self._ino, self._read_to = ino, 0
+        for offset, line in complete_lines(self.path, self._read_to):
+            rec = self._parse(line)
+            if rec is not None:
+                self.existing[getattr(rec, self.key)] = self._slim(rec)
+            self._read_to = offset + len(line)
+
+    def finished(self) -> set[str]:
+        return {k for k, r in self.existing.items() if getattr(r, "status", None) in FINISHED}
+
+    def records(self) -> Iterator[R]:
+        """Every complete record of the file, in file order (full records, not slimmed)."""
+        if self.path.exists():
+            for _, line in complete_lines(self.path):
+                rec = self._parse(line)
+                if rec is not None:
+                    yield rec
+
+    # -- claims --------------------------------------------------------------------------------
+    def _read_claims(self) -> None:
+        path = self._side(".claims")
+        if not path.exists():
+            self._claims_read_to = 0
+            self._claims.clear()
+            return
+        if path.stat().st_size < self._claims_read_to:  # rewritten
+            self._claims_read_to = 0
+            self._claims.clear()
+        for offset, line in complete_lines(path, self._claims_read_to):
+            try:
+                c = json.loads(line)
+                self._claims[str(c["k"])] = (str(c["h"]), int(c["p"]), str(c.get("s", "")))
+            except (ValueError, KeyError, TypeError):
+                pass
+            self._claims_read_to = offset + len(line)
+
+    def _claimed_by_other(self, key: str) -> bool:
+        who = self._claims.get(key)
+        if who is None or who == me():
+            return False
+        host, pid, started = who
+        return host != HOST or _alive(pid, started)
+
+    def _others_state(self, key: str) -> str | None:
+        """Under the lock: 'done' when a finished record exists, 'busy' when another live process
+        claimed the job, else None."""
+        self._refresh()
+        rec = self.existing.get(key)
+        if rec is not None and getattr(rec, "status", None) in FINISHED:
+            return "done"
+        self._read_claims()
+        return "busy" if self._claimed_by_other(key) else None
+
+    def claim(self, key: str) -> str:
+        """'mine' (start the job), 'done' (another process finished it) or 'busy' (another live
+        process is on it)."""
+        with self.locked():
+            state = self._others_state(key)
+            if state is not None:
+                return state
+            host, pid, started = me()
+            with open(self._side(".claims"), "a", encoding="utf-8") as fh:
+                fh.write(json.dumps({"k": key, "h": host, "p": pid, "s": started}) + "\n")
+            self._claims[key] = me()
+            self._mine.add(key)
+            return "mine"
+
+    def wait_state(self, key: str) -> str:
+        """For a job left to another process: 'done', 'busy' (still running) or 'free' (its
+        claimant died or gave up: take it over)."""
+        with self.locked():
+            return self._others_state(key) or "free"
+
+    # -- writing -------------------------------------------------------------------------------
+    def _handle(self) -> Any:
+        """The append handle, reopened when another process's compaction replaced the file."""
+        try:
+            ino = self.path.stat().st_ino
+        except FileNotFoundError:
+            ino = None
+        if self._fh is None or self._fh.closed or ino != self._ino_of_handle:
+            if self._fh is not None and not self._fh.closed:
+                self._fh.close()
+            self._fh = open(self.path, "ab")
+            self._ino_of_handle = os.fstat(self._fh.fileno()).st_ino
+        return self._fh
+
+    _ino_of_handle: int | None = None
+
+    def append(self, record: R) -> None:
+        line = (record.model_dump_json() + "\n").encode("utf-8")
+        with self.locked():
+            fh = self._handle()
+            alone = self._ino == self._ino_of_handle and os.fstat(fh.fileno()).st_size == self._read_to
+            fh.write(line)
+            fh.flush()
+            if alone:  # nobody else appended since we last read: no need to parse our own line
+                self._read_to += len(line)
+            else:
+                self._refresh()  # what others appended, and our line, in file order
+        self.existing[getattr(record, self.key)] = self._slim(record)
+
+    def close(self) -> None:
+        if self._fh is not None and not self._fh.closed:
+            self._fh.close()
+        try:
+            os.close(self._lock_fd)
+        except OSError:
+            pass
+
+    def release_claims(self) -> None:
+        """Forget the claims file when no live process holds a claim any more."""
+        with self.locked():
+            self._read_claims()
+            others = [k for k in self._claims if k not in self._mine and self._claimed_by_other(k)]
+            path = self._side(".claims")
+            if not others and path.exists():
+                path.unlink()
+                self._claims.clear()
+                self._claims_read_to = 0
+
+    def compact(self, order: Iterable[str]) -> None:
+        """Rewrite as one line per key (its latest line, bytes unchanged), in ``order`` then the
+        rest; atomic, under the lock, so another process's appends are never lost."""
+        with self.locked():
+            if not self.path.exists():
+                return
+            latest: dict[str, tuple[int, int]] = {}
+            n_lines = 0
+            for offset, line in complete_lines(self.path):
+                n_lines += 1
+                rec = self._parse(line)
+                if rec is not None:
+                    latest[getattr(rec, self.key)] = (offset, len(line))
+            order = list(order)
+            wanted = set(order)
+            ids = [k for k in order if k in latest] + [k for k in latest if k not in wanted]
+            if ids == list(latest) and len(latest) == n_lines:
+                return  # already one line per key, in order
+            tmp = self.path.with_name(self.path.name + ".tmp")
+            with open(self.path, "rb") as src, open(tmp, "wb") as dst:
+                for k in ids:
+                    offset, length = latest[k]
+                    src.seek(offset)
+                    dst.write(src.read(length))
+                dst.flush()
+                os.fsync(dst.fileno())
+            os.replace(tmp, self.path)
+            self._ino = None  # re-read from the start next time
+            self._read_to = 0
