@@ -11,7 +11,6 @@ median is compared with the target. ``measure_view_page`` is what another benchm
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import statistics
 import sys
@@ -50,32 +49,22 @@ class ViewPageFigures(BaseModel):
 
 def make_run(work: Path, data_dir: Path | None) -> tuple[Path, str]:
     """A finished run of 631 documents against the stub (answers, parse failures, errors)."""
-    from debench.models.factory import make_model, parse_model_args
-    from debench.pipeline import EvalOptions, evaluate_task
-    from debench.registry import load_task
+    from debench.api import evaluate
     from debench.testing.stub_server import FaultPlan, StubServer, likert_responder
 
     if data_dir is not None and (data_dir / "ibm_debate_speeches" / "data.csv").exists():
-        task, path = load_task("ibm_speech_likert")
+        task = "ibm_speech_likert"
         what = f"ibm_speech_likert on the real data ({data_dir})"
     else:
         from benchmarks.workload import BENCH_TASK, make_data
 
         data_dir = make_data(work, N_SAMPLES)
-        task, path = load_task(str(BENCH_TASK))
+        task = str(BENCH_TASK)
         what = "synthetic speeches (real data not found)"
     os.environ["DEBENCH_CACHE_DIR"] = str(work / "cache")
     with StubServer(responder=likert_responder(seed=7, unparseable_rate=0.1), faults=FaultPlan(server_error=0.05, seed=7)) as srv:
-        model = make_model("openai/stub", api_bases=[srv.base_url], model_args=parse_model_args("max_retries=0"))
-        opts = EvalOptions(output_dir=work / "out", data_source="local", data_dir=str(data_dir), progress=False, n_bootstrap=100, plots=False)
-
-        async def run():  # type: ignore[no-untyped-def]
-            try:
-                return await evaluate_task(task, path, model, opts)
-            finally:
-                await model.aclose()
-
-        out = asyncio.run(run())
+        (out,) = evaluate(task, "openai/stub", api_base=srv.base_url, model_args="max_retries=0", output_dir=work / "out",
+                          data_source="local", data_dir=data_dir, n_bootstrap=100)  # fmt: skip
     return out.results_path, what
 
 

@@ -5,7 +5,6 @@ reaches the page."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,8 +14,7 @@ import pytest
 
 from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
-from debench.models.factory import make_judge
-from debench.pipeline import EvalOptions, evaluate_task
+from debench.api import evaluate
 from debench.registry import load_task
 from debench.samples import read_records
 from debench.testing.browser import chromium_paths
@@ -33,18 +31,9 @@ KEY_SHAPED = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6"
 
 
 def _evaluate(task_name: str, model_spec: str, out: Path, srv: StubServer, *, limit: int, method: str | None = None, ensemble: str | None = None) -> Path:
-    task, path = load_task(task_name)
-    model = make_judge(model_spec, ensemble, api_base=srv.base_url, api_key=None, model_args="max_retries=0", seed=0, use_cache=False)
-    opts = EvalOptions(output_dir=out, limit=limit, data_source="local", data_dir=str(DATA_DIR), progress=False, n_bootstrap=20,
-                       method=method, plots=False, use_cache=False)  # fmt: skip
-
-    async def run():  # type: ignore[no-untyped-def]
-        try:
-            return await evaluate_task(task, path, model, opts)
-        finally:
-            await model.aclose()
-
-    return asyncio.run(run()).results_path
+    runs = evaluate(task_name, model_spec, ensemble=ensemble, api_base=srv.base_url, model_args="max_retries=0", limit=limit, output_dir=out,
+                    data_source="local", data_dir=DATA_DIR, n_bootstrap=20, method=method, use_cache=False)  # fmt: skip
+    return runs[0].results_path
 
 
 @pytest.fixture(scope="module")

@@ -14,13 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from debench.compare_runs import read_results
 from debench.data.base import Doc
 from debench.data.loading import load_task_data
 from debench.errors import UserError
 from debench.metrics.base import METRICS, STATUS_METRICS, get_metric
 from debench.registry import load_task
-from debench.results import Results
+from debench.results import Results, load_results
 from debench.samples import SampleRecord, read_records
 from debench.view.charts import chart
 
@@ -133,7 +132,7 @@ def _sample(record: SampleRecord, doc: Doc | None) -> dict[str, Any]:
 
 def build_view(results_path: Path, *, data_dir: str | None = None) -> dict[str, Any]:
     """Everything the report shows (before redaction)."""
-    results = read_results(results_path)
+    results = load_results(results_path)
     if not results.samples_file:
         raise UserError("the results name no samples file", path=str(results_path), field="samples_file")
     samples_path = Path(results_path).parent / results.samples_file
