@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 from debench.data.base import Doc
 from debench.metrics.base import STATUS_METRICS, get_metric
@@ -15,11 +15,20 @@ from debench.samples import SampleRecord
 from debench.task import TaskConfig
 
 
-
 class MetricValue(BaseModel):
     value: float | None
     ci95: list[float] | None = Field(default=None, min_length=2, max_length=2)
     n: int
+    note: str | None = None
+    """Why the value or its CI is missing (e.g. "no annotator pair shares 50 or more speeches");
+    left out of the file when both exist (as in files written before notes existed)."""
+
+    @model_serializer(mode="wrap")
+    def _without_empty_note(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("note") is None:
+            data.pop("note", None)
+        return data
 
 
 class ScoreReport(BaseModel):
@@ -70,8 +79,8 @@ def score(
             continue
         metric = get_metric(mc.name)
         state = metric.prepare(use_docs, **mc.args)
-        value, ci = point_and_ci(metric, state, pred_arr, n_boot, seed + i)
-        metrics[mc.name] = MetricValue(value=value, ci95=ci, n=len(use_docs))
+        est = point_and_ci(metric, state, pred_arr, n_boot, seed + i)
+        metrics[mc.name] = MetricValue(value=est.value, ci95=est.ci95, n=len(use_docs), note=est.note)
 
     reports = {name: get_report(name)(preds, use_docs) for name in task.reports}
     return ScoreReport(
@@ -88,8 +97,10 @@ def _status_metric(name: str, statuses: list[str]) -> MetricValue:
     if name == "parse_failure_rate":
         answered = [s for s in statuses if s in ("ok", "parse_failure")]
         flags = np.array([s == "parse_failure" for s in answered], dtype=float)
+        empty = "no sample was answered"
     else:  # completion_rate
         attempted = [s for s in statuses if s != "error"]
         flags = np.array([s != "not_completed" for s in attempted], dtype=float)
+        empty = "no sample was attempted without an error"
     value, ci = proportion_ci(flags)
-    return MetricValue(value=value, ci95=ci, n=len(flags))
+    return MetricValue(value=value, ci95=ci, n=len(flags), note=empty if value is None else None)

@@ -3,10 +3,14 @@
     DEBENCH_DATA_DIR=../shared/datasets python scripts/seed_leaderboard.py
     python scripts/seed_leaderboard.py --data-dir ../shared/datasets --tasks ibm_speech_likert
 
-The baselines call no model, so this takes seconds. Rerun it whenever a task definition changes
-(its ``config_sha256`` changes, and the old baseline results no longer validate). Samples logs are
-written without the prompts (``messages``) to keep the committed files small. Tasks that cannot be
-loaded or whose real data is absent are skipped with a note.
+This is the one way to regenerate the seed submissions: one command, about two minutes on two
+cores (baselines call no model; the rebuild validates every submission). Rerun it whenever a task
+definition or what a model identity contains changes (the ``config_sha256`` or the run
+fingerprints change, and the old results no longer validate); each baseline's previous files for
+the task are removed first. Samples logs are written without
+the prompts (``messages``) to keep the committed files small. Tasks that cannot be loaded or
+whose real data is absent are skipped with a note. Then the leaderboard (with the papers'
+reported numbers, ``leaderboard/reported.json``) is rebuilt.
 """
 
 from __future__ import annotations
@@ -64,7 +68,8 @@ async def _run(task_names: list[str], out: Path, data_dir: str, seed: int) -> in
                 command=["eval", "--task", task.name, "--model", spec, "--seed", str(seed), "--data-source", "local"],
             )
             try:
-                result = await evaluate_task(task, path, model, opts)
+                # the task file as the repository names it, not this machine's absolute path
+                result = await evaluate_task(task, path.resolve().relative_to(REPO) if path.resolve().is_relative_to(REPO) else path, model, opts)
             except UserError as exc:
                 print(f"skip {name} {spec}: {exc}", file=sys.stderr)
                 continue
@@ -94,9 +99,9 @@ def main(argv: list[str]) -> int:
     print(f"{n} baseline run(s) written under {args.submissions}")
     if args.no_build:
         return 0
-    from debench.leaderboard.build import build
+    from debench.leaderboard.publish import build
 
-    board, _ = build(args.submissions, args.out, data_dir=args.data_dir)
+    board, _ = build(args.submissions, args.out, data_dir=args.data_dir, reported_path=REPO / "leaderboard" / "reported.json")
     print(f"leaderboard: {sum(len(t.entries) for t in board.tasks)} entries on {len(board.tasks)} task(s) -> {args.out}")
     return 0
 

@@ -12,8 +12,9 @@ import sys
 from debench.arena.judgments import JUDGMENT_SCHEMA_PATH, judgment_json_schema
 from debench.arena.ranking_file import ARENA_RANKING_SCHEMA_PATH, arena_ranking_json_schema
 from debench.group_summary import GROUP_SUMMARY_SCHEMA_PATH, group_summary_json_schema
-from debench.leaderboard.build import SCHEMA_PATH as LEADERBOARD_SCHEMA_PATH
-from debench.leaderboard.build import leaderboard_json_schema
+from debench.leaderboard.board import SCHEMA_PATH as LEADERBOARD_SCHEMA_PATH
+from debench.leaderboard.board import leaderboard_json_schema
+from debench.leaderboard.reported import REPORTED_SCHEMA_PATH, reported_json_schema
 from debench.probes.report import PROBE_SCHEMA_PATH, probe_report_json_schema
 from debench.repeats import SCHEMA_PATH as REPEATS_SCHEMA_PATH
 from debench.repeats import repeats_json_schema
@@ -25,6 +26,7 @@ TARGETS = {
     SCHEMA_PATH: results_json_schema,
     SCHEMA_PATH.parent / "task.schema.json": task_json_schema,
     LEADERBOARD_SCHEMA_PATH: leaderboard_json_schema,
+    REPORTED_SCHEMA_PATH: reported_json_schema,
     PROBE_SCHEMA_PATH: probe_report_json_schema,
     REPEATS_SCHEMA_PATH: repeats_json_schema,
     SPEECH_RATING_SCHEMA_PATH: speech_rating_json_schema,

@@ -38,14 +38,16 @@ def submissions(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def built(submissions: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("board")
-    proc = run_cli("leaderboard", "build", "--results", str(submissions), "--out", str(out), env=_env())
+    proc = run_cli("leaderboard", "build", "--results", str(submissions), "--out", str(out), env=_env(), cwd=REPO)
     assert proc.returncode == 0, proc.stderr
     assert "2 entries on 1 task(s) from 2 submission(s)" in proc.stdout
+    n_reported = len(json.loads((REPO / "leaderboard" / "reported.json").read_text())["rows"])
+    assert f"{n_reported} reported row(s)" in proc.stdout  # the committed file is the default
     return out
 
 
 def test_json_follows_its_schema(built: Path) -> None:
-    from debench.leaderboard.build import LEADERBOARD_SCHEMA_VERSION, validate_leaderboard_dict
+    from debench.leaderboard.board import LEADERBOARD_SCHEMA_VERSION, validate_leaderboard_dict
 
     data = json.loads((built / "leaderboard.json").read_text())
     validate_leaderboard_dict(data)
@@ -53,7 +55,7 @@ def test_json_follows_its_schema(built: Path) -> None:
 
 
 def test_schema_file_is_current() -> None:
-    from debench.leaderboard.build import SCHEMA_PATH, leaderboard_json_schema
+    from debench.leaderboard.board import SCHEMA_PATH, leaderboard_json_schema
 
     expected = json.dumps(leaderboard_json_schema(), indent=2, sort_keys=True) + "\n"
     assert SCHEMA_PATH.read_text() == expected, "run python scripts/write_schemas.py"
@@ -73,15 +75,20 @@ def test_task_board_contents(built: Path, submissions: Path) -> None:
     random_results = json.loads(next((submissions / "baseline__random").glob("results_*.json")).read_text())
     assert ref["kappa_loo"]["value"] == random_results["metrics"]["kappa_human"]  # the full run's figure
     random, majority = t["entries"]
-    assert random["model"] == "baseline/random" and random["rank"] == 1 and not random["partial"]
+    assert random["model"] == "baseline/random" and random["rank"] == 1 and random["tier"] == 1 and not random["partial"]
     assert random["metrics"] == random_results["metrics"] and random["is_baseline"]
-    # a constant judge has no tau-c: no rank, listed last, marked as a subset run
-    assert majority["model"] == "baseline/majority" and majority["rank"] is None
-    assert majority["partial"] and majority["n_docs"] == 120
+    assert random["identity"] == {"name": "baseline/random", "seed": 0} and random["provenance"]["basis"] == "recomputed"
+    assert random["provenance"]["spot_check"] is None and random["incomplete_share"] == 0.0
+    # a subset run (and a constant judge, which has no tau-c): shown, not ranked, listed last
+    assert majority["model"] == "baseline/majority" and majority["rank"] is None and majority["tier"] is None
+    assert majority["partial"] and majority["n_docs"] == 120 and majority["unranked_reason"] == "covers only the first 120 documents"
     assert random["samples_file"].startswith("baseline__random/samples_")
+    assert data["overall_tasks"] == [TASK]
     ov = {r["model"]: r for r in data["overview"]}
     assert ov["baseline/random"]["cells"][TASK]["value"] == random["metrics"]["kendall_tau_c"]["value"]
-    assert ov["baseline/random"]["mean_rank"] == 1.0 and ov["baseline/majority"]["mean_rank"] is None
+    assert ov["baseline/random"]["mean_rank"] == 1.0 and ov["baseline/random"]["overall_rank"] == 1
+    assert ov["baseline/majority"]["mean_rank"] is None and ov["baseline/majority"]["missing_tasks"] == [TASK]
+    assert data["reported"]["rows"] and all(r["label"] == "reported in paper, not verified" for r in data["reported"]["rows"])
 
 
 def test_page_is_self_contained_and_embeds_the_json(built: Path) -> None:
@@ -90,11 +97,12 @@ def test_page_is_self_contained_and_embeds_the_json(built: Path) -> None:
     assert not any(s in html for s in ('src="http', "href=\"http", "@import", "url(http"))
     embedded = html.split('<script type="application/json" id="leaderboard-data">', 1)[1].split("</script>", 1)[0]
     assert json.loads(embedded) == json.loads((built / "leaderboard.json").read_text())
-    assert html.count('<section class="card task"') == 1 and html.count("<svg") >= 3
+    reported_tasks = {r["task"] for r in json.loads(embedded)["reported"]["rows"]}
+    assert html.count('<section class="card task"') == len(reported_tasks | {TASK}) and html.count("<svg") >= 3
 
 
 def test_build_is_deterministic(built: Path, submissions: Path, tmp_path: Path) -> None:
-    proc = run_cli("leaderboard", "build", "--results", str(submissions), "--out", str(tmp_path), env=_env())
+    proc = run_cli("leaderboard", "build", "--results", str(submissions), "--out", str(tmp_path), env=_env(), cwd=REPO)
     assert proc.returncode == 0, proc.stderr
     for name in ("leaderboard.json", "index.html"):
         assert (tmp_path / name).read_bytes() == (built / name).read_bytes()
@@ -113,7 +121,7 @@ def test_build_rejects_a_tampered_submission(submissions: Path, tmp_path: Path) 
     assert not (out / "leaderboard.json").exists()
     # --skip-invalid leaves it out and says so
     proc = run_cli("leaderboard", "build", "--results", str(subs), "--out", str(out), "--skip-invalid", env=_env())
-    assert proc.returncode == 0 and "rejected:" in proc.stderr
+    assert proc.returncode == 0 and "refused:" in proc.stderr
     board = json.loads((out / "leaderboard.json").read_text())
     assert [e["model"] for e in board["tasks"][0]["entries"]] == ["baseline/random"]
 

@@ -1,76 +1,37 @@
-"""``debench validate``: a genuine submission passes; every kind of tampering is rejected with one
-line naming the file and the field, and exit code 2."""
+"""``debench validate``: a genuine submission passes; every kind of tampering with the files is
+refused with one line naming the file and the field, and exit code 2. (Forged predictions,
+identities and provenance: ``test_leaderboard_provenance.py``.)"""
 
 from __future__ import annotations
 
 import json
-import shutil
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from clihelp import run_cli
 from conftest import real_data_dir
+from lbhelp import copy_submission, data_env, edit_json, edit_lines, eval_run, refused, samples_of
 
 TASK = "ibm_speech_likert"
-
-
-def _eval(out: Path, *extra: str) -> Path:
-    data = real_data_dir("ibm_debate_speeches").parent
-    proc = run_cli(
-        "eval", "--task", TASK, "--model", "baseline/random", "--output-dir", str(out),
-        "--data-source", "local", "--data-dir", str(data), "--no-progress", "--no-cache", *extra,
-    )
-    assert proc.returncode == 0, proc.stderr
-    (results,) = sorted((out / "baseline__random").glob(f"results_{TASK}_*.json"))
-    return results
 
 
 @pytest.fixture(scope="module")
 def genuine(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A real baseline run on the real data: results file + samples log."""
-    return _eval(tmp_path_factory.mktemp("genuine"))
+    return eval_run(tmp_path_factory.mktemp("genuine"), TASK, "baseline/random")
 
 
 @pytest.fixture(scope="module")
 def limited(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _eval(tmp_path_factory.mktemp("limited"), "--limit", "120")
+    return eval_run(tmp_path_factory.mktemp("limited"), TASK, "baseline/length", "--limit", "120")
 
 
-def _env() -> dict[str, str]:
-    return {"DEBENCH_DATA_DIR": str(real_data_dir("ibm_debate_speeches").parent)}
-
-
-def _copy(results: Path, dest: Path) -> tuple[Path, Path]:
-    dest.mkdir(parents=True, exist_ok=True)
-    samples = results.parent / json.loads(results.read_text())["samples_file"]
-    shutil.copy(results, dest / results.name)
-    shutil.copy(samples, dest / samples.name)
-    return dest / results.name, dest / samples.name
-
-
-def _edit_json(path: Path, change: Callable[[dict], None]) -> None:
-    data = json.loads(path.read_text())
-    change(data)
-    path.write_text(json.dumps(data, indent=2))
-
-
-def _edit_lines(path: Path, change: Callable[[list[str]], list[str]]) -> None:
-    lines = path.read_text().splitlines()
-    path.write_text("\n".join(change(lines)) + "\n")
-
-
-def _rejected(results: Path, *expected: str) -> str:
-    proc = run_cli("validate", str(results), env=_env())
-    assert proc.returncode == 2, (proc.stdout, proc.stderr)
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1, proc.stderr  # one line, no traceback
-    line = lines[0]
-    assert line.startswith("debench: error: ")
-    for text in expected:
-        assert text in line, line
-    return line
+_env = data_env
+_copy = copy_submission
+_edit_json = edit_json
+_edit_lines = edit_lines
+_rejected = refused
 
 
 # ------------------------------------------------------------------------------------ genuine runs
@@ -86,16 +47,19 @@ def test_folder_of_submissions_passes(genuine: Path, limited: Path) -> None:
     proc = run_cli("validate", str(genuine.parent), str(limited), env=_env())
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count("ok: ") == 2
-    assert "first 120 of 631 documents" in proc.stdout
+    assert "first 120 of 631 documents" in proc.stdout and "baseline re-run" in proc.stdout
 
 
 def test_validate_submission_api(genuine: Path) -> None:
-    from debench.leaderboard import validate_submission
+    from debench.leaderboard.validate import validate_submission
 
     sub = validate_submission(genuine, data_dir=real_data_dir("ibm_debate_speeches").parent)
     assert sub.n_docs == sub.n_docs_total == 631 and not sub.partial
     assert sub.submission == "baseline__random"
     assert sub.recomputed.metrics == sub.results.metrics
+    assert sub.identity == {"name": "baseline/random", "seed": 0}
+    assert sub.provenance.basis == "recomputed" and sub.provenance.spot_check is None
+    assert any("re-derived by running baseline/random" in c for c in sub.provenance.checks)
 
 
 # ------------------------------------------------------------------------------- results tampering
@@ -245,19 +209,20 @@ def test_flipped_prediction(limited: Path, tmp_path: Path) -> None:
         return [json.dumps(rec), *lines[1:]]
 
     _edit_lines(samples, flip)
-    _rejected(res, str(res), "does not match", "recomputed from the samples")
+    _rejected(res, str(samples), "line 1", "field 'prediction'", "is not what baseline/length (seed 0) answers")
 
 
-def test_prediction_not_following_from_response(genuine: Path, tmp_path: Path) -> None:
+def test_baseline_record_with_a_response(genuine: Path, tmp_path: Path) -> None:
+    """A baseline answers without text: a response in its log did not come from it."""
     res, samples = _copy(genuine, tmp_path / "s")
 
     def fake(lines: list[str]) -> list[str]:
         rec = json.loads(lines[2])
-        rec["response"] = f"Score: {1 if rec['prediction'] != 1 else 5}"
+        rec["response"] = f"Score: {rec['prediction']}"
         return [*lines[:2], json.dumps(rec), *lines[3:]]
 
     _edit_lines(samples, fake)
-    _rejected(res, str(samples), "line 3", "does not follow from its response")
+    _rejected(res, str(samples), "line 3", "field 'response'", "a baseline writes no response")
 
 
 def test_unknown_document(genuine: Path, tmp_path: Path) -> None:
@@ -287,8 +252,7 @@ def test_sample_line_not_a_record(genuine: Path, tmp_path: Path) -> None:
 def test_limited_run_respects_its_limit(limited: Path, genuine: Path, tmp_path: Path) -> None:
     res, samples = _copy(limited, tmp_path / "s")
     # a document past the first 120 slipped into a 120-document run
-    extra = genuine.parent / json.loads(genuine.read_text())["samples_file"]
-    line_200 = extra.read_text().splitlines()[199]
+    line_200 = samples_of(genuine).read_text().splitlines()[199]
     _edit_lines(samples, lambda ls: ls + [line_200])
     _rejected(res, "line 121", "outside the first 120 documents (config.limit)")
 
@@ -299,7 +263,7 @@ def test_limit_changed_after_the_run(limited: Path, tmp_path: Path) -> None:
     _rejected(res, "doc_id", "80 of the first 200 documents are missing")
 
 
-def test_several_files_one_rejected(genuine: Path, limited: Path, tmp_path: Path) -> None:
+def test_several_files_one_refused(genuine: Path, limited: Path, tmp_path: Path) -> None:
     res, _ = _copy(genuine, tmp_path / "bad")
     _edit_json(res, lambda d: d["task"].__setitem__("version", 7))
     proc = run_cli("validate", str(res), str(limited), env=_env())

@@ -8,7 +8,6 @@ krippendorff package called directly on explicitly resampled data).
 from __future__ import annotations
 
 import math
-import time
 from collections import Counter, defaultdict
 from itertools import combinations
 
@@ -21,11 +20,7 @@ from scipy import stats
 from debench.data.ibm_speeches import load_ibm_speeches
 from debench.errors import UserError
 from debench.metrics.base import get_metric, metric_names
-from debench.metrics.speech_rating import (
-    human_score_distribution,
-    mean_score_by_source,
-    score_distribution,
-)
+from debench.metrics.reports import get_report
 
 NAMES = [
     "kendall_tau_c",
@@ -51,8 +46,7 @@ def obj(values) -> np.ndarray:
 def run(name: str, docs, preds, idx=None, **args):
     metric = get_metric(name)
     state = metric.prepare(docs, **args)
-    idx = np.arange(len(docs)) if idx is None else np.asarray(idx)
-    return metric.compute(state, obj(preds), idx)
+    return metric.value(state, obj(preds), idx)
 
 
 # ------------------------------------------------------------------ reference computations
@@ -310,40 +304,31 @@ def test_source_pearson_undefined(docs):
     assert run("source_pearson", docs, rounded_mean(docs)) > 0.9
 
 
-# ------------------------------------------------------------------ helpers
+# ------------------------------------------------------------------ reports
 
 
-def test_helpers(docs):
-    dist = human_score_distribution(docs)
-    assert list(dist) == ["1", "2", "3", "4", "5"]
-    assert dist == {str(k): v for k, v in Counter(r for d in docs for r in d.meta["ratings"]).items()}
-    assert sum(dist.values()) == 15 * len(docs)
-
+def test_reports(docs):
     judge = rounded_mean(docs)
     judge[0] = -1
-    sd = score_distribution(judge)
-    assert list(sd)[0] == "-1" and sd["-1"] == 1
-    assert sum(sd.values()) == len(docs)
-    assert score_distribution([3, None, 5, 3]) == {"3": 2, "5": 1, "None": 1}
+    judge[1] = None
+    human = get_report("human_rating_distribution")(judge, docs)
+    assert list(human) == ["1", "2", "3", "4", "5"]
+    assert human == {str(k): v for k, v in Counter(r for d in docs for r in d.meta["ratings"]).items()}
+    assert sum(human.values()) == 15 * len(docs)
 
-    means = mean_score_by_source(judge, docs)
+    dist = get_report("prediction_distribution")(judge, docs)
+    assert dist["-1"] == 1 and dist["None"] == 1 and sum(dist.values()) == len(docs)
+
+    means = get_report("mean_by_source")(judge, docs)
     assert set(means) == {d.meta["source"] for d in docs}
-    summit = [j for j, d in zip(judge, docs, strict=True) if d.meta["source"] == "Summit"]
-    assert means["Summit"] == pytest.approx(sum(summit) / len(summit))
-
-
-# ------------------------------------------------------------------ speed
-
-
-def test_compute_is_fast(docs):
-    preds = obj(random_judge(docs))
-    rng = np.random.default_rng(0)
-    for name in NAMES:
-        metric = get_metric(name)
-        state = metric.prepare(docs)
-        idxs = [rng.integers(0, len(docs), len(docs)) for _ in range(50)]
-        start = time.perf_counter()
-        for idx in idxs:
-            metric.compute(state, preds, idx)
-        per_call = (time.perf_counter() - start) / len(idxs)
-        assert per_call < 0.02, f"{name}: {per_call * 1000:.1f} ms per call"
+    for src in ("Summit", docs[1].meta["source"]):
+        scored = [(j, d) for j, d in zip(judge, docs, strict=True) if d.meta["source"] == src and j is not None]
+        assert means[src]["n"] == len(scored)
+        assert means[src]["judge_mean"] == pytest.approx(sum(j for j, _ in scored) / len(scored), abs=1e-12)
+        assert means[src]["human_mean"] == pytest.approx(np.mean([np.mean(d.meta["ratings"]) for _, d in scored]), abs=1e-12)
+    # The per-source means the report shows are the ones source_pearson correlates.
+    srcs = sorted(means)
+    ok = [(j, d) for j, d in zip(judge, docs, strict=True) if j is not None]
+    assert run("source_pearson", [d for _, d in ok], [j for j, _ in ok]) == pytest.approx(
+        stats.pearsonr([means[s]["judge_mean"] for s in srcs], [means[s]["human_mean"] for s in srcs]).statistic, abs=1e-12
+    )

@@ -30,7 +30,8 @@ def print_results_table(results) -> None:  # type: ignore[no-untyped-def]
     click.echo(f"  {'metric':<{width}}  {'value':>8}  {'95% CI':>19}  {'n':>5}")
     for name, m in r.metrics.items():
         ci = "—" if m.ci95 is None else f"[{m.ci95[0]:.4f}, {m.ci95[1]:.4f}]"
-        click.echo(f"  {name:<{width}}  {fmt(m.value):>8}  {ci:>19}  {m.n:>5}")
+        why = f"  — {m.note}" if m.note else ""  # why a value or CI is missing
+        click.echo(f"  {name:<{width}}  {fmt(m.value):>8}  {ci:>19}  {m.n:>5}{why}")
     click.echo(
         f"  samples {r.n_samples}  parse failures {r.n_parse_failures}  errors {r.n_errors}"
         f"  not completed {r.n_not_completed}  tokens {r.usage.total_tokens}"

@@ -1,28 +1,37 @@
 """``debench validate``: check a submission (a results file plus its per-sample log).
 
 Every number in the results file is recomputed from the samples with the installed task and the
-real data; a submission enters the leaderboard only when everything matches. Each rejection is a
-``UserError`` whose message names the file and the field, so the CLI prints one line and exits 2.
+real data, and every prediction is traced to where it came from; a submission enters the
+leaderboard only when everything holds. Each rejection is a ``UserError`` whose message names the
+file and the field, so the CLI prints one line and exits 2.
 
 Checks, in order:
 
-1. the results file is readable JSON that follows ``debench/schema/results.schema.json``;
-2. the task is one of debench's tasks, with the same ``version`` and ``config_sha256``;
+1. the results file is readable JSON, holds no key-shaped string (``planted_keys``) and follows
+   ``debench/schema/results.schema.json``;
+2. the task is one of debench's tasks, with the same ``version`` and ``config_sha256``, and the
+   judge method is a known one the task supports (``identity.check_method``);
 3. the data set is the real one (not the sample) and its ``content_hash`` equals the local copy's;
-4. the samples log named by ``samples_file`` exists beside it, every line is a samples-log record,
-   and it holds each document of the task exactly once (the first ``config.limit`` documents when a
-   limit was used), nothing else;
-5. each recorded prediction follows from its recorded response under the task's parser;
-6. every metric (value, 95% CI, n), the sample counts and the reports equal the recomputation.
+4. the model identity agrees with the model's name and kind, and ``config.fingerprint`` is the
+   one recomputed from task, identity, data hash and method (``identity.check_identity``);
+5. the samples log named by ``samples_file`` exists beside it, every line is a samples-log record
+   without a key-shaped string, and it holds each document of the task exactly once (the first
+   ``config.limit`` documents when a limit was used), nothing else;
+6. each record's provenance (``provenance``): a baseline's predictions are re-derived by running
+   it, a model's follow from its raw responses, an ensemble's from its members' answers, failures
+   carry their error text, and at most 5% of the documents ended in error or not completed;
+7. every metric (value, 95% CI, n), the sample counts and the reports equal the recomputation.
+
+``validate_submission`` returns a ``ValidatedSubmission`` whose ``provenance`` says what was
+established (and, when a spot check re-judged documents, its outcome).
 """
 
 from __future__ import annotations
 
 import json
-import math
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,13 +39,15 @@ from pydantic import ValidationError
 
 from debench.data.base import Doc, LoadedDataset
 from debench.errors import UserError
+from debench.leaderboard.compare import close, same, shown
+from debench.leaderboard.identity import check_identity, check_method, judge_key
+from debench.leaderboard.installed import installed_task
+from debench.leaderboard.planted_keys import refuse_planted_keys
+from debench.leaderboard.provenance import Provenance, RecordChecker, check_incomplete_share
 from debench.results import SCHEMA_VERSION, Results, validate_results_dict
 from debench.samples import SampleRecord
 from debench.scoring import ScoreReport
 from debench.task import TaskConfig
-
-REL_TOL = 1e-9
-ABS_TOL = 1e-9
 
 
 @dataclass
@@ -51,6 +62,11 @@ class ValidatedSubmission:
     n_docs: int
     """Documents covered (the first ``config.limit`` of the task's, or all of them)."""
     n_docs_total: int
+    identity: dict[str, Any]
+    provenance: Provenance
+    """What validation established; a spot check adds its outcome here (``provenance.spot_check``)."""
+    docs: list[Doc] = field(default_factory=list, repr=False)
+    """The documents the run covered (from the real data)."""
 
     @property
     def submission(self) -> str:
@@ -60,6 +76,11 @@ class ValidatedSubmission:
     @property
     def partial(self) -> bool:
         return self.n_docs < self.n_docs_total
+
+    @property
+    def judge(self) -> str:
+        """Id of the judge (model identity + method): one leaderboard row per judge and task."""
+        return judge_key(self.identity, self.results.task.method)
 
 
 class _DataCache:
@@ -98,6 +119,7 @@ def _read_results(path: Path) -> Results:
         raise _err(path, None, f"malformed JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
     if not isinstance(data, dict):
         raise _err(path, None, "malformed results file: expected a JSON object")
+    refuse_planted_keys(data, path)
     version = data.get("schema_version")
     if version != SCHEMA_VERSION:
         raise _err(path, "schema_version", f"unsupported results schema version {json.dumps(version)} (this debench reads {SCHEMA_VERSION!r})")
@@ -122,13 +144,13 @@ def _short(text: str, limit: int = 160) -> str:
 
 
 def _installed_task(results: Results, path: Path) -> TaskConfig:
+    """The task of debench's own task directory (never a file named by the submission)."""
     from debench.pipeline import task_sha
-    from debench.registry import load_task, task_names
 
     name = results.task.name
-    if name not in task_names():
+    task = installed_task(name)
+    if task is None:
         raise _err(path, "task.name", f"unknown task '{name}' (`debench tasks` lists the tasks)")
-    task, _ = load_task(name)
     if results.task.version != task.version:
         raise _err(path, "task.version", f"task version {results.task.version} differs from the installed {name} version {task.version}")
     if results.task.config_sha256 != task_sha(task):
@@ -181,16 +203,13 @@ def _samples_path(results: Results, path: Path) -> Path:
     return samples
 
 
-def _read_samples(samples: Path, task: TaskConfig, docs: list[Doc], all_docs: list[Doc], limit: int | None) -> list[SampleRecord]:
-    """Records in document order; every document exactly once, each line a samples-log record."""
-    from debench.data.transcript import debate_text
-    from debench.parsing import parse_answer
-    from debench.predictions import load_predictions
-
+def _read_samples(samples: Path, task: TaskConfig, docs: list[Doc], all_docs: list[Doc], limit: int | None) -> list[tuple[int, SampleRecord]]:
+    """(line number, record) in file order; every document exactly once, each line a samples-log
+    record without a key-shaped string."""
     wanted = {d.doc_id for d in docs}
     known = {d.doc_id for d in all_docs}
-    by_id = {d.doc_id: d for d in docs}
     first_line: dict[str, int] = {}
+    out: list[tuple[int, SampleRecord]] = []
     try:
         lines = samples.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
@@ -202,6 +221,7 @@ def _read_samples(samples: Path, task: TaskConfig, docs: list[Doc], all_docs: li
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             raise _err(samples, None, f"line {n}: malformed JSON ({exc.msg})") from None
+        refuse_planted_keys(obj, samples, line=n)
         try:
             rec = SampleRecord.model_validate(obj)
         except ValidationError as exc:
@@ -216,31 +236,12 @@ def _read_samples(samples: Path, task: TaskConfig, docs: list[Doc], all_docs: li
         if doc_id in first_line:
             raise _err(samples, "doc_id", f"line {n}: duplicated document '{doc_id}' (first on line {first_line[doc_id]})")
         first_line[doc_id] = n
-        if rec.status in ("ok", "parse_failure") and rec.response is not None:
-            parsed = parse_answer(rec.response, task.parser, debate_text(by_id[doc_id]))
-            recorded = rec.prediction if rec.status == "ok" else None
-            if parsed.ok != (rec.status == "ok") or (parsed.ok and parsed.value != recorded):
-                shown = json.dumps(parsed.value) if parsed.ok else "a parse failure"
-                raise _err(
-                    samples,
-                    "prediction",
-                    f"line {n}: prediction {json.dumps(recorded)} (status {rec.status}) for '{doc_id}' does not follow from its response: the task's parser reads {shown}",
-                )
+        out.append((n, rec))
     missing = [d.doc_id for d in docs if d.doc_id not in first_line]
     if missing:
         scope = f"the first {limit}" if limit is not None else f"all {len(docs)}"
         raise _err(samples, "doc_id", f"{len(missing)} of {scope} documents are missing (first: '{missing[0]}')")
-    return load_predictions(samples, task, docs)
-
-
-def _close(a: float | None, b: float | None) -> bool:
-    if a is None or b is None:
-        return a is None and b is None
-    return math.isclose(a, b, rel_tol=REL_TOL, abs_tol=ABS_TOL)
-
-
-def _fmt(x: Any) -> str:
-    return "null" if x is None else (f"{x:.10g}" if isinstance(x, float) else json.dumps(x))
+    return out
 
 
 def _compare(results: Results, report: ScoreReport, path: Path) -> None:
@@ -251,54 +252,57 @@ def _compare(results: Results, report: ScoreReport, path: Path) -> None:
         raise _err(path, f"metrics.{name}", "not a metric of this task")
     for name, mine in report.metrics.items():
         theirs = results.metrics[name]
-        if not _close(theirs.value, mine.value):
-            raise _err(path, f"metrics.{name}.value", f"{_fmt(theirs.value)} does not match {_fmt(mine.value)} recomputed from the samples")
+        if not close(theirs.value, mine.value):
+            raise _err(path, f"metrics.{name}.value", f"{shown(theirs.value)} does not match {shown(mine.value)} recomputed from the samples")
         if (theirs.ci95 is None) != (mine.ci95 is None) or (
-            theirs.ci95 is not None and mine.ci95 is not None and not all(_close(a, b) for a, b in zip(theirs.ci95, mine.ci95, strict=True))
+            theirs.ci95 is not None and mine.ci95 is not None and not all(close(a, b) for a, b in zip(theirs.ci95, mine.ci95, strict=True))
         ):
-            raise _err(path, f"metrics.{name}.ci95", f"{_fmt(theirs.ci95)} does not match {_fmt(mine.ci95)} recomputed from the samples")
+            raise _err(path, f"metrics.{name}.ci95", f"{shown(theirs.ci95)} does not match {shown(mine.ci95)} recomputed from the samples")
         if theirs.n != mine.n:
             raise _err(path, f"metrics.{name}.n", f"{theirs.n} does not match {mine.n} recomputed from the samples")
-    for field in ("n_samples", "n_parse_failures", "n_errors", "n_not_completed"):
-        a, b = getattr(results, field), getattr(report, field)
+    for name in ("n_samples", "n_parse_failures", "n_errors", "n_not_completed"):
+        a, b = getattr(results, name), getattr(report, name)
         if a != b:
-            raise _err(path, field, f"{a} does not match {b} counted in the samples")
+            raise _err(path, name, f"{a} does not match {b} counted in the samples")
     for name, mine in report.reports.items():
-        theirs = results.reports.get(name)
-        if not _same(theirs, json.loads(json.dumps(mine))):
+        if not same(results.reports.get(name), json.loads(json.dumps(mine))):
             raise _err(path, f"reports.{name}", "does not match the report recomputed from the samples")
     for name in sorted(set(results.reports) - set(report.reports)):
         raise _err(path, f"reports.{name}", "not a report of this task")
 
 
-def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, bool) or isinstance(b, bool):
-        return a is b
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return _close(float(a), float(b))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
-    return a == b
-
-
 def validate_submission(path: str | Path, *, data_dir: str | Path | None = None) -> ValidatedSubmission:
     """Validate one results file and its samples log; raises ``UserError`` with the reason."""
     from debench.pipeline import select_docs
+    from debench.predictions import load_predictions
     from debench.scoring import score
 
     path = Path(path)
     data_dir = data_dir or os.environ.get("DEBENCH_DATA_DIR") or None
     results = _read_results(path)
     task = _installed_task(results, path)
+    check_method(results, task, path)
     real = _real_data(task, results, path, data_dir)
+    identity = check_identity(results, task, path)
     limit, n_boot = _limit_and_bootstrap(task, results, path)
     docs = select_docs(real, limit)
     samples = _samples_path(results, path)
-    records = _read_samples(samples, task, docs, real.docs, limit)
+    lines = _read_samples(samples, task, docs, real.docs, limit)
+    checker = RecordChecker(results, task, docs, samples)
+    for n, rec in lines:
+        checker.check(rec, n)
+    incomplete = check_incomplete_share([rec for _, rec in lines], len(docs), path)
+    records = load_predictions(samples, task, docs)
     report = score(task, docs, {r.doc_id: r for r in records}, n_bootstrap=n_boot)
     _compare(results, report, path)
+    provenance = checker.provenance()
+    provenance.checks = [
+        "task definition, judge method and real data match the installed debench",
+        "model identity agrees with its name and kind; run fingerprint recomputed",
+        *provenance.checks,
+        incomplete,
+        "every metric, CI, count and report recomputed from the samples",
+    ]
     return ValidatedSubmission(
         results_path=path,
         samples_path=samples,
@@ -307,6 +311,9 @@ def validate_submission(path: str | Path, *, data_dir: str | Path | None = None)
         recomputed=report,
         n_docs=len(docs),
         n_docs_total=len(real.docs),
+        identity=identity,
+        provenance=provenance,
+        docs=docs,
     )
 
 

@@ -1,16 +1,21 @@
 """The metric interface and registry.
 
-A metric is computed in two steps so that bootstrap resampling stays cheap:
+A metric is computed in three steps, so that 1,000 bootstrap resamples cost about as much as a
+few values:
 
-* ``prepare(docs, **args)`` runs once per scoring and builds whatever the metric needs from the
-  gold data (targets, annotator tables, ...);
-* ``compute(state, preds, idx)`` returns the value on the documents at positions ``idx``
-  (``idx`` is ``arange(n)`` for the point estimate, a resample with replacement for the
-  bootstrap). ``preds`` is a numpy object array aligned with ``docs``. It returns a float, or
-  ``None`` when the metric is undefined (e.g. a correlation with a constant judge).
+* ``prepare(docs, **args) -> state`` once per scoring: what depends on the gold data only
+  (targets, annotator-pair tables, ...), as arrays;
+* ``bind(state, preds) -> evaluate`` once per set of predictions (``preds`` is a numpy object
+  array aligned with ``docs``): the predictions turned into arrays;
+* ``evaluate(counts) -> Draws`` for a batch of resamples at once. ``counts`` has shape (b, n):
+  row r says how often each document is in resample r (a row of ones is the sample itself).
 
-Most metrics are "simple": a pure function of aligned predictions and targets, declared with
-``@simple_metric``.
+Every metric here is a function of sums over documents, so a resample with replacement is the
+same as weighting each document by how often it was drawn; nothing is copied per resample.
+
+A value that does not exist (a correlation with a constant judge, a kappa without annotator
+pairs) is NaN in ``Draws.values`` and carries the reason in ``Draws.note(i)``: the reason is set
+where the condition is checked, never guessed later from a missing number.
 """
 
 from __future__ import annotations
@@ -24,24 +29,94 @@ import numpy as np
 from debench.data.base import Doc
 from debench.registries import Registry
 
+NOT_FINITE = "the value is not a finite number"
+
+
+@dataclass
+class Draws:
+    """A metric's values on a batch of resamples: NaN where undefined, each with its reason."""
+
+    values: np.ndarray
+    reason: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.intp))
+    """Index into ``reasons`` per value; -1 where the value is defined."""
+    reasons: list[str] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, values: Any) -> Draws:
+        v = np.array(values, dtype=float, ndmin=1)
+        return cls(values=v, reason=np.full(len(v), -1, dtype=np.intp))
+
+    @classmethod
+    def none(cls, b: int, note: str) -> Draws:
+        """``b`` undefined values, all for the same reason."""
+        return cls.of(np.full(b, np.nan)).undefined(np.ones(b, dtype=bool), note)
+
+    @classmethod
+    def concat(cls, parts: Sequence[Draws]) -> Draws:
+        """The draws of several batches, in order, each value keeping its reason."""
+        out = cls.of(np.concatenate([p.values for p in parts]))
+        at = 0
+        for p in parts:
+            for r, note in enumerate(p.reasons):
+                where = np.zeros(len(out.values), dtype=bool)
+                where[at : at + len(p.values)] = p.reason == r
+                out.undefined(where, note)
+            at += len(p.values)
+        return out
+
+    def undefined(self, where: Any, note: str) -> Draws:
+        """Mark the values at ``where`` (a boolean mask) undefined because of ``note``; a value
+        already undefined keeps its first reason."""
+        mask = np.broadcast_to(np.asarray(where, dtype=bool), self.values.shape)
+        new = mask & (self.reason < 0)
+        if new.any():
+            if note not in self.reasons:
+                self.reasons.append(note)
+            self.reason[new] = self.reasons.index(note)
+        self.values[mask] = np.nan
+        return self
+
+    def finish(self) -> Draws:
+        """Any value still infinite or NaN without a reason gets the generic one."""
+        return self.undefined(~np.isfinite(self.values), NOT_FINITE)
+
+    def note(self, i: int) -> str | None:
+        r = int(self.reason[i])
+        return self.reasons[r] if r >= 0 else None
+
+    def value(self, i: int) -> float | None:
+        v = float(self.values[i])
+        return v if np.isfinite(v) else None
+
+
 Prepare = Callable[..., Any]
-Compute = Callable[[Any, np.ndarray, np.ndarray], float | None]
+Evaluate = Callable[[np.ndarray], Draws]
+Bind = Callable[[Any, np.ndarray], Evaluate]
 
 
 @dataclass(frozen=True)
 class Metric:
     name: str
     prepare: Prepare
-    compute: Compute
+    bind: Bind
     higher_is_better: bool = True
     description: str = ""
-    # Whether the bootstrap resamples documents for this metric (False for whole-run
-    # descriptive rates such as completion, which are still given a CI the same way).
-    defaults: dict[str, Any] = field(default_factory=dict)
+
+    def value(self, state: Any, preds: np.ndarray, idx: np.ndarray | None = None) -> float | None:
+        """The value on the documents at positions ``idx`` (default: all of them once)."""
+        n = len(preds)
+        counts = np.ones(n) if idx is None else np.bincount(np.asarray(idx, dtype=np.intp), minlength=n).astype(float)
+        return self.bind(state, preds)(counts[None, :]).finish().value(0)
 
 
 METRICS: Registry[Metric] = Registry(
-    "metric", ["debench.metrics.speech_rating", "debench.metrics.classification", "debench.metrics.debatebench"]
+    "metric",
+    [
+        "debench.metrics.speech_rating",
+        "debench.metrics.kappa",
+        "debench.metrics.classification",
+        "debench.metrics.debatebench",
+    ],
 )
 
 STATUS_METRICS = {
@@ -59,41 +134,53 @@ get_metric = METRICS.get
 metric_names = METRICS.names
 
 
-def simple_metric(
-    name: str, *, higher_is_better: bool = True, description: str = ""
-) -> Callable[[Callable[..., float | None]], Callable[..., float | None]]:
-    """Register ``fn(preds, targets, **args) -> float | None`` as a metric.
+# ---------------------------------------------------------------- metrics of per-document terms
 
-    ``preds`` and ``targets`` are numpy object arrays of equal length (already resampled).
+Terms = Callable[..., np.ndarray]
+Finish = Callable[[np.ndarray], Draws]
+
+
+def register_sum_metric(
+    name: str, terms: Terms, finish: Finish, *, higher_is_better: bool = True, description: str = ""
+) -> Metric:
+    """A metric that is a function of per-document terms summed over the documents.
+
+    ``terms(preds, targets, **args)`` returns an (n, F) array, one row per document, computed once
+    per set of predictions; ``finish(sums)`` turns the (b, F) weighted sums into values.
     """
 
-    def deco(fn: Callable[..., float | None]) -> Callable[..., float | None]:
-        def prepare(docs: Sequence[Doc], **args: Any) -> tuple[np.ndarray, dict[str, Any]]:
-            targets = np.empty(len(docs), dtype=object)
-            targets[:] = [d.target for d in docs]
-            return targets, args
+    def prepare(docs: Sequence[Doc], **args: Any) -> tuple[np.ndarray, dict[str, Any]]:
+        targets = np.empty(len(docs), dtype=object)
+        targets[:] = [d.target for d in docs]
+        return targets, args
 
-        def compute(state: Any, preds: np.ndarray, idx: np.ndarray) -> float | None:
-            targets, args = state
-            return fn(preds[idx], targets[idx], **args)
+    def bind(state: tuple[np.ndarray, dict[str, Any]], preds: np.ndarray) -> Evaluate:
+        targets, args = state
+        x = np.asarray(terms(preds, targets, **args), dtype=float).reshape(len(preds), -1)
+        return lambda counts: finish(counts @ x)
 
-        register_metric(
-            Metric(
-                name=name,
-                prepare=prepare,
-                compute=compute,
-                higher_is_better=higher_is_better,
-                description=description or (fn.__doc__ or "").strip().splitlines()[0],
-            )
+    return register_metric(
+        Metric(
+            name=name,
+            prepare=prepare,
+            bind=bind,
+            higher_is_better=higher_is_better,
+            description=description or (terms.__doc__ or "").strip().splitlines()[0],
         )
-        return fn
-
-    return deco
+    )
 
 
-def finite_or_none(x: float | None) -> float | None:
-    """Normalize NaN/inf to None so that results never hold a non-number."""
-    if x is None:
-        return None
-    x = float(x)
-    return x if np.isfinite(x) else None
+def ratio(sums: np.ndarray, *, empty: str, transform: Callable[[np.ndarray], np.ndarray] | None = None) -> Draws:
+    """sums[:, 0] / sums[:, 1] (optionally transformed), undefined where the denominator is 0."""
+    num, den = sums[:, 0], sums[:, 1]
+    with np.errstate(all="ignore"):
+        v = num / den
+        if transform is not None:
+            v = transform(v)
+    return Draws.of(v).undefined(den == 0, empty)
+
+
+def safe_divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a / b with NaN (no warning) where b is 0; callers mark those values undefined."""
+    with np.errstate(all="ignore"):
+        return np.true_divide(a, b)

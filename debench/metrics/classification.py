@@ -1,29 +1,27 @@
 """Verdict metrics: RMSE on the pro/tie/con scale (Debatrix), accuracy, macro-F1.
 
 DebateArt gold and predictions are ``"pro" | "tie" | "con"``; BP gold is a list of winning teams
-and a prediction is correct when it names any of them.
+and a prediction is correct when it names any of them. Each metric is a function of
+per-document terms summed over the (resampled) documents.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
 
-from debench.metrics.base import simple_metric
+from debench.metrics.base import Draws, ratio, register_sum_metric, safe_divide
 
 VERDICT_VALUES = {"pro": 0.0, "tie": 0.5, "con": 1.0}
 
 
-@simple_metric("rmse", higher_is_better=False)
-def rmse(preds: np.ndarray, targets: np.ndarray, value_map: dict[str, float] | None = None) -> float | None:
+def _rmse_terms(preds: np.ndarray, targets: np.ndarray, value_map: dict[str, float] | None = None) -> np.ndarray:
     """Root mean square error with pro=0, tie=0.5, con=1 (Debatrix reports it x100)."""
-    if len(preds) == 0:
-        return None
     vm = value_map or VERDICT_VALUES
-    p = np.array([vm[str(x)] for x in preds], dtype=float)
-    g = np.array([vm[str(x)] for x in targets], dtype=float)
-    return float(np.sqrt(np.mean((p - g) ** 2)))
+    err = np.array([(vm[str(p)] - vm[str(g)]) ** 2 for p, g in zip(preds, targets, strict=True)], dtype=float)
+    return np.column_stack([err, np.ones(len(err))])
 
 
 def _correct(pred: Any, gold: Any) -> bool:
@@ -32,32 +30,35 @@ def _correct(pred: Any, gold: Any) -> bool:
     return bool(pred == gold)
 
 
-@simple_metric("accuracy")
-def accuracy(preds: np.ndarray, targets: np.ndarray) -> float | None:
+def _accuracy_terms(preds: np.ndarray, targets: np.ndarray) -> np.ndarray:
     """Share of correct verdicts (a list of gold winners: any of them counts)."""
-    if len(preds) == 0:
-        return None
-    return float(np.mean([_correct(p, g) for p, g in zip(preds, targets, strict=True)]))
+    right = np.array([_correct(p, g) for p, g in zip(preds, targets, strict=True)], dtype=float)
+    return np.column_stack([right, np.ones(len(right))])
 
 
-@simple_metric("macro_f1")
-def macro_f1(preds: np.ndarray, targets: np.ndarray, labels: list[str] | None = None) -> float | None:
+def _f1_terms(preds: np.ndarray, targets: np.ndarray, labels: list[str] | None = None) -> np.ndarray:
     """Unweighted mean of per-label F1 (labels: given, else those in gold or predictions).
 
     A label with no gold and no predicted instance in the (re)sample is left out; one with gold
     instances but no correct prediction scores 0.
     """
-    if len(preds) == 0:
-        return None
-    labels = labels or sorted({str(x) for x in preds} | {str(x) for x in targets})
     p = np.array([str(x) for x in preds])
     g = np.array([str(x) for x in targets])
-    scores = []
-    for lab in labels:
-        tp = int(np.sum((p == lab) & (g == lab)))
-        fp = int(np.sum((p == lab) & (g != lab)))
-        fn = int(np.sum((p != lab) & (g == lab)))
-        if tp + fp + fn == 0:
-            continue
-        scores.append(2 * tp / (2 * tp + fp + fn))
-    return float(np.mean(scores)) if scores else None
+    labels = labels or sorted(set(p) | set(g))
+    # Per label: true positive, false positive, false negative (columns 3l, 3l+1, 3l+2).
+    cols = [[(p == lab) & (g == lab), (p == lab) & (g != lab), (p != lab) & (g == lab)] for lab in labels]
+    return np.array([c for trio in cols for c in trio], dtype=float).T.reshape(len(p), 3 * len(labels))
+
+
+def _macro_f1(sums: np.ndarray) -> Draws:
+    tp, fp, fn = (sums.reshape(len(sums), -1, 3)[:, :, i] for i in range(3))
+    counted = (tp + fp + fn) > 0
+    f1 = safe_divide(2 * tp, 2 * tp + fp + fn)
+    k = counted.sum(axis=1)
+    mean = safe_divide(np.where(counted, f1, 0.0).sum(axis=1), k)
+    return Draws.of(mean).undefined(k == 0, "no prediction or gold label is one of the labels")
+
+
+register_sum_metric("rmse", _rmse_terms, partial(ratio, empty="no documents", transform=np.sqrt), higher_is_better=False)
+register_sum_metric("accuracy", _accuracy_terms, partial(ratio, empty="no documents"))
+register_sum_metric("macro_f1", _f1_terms, _macro_f1)

@@ -10,7 +10,15 @@ from typing import Any
 
 import numpy as np
 
-from debench.metrics.base import Metric, finite_or_none
+from debench.metrics.base import Metric
+from debench.metrics.bootstrap import resample_counts
+
+BLOCK = 1024
+"""Permutations drawn at a time (the same stream as one at a time)."""
+
+
+def _whole(metric: Metric, state: Any, preds: np.ndarray) -> float | None:
+    return metric.bind(state, preds)(np.ones((1, len(preds)))).finish().value(0)
 
 
 def paired_bootstrap(metric: Metric, state: Any, preds_a: np.ndarray, preds_b: np.ndarray, n_boot: int = 10000, seed: int = 0) -> dict[str, Any]:
@@ -21,22 +29,19 @@ def paired_bootstrap(metric: Metric, state: Any, preds_a: np.ndarray, preds_b: n
     Resamples where either value is undefined are skipped and counted.
     """
     n = len(preds_a)
-    idx0 = np.arange(n)
-    a = finite_or_none(metric.compute(state, preds_a, idx0))
-    b = finite_or_none(metric.compute(state, preds_b, idx0))
+    eval_a, eval_b = metric.bind(state, preds_a), metric.bind(state, preds_b)
+    ones = np.ones((1, n))
+    a, b = eval_a(ones).finish().value(0), eval_b(ones).finish().value(0)
     if a is None or b is None:
         return {"a": a, "b": b, "diff": None, "ci95": None, "p_value": None, "n": n, "n_skipped": 0}
-    rng = np.random.default_rng(seed)
-    diffs = []
-    skipped = 0
-    for _ in range(n_boot):
-        idx = rng.integers(0, n, size=n)
-        va, vb = finite_or_none(metric.compute(state, preds_a, idx)), finite_or_none(metric.compute(state, preds_b, idx))
-        if va is None or vb is None:
-            skipped += 1
-            continue
-        diffs.append(va - vb)
-    d = np.array(diffs)
+    va, vb = [], []
+    for counts in resample_counts(n, n_boot, seed):
+        va.append(eval_a(counts).finish().values)
+        vb.append(eval_b(counts).finish().values)
+    xa, xb = np.concatenate(va), np.concatenate(vb)
+    both = np.isfinite(xa) & np.isfinite(xb)
+    d = xa[both] - xb[both]
+    skipped = int(n_boot - both.sum())
     if len(d) == 0:
         return {"a": a, "b": b, "diff": a - b, "ci95": None, "p_value": None, "n": n, "n_skipped": skipped}
     tail = min(np.sum(d <= 0), np.sum(d >= 0))
@@ -48,22 +53,19 @@ def paired_bootstrap(metric: Metric, state: Any, preds_a: np.ndarray, preds_b: n
 def paired_permutation(metric: Metric, state: Any, preds_a: np.ndarray, preds_b: np.ndarray, n_perm: int = 10000, seed: int = 0) -> dict[str, Any]:
     """Two-sided permutation test: swap the two runs' predictions per document at random."""
     n = len(preds_a)
-    idx0 = np.arange(n)
-    a = finite_or_none(metric.compute(state, preds_a, idx0))
-    b = finite_or_none(metric.compute(state, preds_b, idx0))
+    a, b = _whole(metric, state, preds_a), _whole(metric, state, preds_b)
     if a is None or b is None:
         return {"a": a, "b": b, "diff": None, "p_value": None, "n": n}
     observed = abs(a - b)
     rng = np.random.default_rng(seed)
     extreme = 0
     done = 0
-    for _ in range(n_perm):
-        swap = rng.random(n) < 0.5
-        pa = np.where(swap, preds_b, preds_a)
-        pb = np.where(swap, preds_a, preds_b)
-        va, vb = finite_or_none(metric.compute(state, pa, idx0)), finite_or_none(metric.compute(state, pb, idx0))
-        if va is None or vb is None:
-            continue
-        done += 1
-        extreme += abs(va - vb) >= observed - 1e-12
+    for start in range(0, n_perm, BLOCK):
+        for swap in rng.random((min(BLOCK, n_perm - start), n)) < 0.5:
+            va = _whole(metric, state, np.where(swap, preds_b, preds_a))
+            vb = _whole(metric, state, np.where(swap, preds_a, preds_b))
+            if va is None or vb is None:
+                continue
+            done += 1
+            extreme += abs(va - vb) >= observed - 1e-12
     return {"a": a, "b": b, "diff": a - b, "p_value": (1 + extreme) / (1 + done), "n": n}

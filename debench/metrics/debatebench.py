@@ -9,16 +9,22 @@ Gold per debate: ``{"ranking": [house, ...] first->fourth, "scores": {role: scor
 * ``rank_delta`` — for each debate, sum over the 8 speakers of |predicted rank - gold rank|,
   gold ranks from the official speaker scores (ties share the mean of their positions);
   averaged over debates.
+
+Each is a ratio of per-debate terms summed over the (resampled) debates.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 import numpy as np
 from scipy.stats import rankdata
 
-from debench.metrics.base import simple_metric
+from debench.metrics.base import ratio, register_sum_metric
 
 ROLES = ("pm", "lo", "dpm", "dlo", "mg", "mo", "gw", "ow")
+NO_SCORES = "no speaker scores"
 
 
 def _positions(order: list[str]) -> dict[str, int]:
@@ -32,37 +38,35 @@ def ranking_delta(pred: list[str], gold: list[str]) -> float:
     return float(sum(abs(p[h] - g[h]) for h in gold))
 
 
-@simple_metric("verdict_delta", higher_is_better=False)
-def verdict_delta(preds: np.ndarray, targets: np.ndarray) -> float | None:
+def _per_debate(values: list[float]) -> np.ndarray:
+    return np.column_stack([np.array(values, dtype=float), np.ones(len(values))])
+
+
+def _verdict_terms(preds: np.ndarray, targets: np.ndarray) -> np.ndarray:
     """Mean over debates of the summed position error of the four houses."""
-    if len(preds) == 0:
-        return None
-    return float(np.mean([ranking_delta(list(p), list(t["ranking"])) for p, t in zip(preds, targets, strict=True)]))
+    return _per_debate([ranking_delta(list(p), list(t["ranking"])) for p, t in zip(preds, targets, strict=True)])
 
 
-def _score_errors(preds: np.ndarray, targets: np.ndarray) -> np.ndarray:
-    errs = [abs(float(p[r]) - float(t["scores"][r])) for p, t in zip(preds, targets, strict=True) for r in t["scores"]]
-    return np.array(errs, dtype=float)
+def _score_errors(pred: dict[str, float], gold: dict[str, float]) -> np.ndarray:
+    return np.array([abs(float(pred[r]) - float(gold[r])) for r in gold], dtype=float)
 
 
-@simple_metric("mae", higher_is_better=False)
-def mae(preds: np.ndarray, targets: np.ndarray) -> float | None:
+def _error_terms(preds: np.ndarray, targets: np.ndarray, of: Callable[[np.ndarray], float]) -> np.ndarray:
+    rows = [_score_errors(p, t["scores"]) for p, t in zip(preds, targets, strict=True)]
+    return np.array([[of(e), len(e)] for e in rows], dtype=float).reshape(len(rows), 2)
+
+
+def _mae_terms(preds: np.ndarray, targets: np.ndarray) -> np.ndarray:
     """Mean absolute error of the speaker scores, pooled over all speakers."""
-    errs = _score_errors(preds, targets)
-    return float(errs.mean()) if len(errs) else None
+    return _error_terms(preds, targets, np.sum)
 
 
-def _within(k: int):  # type: ignore[no-untyped-def]
-    def fn(preds: np.ndarray, targets: np.ndarray) -> float | None:
-        errs = _score_errors(preds, targets)
-        return float(np.mean(errs <= k)) if len(errs) else None
+def _within_terms(k: int) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    def terms(preds: np.ndarray, targets: np.ndarray) -> np.ndarray:
+        return _error_terms(preds, targets, lambda e: float(np.sum(e <= k)))
 
-    fn.__doc__ = f"Share of speaker scores within {k} points of the official score."
-    return fn
-
-
-for _k in range(2, 10):
-    simple_metric(f"acc_within_{_k}")(_within(_k))
+    terms.__doc__ = f"Share of speaker scores within {k} points of the official score."
+    return terms
 
 
 def gold_speaker_order(scores: dict[str, float]) -> dict[str, float]:
@@ -72,16 +76,22 @@ def gold_speaker_order(scores: dict[str, float]) -> dict[str, float]:
     return dict(zip(roles, (float(x) for x in ranks), strict=True))
 
 
-@simple_metric("rank_delta", higher_is_better=False)
-def rank_delta(preds: np.ndarray, targets: np.ndarray) -> float | None:
+def _rank_delta(pred: list[str], scores: dict[str, float]) -> float:
+    gold = gold_speaker_order(scores)
+    pos = _positions(list(pred))
+    if set(pos) != set(gold):
+        raise ValueError(f"prediction {list(pred)} does not rank the speakers {sorted(gold)}")
+    return float(sum(abs(pos[r] - gold[r]) for r in gold))
+
+
+def _rank_terms(preds: np.ndarray, targets: np.ndarray) -> np.ndarray:
     """Mean over debates of the summed rank error of the eight speakers."""
-    if len(preds) == 0:
-        return None
-    out = []
-    for p, t in zip(preds, targets, strict=True):
-        gold = gold_speaker_order(t["scores"])
-        pos = _positions(list(p))
-        if set(pos) != set(gold):
-            raise ValueError(f"prediction {list(p)} does not rank the speakers {sorted(gold)}")
-        out.append(sum(abs(pos[r] - gold[r]) for r in gold))
-    return float(np.mean(out))
+    return _per_debate([_rank_delta(p, t["scores"]) for p, t in zip(preds, targets, strict=True)])
+
+
+_mean = partial(ratio, empty="no debates")
+register_sum_metric("verdict_delta", _verdict_terms, _mean, higher_is_better=False)
+register_sum_metric("mae", _mae_terms, partial(ratio, empty=NO_SCORES), higher_is_better=False)
+for _k in range(2, 10):
+    register_sum_metric(f"acc_within_{_k}", _within_terms(_k), partial(ratio, empty=NO_SCORES))
+register_sum_metric("rank_delta", _rank_terms, _mean, higher_is_better=False)

@@ -5,11 +5,15 @@ Named in a task file's ``reports:`` list; each is ``fn(preds, docs) -> JSON-able
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from debench.data.base import Doc
+from debench.metrics.likert import judge_scores
+from debench.metrics.speech_rating import Sources
 from debench.registries import Registry
 
 Report = Callable[[Sequence[Any], Sequence[Doc]], dict[str, Any]]
@@ -55,16 +59,12 @@ def human_rating_distribution(preds: Sequence[Any], docs: Sequence[Doc]) -> dict
 
 @register_report("mean_by_source")
 def mean_by_source(preds: Sequence[Any], docs: Sequence[Doc]) -> dict[str, Any]:
-    """Judge mean and human mean per speech source, with counts."""
-    judge: dict[str, list[float]] = defaultdict(list)
-    human: dict[str, list[float]] = defaultdict(list)
-    for p, d in zip(preds, docs, strict=True):
-        src = d.meta.get("source")
-        if src is None or isinstance(p, bool) or not isinstance(p, (int, float)):
-            continue
-        judge[src].append(float(p))
-        human[src].append(float(d.target))
+    """Judge mean and human mean per speech source over the speeches the judge scored, with their
+    number (the same sums ``source_pearson`` correlates)."""
+    sources = Sources.of(docs)
+    n, judge_sum, human_sum = (s[0] for s in sources.sums(np.ones((1, len(docs))), judge_scores(preds)))
     return {
-        s: {"judge_mean": sum(judge[s]) / len(judge[s]), "human_mean": sum(human[s]) / len(human[s]), "n": len(judge[s])}
-        for s in sorted(judge)
+        name: {"judge_mean": float(judge_sum[i] / n[i]), "human_mean": float(human_sum[i] / n[i]), "n": int(n[i])}
+        for i, name in enumerate(sources.names)
+        if n[i] > 0
     }

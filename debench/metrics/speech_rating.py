@@ -1,22 +1,12 @@
-"""Agreement metrics for speech rating (IBM debate speeches, Debatable Intelligence §4).
+"""Agreement metrics for speech rating (IBM debate speeches, Debatable Intelligence §4), besides
+the kappas (``debench.metrics.kappa``).
 
 The judge gives each speech one score (an int 1-5; under the paper's convention a parse failure
 may arrive as -1, which is then a category of its own). Each speech also has 15 human ratings
-with annotator ids (``doc.meta["ratings"]`` / ``doc.meta["annotators"]``) and their mean
-(``doc.target``).
-
-Metrics registered here:
+with annotator ids and their mean (``doc.target``).
 
 ``kendall_tau_c``
     Kendall's tau-c between the judge score and the mean human score over the speeches.
-``kappa_loo``
-    Leave-one-out weighted Cohen's kappa. For every pair of annotators (a, b) who rated at
-    least ``min_shared`` (default 50) of the same speeches, a is replaced by the judge and the
-    kappa between the judge and b on their shared speeches is computed, then b is replaced
-    (judge vs a); the result is the mean over all pairs and both positions.
-``kappa_human``
-    The same average over the same pairs among the humans themselves: the reference the
-    judge is compared with. It ignores the predictions but is resampled, so it gets a CI.
 ``krippendorff_alpha`` / ``krippendorff_alpha_human``
     Ordinal Krippendorff's alpha over the reliability matrix "82 annotators x speeches"
     (missing where an annotator did not rate a speech), with the judge added as one more
@@ -28,226 +18,54 @@ Metrics registered here:
     Pearson r between the judge's mean score per speech source and the humans' mean per
     source (the mean of the per-speech human means), over the sources present (>= 3).
 
-Conventions:
-
-* Pairs of annotators are fixed in ``prepare`` from all documents it is given; the bootstrap
-  then weights each shared speech by how often it occurs in the resample (``np.bincount(idx)``),
-  which equals recomputing on the resampled speeches and keeps one call at well under 5 ms.
-* Kappa categories are 1..5 plus any other value the judge gave; weights are distances between
-  positions in that sorted category list (scikit-learn's convention), so for a judge answering
-  only 1..5 they are the score differences. A kappa whose expected disagreement is 0 is
-  undefined and that pair/position is skipped; the metric is ``None`` when none is defined.
-* Predictions that are not numbers (``None``, text) are treated as missing: the speech is left
-  out for the judge (it still counts for the human-only references).
-
-Default kappa weighting. Slonim et al. (2021) report kappa = 0.24 between annotators for this
-question (paper appendix C). On the 631 speeches, with the 496 annotator pairs sharing >= 50
-speeches, the human-human average (``kappa_human``) is 0.191 with linear weights and 0.271 with
-quadratic weights; quadratic is the closer, and is the default (``weights: linear`` in a task's
-metric args selects the other).
+Every one is computed from weighted sums over speeches (a contingency table of judge score x
+human mean for tau-c, coincidence counts for alpha, per-source sums for the Pearson r), so a
+batch of resamples is a matrix product or a grouped sum. Predictions that are not numbers are
+missing: the speech is left out for the judge.
 """
 
 from __future__ import annotations
 
-import warnings
-from array import array
-from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import combinations
-from typing import Any
 
 import numpy as np
-from scipy import stats
+from scipy.sparse import coo_matrix
 
 from debench.data.base import Doc
-from debench.errors import UserError
-from debench.metrics.base import Metric, finite_or_none, register_metric
+from debench.metrics.annotators import human_ratings
+from debench.metrics.base import Draws, Evaluate, Metric, register_metric, safe_divide
+from debench.metrics.likert import LIKERT, categories, judge_scores
 
-LIKERT = np.arange(1, 6, dtype=float)
-DEFAULT_WEIGHTS = "quadratic"
-DEFAULT_MIN_SHARED = 50
-WEIGHTINGS = ("linear", "quadratic")
-
-
-# ---------------------------------------------------------------- shared helpers
+BLOCK_ELEMENTS = 1 << 20
+"""Per-resample tables (tau-c, alpha) hold at most this many values at once."""
+DENSE_ELEMENTS = 1 << 22
+"""Alpha's per-speech coincidences are a dense matrix up to this size, else sparse."""
 
 
-def _as_float(preds: Sequence[Any] | np.ndarray) -> np.ndarray:
-    """Judge scores as floats, NaN where a prediction is not a number."""
-    out = np.full(len(preds), np.nan)
-    for i, p in enumerate(preds):
-        if isinstance(p, (bool, np.bool_)) or p is None:
-            continue
-        try:
-            out[i] = float(p)
-        except (TypeError, ValueError):
-            continue
-    return out
+def _blocks(counts: np.ndarray, per_row: int) -> list[np.ndarray]:
+    size = max(1, BLOCK_ELEMENTS // max(per_row, 1))
+    return [counts[i : i + size] for i in range(0, len(counts), size)]
 
 
-def _counts(idx: np.ndarray, n: int) -> np.ndarray:
-    return np.bincount(np.asarray(idx, dtype=np.intp), minlength=n).astype(float)
+class _Groups:
+    """Documents in groups (the cells of a contingency table): weighted sums per group, for many
+    resamples at once."""
 
+    def __init__(self, group: np.ndarray, n_groups: int):
+        group = np.asarray(group, dtype=np.intp)
+        self.n_groups = n_groups
+        self._order = np.argsort(group, kind="stable")
+        ordered = group[self._order]
+        self._starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]) if len(group) else np.empty(0, np.intp)
+        self._present = ordered[self._starts]
 
-def _human_ratings(doc: Doc) -> tuple[list[int], list[int]]:
-    ratings = doc.meta.get("ratings")
-    annotators = doc.meta.get("annotators")
-    if ratings is None or annotators is None:
-        raise UserError(f"document {doc.doc_id}: speech-rating metrics need meta 'ratings' and 'annotators'")
-    if len(ratings) != len(annotators):
-        raise UserError(f"document {doc.doc_id}: {len(ratings)} ratings but {len(annotators)} annotators")
-    if len(set(annotators)) != len(annotators):
-        raise UserError(f"document {doc.doc_id}: an annotator rated it twice")
-    bad = [r for r in ratings if int(r) != r or not 1 <= r <= 5]
-    if bad:
-        raise UserError(f"document {doc.doc_id}: human ratings must be integers 1-5, got {bad[0]!r}")
-    return [int(r) for r in ratings], list(annotators)
-
-
-def _weight_matrix(k: int, weights: str) -> np.ndarray:
-    pos = np.arange(k, dtype=float)
-    diff = np.abs(pos[:, None] - pos[None, :])
-    return diff if weights == "linear" else diff**2
-
-
-def _check_weights(weights: str) -> str:
-    if weights not in WEIGHTINGS:
-        raise UserError(f"kappa weights must be one of {', '.join(WEIGHTINGS)}, got {weights!r}")
-    return weights
-
-
-def _batched_kappa(conf: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Weighted kappa of each confusion matrix in ``conf`` (shape (m, K, K)); NaN if undefined.
-
-    kappa = 1 - sum(W * O) / sum(W * E), with E the outer product of the marginals over N.
-    """
-    total = conf.sum(axis=(1, 2))
-    rows = conf.sum(axis=2)
-    cols = conf.sum(axis=1)
-    observed = np.einsum("mij,ij->m", conf, w)
-    expected = np.einsum("mi,ij,mj->m", rows, w, cols)  # = N * sum(W * E)
-    out = np.full(len(conf), np.nan)
-    ok = (total > 0) & (expected > 0)
-    out[ok] = 1.0 - total[ok] * observed[ok] / expected[ok]
-    return out
-
-
-# ---------------------------------------------------------------- annotator pairs
-
-
-@dataclass(frozen=True)
-class PairTable:
-    """Flat arrays over (pair, shared speech): one row per speech a pair shares."""
-
-    n_docs: int
-    pairs: list[tuple[int, int]]  # annotator ids (a < b)
-    pair: np.ndarray  # pair position in ``pairs``
-    doc: np.ndarray  # document position
-    score_a: np.ndarray  # a's rating (int 1-5)
-    score_b: np.ndarray  # b's rating
-
-
-def annotator_pairs(docs: Sequence[Doc], min_shared: int = DEFAULT_MIN_SHARED) -> PairTable:
-    """The annotator pairs who rated at least ``min_shared`` of the same speeches."""
-    per_doc: list[dict[Any, int]] = []
-    shared: Counter[tuple[Any, Any]] = Counter()
-    for d in docs:
-        ratings, annotators = _human_ratings(d)
-        by_annot = dict(zip(annotators, ratings, strict=True))
-        per_doc.append(by_annot)
-        shared.update(combinations(sorted(by_annot), 2))
-    pairs = sorted(p for p, c in shared.items() if c >= min_shared)
-    where = {p: i for i, p in enumerate(pairs)}
-    # A flat typed buffer, not a list of tuples: ~60 rows per speech, so a list would cost
-    # ~150 bytes a row (>100 MB on 10,000 speeches) where this costs 32.
-    rows = array("q")
-    for j, by_annot in enumerate(per_doc):
-        for a, b in combinations(sorted(by_annot), 2):
-            i = where.get((a, b))
-            if i is not None:
-                rows.extend((i, j, by_annot[a], by_annot[b]))
-    arr = np.frombuffer(rows, dtype=np.int64).astype(np.intp).reshape(-1, 4)
-    return PairTable(
-        n_docs=len(docs),
-        pairs=pairs,
-        pair=arr[:, 0].copy(),
-        doc=arr[:, 1].copy(),
-        score_a=arr[:, 2].copy(),
-        score_b=arr[:, 3].copy(),
-    )
-
-
-# ---------------------------------------------------------------- kappa_loo / kappa_human
-
-
-@dataclass(frozen=True)
-class _LooState:
-    n_docs: int
-    n_entries: int  # 2 * n_pairs: entry 2p = judge replaces a (vs b), 2p + 1 = judge replaces b (vs a)
-    entry: np.ndarray
-    doc: np.ndarray
-    human0: np.ndarray  # the remaining human's rating - 1 (index into 1..5)
-    weights: str
-
-
-def _prepare_kappa_loo(
-    docs: Sequence[Doc], *, min_shared: int = DEFAULT_MIN_SHARED, weights: str = DEFAULT_WEIGHTS
-) -> _LooState:
-    _check_weights(weights)
-    t = annotator_pairs(docs, min_shared)
-    return _LooState(
-        n_docs=len(docs),
-        n_entries=2 * len(t.pairs),
-        entry=np.concatenate([2 * t.pair, 2 * t.pair + 1]),
-        doc=np.concatenate([t.doc, t.doc]),
-        human0=np.concatenate([t.score_b, t.score_a]) - 1,
-        weights=weights,
-    )
-
-
-def _compute_kappa_loo(state: _LooState, preds: np.ndarray, idx: np.ndarray) -> float | None:
-    if state.n_entries == 0:
-        return None
-    judge = _as_float(preds)
-    seen = np.isfinite(judge)
-    cats = np.union1d(LIKERT, judge[seen])
-    k = len(cats)
-    judge_cat = np.zeros(state.n_docs, dtype=np.intp)
-    judge_cat[seen] = np.searchsorted(cats, judge[seen])
-    likert_cat = np.searchsorted(cats, LIKERT)
-    w = _counts(idx, state.n_docs)
-    w[~seen] = 0.0
-    flat = (state.entry * k + judge_cat[state.doc]) * k + likert_cat[state.human0]
-    conf = np.bincount(flat, weights=w[state.doc], minlength=state.n_entries * k * k)
-    kappas = _batched_kappa(conf.reshape(state.n_entries, k, k), _weight_matrix(k, state.weights))
-    kappas = kappas[np.isfinite(kappas)]
-    return finite_or_none(kappas.mean()) if len(kappas) else None
-
-
-@dataclass(frozen=True)
-class _HumanKappaState:
-    table: PairTable
-    weights: str
-
-
-def _prepare_kappa_human(
-    docs: Sequence[Doc], *, min_shared: int = DEFAULT_MIN_SHARED, weights: str = DEFAULT_WEIGHTS
-) -> _HumanKappaState:
-    return _HumanKappaState(table=annotator_pairs(docs, min_shared), weights=_check_weights(weights))
-
-
-def _compute_kappa_human(state: _HumanKappaState, preds: np.ndarray, idx: np.ndarray) -> float | None:
-    t = state.table
-    m = len(t.pairs)
-    if m == 0:
-        return None
-    w = _counts(idx, t.n_docs)
-    flat = (t.pair * 5 + (t.score_a - 1)) * 5 + (t.score_b - 1)
-    conf = np.bincount(flat, weights=w[t.doc], minlength=m * 25).reshape(m, 5, 5)
-    kappas = _batched_kappa(conf, _weight_matrix(5, state.weights))
-    kappas = kappas[np.isfinite(kappas)]
-    return finite_or_none(kappas.mean()) if len(kappas) else None
+    def sums(self, weights: np.ndarray) -> np.ndarray:
+        """(b, n) weights per document -> (b, n_groups) sums per group."""
+        out = np.zeros((len(weights), self.n_groups))
+        if len(self._starts):
+            out[:, self._present] = np.add.reduceat(weights[:, self._order], self._starts, axis=1)
+        return out
 
 
 # ---------------------------------------------------------------- Kendall tau-c
@@ -257,16 +75,43 @@ def _prepare_tau(docs: Sequence[Doc]) -> np.ndarray:
     return np.array([float(d.target) for d in docs], dtype=float)
 
 
-def _compute_tau(targets: np.ndarray, preds: np.ndarray, idx: np.ndarray) -> float | None:
-    judge = _as_float(preds)[idx]
-    human = targets[idx]
+def _suffix(a: np.ndarray, axis: int) -> np.ndarray:
+    """Sum of the elements after each position along ``axis`` (exclusive)."""
+    return np.flip(np.cumsum(np.flip(a, axis), axis), axis) - a
+
+
+def _tau_c(table: np.ndarray) -> Draws:
+    """Kendall's tau-c (scipy's formula) from (b, K, L) tables of judge score x human mean counts."""
+    size = table.sum(axis=(1, 2))
+    n_x = (table.sum(axis=2) > 0).sum(axis=1)
+    n_y = (table.sum(axis=1) > 0).sum(axis=1)
+    below = _suffix(table, 1)  # judge score higher
+    later = _suffix(below, 2)  # ... and human mean higher: concordant
+    earlier = np.cumsum(below, axis=2) - below  # ... and human mean lower: discordant
+    con_minus_dis = (table * (later - earlier)).sum(axis=(1, 2))
+    m = np.minimum(n_x, n_y)
+    tau = np.clip(safe_divide(2 * con_minus_dis, safe_divide(size**2 * (m - 1), m)), -1.0, 1.0)
+    return (
+        Draws.of(tau)
+        .undefined(size < 2, "fewer than two scored speeches")
+        .undefined(n_x < 2, "the judge gave the same score to every speech")
+        .undefined(n_y < 2, "the human mean score is the same for every speech")
+    )
+
+
+def _bind_tau(human: np.ndarray, preds: np.ndarray) -> Evaluate:
+    judge = judge_scores(preds)
     ok = np.isfinite(judge) & np.isfinite(human)
-    if ok.sum() < 2:
-        return None
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        res = stats.kendalltau(judge[ok], human[ok], variant="c")
-    return finite_or_none(res.statistic)
+    xs, xi = np.unique(judge[ok], return_inverse=True)
+    ys, yi = np.unique(human[ok], return_inverse=True)
+    k, m = len(xs), len(ys)
+    cells = _Groups(xi * m + yi, k * m)
+
+    def evaluate(counts: np.ndarray) -> Draws:
+        parts = [_tau_c(cells.sums(c[:, ok]).reshape(len(c), k, m)) for c in _blocks(counts, k * m)]
+        return Draws.concat(parts)
+
+    return evaluate
 
 
 # ---------------------------------------------------------------- Krippendorff's alpha
@@ -276,171 +121,172 @@ def _prepare_alpha(docs: Sequence[Doc]) -> np.ndarray:
     """Per speech, how many humans gave each value 1..5 (Krippendorff's "value counts")."""
     counts = np.zeros((len(docs), 5))
     for j, d in enumerate(docs):
-        ratings, _ = _human_ratings(d)
+        ratings, _ = human_ratings(d)
         for r in ratings:
             counts[j, r - 1] += 1
     return counts
 
 
-def _alpha(value_counts: np.ndarray, domain: np.ndarray) -> float | None:
-    import krippendorff
+def _ordinal_alpha(coincidences: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Ordinal alpha from (b, V, V) coincidence matrices (the ``krippendorff`` package's formulas),
+    with the expected disagreement it divides by."""
+    b, v, _ = coincidences.shape
+    n_v = coincidences.sum(axis=1)
+    total = np.concatenate([np.zeros((b, 1)), np.cumsum(n_v, axis=1)], axis=1)
+    i, j = np.indices((v, v))
+    lo, hi = np.minimum(i, j), np.maximum(i, j)
+    between = total[:, hi + 1] - total[:, lo]
+    distance = (between - (n_v[:, i] + n_v[:, j]) / 2) ** 2
+    expected = n_v[:, :, None] * n_v[:, None, :] - n_v[:, :, None] * np.eye(v)[None]
+    expected = safe_divide(expected, (n_v.sum(axis=1) - 1)[:, None, None])
+    disagreement = (expected * distance).sum(axis=(1, 2))
+    return 1 - safe_divide((coincidences * distance).sum(axis=(1, 2)), disagreement), disagreement
 
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        try:
-            value = krippendorff.alpha(
-                value_counts=value_counts, value_domain=domain, level_of_measurement="ordinal"
+
+def _alpha_evaluator(position: np.ndarray, count: np.ndarray, v: int) -> Evaluate:
+    """Alpha over speeches with these value counts, for weighted resamples of speeches.
+
+    ``position`` / ``count`` (n, k): the values (positions in the domain of size ``v``) each
+    speech received and how often; no value twice in a row of nonzero counts.
+    """
+    n, k = position.shape
+    coders = count.sum(axis=1)
+    pairable = (coders >= 2).astype(float)
+    # Each speech's coincidences (krippendorff's c c^T - diag(c), over its pairable values - 1),
+    # summed over the (weighted) speeches of a resample: a matrix product.
+    pair = count[:, :, None] * count[:, None, :] - np.eye(k)[None] * count[:, :, None]
+    pair /= (np.maximum(coders, 2) - 1)[:, None, None]
+    cell = position[:, :, None] * v + position[:, None, :]
+    per_doc = coo_matrix((pair.ravel(), (np.repeat(np.arange(n), k * k), cell.ravel())), shape=(n, v * v)).tocsr()
+    dense = n * v * v <= DENSE_ELEMENTS
+    per_doc_dense = per_doc.toarray() if dense else None
+
+    def coincidences(c: np.ndarray) -> np.ndarray:
+        return c @ per_doc_dense if per_doc_dense is not None else np.asarray((per_doc.T @ c.T).T)
+
+    def evaluate(counts: np.ndarray) -> Draws:
+        parts = []
+        for c in _blocks(counts, v * v):
+            alpha, disagreement = _ordinal_alpha(coincidences(c).reshape(len(c), v, v))
+            parts.append(
+                Draws.of(alpha)
+                .undefined(c @ pairable == 0, "no speech was rated by two or more coders")
+                .undefined(disagreement == 0, "every rating is the same value")
             )
-        except ValueError:  # no speech with two coders, or a one-value domain
-            return None
-    return finite_or_none(value)
+        return Draws.concat(parts)
+
+    return evaluate
 
 
-def _compute_alpha(human_counts: np.ndarray, preds: np.ndarray, idx: np.ndarray) -> float | None:
-    judge = _as_float(preds)
+def _bind_alpha(human_counts: np.ndarray, preds: np.ndarray) -> Evaluate:
+    """The humans' counts of 1..5 plus the judge as one more coder, in the domain 1..5 and any
+    other value the judge gave."""
+    judge = judge_scores(preds)
     seen = np.isfinite(judge)
-    domain = np.union1d(LIKERT, judge[seen])
-    counts = np.zeros((len(judge), len(domain)))
-    counts[:, np.searchsorted(domain, LIKERT)] = human_counts
-    rows = np.flatnonzero(seen)
-    counts[rows, np.searchsorted(domain, judge[seen])] += 1
-    return _alpha(counts[np.asarray(idx, dtype=np.intp)], domain)
+    domain = categories(judge)
+    likert = np.searchsorted(domain, LIKERT)
+    at = np.searchsorted(domain, np.where(seen, judge, LIKERT[0]))
+    on_scale = np.isin(judge, LIKERT)
+    count = np.concatenate([human_counts, (seen & ~on_scale)[:, None]], axis=1).astype(float)
+    count[np.flatnonzero(seen & on_scale), np.searchsorted(LIKERT, judge[seen & on_scale])] += 1
+    position = np.concatenate([np.broadcast_to(likert, human_counts.shape), np.where(on_scale, 0, at)[:, None]], axis=1)
+    return _alpha_evaluator(position, count, len(domain))
 
 
-def _compute_alpha_human(human_counts: np.ndarray, preds: np.ndarray, idx: np.ndarray) -> float | None:
-    return _alpha(human_counts[np.asarray(idx, dtype=np.intp)], LIKERT)
+def _bind_alpha_human(human_counts: np.ndarray, preds: np.ndarray) -> Evaluate:
+    return _alpha_evaluator(np.broadcast_to(np.arange(5), human_counts.shape), human_counts, 5)
 
 
-# ---------------------------------------------------------------- per-source Pearson
+# ---------------------------------------------------------------- per-source means and Pearson r
 
 
 @dataclass(frozen=True)
-class _SourceState:
-    source: np.ndarray  # source position per document
+class Sources:
+    """Speech sources: their names (sorted) and each speech's source position."""
+
     names: list[str]
+    of_doc: np.ndarray
     human: np.ndarray  # per-speech human mean
 
+    @classmethod
+    def of(cls, docs: Sequence[Doc]) -> Sources:
+        names = sorted({str(d.meta.get("source")) for d in docs})
+        pos = {s: i for i, s in enumerate(names)}
+        return cls(
+            names=names,
+            of_doc=np.array([pos[str(d.meta.get("source"))] for d in docs], dtype=np.intp),
+            human=np.array([float(d.target) for d in docs], dtype=float),
+        )
 
-def _prepare_source(docs: Sequence[Doc]) -> _SourceState:
-    names = sorted({str(d.meta.get("source")) for d in docs})
-    pos = {s: i for i, s in enumerate(names)}
-    return _SourceState(
-        source=np.array([pos[str(d.meta.get("source"))] for d in docs], dtype=np.intp),
-        names=names,
-        human=np.array([float(d.target) for d in docs], dtype=float),
+    def sums(self, counts: np.ndarray, judge: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per resample and source, over the speeches the judge scored (``judge`` finite): the
+        number of speeches, the sum of judge scores and the sum of human means, each (b, sources)."""
+        seen = np.isfinite(judge)
+        k = len(self.names)
+        onehot = np.zeros((int(seen.sum()), k))
+        onehot[np.arange(len(onehot)), self.of_doc[seen]] = 1.0
+        design = np.concatenate([onehot, onehot * judge[seen, None], onehot * self.human[seen, None]], axis=1)
+        out = counts[:, seen] @ design
+        return out[:, :k], out[:, k : 2 * k], out[:, 2 * k :]
+
+
+def _pearson_rows(x: np.ndarray, y: np.ndarray, present: np.ndarray) -> Draws:
+    """Pearson r per row over the columns ``present`` (at least three needed)."""
+    k = present.sum(axis=1)
+    xm = safe_divide(np.where(present, x, 0.0).sum(axis=1), k)[:, None]
+    ym = safe_divide(np.where(present, y, 0.0).sum(axis=1), k)[:, None]
+    dx = np.where(present, x - xm, 0.0)
+    dy = np.where(present, y - ym, 0.0)
+    sxx, syy = (dx * dx).sum(axis=1), (dy * dy).sum(axis=1)
+    denom = np.sqrt(sxx * syy)
+    # A constant side (up to rounding) makes r undefined.
+    flat = denom <= 1e-12 * np.maximum(1.0, np.abs(dx).max(axis=1) * np.abs(dy).max(axis=1)) * k
+    r = np.clip(safe_divide((dx * dy).sum(axis=1), denom), -1.0, 1.0)
+    return (
+        Draws.of(r)
+        .undefined(k < 3, "fewer than three speech sources")
+        .undefined(flat & (sxx == 0), "the judge's mean score is the same for every source")
+        .undefined(flat, "the per-source mean scores hardly vary")
     )
 
 
-def _compute_source_pearson(state: _SourceState, preds: np.ndarray, idx: np.ndarray) -> float | None:
-    judge = _as_float(preds)
-    w = _counts(idx, len(judge))
-    w[~np.isfinite(judge)] = 0.0
-    judge = np.where(np.isfinite(judge), judge, 0.0)
-    m = len(state.names)
-    n = np.bincount(state.source, weights=w, minlength=m)
-    present = n > 0
-    if present.sum() < 3:
-        return None
-    j_mean = np.bincount(state.source, weights=w * judge, minlength=m)[present] / n[present]
-    h_mean = np.bincount(state.source, weights=w * state.human, minlength=m)[present] / n[present]
-    return _pearson(j_mean, h_mean)
+def _bind_source_pearson(sources: Sources, preds: np.ndarray) -> Evaluate:
+    judge = judge_scores(preds)
 
+    def evaluate(counts: np.ndarray) -> Draws:
+        n, judge_sum, human_sum = sources.sums(counts, judge)
+        present = n > 0
+        return _pearson_rows(safe_divide(judge_sum, n), safe_divide(human_sum, n), present)
 
-def _pearson(x: np.ndarray, y: np.ndarray) -> float | None:
-    x = x - x.mean()
-    y = y - y.mean()
-    denom = np.sqrt((x * x).sum() * (y * y).sum())
-    # A constant side (up to rounding) makes r undefined.
-    if denom <= 1e-12 * max(1.0, np.abs(x).max() * np.abs(y).max()) * len(x):
-        return None
-    return finite_or_none(np.clip((x * y).sum() / denom, -1.0, 1.0))
+    return evaluate
 
 
 # ---------------------------------------------------------------- registration
 
-register_metric(
+for _metric in (
     Metric(
         name="kendall_tau_c",
         prepare=_prepare_tau,
-        compute=_compute_tau,
+        bind=_bind_tau,
         description="Kendall's tau-c between the judge score and the mean human score",
-    )
-)
-register_metric(
-    Metric(
-        name="kappa_loo",
-        prepare=_prepare_kappa_loo,
-        compute=_compute_kappa_loo,
-        description="Leave-one-out weighted Cohen's kappa: the judge replaces either annotator of each pair "
-        "sharing >= min_shared speeches; mean over pairs and positions",
-        defaults={"min_shared": DEFAULT_MIN_SHARED, "weights": DEFAULT_WEIGHTS},
-    )
-)
-register_metric(
-    Metric(
-        name="kappa_human",
-        prepare=_prepare_kappa_human,
-        compute=_compute_kappa_human,
-        description="Mean weighted Cohen's kappa between the humans of the same annotator pairs (reference)",
-        defaults={"min_shared": DEFAULT_MIN_SHARED, "weights": DEFAULT_WEIGHTS},
-    )
-)
-register_metric(
+    ),
     Metric(
         name="krippendorff_alpha",
         prepare=_prepare_alpha,
-        compute=_compute_alpha,
+        bind=_bind_alpha,
         description="Ordinal Krippendorff's alpha of all human annotators plus the judge as one more coder",
-    )
-)
-register_metric(
+    ),
     Metric(
         name="krippendorff_alpha_human",
         prepare=_prepare_alpha,
-        compute=_compute_alpha_human,
+        bind=_bind_alpha_human,
         description="Ordinal Krippendorff's alpha of the human annotators alone (reference)",
-    )
-)
-register_metric(
+    ),
     Metric(
         name="source_pearson",
-        prepare=_prepare_source,
-        compute=_compute_source_pearson,
+        prepare=Sources.of,
+        bind=_bind_source_pearson,
         description="Pearson r between judge and human mean score per speech source",
-    )
-)
-
-
-# ---------------------------------------------------------------- report helpers
-
-
-def _value_key(v: float) -> str:
-    return str(int(v)) if float(v).is_integer() else str(v)
-
-
-def mean_score_by_source(preds: Sequence[Any], docs: Sequence[Doc]) -> dict[str, float]:
-    """The judge's mean score per speech source (non-numeric predictions left out)."""
-    judge = _as_float(preds)
-    if len(judge) != len(docs):
-        raise ValueError(f"{len(judge)} predictions for {len(docs)} documents")
-    by_source: dict[str, list[float]] = defaultdict(list)
-    for v, d in zip(judge, docs, strict=True):
-        if np.isfinite(v):
-            by_source[str(d.meta.get("source"))].append(float(v))
-    return {s: float(np.mean(v)) for s, v in sorted(by_source.items())}
-
-
-def score_distribution(preds: Sequence[Any]) -> dict[str, int]:
-    """How often the judge gave each score, in numeric order (non-numbers under ``str(value)``)."""
-    judge = _as_float(preds)
-    numeric = Counter(float(v) for v in judge if np.isfinite(v))
-    other = Counter(str(p) for p, v in zip(preds, judge, strict=True) if not np.isfinite(v))
-    out = {_value_key(v): numeric[v] for v in sorted(numeric)}
-    out.update(sorted(other.items()))
-    return out
-
-
-def human_score_distribution(docs: Sequence[Doc]) -> dict[str, int]:
-    """How often the humans gave each rating 1..5, over all individual ratings."""
-    counts = Counter(r for d in docs for r in _human_ratings(d)[0])
-    return {str(v): counts[v] for v in range(1, 6)}
+    ),
+):
+    register_metric(_metric)

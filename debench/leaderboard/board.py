@@ -1,0 +1,124 @@
+"""``leaderboard.json``: its typed models and its JSON Schema.
+
+The JSON is versioned (``schema_version``) and documented by
+``debench/schema/leaderboard.schema.json``, generated from the models below (``python
+scripts/write_schemas.py``). Version 2.0 added tiers, judge ids, provenance, the overall task set
+and the papers' reported numbers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from debench.json_schema import document_schema, validate_with_schema_file
+from debench.leaderboard.provenance import Provenance
+from debench.leaderboard.reported import Reported
+from debench.scoring import MetricValue
+
+LEADERBOARD_SCHEMA_VERSION = "2.0"
+SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema" / "leaderboard.schema.json"
+
+
+class MetricColumn(BaseModel):
+    name: str
+    description: str
+    higher_is_better: bool
+    kind: Literal["judge", "status"] = Field(description="judge: quality of the judge; status: parse failures, completion")
+    primary: bool = Field(description="the metric entries are ranked by")
+
+
+class HumanReference(BaseModel):
+    metric: str = Field(description="the judge metric column this reference belongs to, e.g. kappa_loo")
+    source_metric: str = Field(description="the results metric holding the human-human figure, e.g. kappa_human")
+    description: str
+    value: MetricValue
+
+
+class Entry(BaseModel):
+    id: str = Field(description="<submission folder>/<results file name>, unique")
+    judge: str = Field(description="id of the judge: its model identity and method (one entry per judge and task)")
+    rank: int | None = Field(description="1 = best point estimate of the primary metric among the ranked entries; null: not ranked")
+    tier: int | None = Field(description="1 = the leader's tier: entries whose 95% CI overlaps their tier leader's; null: not ranked")
+    unranked_reason: str | None = Field(description="why the entry is shown but not ranked (null when ranked)")
+    model: str
+    model_kind: str
+    identity: dict[str, Any] = Field(description="the model identity recorded in the results file")
+    is_baseline: bool
+    method: str
+    submission: str
+    results_file: str = Field(description="path relative to the submissions directory")
+    samples_file: str
+    created_at: str
+    n_docs: int = Field(description="documents covered by the run")
+    partial: bool = Field(description="true when the run covered only the first config.limit documents")
+    metrics: dict[str, MetricValue]
+    n_samples: int
+    n_parse_failures: int
+    n_errors: int
+    n_not_completed: int
+    incomplete_share: float = Field(description="(n_errors + n_not_completed) / n_docs: documents the metrics leave out")
+    total_tokens: int
+    cost_usd: float | None
+    reports: dict[str, Any] = Field(default_factory=dict)
+    provenance: Provenance
+
+
+class TaskBoard(BaseModel):
+    name: str
+    version: int
+    description: str
+    group: str | None
+    config_sha256: str
+    dataset_content_hash: str
+    n_docs_total: int
+    primary_metric: str
+    metrics: list[MetricColumn]
+    human_reference: list[HumanReference]
+    choices: list[Any] | None = Field(default=None, description="the task's answer space, in its own order (for plots)")
+    entries: list[Entry] = Field(description="ranked entries by tier then rank, then the unranked ones")
+
+
+class OverviewCell(BaseModel):
+    entry: str = Field(description="Entry.id")
+    metric: str
+    value: float | None
+    ci95: list[float] | None
+    rank: int | None = Field(description="the entry's rank on the task (among all its ranked entries)")
+    tier: int | None
+    n_ranked: int = Field(description="entries ranked on the task")
+
+
+class OverviewRow(BaseModel):
+    judge: str = Field(description="Entry.judge")
+    model: str
+    method: str
+    is_baseline: bool
+    cells: dict[str, OverviewCell] = Field(description="task name -> the judge's primary metric on it")
+    n_tasks: int = Field(description="tasks with an entry of this judge")
+    overall_rank: int | None = Field(description="rank by mean_rank among the judges ranked on every overall task; null: not ranked overall")
+    mean_rank: float | None = Field(description="mean over the overall tasks of the judge's rank among the judges ranked overall")
+    missing_tasks: list[str] = Field(description="overall tasks on which this judge has no ranked entry")
+
+
+class Leaderboard(BaseModel):
+    schema_version: str = LEADERBOARD_SCHEMA_VERSION
+    title: str
+    generated_at: str | None = Field(description="newest created_at among the entries (deterministic)")
+    debench_version: str
+    n_submissions: int
+    max_incomplete_share: float = Field(description="largest error + not-completed share a submission may have")
+    overall_tasks: list[str] = Field(description="the task set every overall rank uses: every task with a ranked entry")
+    tasks: list[TaskBoard]
+    overview: list[OverviewRow] = Field(description="judges ranked overall first (by overall rank), then the others")
+    reported: Reported = Field(description="numbers reported in papers, not verified, never ranked")
+
+
+def leaderboard_json_schema() -> dict[str, Any]:
+    return document_schema(Leaderboard, slug="leaderboard", version=LEADERBOARD_SCHEMA_VERSION, title="debench leaderboard")
+
+
+def validate_leaderboard_dict(data: dict[str, Any]) -> None:
+    validate_with_schema_file(data, SCHEMA_PATH)

@@ -1,0 +1,125 @@
+"""Helpers of the leaderboard tests: real runs on the real data, copies to tamper with, and the
+one-line refusal a submitter sees."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from clihelp import run_cli
+from conftest import DATA_DIR, real_data_dir
+
+
+def data_env() -> dict[str, str]:
+    return {"DEBENCH_DATA_DIR": str(DATA_DIR)}
+
+
+def eval_run(out: Path, task: str, model: str, *extra: str) -> Path:
+    """``debench eval`` on the real data; returns the results file it wrote."""
+    real_data_dir("")
+    proc = run_cli(
+        "eval", "--task", task, "--model", model, "--output-dir", str(out),
+        "--data-source", "local", "--data-dir", str(DATA_DIR), "--no-progress", "--no-cache", *extra,
+    )
+    assert proc.returncode == 0, proc.stderr
+    (results,) = sorted(out.rglob(f"results_{task}_*.json"))
+    return results
+
+
+def samples_of(results: Path) -> Path:
+    return results.parent / json.loads(results.read_text())["samples_file"]
+
+
+def copy_submission(results: Path, dest: Path) -> tuple[Path, Path]:
+    """A copy of a results file and its samples log in ``dest``."""
+    dest.mkdir(parents=True, exist_ok=True)
+    samples = samples_of(results)
+    shutil.copy(results, dest / results.name)
+    shutil.copy(samples, dest / samples.name)
+    return dest / results.name, dest / samples.name
+
+
+def edit_json(path: Path, change: Callable[[dict[str, Any]], Any]) -> None:
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data, indent=2))
+
+
+def edit_records(path: Path, change: Callable[[int, dict[str, Any]], Any]) -> None:
+    """Apply ``change(index, record)`` to every line of a samples log."""
+    records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    for i, rec in enumerate(records):
+        change(i, rec)
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+
+
+def edit_lines(path: Path, change: Callable[[list[str]], list[str]]) -> None:
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join(change(lines)) + "\n")
+
+
+def rescore(results: Path) -> None:
+    """Recompute the results file's metrics, counts and reports from its (edited) samples log with
+    debench's own scorer — what a forger would do so the numbers match."""
+    from debench.pipeline import select_docs
+    from debench.data.loading import load_task_data
+    from debench.predictions import load_predictions
+    from debench.registry import load_task
+    from debench.scoring import score
+
+    data = json.loads(results.read_text())
+    task, _ = load_task(data["task"]["name"])
+    docs = select_docs(load_task_data(task, "local", str(DATA_DIR)), data["config"].get("limit"))
+    records = load_predictions(samples_of(results), task, docs)
+    report = score(task, docs, {r.doc_id: r for r in records}).model_dump(mode="json")
+    data.update({k: report[k] for k in ("metrics", "n_samples", "n_parse_failures", "n_errors", "n_not_completed", "reports")})
+    results.write_text(json.dumps(data, indent=2))
+
+
+def set_gold(i: int, rec: dict[str, Any]) -> None:
+    """A Likert record's prediction set to the (rounded) mean human rating, its response dropped."""
+    rec["prediction"] = min(5, max(1, round(rec["target"])))
+    rec["response"] = None
+
+
+def forge_gpt_perfect(genuine: Path, dest: Path) -> tuple[Path, Path]:
+    """The issue's forgery, done as well as a submitter can: a baseline run of ibm_speech_likert
+    with gold predictions and no responses, renamed openai/gpt-perfect, its identity and
+    fingerprint rewritten with debench's own function and its metrics recomputed."""
+    from debench.registry import load_task
+    from debench.runner import run_fingerprint
+
+    res, samples = copy_submission(genuine, dest)
+    edit_records(samples, set_gold)
+    task, _ = load_task("ibm_speech_likert")
+    identity = {"name": "openai/gpt-perfect", "send_grammar": False}
+
+    def rename(d: dict[str, Any]) -> None:
+        d["model"] = {"name": "openai/gpt-perfect", "kind": "litellm", "send_grammar": False, "identity": identity}
+        d["config"]["fingerprint"] = run_fingerprint(task, identity, d["dataset"]["content_hash"], d["task"]["method"])
+
+    edit_json(res, rename)
+    rescore(res)
+    return res, samples
+
+
+def refused(path: Path, *expected: str, cli: tuple[str, ...] = ("validate",)) -> str:
+    """Run the CLI on ``path``: exit code 2 and one stderr line holding every ``expected`` text."""
+    proc = run_cli(*cli, str(path), env=data_env())
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr  # one line, no traceback
+    line = lines[0]
+    assert line.startswith("debench: error: "), line
+    for text in expected:
+        assert text in line, line
+    return line
+
+
+def accepted(*paths: Path) -> str:
+    proc = run_cli("validate", *map(str, paths), env=data_env())
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout

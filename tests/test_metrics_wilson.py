@@ -1,0 +1,29 @@
+"""Every Wilson interval comes from scipy (``binomtest(...).proportion_ci("wilson")``) through
+``debench.metrics.bootstrap.wilson_ci``: the scoring's rates and the probes' rates agree with it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.stats import binomtest
+
+from debench.metrics.bootstrap import proportion_ci, wilson_ci
+from debench.probes.stats import rate
+
+
+@pytest.mark.parametrize(("k", "n"), [(0, 1), (0, 631), (1, 3), (17, 40), (631, 631)])
+def test_wilson_is_scipys(k, n):
+    ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
+    assert wilson_ci(k, n) == pytest.approx([max(0.0, ci.low), min(1.0, ci.high)], abs=1e-15)
+    flags = [True] * k + [False] * (n - k)
+    assert proportion_ci(np.array(flags, dtype=float)) == (k / n, wilson_ci(k, n))
+    r = rate(flags)
+    assert (r.value, r.ci95, r.n, r.k) == (k / n, wilson_ci(k, n), n, k)
+
+
+def test_no_trials_no_interval():
+    assert wilson_ci(0, 0) is None
+    assert proportion_ci(np.array([])) == (None, None)
+    assert rate([]).ci95 is None
+    # 0 failures in 631 is not "certainly 0": the interval has width
+    assert wilson_ci(0, 631)[1] > 0.005
