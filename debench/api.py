@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from debench.errors import UserError
 from debench.pipeline import EvalOptions, EvalOutput, build_results, evaluate_task, select_docs, with_judging_manual
 from debench.results import Results, load_results
 from debench.task import TaskConfig
@@ -122,7 +123,10 @@ def score(
     from debench.predictions import load_predictions
     from debench.results import write_results
 
-    (task_cfg, path), = resolve_tasks([task])
+    resolved = resolve_tasks([task])
+    if len(resolved) != 1:
+        raise UserError(f"names {len(resolved)} tasks; scoring takes one task", field="--task")
+    (task_cfg, path), = resolved
     dataset = load_task_data(task_cfg, data_source, data_dir)  # type: ignore[arg-type]
     docs = select_docs(dataset, limit)
     records = load_predictions(Path(predictions), task_cfg, docs)

@@ -160,3 +160,10 @@ def test_probe_takes_a_group(tmp_path: Path) -> None:
                    "--output-dir", str(tmp_path), "--no-progress", env={"DEBENCH_DATA_DIR": str(DATA_DIR)})  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert list((tmp_path / "baseline__last").glob("probes_bp_top_team_*.json"))
+
+
+def test_score_of_a_group_is_one_line(tmp_path: Path) -> None:
+    preds = tmp_path / "p.jsonl"
+    preds.write_text('{"doc_id": "x", "prediction": "pro"}\n')
+    proc = run_cli("score", "--task", "debateart", "--predictions", str(preds), "--output", str(tmp_path / "s.json"))
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "names 8 tasks; scoring takes one task" in proc.stderr
