@@ -189,3 +189,42 @@ def test_view_errors_are_one_line(tmp_path: Path, likert_run: Path) -> None:
     lonely.write_text(likert_run.read_text())
     proc = run_cli("view", str(lonely))
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "samples log not found" in proc.stderr
+
+
+def _arena_responder(request: dict[str, Any]) -> str:
+    if "judging a finished debate" in request["messages"][0]["content"]:
+        if request["model"] == "j2" and "tea" in request["messages"][0]["content"].lower():
+            return "side1: [[3]], side2: [[8]], winner: [[2]]"
+        if request["model"] == "j3":
+            return "I will not say."
+        return "side1: [[7]], side2: [[5]], winner: [[1]]"
+    return f"{request['model']} argues its side."
+
+
+def test_arena_page_lists_every_judges_verdict(driver: Any, tmp_path: Path) -> None:
+    topics = tmp_path / "t.txt"
+    topics.write_text("Is tea better than coffee?\nShould cities ban cars?\n", encoding="utf-8")
+    with StubServer(responder=_arena_responder) as srv:
+        proc = run_cli("arena", "--models", "openai/a,openai/b", "--judge", "openai/j1,openai/j2,openai/j3", "--api-base", srv.base_url,
+                       "--topics", str(topics), "--rounds", "2", "--output-dir", str(tmp_path / "out"), "--no-progress",
+                       env={"DEBENCH_CACHE_DIR": str(tmp_path / "c")})
+    assert proc.returncode == 0, proc.stderr
+    folder = next((tmp_path / "out").glob("arena_*"))
+    proc = run_cli("view", str(folder))
+    assert proc.returncode == 0, proc.stderr
+    page = folder / "arena.html"
+    driver.get(page.as_uri())
+    assert driver.execute_script("return document.body.getAttribute('data-ready')") == "1"
+    assert len(_visible(driver)) == 4
+    rows = driver.execute_script(
+        "return Array.prototype.map.call(document.querySelectorAll('article.sample'), function(a){"
+        "return [a.getAttribute('data-doc'), Array.prototype.map.call(a.querySelectorAll('table.verdicts tbody tr'), function(r){"
+        "return r.getAttribute('data-judge') + '=' + r.querySelector('.winner').textContent;}).join(' ')];});")
+    for doc, verdicts in rows:
+        tea = doc.startswith("t000")
+        assert verdicts == f"openai/j1=side 1 openai/j2={'side 2' if tea else 'side 1'} openai/j3=—", (doc, verdicts)
+    _click(driver, "split")
+    assert sorted(_visible(driver)) == sorted(d for d, _ in rows if d.startswith("t000"))
+    _click(driver, "all")
+    _search(driver, "cars")
+    assert sorted(_visible(driver)) == sorted(d for d, _ in rows if d.startswith("t001"))

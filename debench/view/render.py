@@ -17,9 +17,9 @@ from debench.view.model import build_view
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
-def render_view(view: dict[str, Any]) -> str:
+def render_view(view: dict[str, Any], template: str = "report.html.j2") -> str:
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(default=True), undefined=StrictUndefined)
-    return env.get_template("report.html.j2").render(**view)
+    return env.get_template(template).render(**view)
 
 
 def default_output(results_path: Path) -> Path:
@@ -30,3 +30,11 @@ def write_view(results_path: Path, output: Path | None = None, *, data_dir: str 
     """Write the report of the run in ``results_path`` (default: beside it, ``.html``)."""
     view = Redactor().value(build_view(Path(results_path), data_dir=data_dir))
     return write_atomic(output or default_output(results_path), render_view(view))
+
+
+def write_arena_view(folder: Path, output: Path | None = None) -> Path:
+    """Write the report of an arena run's folder (default: ``arena.html`` in it)."""
+    from debench.view.arena import build_arena_view
+
+    view = Redactor().value(build_arena_view(Path(folder)))
+    return write_atomic(output or Path(folder) / "arena.html", render_view(view, "arena.html.j2"))
