@@ -36,16 +36,14 @@ Evaluation = EvalOutput
 __all__ = ["Evaluation", "aevaluate", "evaluate", "load_results", "resolve_tasks", "score"]
 
 
-def resolve_tasks(tasks: str | Path | Sequence[str | Path]) -> list[tuple[TaskConfig, Path]]:
-    """Task names, task files (comma-separated in one string, or a list); every one is loaded
-    and validated before any work."""
-    from debench.registry import load_task
+def resolve_tasks(tasks: str | Path | Sequence[str | Path], include_paths: Sequence[str | Path] = ()) -> list[tuple[TaskConfig, Path]]:
+    """Task names, group names, task files and folders of task files (comma-separated in one
+    string, or a list; ``include_paths`` make more task files known by name); every task is loaded
+    and validated before any work, and runs once (see ``debench.registry.resolve_tasks``)."""
+    from debench.registry import resolve_tasks as resolve
 
-    specs = [s.strip() for s in tasks.split(",")] if isinstance(tasks, str) else [str(t) for t in ([tasks] if isinstance(tasks, Path) else tasks)]
-    specs = [s for s in specs if s]
-    if not specs:
-        raise UserError("no task given", field="--task")
-    return [load_task(s) for s in specs]
+    specs = [str(t) for t in ([tasks] if isinstance(tasks, (str, Path)) else tasks)]
+    return list(resolve(specs, include_paths).tasks)
 
 
 async def aevaluate(
@@ -72,12 +70,15 @@ async def aevaluate(
     batch_poll: float = 30.0,
     progress: bool = False,
     command: Sequence[str] = (),
+    include_paths: Sequence[str | Path] = (),
 ) -> list[Evaluation]:
     """Judge every document of every task with ``model`` (a model string, or several
-    comma-separated with ``ensemble``); write results and samples under ``output_dir``."""
+    comma-separated with ``ensemble``); write results and samples under ``output_dir``.
+    ``tasks`` may name groups and folders of task files; ``include_paths`` are lm-eval's
+    ``--include_path`` (their task files become known by name)."""
     from debench.models.factory import make_judge
 
-    resolved = resolve_tasks(tasks)
+    resolved = resolve_tasks(tasks, include_paths)
     if judging_manual is not None:
         resolved = [(with_judging_manual(t, Path(judging_manual)), p) for t, p in resolved]
     judge = make_judge(model, ensemble, api_base=api_base, api_key=api_key, model_args=model_args, seed=seed)
@@ -135,7 +136,10 @@ def score(
     from debench.predictions import load_predictions
     from debench.results import write_results
 
-    (task_cfg, path), = resolve_tasks([task])
+    resolved = resolve_tasks([task])
+    if len(resolved) != 1:
+        raise UserError(f"names {len(resolved)} tasks; scoring takes one task", field="--task")
+    (task_cfg, path), = resolved
     dataset = load_task_data(task_cfg, data_source, data_dir)  # type: ignore[arg-type]
     docs = select_docs(dataset, limit)
     records = load_predictions(Path(predictions), task_cfg, docs)

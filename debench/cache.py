@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -24,13 +23,11 @@ from typing import Any
 
 from debench.errors import UserError
 from debench.models.base import ModelResponse
+from debench.paths import cache_root
 
 
 def default_cache_path() -> Path:
-    root = os.environ.get("DEBENCH_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "debench"
-    )
-    return Path(root) / "responses.sqlite"
+    return cache_root() / "responses.sqlite"
 
 
 def cache_key(identity: dict[str, Any], messages: list[dict[str, str]], generation: dict[str, Any], grammar: str | None) -> str:

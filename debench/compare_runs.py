@@ -17,6 +17,22 @@ from debench.registry import load_task
 from debench.results import load_results
 from debench.scoring import STATUS_METRICS, scored_pairs
 
+ALPHA = 0.05
+"""A difference counts when its two-sided p-value is below this."""
+
+
+def winner(diff: float | None, p_value: float | None, higher_is_better: bool, alpha: float = ALPHA) -> dict[str, Any]:
+    """Which run is better on one metric: ``{"better": "higher"|"lower", "winner": "A"|"B"|None,
+    "significant": bool|None, "verdict": "<one line>"}``; ``diff`` is A minus B."""
+    better = "higher" if higher_is_better else "lower"
+    if diff is None or p_value is None:
+        return {"better": better, "winner": None, "significant": None, "verdict": "undetermined: the metric is undefined for a run"}
+    if p_value >= alpha or diff == 0:
+        return {"better": better, "winner": None, "significant": False, "verdict": f"no significant difference at {alpha:g}"}
+    a_wins = diff > 0 if higher_is_better else diff < 0
+    side = "A" if a_wins else "B"
+    return {"better": better, "winner": side, "significant": True, "verdict": f"{side} is better (p = {p_value:.4f} < {alpha:g})"}
+
 
 def compare_runs(path_a: Path, path_b: Path, *, test: str = "bootstrap", n: int = 10000, seed: int = 0, data_dir: str | None = None) -> dict[str, Any]:
     ra, rb = load_results(path_a), load_results(path_b)
@@ -56,5 +72,6 @@ def compare_runs(path_a: Path, path_b: Path, *, test: str = "bootstrap", n: int 
         fn = paired_bootstrap if test == "bootstrap" else paired_permutation
         res = fn(metric, state, arr_a, arr_b, n, seed + i)
         res["higher_is_better"] = metric.higher_is_better
+        res.update(winner(res["diff"], res["p_value"], metric.higher_is_better))
         out["metrics"][mc.name] = res
     return out

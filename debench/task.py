@@ -8,9 +8,12 @@ environment, regexes are compiled and checked at load time).
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from pathlib import Path
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StringConstraints, field_validator, model_validator
+
+from debench.errors import UserError
 
 
 
@@ -18,25 +21,187 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+def _unset(value: Any) -> bool:
+    """Generic-adapter settings are left out of a task's serialization when unset, so that the
+    identity of every other task (``config_sha256``, run fingerprints) is what it was before them."""
+    return value is None
+
+
+GENERIC_ADAPTER = "generic"
+"""The adapter that reads any table of records (a JSONL, CSV or Parquet file, a ``save_to_disk``
+folder, or a Hub data set through ``datasets.load_dataset``) with the field mapping of ``dataset.fields``."""
+
+
 class HubSource(_Strict):
-    """Where the data set lives on the Hugging Face Hub (files in the published format)."""
+    """Where the data set lives on the Hugging Face Hub."""
 
     repo_id: str
+    """A Hub id (``org/name``); for the generic adapter also a local folder in the Hub layout."""
     repo_type: Literal["dataset", "model"] = "dataset"
     revision: str | None = None
+    """A commit, tag or branch; pin a commit so that a rerun reads the same data."""
     allow_patterns: list[str] = Field(default_factory=list)
+    """Published-format adapters: the files to download."""
+    config: str | None = Field(default=None, exclude_if=_unset)
+    """Generic adapter: the data set's configuration (``datasets.load_dataset(repo_id, config)``)."""
+
+
+class SpeechListFields(_Strict):
+    """A column holding the debate as a list of speeches, each a mapping."""
+
+    field: str
+    """The column (in a CSV file: a JSON list in the cell)."""
+    text: str = "text"
+    """Key of a speech's text."""
+    side: str | None = None
+    """Key of the speaker's side (e.g. ``pro`` / ``con``); None: speeches have no side."""
+    speaker: str | None = None
+    """Key of the speaker's name."""
+    side_map: dict[str, str] = Field(default_factory=dict)
+    """Raw side value -> the side the task's answers use (e.g. ``{A: pro, B: con}``)."""
+
+    @field_validator("side_map", mode="before")
+    @classmethod
+    def _keys(cls, v: Any) -> Any:
+        return {value_key(k): x for k, x in v.items()} if isinstance(v, dict) else v
+
+
+class FieldMap(_Strict):
+    """Generic adapter: which column is what. Exactly one of ``text``, ``texts``, ``speeches``."""
+
+    doc_id: str | None = None
+    """Column with a unique id per record; None: the record's position (``"0"``, ``"1"``, ...)."""
+    variables: dict[str, str] = Field(default_factory=dict)
+    """Prompt template variable -> column (e.g. ``{motion: topic}``)."""
+    text: str | None = None
+    """Column with the one text to judge (a speech, or a whole debate as one text)."""
+    texts: dict[str, str] = Field(default_factory=dict)
+    """Side -> column: one speech per side, in this order (e.g. ``{pro: argument_a, con: argument_b}``)."""
+    speeches: SpeechListFields | None = None
+    gold: str
+    """Column with the gold answer."""
+    label_map: dict[str, Any] = Field(default_factory=dict)
+    """Raw gold value -> the value the metrics compare with (e.g. ``{0: pro, 1: con, 0.5: tie}``);
+    empty: gold values as they are. A gold value missing from a non-empty map is an error."""
+    meta: list[str] = Field(default_factory=list)
+    """Columns kept in each document's metadata (e.g. a source, for reports)."""
+
+    @field_validator("label_map", mode="before")
+    @classmethod
+    def _keys(cls, v: Any) -> Any:
+        return {value_key(k): x for k, x in v.items()} if isinstance(v, dict) else v
+
+    @model_validator(mode="after")
+    def _one_text_source(self) -> FieldMap:
+        given = [k for k, v in (("text", self.text), ("texts", self.texts), ("speeches", self.speeches)) if v]
+        if len(given) != 1:
+            raise ValueError(f"give exactly one of text, texts, speeches (got {', '.join(given) or 'none'})")
+        if "transcript" in self.variables:
+            raise ValueError("'transcript' is set by the adapter from the text or speeches; use another variable name")
+        return self
+
+
+def value_key(value: Any) -> str:
+    """How a raw value is looked up in ``label_map`` / ``side_map``: ``1``, ``1.0`` and ``"1"`` are
+    the same key, booleans are ``true`` / ``false``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).strip()
+
+
+Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
+"""A sha256 as 64 lower-case hex digits."""
+ContentHash = Annotated[str, StringConstraints(pattern=r"^sha256:[0-9a-f]{64}$")]
+"""A content hash as results record it: ``sha256:`` and 64 lower-case hex digits."""
+
+
+class FetchConfig(_Strict):
+    """How ``debench data fetch`` downloads the published data set into the cache
+    (``$DEBENCH_CACHE_DIR/data/<local_dir>``) and checks it."""
+
+    url: str | None = None
+    """An archive (``.tar.gz``, ``.tgz``, ``.tar``, ``.zip``) to download and unpack; None: the files
+    in ``files``, from ``dataset.hub``."""
+    sha256: Sha256 | None = None
+    """sha256 of the archive at ``url``; None when it could not be known when the task was written."""
+    member: str | None = None
+    """A nested archive inside the archive to unpack instead (``data/DebateArt.tar.gz``)."""
+    files: dict[str, Sha256 | None] = Field(default_factory=dict)
+    """Hub files to download -> their sha256 (None: unknown)."""
+    content_hash: ContentHash | None = None
+    """The content hash (``sha256:…``, as results record it in ``dataset.content_hash``) of the
+    adapter's files once unpacked: checked when an archive's own hash cannot be."""
+    note: str | None = None
+
+    @model_validator(mode="after")
+    def _one_source(self) -> FetchConfig:
+        if (self.url is None) == (not self.files):
+            raise ValueError("give either url (an archive) or files (from dataset.hub)")
+        if self.member is not None and self.url is None:
+            raise ValueError("member needs url")
+        return self
+
+    @property
+    def verified_by(self) -> list[str]:
+        """What a fetch checks: the archive's or files' sha256, the unpacked content hash."""
+        out = []
+        if self.sha256 or (self.files and all(self.files.values())):
+            out.append("sha256")
+        if self.content_hash:
+            out.append("content_hash")
+        return out
 
 
 class DatasetConfig(_Strict):
     adapter: str
-    """Named adapter that reads the published format (see ``debench.data``)."""
-    local_dir: str
-    """Directory name under ``$DEBENCH_DATA_DIR`` holding a local copy in the published format."""
+    """Named adapter that reads the published format (see ``debench.data``), or ``generic``."""
+    local_dir: str | None = None
+    """Directory name under ``$DEBENCH_DATA_DIR`` holding a local copy in the published format
+    (required by every adapter but ``generic``)."""
     hub: HubSource | None = None
     sample: str | None = None
     """Directory (relative to ``debench/data/samples``) of the small sample written for the project."""
     options: dict[str, Any] = Field(default_factory=dict)
     """Keyword options passed to the adapter (e.g. ``dimension: source``)."""
+    file: str | None = Field(default=None, exclude_if=_unset)
+    """Generic adapter: a JSONL, CSV or Parquet file or a ``save_to_disk`` folder, relative to the task file."""
+    split: str | None = Field(default=None, exclude_if=_unset)
+    """Generic adapter: the split to read from the Hub or a ``save_to_disk`` folder (default ``test``)."""
+    fields: FieldMap | None = Field(default=None, exclude_if=_unset)
+    """Generic adapter: the field mapping."""
+    fetch: FetchConfig | None = Field(default=None, exclude=True)
+    """Where ``debench data fetch`` gets the published data set, and how it is checked. Not part of
+    the task's identity (``config_sha256``, run fingerprints): where the files come from does not
+    change them, the data's content hash does."""
+
+    _base_dir: Path | None = PrivateAttr(default=None)
+
+    @model_validator(mode="after")
+    def _adapter_needs(self) -> DatasetConfig:
+        generic = self.adapter == GENERIC_ADAPTER
+        if generic:
+            if self.fields is None:
+                raise ValueError("the generic adapter needs dataset.fields (the field mapping)")
+            if self.file is None and self.hub is None:
+                raise ValueError("the generic adapter needs dataset.file or dataset.hub")
+        else:
+            extra = [k for k in ("file", "split", "fields") if getattr(self, k) is not None]
+            if self.hub is not None and self.hub.config:
+                extra.append("hub.config")
+            if extra:
+                raise ValueError(f"{', '.join(extra)}: only for adapter '{GENERIC_ADAPTER}'")
+            if self.local_dir is None:
+                raise ValueError(f"adapter '{self.adapter}' needs local_dir")
+        return self
+
+    def file_path(self) -> Path:
+        """The generic adapter's ``file``, resolved against the task file's folder."""
+        if self.file is None:
+            raise UserError("the task names no dataset.file", field="dataset.file")
+        path = Path(self.file).expanduser()
+        return path if path.is_absolute() or self._base_dir is None else self._base_dir / path
 
 
 class PromptConfig(_Strict):

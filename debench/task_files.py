@@ -5,7 +5,7 @@ registries. Any problem is one ``UserError`` naming the file and the field."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import yaml
 
@@ -96,15 +96,27 @@ def load_task_file(path: str | Path) -> TaskConfig:
         extra = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
         raise UserError(f"{msg}{extra}", path=str(path), field=_loc(first)) from None
     check_names(task, path)
+    task.dataset._base_dir = path.parent  # the generic adapter's dataset.file is relative to the task file
     return task
 
 
-def read_summary(path: Path) -> tuple[str, str]:
-    """A task file's name and the first line of its description, read without validating it
-    (``debench tasks``: YAML only, no plug-in registry, no template engine)."""
+class TaskSummary(NamedTuple):
+    """What ``debench tasks`` lists about a task file."""
+
+    name: str
+    group: str | None
+    description: str
+    """The first line of the description."""
+    path: Path
+
+
+def read_summary(path: Path) -> TaskSummary:
+    """A task file's name, group and description, read without validating it (``debench tasks``:
+    YAML only, no plug-in registry, no template engine)."""
     raw = _resolve_includes(Path(path))
     lines = str(raw.get("description") or "").strip().splitlines()
-    return str(raw.get("name") or Path(path).stem), lines[0] if lines else ""
+    group = raw.get("group")
+    return TaskSummary(str(raw.get("name") or Path(path).stem), str(group) if group else None, lines[0] if lines else "", Path(path))
 
 
 def check_names(task: TaskConfig, path: Path) -> None:

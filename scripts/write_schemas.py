@@ -11,6 +11,7 @@ import sys
 
 from debench.arena.judgments import JUDGMENT_SCHEMA_PATH, judgment_json_schema
 from debench.arena.ranking_file import ARENA_RANKING_SCHEMA_PATH, arena_ranking_json_schema
+from debench.group_summary import GROUP_SUMMARY_SCHEMA_PATH, group_summary_json_schema
 from debench.leaderboard.board import SCHEMA_PATH as LEADERBOARD_SCHEMA_PATH
 from debench.leaderboard.board import leaderboard_json_schema
 from debench.leaderboard.reported import REPORTED_SCHEMA_PATH, reported_json_schema
@@ -31,6 +32,7 @@ TARGETS = {
     SPEECH_RATING_SCHEMA_PATH: speech_rating_json_schema,
     ARENA_RANKING_SCHEMA_PATH: arena_ranking_json_schema,
     JUDGMENT_SCHEMA_PATH: judgment_json_schema,
+    GROUP_SUMMARY_SCHEMA_PATH: group_summary_json_schema,
 }
 
 

@@ -70,3 +70,41 @@ def test_compare_cli_on_real_runs(tmp_path: Path) -> None:
         output_dir=tmp_path, data_source="sample", progress=False, n_bootstrap=10)))
     bad = run_cli("compare", str(paths["longest"]), str(ibm.results_path), env={"DEBENCH_DATA_DIR": str(DATA_DIR)})
     assert bad.returncode == 2 and "different tasks" in bad.stderr and bad.stderr.count("\n") == 1
+
+
+def test_winner_names_the_better_direction() -> None:
+    from debench.compare_runs import winner
+
+    assert winner(0.1, 0.01, True)["winner"] == "A" and winner(0.1, 0.01, False)["winner"] == "B"
+    assert winner(-0.1, 0.01, False) == {"better": "lower", "winner": "A", "significant": True, "verdict": "A is better (p = 0.0100 < 0.05)"}
+    assert winner(-0.1, 0.05, True) == {"better": "higher", "winner": None, "significant": False, "verdict": "no significant difference at 0.05"}
+    assert winner(0.0, 0.0001, True)["winner"] is None
+    assert winner(None, None, True)["significant"] is None and "undetermined" in winner(None, None, True)["verdict"]
+
+
+def test_compare_says_which_run_wins_each_metric(tmp_path: Path) -> None:
+    """Real DebateArt gold (pro 38, tie 6, con 56): always 'tie' (A) has the lower RMSE (lower is
+    better: A wins) but always 'con' (B) the higher accuracy (B wins); a run against itself wins nothing."""
+    import json
+
+    real_data_dir("debatrix_panelbench")
+    paths = {}
+    task, path = load_task("debateart_winner")
+    for b in ("constant:con", "constant:tie"):
+        out = asyncio.run(evaluate_task(task, path, make_model(f"baseline/{b}"), EvalOptions(
+            output_dir=tmp_path, data_source="local", data_dir=str(DATA_DIR), progress=False, n_bootstrap=20)))  # fmt: skip
+        paths[b] = out.results_path
+    env = {"DEBENCH_DATA_DIR": str(DATA_DIR)}
+    proc = run_cli("compare", str(paths["constant:tie"]), str(paths["constant:con"]), "--n", "500", "--output", str(tmp_path / "c.json"), env=env)
+    assert proc.returncode == 0, proc.stderr
+    res = json.loads((tmp_path / "c.json").read_text())["metrics"]
+    assert res["rmse"]["better"] == "lower" and res["rmse"]["diff"] < 0 and res["rmse"]["winner"] == "A"
+    assert res["accuracy"]["better"] == "higher" and res["accuracy"]["diff"] == pytest.approx(0.06 - 0.56) and res["accuracy"]["winner"] == "B"
+    rmse_line = next(line for line in proc.stdout.splitlines() if line.strip().startswith("rmse"))
+    assert " lower " in rmse_line and "A is better (p = " in rmse_line
+    acc_line = next(line for line in proc.stdout.splitlines() if line.strip().startswith("accuracy"))
+    assert " higher " in acc_line and "B is better (p = " in acc_line
+    same = run_cli("compare", str(paths["constant:con"]), str(paths["constant:con"]), "--n", "200", env=env)
+    assert same.returncode == 0, same.stderr
+    acc_line = next(line for line in same.stdout.splitlines() if line.strip().startswith("accuracy"))
+    assert "no significant difference at 0.05" in acc_line

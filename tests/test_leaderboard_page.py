@@ -16,27 +16,14 @@ from typing import Any
 
 import pytest
 
+from debench.testing.browser import chromium_paths
+
 REPO = Path(__file__).resolve().parent.parent
 PAGE = REPO / "leaderboard" / "index.html"
 JSON = REPO / "leaderboard" / "leaderboard.json"
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
-CHROMEDRIVER = shutil.which("chromedriver")
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-    "--window-size=1280,900",
-]
-
 pytestmark = pytest.mark.skipif(
-    not (CHROMIUM and CHROMEDRIVER),
+    None in chromium_paths(),
     reason="Debian's chromium and chromium-driver are not installed (.ci/run installs them: apt-get install chromium chromium-driver)",
 )
 
@@ -108,25 +95,13 @@ def board() -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is in the [test] extra")
-    from selenium.webdriver.chrome.service import Service
+def driver() -> Iterator[Any]:
+    pytest.importorskip("selenium.webdriver", reason="selenium is in the [test] extra")
+    from debench.testing.browser import headless_chromium
 
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM
-    for flag in FLAGS:
-        opts.add_argument(flag)
-    opts.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    drv = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=opts)
-    try:
-        # No network at all: the page must not need it.
-        drv.execute_cdp_cmd("Network.enable", {})
-        drv.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+    with headless_chromium() as drv:  # no network at all: the page must not need it
         drv.get(PAGE.as_uri())
         yield drv
-    finally:
-        drv.quit()
 
 
 def _num(text: str) -> float:

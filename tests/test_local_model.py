@@ -161,5 +161,5 @@ def test_tiny_tournament_through_the_local_model(tmp_path: Path) -> None:
     assert sorted(ranking["ranking"]) == ["local/smollm2", "local/smollm2@temperature=0.9"]
     debates = [json.loads(l) for l in next(tmp_path.glob("arena_*/debates.jsonl")).read_text().splitlines()]
     assert len(debates) == 2 and all(d["status"] == "ok" and len(d["turns"]) == 2 for d in debates)  # the grammar holds
-    assert all(d["reason"] for d in debates)
+    assert all(v["status"] == "ok" and v["reason"] for d in debates for v in d["verdicts"])
     assert "win matrix" in proc.stdout

@@ -90,6 +90,11 @@ def test_a_planted_secret_reaches_no_file(tmp_path: Path, command: str, path: st
         bodies = srv.stats.requests
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert bodies, "the command made no request"
+    # the pages `debench view` makes of these outputs are outputs too
+    if command == "eval":
+        assert run_cli("view", str(next(out.rglob("results_*.json"))), "--data-dir", str(DATA_DIR), env=env).returncode == 0
+    if command == "arena":
+        assert run_cli("view", str(next(out.glob("arena_*"))), env=env).returncode == 0
     written = files_under(out, cache)
     assert written, "the command wrote nothing"
     assert not leaks(SECRET, out, cache, tmp_path), f"secret found in {leaks(SECRET, out, cache, tmp_path)}"

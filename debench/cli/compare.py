@@ -18,17 +18,18 @@ from debench.cli.common import fmt
 @click.option("--data-dir", default=None, help="Local copies of the data sets (default: $DEBENCH_DATA_DIR).")
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Also write the comparison as JSON.")
 def compare_cmd(results_a, results_b, test, n_resamples, seed, data_dir, output) -> None:  # type: ignore[no-untyped-def]
-    """Paired test of two runs of the same task on the same documents (A minus B)."""
+    """Paired test of two runs of the same task on the same documents (A minus B): for each metric,
+    which direction is better and which run wins (or that the difference is not significant at 0.05)."""
     import json
 
     from debench.compare_runs import compare_runs
 
     res = compare_runs(results_a, results_b, test=test, n=n_resamples, seed=seed, data_dir=data_dir)
     click.echo(f"{res['task']}: A = {results_a}  B = {results_b}  ({res['n_common']} common documents, paired {test})")
-    click.echo(f"  {'metric':<20} {'A':>8} {'B':>8} {'A-B':>8}  {'95% CI of A-B':>19}  {'p':>7}")
+    click.echo(f"  {'metric':<20} {'better':<6} {'A':>8} {'B':>8} {'A-B':>8}  {'95% CI of A-B':>19}  {'p':>7}  verdict")
     for name, m in res["metrics"].items():
         ci = "—" if not m.get("ci95") else f"[{m['ci95'][0]:.4f}, {m['ci95'][1]:.4f}]"
         p = "—" if m["p_value"] is None else f"{m['p_value']:.4f}"
-        click.echo(f"  {name:<20} {fmt(m['a']):>8} {fmt(m['b']):>8} {fmt(m['diff']):>8}  {ci:>19}  {p:>7}")
+        click.echo(f"  {name:<20} {m['better']:<6} {fmt(m['a']):>8} {fmt(m['b']):>8} {fmt(m['diff']):>8}  {ci:>19}  {p:>7}  {m['verdict']}")
     if output:
         output.write_text(json.dumps(res, indent=2) + "\n")

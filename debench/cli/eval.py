@@ -8,10 +8,12 @@ from pathlib import Path
 import click
 
 from debench.cli.common import ENSEMBLE_OPTION, connection_options, data_options, fmt, print_results_table, report_errors, run_options, run_until_done
+from debench.cli.tasks import include_path_option, selected_tasks
 
 
 @click.command("eval")
-@click.option("--task", "task_spec", required=True, help="Task name(s), comma-separated, or a path to a task YAML file.")
+@click.option("--task", "task_spec", required=True, help="Task or group name(s), task YAML files or folders of them, comma-separated.")
+@include_path_option
 @click.option("--model", "model_spec", required=True, help="litellm model string, openai/<name> with --api-base, local/smollm2, or baseline/<name>, optionally with @key=value;... settings; several, comma-separated, with --ensemble.")
 @ENSEMBLE_OPTION
 @connection_options
@@ -30,9 +32,10 @@ def eval_cmd(task_spec, model_spec, ensemble, api_base, api_key, model_args, con
     """Evaluate a judge model on one or more tasks."""
     from debench.api import aevaluate
 
+    selection = selected_tasks(task_spec)  # groups, folders and include paths resolved, every task validated
     outputs = run_until_done(
         lambda: aevaluate(
-            task_spec, model_spec, ensemble=ensemble, api_base=api_base, api_key=api_key, model_args=model_args, limit=limit,
+            [str(entry.path) for entry in selection.tasks], model_spec, ensemble=ensemble, api_base=api_base, api_key=api_key, model_args=model_args, limit=limit,
             concurrency=concurrency, output_dir=output_dir, seed=seed, method=method, data_source=data_source, data_dir=data_dir,
             use_cache=not no_cache, n_bootstrap=n_bootstrap, judging_manual=judging_manual, repeats=repeats, force=force,
             batch=batch, batch_poll=batch_poll, progress=not no_progress, command=sys.argv[1:],
@@ -48,6 +51,10 @@ def eval_cmd(task_spec, model_spec, ensemble, api_base, api_key, model_args, con
         click.echo(f"  results: {out.results_path}\n  samples: {out.samples_path}")
         for plot in out.results.plots:
             click.echo(f"  plot:    {out.results_path.parent / plot}")
+    from debench.group_summary import write_group_summaries  # here: it imports the metrics (numpy), not needed before the run
+
+    for summary in write_group_summaries(selection.groups, [(o.results, o.results_path) for o in outputs if o.repeats is None]):
+        click.echo(f"group summary: {summary}")
     for out in outputs:
         failed |= report_errors(out.results.task.name, out.errors, out.results.n_samples, max_error_rate)
     if failed:

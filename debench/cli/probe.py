@@ -59,9 +59,9 @@ def probe_cmd(task_spec, model_spec, ensemble, probe_spec, limit, doc_ids, injec
     from debench.models.factory import make_judge
     from debench.probes.base import parse_probe_specs
     from debench.probes.run import ProbeOptions, run_probes
-    from debench.registry import load_task
+    from debench.cli.tasks import selected_tasks
 
-    tasks = [load_task(s.strip()) for s in task_spec.split(",") if s.strip()]
+    tasks = selected_tasks(task_spec).tasks
     specs = parse_probe_specs(probe_spec)
     model = make_judge(model_spec, ensemble, api_base=api_base, api_key=api_key, model_args=model_args, seed=seed)
     opts = ProbeOptions(

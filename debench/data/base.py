@@ -73,7 +73,7 @@ class Adapter(BaseModel):
 
 ADAPTERS: Registry[Adapter] = Registry(
     "data adapter",
-    ["debench.data.ibm_speeches", "debench.data.debateart", "debench.data.bp_competition", "debench.data.debatebench"],
+    ["debench.data.ibm_speeches", "debench.data.debateart", "debench.data.bp_competition", "debench.data.debatebench", "debench.data.generic"],
     field="dataset.adapter",
 )
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from debench.data.base import Doc, Speech, register_adapter
 from debench.data.files import as_int, panelbench_info_slide, read_csv, read_panelbench_debate
-from debench.data.transcript import format_transcript
+from debench.data.transcript import SpeechHeader, format_transcript
 from debench.errors import DataError
 
 TEAMS = ("OG", "OO", "CG", "CO")
@@ -47,8 +47,8 @@ def round_names(directory: Path) -> dict[str, str]:
     return names
 
 
-def speech_label(i: int, s: Speech) -> str:
-    return f"[Speech {i + 1} — {TEAM_NAMES[s.side or '']} ({s.side})]"
+speech_label = SpeechHeader(title_from="side", names=TEAM_NAMES, tag="side")
+"""``[Speech 1 — Opening Government (OG)]``"""
 
 
 @register_adapter("bp_competition", patterns=["motion/*", "speech/*.yml", "gold/*.csv"], speech_label=speech_label)

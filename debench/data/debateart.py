@@ -13,7 +13,7 @@ from typing import Any
 
 from debench.data.base import Doc, Speech, register_adapter
 from debench.data.files import as_bool, as_float, as_int, panelbench_info_slide, read_csv, read_panelbench_debate
-from debench.data.transcript import format_transcript
+from debench.data.transcript import SIDE_AND_SPEAKER, format_transcript
 from debench.errors import DataError
 
 LABELS = {0.0: "pro", 0.5: "tie", 1.0: "con"}
@@ -52,8 +52,8 @@ def _names(entries: Any, path: Path, field: str) -> list[str]:
     return [str(e["name"]) for e in entries]
 
 
-def speech_label(i: int, s: Speech) -> str:
-    return f"[Speech {i + 1} — {s.side} ({s.speaker})]"
+speech_label = SIDE_AND_SPEAKER
+"""``[Speech 3 — pro (alice)]``"""
 
 
 @register_adapter("debateart", patterns=["motion/*.yml", "speech/*.yml", "gold/*.csv"], speech_label=speech_label)

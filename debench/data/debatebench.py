@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from debench.data.base import Doc, Speech, register_adapter
-from debench.data.transcript import format_transcript
+from debench.data.transcript import SpeechHeader, format_transcript
 from debench.errors import DataError
 
 ROLES = ("pm", "lo", "dpm", "dlo", "mg", "mo", "gw", "ow")
@@ -187,8 +187,8 @@ def read_scores(path: Path) -> dict[str, dict[str, Any]]:
     return out
 
 
-def speech_label(i: int, s: Speech) -> str:
-    return f"[{s.speaker.upper()} — {ROLE_NAMES[s.speaker]} ({s.side})]"
+speech_label = SpeechHeader(head="speaker", title_from="speaker", names=ROLE_NAMES, tag="side")
+"""``[PM — Prime Minister (OG)]``"""
 
 
 @register_adapter("debatebench", patterns=["scores.xlsx", "Cleaned Speeches.zip", "cleaned_speeches/*.txt", "Cleaned Speeches/*.txt"], speech_label=speech_label)

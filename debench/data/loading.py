@@ -1,8 +1,15 @@
-"""Where a task's documents come from: the Hub, a local copy, or the project's sample.
+"""Where a task's documents come from: a local copy, a fetched copy, the Hub, or the project's sample.
 
-``auto`` resolution: ``$DEBENCH_DATA_DIR`` (or ``--data-dir``) set -> the local copy;
-otherwise the Hugging Face Hub; if the Hub cannot be reached (offline) -> the small sample shipped
-with debench, and the results say so (``dataset.is_sample: true``).
+``auto`` resolution, first that applies:
+
+1. ``--data-dir`` or ``$DEBENCH_DATA_DIR`` set -> ``<dir>/<local_dir>`` (it must be there);
+2. a copy fetched by ``debench data fetch`` -> ``<cache root>/data/<local_dir>`` (its content hash is
+   checked against the one recorded when it was fetched);
+3. the Hugging Face Hub (tasks that name a Hub repository; ``HF_HUB_OFFLINE`` skips it);
+4. the small sample shipped with debench, and the results say so (``dataset.is_sample: true``).
+
+``local`` is 1, else 2; ``hub`` and ``sample`` are 3 and 4 alone. Generic tasks
+(``adapter: generic``) read their ``dataset.file`` or ``dataset.hub`` instead (``debench.data.generic``).
 """
 
 from __future__ import annotations
@@ -18,9 +25,11 @@ from typing import Literal, NamedTuple
 from pydantic import PrivateAttr
 
 from debench.data.base import Doc, LoadedDataset, get_adapter
+from debench.data.fetched import fetched_dir, read_fetch_record
+from debench.data.generic import load_generic
 from debench.data.ibm_speeches import iter_ibm_speeches, run_order
 from debench.errors import DataError, UserError
-from debench.task import TaskConfig
+from debench.task import GENERIC_ADAPTER, TaskConfig
 
 log = logging.getLogger(__name__)
 
@@ -67,9 +76,30 @@ def _from_dir(task: TaskConfig, directory: Path, source: str, location: str, rev
     return dataset
 
 
+def _local_dir(task: TaskConfig) -> str:
+    assert task.dataset.local_dir is not None  # every published-format adapter has one (task validation)
+    return task.dataset.local_dir
+
+
 def load_local(task: TaskConfig, data_dir: Path) -> LoadedDataset:
-    directory = Path(data_dir) / task.dataset.local_dir
+    directory = Path(data_dir) / _local_dir(task)
     return _from_dir(task, directory, "local", str(directory))
+
+
+def load_fetched(task: TaskConfig) -> LoadedDataset | None:
+    """The copy ``debench data fetch`` put in the cache, or None when there is none."""
+    record = read_fetch_record(_local_dir(task))
+    if record is None:
+        return None
+    directory = fetched_dir(_local_dir(task))
+    loaded = _from_dir(task, directory, "local", str(directory))
+    if loaded.content_hash != record.content_hash:
+        raise DataError(
+            f"the fetched copy changed since it was fetched (content hash {loaded.content_hash}, recorded {record.content_hash}); "
+            f"run `debench data fetch {task.name} --force`",
+            path=str(directory),
+        )
+    return loaded
 
 
 def load_sample(task: TaskConfig) -> LoadedDataset:
@@ -115,16 +145,22 @@ def load_hub(task: TaskConfig) -> LoadedDataset:
 
 
 def load_task_data(task: TaskConfig, source: DataSource = "auto", data_dir: str | Path | None = None) -> LoadedDataset:
+    if task.dataset.adapter == GENERIC_ADAPTER:
+        return load_generic(task.dataset, source)
     data_dir = data_dir or os.environ.get("DEBENCH_DATA_DIR") or None
-    if source == "local" or (source == "auto" and data_dir):
-        if not data_dir:
-            raise UserError("--data-source local needs --data-dir or DEBENCH_DATA_DIR")
+    if data_dir and source in ("local", "auto"):
         return load_local(task, Path(data_dir))
+    if source in ("local", "auto"):
+        fetched = load_fetched(task)
+        if fetched is not None:
+            return fetched
+        if source == "local":
+            raise UserError(f"--data-source local needs --data-dir or DEBENCH_DATA_DIR, or a copy from `debench data fetch {task.name}`")
     if source == "sample":
         return load_sample(task)
     if source == "hub":
         return load_hub(task)
-    # auto without a local copy: the Hub, else the sample
+    # auto without a local or fetched copy: the Hub, else the sample
     if task.dataset.hub is not None and os.environ.get("HF_HUB_OFFLINE", "0").lower() not in ("1", "true", "yes"):
         try:
             return load_hub(task)

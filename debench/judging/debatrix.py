@@ -26,8 +26,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from debench.data.base import Doc, Speech
-from debench.data.transcript import debate_text
+from debench.data.base import Doc
+from debench.data.transcript import SIDE_AND_SPEAKER, debate_text
 from debench.errors import UserError
 from debench.grammars import load_grammar
 from debench.judging.base import CallResult, JudgeContext, register_method
@@ -39,9 +39,8 @@ from debench.task import DebatrixConfig, DimensionConfig
 SCORE_RE = re.compile(r"score\W{0,3}(10|[1-9])\b", re.IGNORECASE)
 
 
-def speech_label(i: int, s: Speech) -> str:
-    side = f" — {s.side}" if s.side else ""
-    return f"[Speech {i + 1}{side} ({s.speaker})]"
+speech_label = SIDE_AND_SPEAKER
+"""``[Speech 3 — pro (alice)]`` (``[Speech 3 (alice)]`` without a side) for every task's debates."""
 
 
 @dataclass

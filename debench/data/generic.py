@@ -1,0 +1,226 @@
+"""The generic adapter: a task over any table of records, written in YAML only.
+
+Records come from a local file — JSONL (read with ``jsonlines``), CSV, Parquet, or a folder
+written by ``datasets``' ``save_to_disk`` — or from a Hugging Face data set through
+``datasets.load_dataset(repo_id, config, split=..., revision=...)``. ``dataset.fields`` (see
+``debench.task.FieldMap``) says which column is the id, the text or speeches, the gold answer and
+its label map.
+
+The content hash is taken over the records (canonical JSON, in order), so the same records give
+the same hash whichever format or place they were read from.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from debench.data.base import ADAPTERS, Adapter, Doc, LoadedDataset, Speech
+from debench.data.files import read_csv
+from debench.data.transcript import SIDE_AND_SPEAKER, format_transcript
+from debench.errors import DataError, UserError
+from debench.task import GENERIC_ADAPTER, DatasetConfig, FieldMap, HubSource, value_key
+
+ADAPTERS.add(GENERIC_ADAPTER, Adapter(name=GENERIC_ADAPTER, load=None, speech_label=SIDE_AND_SPEAKER))
+
+DEFAULT_SPLIT = "test"
+FILE_TYPES = ".jsonl, .csv, .parquet or a save_to_disk folder"
+
+
+def _columns(fm: FieldMap) -> list[str]:
+    cols = [fm.gold, *fm.variables.values(), *fm.texts.values(), *fm.meta]
+    cols += [c for c in (fm.doc_id, fm.text, fm.speeches.field if fm.speeches else None) if c]
+    return list(dict.fromkeys(cols))
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    import jsonlines
+
+    rows = []
+    try:
+        with jsonlines.open(path) as reader:
+            for n, obj in enumerate(reader.iter(skip_empty=True), start=1):
+                if not isinstance(obj, dict):
+                    raise DataError(f"record {n}: expected a JSON object", path=str(path))
+                rows.append(obj)
+    except jsonlines.InvalidLineError as exc:
+        raise DataError(f"line {exc.lineno}: not valid JSON", path=str(path)) from None
+    except UnicodeDecodeError:
+        raise DataError("not UTF-8 text", path=str(path)) from None
+    return rows
+
+
+def read_parquet(path: Path) -> list[dict[str, Any]]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.read_table(path).to_pylist()
+    except (pa.ArrowException, OSError) as exc:
+        raise DataError(f"not a readable Parquet file ({type(exc).__name__})", path=str(path)) from None
+
+
+def read_saved(path: Path, split: str | None) -> list[dict[str, Any]]:
+    """A folder written by ``Dataset.save_to_disk`` or ``DatasetDict.save_to_disk``."""
+    import datasets
+
+    try:
+        saved = datasets.load_from_disk(str(path))
+    except (FileNotFoundError, ValueError) as exc:
+        raise DataError(f"not a folder written by datasets' save_to_disk ({str(exc).splitlines()[0][:120]})", path=str(path)) from None
+    if isinstance(saved, datasets.DatasetDict):
+        name = split or DEFAULT_SPLIT
+        if name not in saved:
+            raise DataError(f"no split '{name}' (splits: {', '.join(saved)})", path=str(path), field="dataset.split")
+        saved = saved[name]
+    return saved.to_list()
+
+
+def read_file(path: Path, fm: FieldMap, split: str | None) -> list[dict[str, Any]]:
+    if path.is_dir():
+        return read_saved(path, split)
+    if not path.exists():
+        raise DataError("data file not found", path=str(path), field="dataset.file")
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".ndjson"):
+        return read_jsonl(path)
+    if suffix == ".csv":
+        return _typed_csv(read_csv(path, _columns(fm)), fm, path)
+    if suffix == ".parquet":
+        return read_parquet(path)
+    raise DataError(f"unknown data file type '{suffix}' (expected {FILE_TYPES})", path=str(path), field="dataset.file")
+
+
+def _typed_csv(rows: list[dict[str, str]], fm: FieldMap, path: Path) -> list[dict[str, Any]]:
+    """CSV cells are text: a list-of-speeches cell is a JSON list; without a label map, a gold
+    cell that reads as a number is that number (a whole number as an int, as in JSON)."""
+    for i, row in enumerate(rows):
+        if fm.speeches is not None:
+            try:
+                row[fm.speeches.field] = json.loads(row[fm.speeches.field])
+            except json.JSONDecodeError:
+                raise DataError(f"record {i + 1}: the speeches cell is not a JSON list", path=str(path), field=fm.speeches.field) from None
+        if not fm.label_map:
+            try:
+                number = float(row[fm.gold])
+                row[fm.gold] = int(number) if number.is_integer() else number  # type: ignore[assignment]
+            except ValueError:
+                pass
+    return rows
+
+
+def read_hub(hub: HubSource, split: str | None) -> list[dict[str, Any]]:
+    import datasets
+
+    split = split or DEFAULT_SPLIT
+    try:
+        ds = datasets.load_dataset(hub.repo_id, hub.config, split=split, revision=hub.revision)
+    except Exception as exc:  # noqa: BLE001 - offline, missing repo, bad config: one line for the user
+        first = (str(exc).strip().splitlines() or [""])[0][:160]
+        raise DataError(
+            f"cannot load the data set '{hub.repo_id}' (config {hub.config}, split {split}) with datasets.load_dataset: "
+            f"{type(exc).__name__}: {first}; offline, point dataset.file at a local copy",
+            field="dataset.hub",
+        ) from None
+    return ds.to_list()
+
+
+def records_hash(rows: Iterable[dict[str, Any]]) -> str:
+    h = hashlib.sha256()
+    for row in rows:
+        h.update(json.dumps(row, sort_keys=True, ensure_ascii=False, default=str).encode("utf-8"))
+        h.update(b"\n")
+    return "sha256:" + h.hexdigest()
+
+
+def _cell(row: dict[str, Any], col: str, i: int, where: str) -> Any:
+    try:
+        return row[col]
+    except KeyError:
+        raise DataError(f"record {i + 1}: no column '{col}' (columns: {', '.join(map(str, row))[:200]})", path=where, field=col) from None
+
+
+def _speeches(row: dict[str, Any], fm: FieldMap, i: int, where: str) -> list[Speech]:
+    if fm.text is not None:
+        return [Speech(speaker="", text=str(_cell(row, fm.text, i, where) or ""))]
+    if fm.texts:
+        return [Speech(speaker="", side=side, text=str(_cell(row, col, i, where) or "")) for side, col in fm.texts.items()]
+    spec = fm.speeches
+    assert spec is not None
+    items = _cell(row, spec.field, i, where)
+    if not isinstance(items, Sequence) or isinstance(items, str):
+        raise DataError(f"record {i + 1}: expected a list of speeches", path=where, field=spec.field)
+    out = []
+    for k, item in enumerate(items):
+        if not isinstance(item, dict) or spec.text not in item:
+            raise DataError(f"record {i + 1}, speech {k + 1}: expected a mapping with the key '{spec.text}'", path=where, field=spec.field)
+        side = item.get(spec.side) if spec.side else None
+        if side is not None:
+            side = spec.side_map.get(value_key(side), str(side))
+        speaker = item.get(spec.speaker) if spec.speaker else None
+        out.append(Speech(speaker="" if speaker is None else str(speaker), side=side, text=str(item[spec.text] or "")))
+    return out
+
+
+def _gold(row: dict[str, Any], fm: FieldMap, i: int, where: str) -> Any:
+    raw = _cell(row, fm.gold, i, where)
+    if raw is None or raw == "":
+        raise DataError(f"record {i + 1}: no gold value", path=where, field=fm.gold)
+    if not fm.label_map:
+        return raw
+    key = value_key(raw)
+    if key not in fm.label_map:
+        known = ", ".join(fm.label_map)
+        raise DataError(f"record {i + 1}: gold value {raw!r} is not in dataset.fields.label_map ({known})", path=where, field=fm.gold)
+    return fm.label_map[key]
+
+
+def docs_from_records(rows: Sequence[dict[str, Any]], fm: FieldMap, where: str) -> list[Doc]:
+    docs = []
+    seen: set[str] = set()
+    for i, row in enumerate(rows):
+        doc_id = str(_cell(row, fm.doc_id, i, where)) if fm.doc_id else str(i)
+        if doc_id in seen:
+            raise DataError(f"record {i + 1}: duplicate id {doc_id!r}", path=where, field=fm.doc_id or "dataset.fields.doc_id")
+        seen.add(doc_id)
+        speeches = _speeches(row, fm, i, where)
+        transcript = speeches[0].text if fm.text is not None else format_transcript(speeches, SIDE_AND_SPEAKER)
+        target = _gold(row, fm, i, where)
+        variables = {var: _cell(row, col, i, where) for var, col in fm.variables.items()}
+        docs.append(
+            Doc(
+                doc_id=doc_id,
+                fields={**variables, "transcript": transcript, "n_speeches": len(speeches)},
+                speeches=speeches,
+                target=target,
+                label=target if isinstance(target, (str, int)) else None,
+                meta={col: _cell(row, col, i, where) for col in fm.meta},
+            )
+        )
+    return docs
+
+
+def load_generic(dataset: DatasetConfig, source: str) -> LoadedDataset:
+    """``source``: ``local`` (``dataset.file``), ``hub`` (``dataset.hub``), ``auto`` (the file when
+    the task names one, else the Hub); generic tasks have no sample."""
+    fm = dataset.fields
+    assert fm is not None
+    if source == "sample":
+        raise UserError("a generic task ships no sample data; use --data-source auto, local or hub")
+    use_file = source == "local" or (source == "auto" and dataset.file is not None)
+    if use_file:
+        path = dataset.file_path()
+        rows, where, revision = read_file(path, fm, dataset.split), str(path), None
+    else:
+        if dataset.hub is None:
+            raise UserError("the task names no dataset.hub", field="dataset.hub")
+        rows, where, revision = read_hub(dataset.hub, dataset.split), dataset.hub.repo_id, dataset.hub.revision
+    docs = docs_from_records(rows, fm, where)
+    if not docs:
+        raise DataError("no records found", path=where)
+    return LoadedDataset(
+        docs=docs, source="local" if use_file else "hub", location=where, revision=revision, content_hash=records_hash(rows)
+    )

@@ -1,0 +1,80 @@
+"""What the arena report shows, from a run's folder (``debates.jsonl``): every debate with each
+judge's verdict side by side, the transcript, and per-judge counts; debates whose judges disagree
+are marked *split*."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from debench.arena.tournament import DebateRecord, JudgeVerdict
+from debench.errors import UserError
+from debench.record_log import complete_lines
+
+
+def _winner(v: JudgeVerdict) -> str:
+    if v.status != "ok":
+        return "—"
+    return "tie" if v.winner is None else f"side {v.winner}"
+
+
+def _score(x: float | None) -> str:
+    return "—" if x is None else f"{x:g}"
+
+
+def read_debates(folder: Path) -> list[DebateRecord]:
+    path = folder / "debates.jsonl"
+    if not path.is_file():
+        raise UserError("not an arena run folder (no debates.jsonl)", path=str(folder))
+    latest: dict[str, DebateRecord] = {}
+    for _, line in complete_lines(path):
+        if line.strip():
+            try:
+                rec = DebateRecord.model_validate_json(line)
+            except ValueError:
+                raise UserError("debates.jsonl holds a line that is not a debate record (written by another debench version?)", path=str(path)) from None
+            latest[rec.debate_id] = rec
+    return list(latest.values())
+
+
+def kind(rec: DebateRecord) -> str:
+    if rec.status == "error":
+        return "error"
+    decided = {_winner(v) for v in rec.verdicts if v.status == "ok"}
+    if not decided:
+        return "parse_failure"
+    return "split" if len(decided) > 1 else "agreed"
+
+
+def build_arena_view(folder: Path) -> dict[str, Any]:
+    records = read_debates(folder)
+    labels: list[str] = []
+    for r in records:
+        for v in r.verdicts:
+            if v.judge not in labels:
+                labels.append(v.judge)
+    judges = []
+    for label in labels:
+        vs = [v for r in records for v in r.verdicts if v.judge == label]
+        ok = [v for v in vs if v.status == "ok"]
+        judges.append({
+            "label": label, "n": len(ok), "side1": sum(v.winner == 1 for v in ok), "side2": sum(v.winner == 2 for v in ok),
+            "ties": sum(v.winner is None for v in ok), "parse_failures": sum(v.status == "parse_failure" for v in vs),
+            "failed": sum(v.status in ("error", "not_completed") for v in vs),
+        })
+    debates = []
+    for r in sorted(records, key=lambda r: r.debate_id):
+        debates.append({
+            "debate_id": r.debate_id, "topic": r.topic, "side1": r.side1, "side2": r.side2, "kind": kind(r), "error": r.error,
+            "turns": [{"side": t.side, "model": t.model, "text": t.text} for t in r.turns],
+            "verdicts": [{
+                "judge": v.judge, "winner": _winner(v), "side1": _score(v.side1_score), "side2": _score(v.side2_score),
+                "reason": v.reason or "", "status": v.status, "note": v.parse_error or v.error or "", "raw": v.raw,
+            } for v in r.verdicts],
+        })
+    config = folder / "arena_config.json"
+    rounds = json.loads(config.read_text(encoding="utf-8")).get("rounds", "?") if config.is_file() else "?"
+    counts = {k: sum(d["kind"] == k for d in debates) for k in ("split", "agreed", "parse_failure", "error")}
+    return {"title": f"Debate arena: {len({r.side1 for r in records} | {r.side2 for r in records})} models", "folder": folder.name,
+            "rounds": rounds, "judges": judges, "debates": debates, "counts": counts}

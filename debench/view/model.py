@@ -1,0 +1,179 @@
+"""What the run report shows, gathered from a results file, its samples log and (when found
+here, with the same content hash) the run's data set: plain values the template renders.
+
+A sample is *wrong* when it was answered and parsed and its prediction does not match the gold:
+labels differ (a list of gold winners: the prediction names none of them); a number is more than
+0.5 from a numeric gold (a mean human rating of 3.4 and a score of 4). Predictions that are
+mappings (speaker scores) are neither right nor wrong here.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from debench.data.base import Doc
+from debench.data.loading import load_task_data
+from debench.errors import UserError
+from debench.metrics.base import METRICS, STATUS_METRICS, get_metric
+from debench.registry import load_task
+from debench.results import Results, load_results
+from debench.samples import SampleRecord, read_records
+from debench.view.charts import chart
+
+NUMERIC_TOLERANCE = 0.5
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def verdict(prediction: Any, target: Any) -> bool | None:
+    """True (right), False (wrong) or None (not decidable: no gold, or a mapping)."""
+    if target is None or isinstance(prediction, dict) or isinstance(target, dict):
+        return None
+    if isinstance(target, list) and not isinstance(prediction, list):
+        return prediction in target
+    if _is_number(prediction) and _is_number(target):
+        return abs(float(prediction) - float(target)) <= NUMERIC_TOLERANCE
+    return bool(prediction == target)
+
+
+def show(value: Any) -> str:
+    """A prediction or gold value as text: strings as they are, anything else as compact JSON."""
+    if value is None:
+        return "—"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, float):
+        return f"{value:.3g}"
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _fmt(x: float | None) -> str:
+    return "—" if x is None else f"{x:.4f}"
+
+
+@dataclass
+class DocsFound:
+    docs: dict[str, Doc]
+    note: str
+
+
+def find_docs(results: Results, data_dir: str | None) -> DocsFound:
+    """The run's documents, when its data set is here with the same content hash (never the Hub)."""
+    try:
+        task_file = Path(str(results.config.get("task_file", "")))
+        task = load_task(str(task_file))[0] if task_file.suffix in (".yaml", ".yml") and task_file.exists() else load_task(results.task.name)[0]
+        source = "sample" if results.dataset.is_sample else "local"
+        dataset = load_task_data(task, source, data_dir)  # type: ignore[arg-type]
+    except UserError as exc:
+        return DocsFound({}, f"debate texts not shown: the run's data set was not found here ({exc}); set DEBENCH_DATA_DIR or --data-dir")
+    if dataset.content_hash != results.dataset.content_hash:
+        return DocsFound({}, f"debate texts not shown: the data found at {dataset.location} differs from the run's (content hash)")
+    return DocsFound({d.doc_id: d for d in dataset.docs}, f"debate texts from {dataset.location}")
+
+
+def _debate_text(doc: Doc | None) -> str | None:
+    if doc is None:
+        return None
+    if "transcript" in doc.fields:
+        return str(doc.fields["transcript"])
+    return "\n\n".join(s.text for s in doc.speeches) or None
+
+
+def _step_title(step: dict[str, Any]) -> str:
+    parts = [str(step.get(k)) for k in ("column", "step", "member") if step.get(k) is not None]
+    if step.get("speech") is not None:
+        parts.append(f"speech {step['speech']}")
+    if step.get("side") is not None:
+        parts.append(f"side {step['side']}")
+    return " · ".join(parts) or "step"
+
+
+_STEP_TEXT = ("answer", "response")
+_STEP_SKIP = {"column", "step", "member", "speech", "side", *_STEP_TEXT}
+
+
+def _steps(steps: list[dict[str, Any]]) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+    """(Debatrix / method steps, ensemble members and the aggregate), each as title, text, facts."""
+    chain, members = [], []
+    for step in steps:
+        text = next((str(step[k]) for k in _STEP_TEXT if step.get(k) is not None), "")
+        facts = "  ".join(f"{k}: {show(v)}" for k, v in step.items() if k not in _STEP_SKIP and v is not None)
+        item = {"title": _step_title(step), "text": text, "facts": facts}
+        (members if step.get("step") in ("member", "aggregate") else chain).append(item)
+    return chain, members
+
+
+def _sample(record: SampleRecord, doc: Doc | None) -> dict[str, Any]:
+    ok = record.status == "ok"
+    right = verdict(record.prediction, record.target) if ok else None
+    chain, members = _steps(record.steps)
+    return {
+        "doc_id": record.doc_id,
+        "status": record.status,
+        "verdict": "" if right is None else "correct" if right else "wrong",
+        "gold": show(record.target),
+        "prediction": show(record.prediction) if ok else "—",
+        "response": record.response,
+        "parse_error": record.parse_error,
+        "error": record.error,
+        "debate": _debate_text(doc),
+        "prompt": [{"role": m.get("role", ""), "content": m.get("content", "")} for m in record.messages or []] if doc is None else [],
+        "steps": chain,
+        "members": members,
+        "n_tokens": record.prompt_tokens + record.completion_tokens,
+        "cached": record.cached,
+    }
+
+
+def build_view(results_path: Path, *, data_dir: str | None = None) -> dict[str, Any]:
+    """Everything the report shows (before redaction)."""
+    results = load_results(results_path)
+    if not results.samples_file:
+        raise UserError("the results name no samples file", path=str(results_path), field="samples_file")
+    samples_path = Path(results_path).parent / results.samples_file
+    if not samples_path.exists():
+        raise UserError("samples log not found (it must sit beside the results file)", path=str(samples_path))
+    records = read_records(samples_path)
+    found = find_docs(results, data_dir)
+    samples = [_sample(r, found.docs.get(r.doc_id)) for r in records]
+    metrics = []
+    for name, m in results.metrics.items():
+        better = None if name in STATUS_METRICS or name not in METRICS else "higher" if get_metric(name).higher_is_better else "lower"
+        ci = "—" if m.ci95 is None else f"[{_fmt(m.ci95[0])}, {_fmt(m.ci95[1])}]"
+        metrics.append({"name": name, "value": _fmt(m.value), "ci": ci, "n": m.n, "better": better or "—"})
+    counts = {k: sum(1 for s in samples if s["status"] == k) for k in ("ok", "parse_failure", "error", "not_completed")}
+    counts["wrong"] = sum(1 for s in samples if s["verdict"] == "wrong")
+    counts["correct"] = sum(1 for s in samples if s["verdict"] == "correct")
+    usage = results.usage
+    return {
+        "title": f"{results.task.name} · {results.model.name}",
+        "task": results.task.model_dump(),
+        "model": results.model.name,
+        "dataset": results.dataset.model_dump(),
+        "created_at": results.created_at,
+        "facts": [
+            ("method", results.task.method),
+            ("samples", str(results.n_samples)),
+            ("parse failures", str(results.n_parse_failures)),
+            ("errors", str(results.n_errors)),
+            ("not completed", str(results.n_not_completed)),
+            ("tokens", str(usage.total_tokens)),
+            ("cost", "—" if usage.cost_usd is None else f"${usage.cost_usd:.4f}"),
+            ("data", f"{results.dataset.source}: {results.dataset.location}" + (" (SAMPLE DATA)" if results.dataset.is_sample else "")),
+            ("content hash", results.dataset.content_hash[:19] + "…"),
+            ("created", results.created_at),
+        ],
+        "metrics": metrics,
+        "reports": json.dumps(results.reports, indent=2, ensure_ascii=False) if results.reports else "",
+        "chart": chart([(r.prediction, r.target, r.doc_id) for r in records if r.status == "ok"]),
+        "docs_note": found.note,
+        "counts": counts,
+        "samples": samples,
+        "results_file": Path(results_path).name,
+        "samples_file": results.samples_file,
+    }
