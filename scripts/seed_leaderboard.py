@@ -26,8 +26,8 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def _clear_old(folder: Path, task: str) -> None:
-    """Remove this task's previous results and samples (other fingerprints) from the folder."""
-    pattern = re.compile(rf"^(results|samples)_{re.escape(task)}_[0-9a-f]{{12}}\.jsonl?$")
+    """Remove this task's previous results, samples and plots (other fingerprints) from the folder."""
+    pattern = re.compile(rf"^(results|samples)_{re.escape(task)}_[0-9a-f]{{12}}(\.jsonl?|_(scores|sources)\.(png|svg))$")
     if folder.is_dir():
         for p in folder.iterdir():
             if pattern.match(p.name):

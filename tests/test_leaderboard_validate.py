@@ -11,6 +11,7 @@ import pytest
 
 from clihelp import run_cli
 from conftest import real_data_dir
+from debench.registry import load_task
 from lbhelp import copy_submission, data_env, edit_json, edit_lines, eval_run, refused, samples_of
 
 TASK = "ibm_speech_likert"
@@ -104,8 +105,9 @@ def test_edited_report(limited: Path, tmp_path: Path) -> None:
 
 def test_changed_task_version(genuine: Path, tmp_path: Path) -> None:
     res, _ = _copy(genuine, tmp_path / "s")
-    _edit_json(res, lambda d: d["task"].__setitem__("version", 2))
-    _rejected(res, "task.version", "version 2 differs from the installed ibm_speech_likert version 1")
+    installed = load_task("ibm_speech_likert")[0].version
+    _edit_json(res, lambda d: d["task"].__setitem__("version", installed + 1))
+    _rejected(res, "task.version", f"version {installed + 1} differs from the installed ibm_speech_likert version {installed}")
 
 
 def test_changed_task_definition(genuine: Path, tmp_path: Path) -> None:
