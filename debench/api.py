@@ -134,6 +134,7 @@ def score(
     from debench.data.loading import load_task_data
     from debench.plots import speech_rating_plots
     from debench.predictions import load_predictions
+    from debench.registry import task_file_label
     from debench.results import write_results
 
     resolved = resolve_tasks([task])
@@ -149,7 +150,7 @@ def score(
         dataset,
         docs,
         records,
-        config={"task_file": str(path), "predictions": str(predictions), "limit": limit, "data_source": data_source, "command": list(command)},
+        config={"task_file": task_file_label(path), "predictions": str(predictions), "limit": limit, "data_source": data_source, "command": list(command)},
         n_requests=0,
         n_bootstrap=n_bootstrap,
         samples_file=None,

@@ -17,6 +17,7 @@ from debench.data.loading import DataSource, Documents, load_task_data, run_docu
 from debench.errors import UserError
 from debench.models.base import Model
 from debench.prompts import check_templates
+from debench.registry import task_file_label
 from debench.runner import RunSettings, error_summary, run_fingerprint, run_samples
 from debench.samples import SampleRecord
 from debench.task import TaskConfig
@@ -284,7 +285,7 @@ async def _run_once(
         settings.concurrency = max(1, len(docs))  # every request joins the batch at once
     records, caller = await run_samples(task, docs, run_model, samples_path, settings)
     config = {
-        "task_file": str(task_path),
+        "task_file": task_file_label(task_path),
         "method": method,
         **generation_record(task, model),
         "parser": task.parser.model_dump(),

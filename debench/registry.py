@@ -32,6 +32,15 @@ def tasks_dir() -> Path:
     raise UserError("debench's task directory is missing from the installation")
 
 
+def task_file_label(path: Path) -> str:
+    """How a results file names its task file: ``tasks/<name>.yaml`` for one of debench's own, so no
+    user's installation path is published; a task file of the user's own as it was given."""
+    try:
+        return f"tasks/{Path(path).resolve().relative_to(tasks_dir().resolve()).as_posix()}"
+    except (ValueError, UserError):
+        return str(path)
+
+
 def task_files(directory: Path) -> list[Path]:
     """The task YAML files of a folder, sorted; names starting with ``_`` are shared bases for
     ``include:``, not tasks."""

@@ -101,6 +101,9 @@ def test_a_planted_secret_reaches_no_file(tmp_path: Path, command: str, path: st
     assert SECRET not in proc.stdout and SECRET not in proc.stderr
     # the error it got was recorded (with the key masked), not dropped
     assert any(b"Incorrect API key provided: ***" in p.read_bytes() for p in written), "the 401 was not recorded"
+    # nor does a published record name the folder debench is installed in (a user's home directory)
+    install = str(Path(__file__).resolve().parent.parent).encode()
+    assert not [str(p) for p in written if p.suffix == ".json" and install in p.read_bytes()]
 
 
 def test_validate_and_leaderboard_files_hold_no_secret(tmp_path: Path) -> None:
@@ -325,3 +328,16 @@ def test_a_healthy_cache_still_works_after_these_checks(tmp_path: Path) -> None:
 def test_version() -> None:
     proc = run_cli("--version")
     assert proc.returncode == 0 and proc.stdout.startswith("debench, version ")
+
+
+def test_results_name_a_builtin_task_file_without_the_install_path(tmp_path: Path) -> None:
+    """A results file is published: it names debench's own task file as ``tasks/<name>.yaml``, never the
+    folder debench is installed in (a user's home directory); a task file of the user's own as given."""
+    out = tmp_path / "out"
+    proc = run_cli("eval", "--task", "ibm_speech_likert", "--model", "baseline/random", "--limit", "3",
+                   "--data-dir", str(DATA_DIR), "--output-dir", str(out), "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    (results,) = out.glob("*/results_*.json")
+    assert json.loads(results.read_text())["config"]["task_file"] == "tasks/ibm_speech_likert.yaml"
+    install = str(Path(__file__).resolve().parent.parent)
+    assert not [str(p) for p in files_under(out) if p.suffix == ".json" and install in p.read_text()]

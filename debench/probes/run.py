@@ -16,6 +16,7 @@ from debench.atomic import write_atomic, write_json_record
 from debench.data.base import Doc, get_adapter
 from debench.data.loading import load_task_data
 from debench.errors import UserError
+from debench.registry import task_file_label
 from debench.pipeline import RunOptions, dataset_info, ensure_method_supported, generation_record, task_sha, usage_info
 from debench.prompts import check_templates
 from debench.models.base import Model
@@ -132,7 +133,7 @@ async def run_probes(task: TaskConfig, task_path: Path, model: Model, specs: lis
         probes=summaries,
         usage=usage_info(records, caller.n_requests),
         config={
-            "task_file": str(task_path),
+            "task_file": task_file_label(task_path),
             "probes": list(probed),
             "method": method,
             **generation_record(task, model),

@@ -20,6 +20,7 @@ from debench.atomic import write_json_record
 from debench.data.base import Doc, Speech
 from debench.data.loading import load_task_data
 from debench.errors import UserError
+from debench.registry import task_file_label
 from debench.pipeline import RunOptions, dataset_info, ensure_method_supported, generation_record, task_sha, usage_info
 from debench.prompts import check_templates
 from debench.metrics.bootstrap import mean_ci, mean_diff_ci
@@ -183,7 +184,7 @@ async def rate_speeches(task: TaskConfig, task_path: Path, model: Model, speeche
         comparisons=comparisons,
         usage=usage_info(records, caller.n_requests),
         config={
-            "task_file": str(task_path),
+            "task_file": task_file_label(task_path),
             "speeches": str(speeches_path),
             **generation_record(task, model),
             "limit": opts.limit,
