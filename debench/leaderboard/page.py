@@ -81,4 +81,5 @@ def render_page(board: Leaderboard) -> str:
         css=Markup((_TEMPLATES / "page.css").read_text(encoding="utf-8")),
         js=Markup((_TEMPLATES / "page.js").read_text(encoding="utf-8")),
         data=_embedded_json(board),
+        verified_count=sum(len(t.verified) for t in board.tasks),
     )
