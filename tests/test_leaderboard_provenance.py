@@ -70,7 +70,7 @@ def debatrix_run(server: StubServer, tmp_path_factory: pytest.TempPathFactory) -
 def test_genuine_runs_of_every_kind_pass(baseline_run: Path, model_run: Path, ensemble_run: Path, debatrix_run: Path) -> None:
     out = accepted(baseline_run, model_run, ensemble_run, debatrix_run)
     assert out.count("ok: ") == 4
-    assert out.count("baseline re-run") == 1 and out.count("responses traced, not spot-checked") == 3
+    assert out.count("baseline re-run") == 1 and out.count("responses traced, not reproduced") == 3
 
 
 # ----------------------------------------------------------------------------- the issue's forgery
@@ -309,6 +309,28 @@ def test_planted_key_in_the_results_file(model_run: Path, tmp_path: Path) -> Non
     edit_json(res, lambda d: d["config"]["command"].extend(["--api-key", "hf_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7"]))
     line = refused(res, str(res), "field 'config.command.", "Hugging Face API key")
     assert "a1B2c3D4e5F6" not in line
+
+
+@pytest.mark.parametrize(
+    ("key", "provider"),
+    [
+        ("s k - p r o j - Ab3d Ef6h Ij9k Lm2n Op5q Rs8t Uv1w Xy4z", "OpenAI API key (sk-pro… (written with spaces))"),
+        ("c2stcHJvai1BYjNkRWY2aElqOWtMbTJuT3A1cVJzOHRVdjF3WHk0eg==", "OpenAI API key (sk-pro… (base64-encoded))"),
+        ("sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc", "Stripe API key"),
+        ("xoxb-" + "123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx", "Slack API key"),
+    ],
+)
+def test_planted_keys_of_other_shapes(model_run: Path, tmp_path: Path, key: str, provider: str) -> None:
+    res, samples = copy_submission(model_run, tmp_path / "s")
+    edit_records(samples, lambda i, rec: rec.update(response=rec["response"] + f" (debug: {key})") if i == 4 else None)
+    refused(res, str(samples), "line 5", "field 'response'", f"shaped like a {provider}")
+
+
+def test_an_unprefixed_key_in_the_identity(model_run: Path, tmp_path: Path) -> None:
+    res, _ = copy_submission(model_run, tmp_path / "s")
+    edit_json(res, lambda d: d["model"]["identity"].__setitem__("extra", {"api_key": "9f8e7d6c5b4a39281706f5e4d3c2b1a0"}))
+    line = refused(res, str(res), "field 'model.identity.extra.api_key'", "a secret (a 32-character value under the name 'api_key')")
+    assert "9f8e7d6c5b4a" not in line
 
 
 def test_planted_key_in_a_debatrix_step(debatrix_run: Path, tmp_path: Path) -> None:

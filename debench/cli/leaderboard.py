@@ -88,14 +88,14 @@ def validate_cmd(ctx: click.Context, submissions: tuple[Path, ...], data_dir: st
     for sub in ok:
         r = sub.results
         scope = f"first {sub.n_docs} of {sub.n_docs_total} documents" if sub.partial else f"all {sub.n_docs} documents"
-        basis = "baseline re-run" if sub.provenance.basis == "recomputed" else "responses traced"
+        basis = "baseline re-run" if sub.provenance.basis == "recomputed" else "responses traced, not reproduced (only the leaderboard's spot check can rank it)"
         if spot_check is not None and sub.provenance.basis != "recomputed":
             try:
                 agreement = self_check(sub, spot_check, spot_check_seed, api_key)
             except UserError as exc:
                 errors.append(exc)
                 continue
-            basis += f", self-check {agreement:.0%} at its own endpoint (not a verification)"
+            basis += f"; self-check {agreement:.0%} at its own endpoint (not a verification)"
         click.echo(f"ok: {sub.results_path}: {r.task.name} v{r.task.version} | {r.model.name} | {scope} | {len(r.metrics)} metrics recomputed and matched | {basis}")
     for err in errors:
         click.echo(f"debench: error: {err}", err=True)

@@ -165,14 +165,14 @@ def forest_plot(t: TaskBoard, metric: MetricColumn, title: str) -> ForestPlot:
         out.append(row)
     baselines = [
         BaselineLine(x=sx(float(m.value)), label=_short(e.model.removeprefix("baseline/"), 12), name=e.model, value=fmt(m.value),
-                     level=e.baseline_level or "heuristic", label_y=axis_y + 26 + 11 * (i % 2))
+                     level=e.baseline_level or "heuristic", label_y=axis_y + 26 + 11 * (i % 3))
         for i, (e, m) in enumerate(sorted(lines, key=lambda em: float(em[1].value)))  # type: ignore[arg-type]
     ]
     return ForestPlot(
         kind="forest",
         title=title,
         width=LABEL_W + PLOT_W + RIGHT,
-        height=top + ROW_H * max(1, len(rows)) + 34 + (24 if baselines else 0),
+        height=top + ROW_H * max(1, len(rows)) + 34 + (35 if baselines else 0),
         top=top,
         axis_y=axis_y,
         label_w=LABEL_W,

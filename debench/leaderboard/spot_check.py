@@ -112,13 +112,13 @@ def rejudge(sub: ValidatedSubmission, n: int, seed: int, api_key: str | None | C
     try:
         model = model_from_identity(sub.identity, api_key)
     except UserError as exc:
-        raise UserError(f"the spot check cannot build the model {sub.results.model.name}: {exc.message}", path=str(sub.results_path), field="spot_check") from None
+        raise UserError(f"the spot check cannot build the model {sub.results.model.name}: {exc}", path=str(sub.results_path), field="spot_check") from None
     run = RunSettings(concurrency=concurrency or model.default_concurrency, use_cache=False, progress=False, method=sub.results.task.method)
     try:
         with tempfile.TemporaryDirectory(prefix="debench-spot-") as tmp:
             records, _ = asyncio.run(run_samples(sub.task, [by_id[d] for d in ids], model, Path(tmp) / "spot.jsonl", run))
     except UserError as exc:
-        raise UserError(f"the spot check could not run {sub.results.model.name}: {exc.message}", path=str(sub.results_path), field="spot_check") from None
+        raise UserError(f"the spot check could not run {sub.results.model.name}: {exc}", path=str(sub.results_path), field="spot_check") from None
     failed = [r for r in records if r.status in ("error", "not_completed")]
     if failed:
         raise UserError(

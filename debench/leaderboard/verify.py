@@ -63,7 +63,7 @@ def _check_now(sub: ValidatedSubmission, trusted_endpoints: tuple, run: SpotChec
     try:
         got = rejudge(sub, run.n, seed_from_commit(run.commit), lambda ident: keys.get(str(ident.get("name"))), run.concurrency)
     except UserError as exc:
-        return exc.message
+        return str(exc)
     rec = make_record(sub, got, trusted_endpoints, run.commit, run.n)
     write_record(sub, rec)
     if not rec.passed:
