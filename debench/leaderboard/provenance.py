@@ -4,8 +4,10 @@
   baseline gives (same name, seed and documents). It calls no model, so it never ends in error.
 * A **model** (litellm, openai-http, local) record with a prediction carries its raw
   ``response``, and its prediction (or parse failure) is what the task's parser reads from that
-  response (a parse failure may have a null response: a provider can return no text). A Debatrix run also carries its ``steps``, the last being the verdict step whose
-  answer is the response.
+  response (a parse failure may have a null response: a provider can return no text). A Debatrix
+  run also carries its ``steps``, the last being the verdict step whose answer is the response,
+  each with the hash of its prompt: the chain is replayed with the recorded answers
+  (``debench.leaderboard.replay``) and every prompt it asks must be one of the record's.
 * An **ensemble** record carries one ``member`` step per member, in the identity's order, each
   traced like a model's (or re-run, for a baseline member), and the ensemble's prediction is its
   rule re-applied to the members' parsed answers.
@@ -180,9 +182,26 @@ class RecordChecker:
             )
 
     def _check_debatrix(self, rec: SampleRecord, line: int) -> None:
+        """Ends with the verdict step, and every prompt of the chain is the installed task's: the chain,
+        replayed with the recorded answers, asks only prompts the record holds (``replay``)."""
+        from debench.leaderboard.replay import replay
+
         last = rec.steps[-1] if rec.steps else {}
         if last.get("step") != "verdict" or last.get("answer") != rec.response:
             raise _err(self.samples, line, "steps", f"'{rec.doc_id}': a {self.method} record ends with its verdict step, whose answer is the response")
+        missing = next((i for i, st in enumerate(rec.steps) if not isinstance(st.get("prompt_sha256"), str)), None)
+        if missing is not None:
+            raise _err(self.samples, line, f"steps.{missing}.prompt_sha256", f"'{rec.doc_id}': a {self.method} step keeps the hash of the prompt it was asked (written by an older debench: rerun)")
+        got = replay(self.task, self.method, self.docs[rec.doc_id], rec)
+        if isinstance(got, list):
+            asked = json_excerpt(got[-1].get("content", "") if got else "")
+            raise _err(
+                self.samples, line, "steps",
+                f"'{rec.doc_id}' was not asked what the installed task {self.task.name} asks: replayed with the recorded answers, the chain asks "
+                f"a prompt no step of the record holds (its last message begins {asked}); a submission's prompts are debench's",
+            )
+        if got.response != rec.response:
+            raise _err(self.samples, line, "response", f"'{rec.doc_id}': replayed with the recorded answers, the chain ends with {shown(got.response)}, not the recorded response")
 
     def _check_ensemble(self, rec: SampleRecord, line: int) -> None:
         parts = [(i, s) for i, s in enumerate(rec.steps) if s.get("step") == "member"]
@@ -228,6 +247,10 @@ class RecordChecker:
         else:
             traced = "every prediction follows from the recorded raw response through the task's parser"
         return Provenance(basis="responses", checks=[traced])
+
+
+def json_excerpt(text: str, n: int = 60) -> str:
+    return json.dumps(text[:n] + ("…" if len(text) > n else ""), ensure_ascii=False)
 
 
 def _first_difference(got: list[dict[str, str]], expected: list[dict[str, str]]) -> tuple[str, str]:
