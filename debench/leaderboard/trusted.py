@@ -60,9 +60,9 @@ def non_public_reason(url: str) -> str | None:
         ip = ip.ipv4_mapped
     for test, what in (
         (ip.is_loopback, "is a loopback address"),
+        (ip.is_unspecified, "is an unspecified address"),
         (ip.is_link_local, "is a link-local address"),
         (ip.is_private, "is a private address"),
-        (ip.is_unspecified, "is an unspecified address"),
         (ip.is_multicast, "is a multicast address"),
         (ip.is_reserved, "is a reserved address"),
     ):
