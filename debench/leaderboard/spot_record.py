@@ -26,8 +26,7 @@ from pydantic import BaseModel, Field, ValidationError
 from debench.errors import UserError
 from debench.json_schema import document_schema, validate_with_schema_file
 from debench.leaderboard.compare import close
-from debench.leaderboard.files import MAX_RESULTS_BYTES, read_small, record_name, sha256_file
-from debench.leaderboard.planted_keys import refuse_planted_keys
+from debench.leaderboard.files import MAX_RESULTS_BYTES, read_json_object, record_name, sha256_file
 from debench.leaderboard.provenance import SpotCheck
 from debench.leaderboard.spot_check import MIN_AGREEMENT, SPOT_CHECK_DOCS, Rejudged, draw, outcome, seed_from_commit
 from debench.leaderboard.trusted import Endpoint
@@ -138,14 +137,7 @@ def _err(path: Path, field: str | None, message: str) -> UserError:
 
 
 def read_record(path: Path) -> SpotCheckRecord:
-    data = read_small(path, MAX_RESULTS_BYTES, "spot-check record")
-    try:
-        obj = json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise _err(path, None, f"malformed spot-check record ({type(exc).__name__})") from None
-    if not isinstance(obj, dict):
-        raise _err(path, None, "malformed spot-check record: expected a JSON object")
-    refuse_planted_keys(obj, path)
+    obj = read_json_object(path, MAX_RESULTS_BYTES, "spot-check record")
     try:
         validate_with_schema_file(obj, SPOT_RECORD_SCHEMA_PATH)
     except jsonschema.ValidationError as exc:

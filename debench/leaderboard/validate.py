@@ -47,7 +47,7 @@ from pydantic import ValidationError
 from debench.data.base import Doc, LoadedDataset
 from debench.errors import UserError
 from debench.leaderboard.compare import close, same, shown
-from debench.leaderboard.files import MAX_RESULTS_BYTES, MAX_SAMPLES_BYTES, iter_lines, read_small, regular_file
+from debench.leaderboard.files import MAX_RESULTS_BYTES, MAX_SAMPLES_BYTES, iter_lines, read_json_object, regular_file
 from debench.leaderboard.identity import check_identity, check_method, judge_key
 from debench.leaderboard.installed import installed_task
 from debench.leaderboard.planted_keys import refuse_planted_keys
@@ -126,16 +126,7 @@ def _err(path: Path, field: str | None, message: str) -> UserError:
 
 
 def _read_results(path: Path) -> Results:
-    text = read_small(path, MAX_RESULTS_BYTES, "results file")
-    try:
-        data = json.loads(text)
-    except UnicodeDecodeError:
-        raise _err(path, None, "cannot read the results file (UnicodeDecodeError)") from None
-    except json.JSONDecodeError as exc:
-        raise _err(path, None, f"malformed JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
-    if not isinstance(data, dict):
-        raise _err(path, None, "malformed results file: expected a JSON object")
-    refuse_planted_keys(data, path)
+    data = read_json_object(path, MAX_RESULTS_BYTES, "results file")
     version = data.get("schema_version")
     if version != SCHEMA_VERSION:
         raise _err(path, "schema_version", f"unsupported results schema version {json.dumps(version)} (this debench reads {SCHEMA_VERSION!r})")
