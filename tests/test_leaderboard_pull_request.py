@@ -14,9 +14,16 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import DATA_DIR, real_data_dir
-from lbhelp import REPO, SEEDS, copy_submission, eval_run, forge_gpt_perfect, refresh_main, submissions_tree
+from lbhelp import (
+    REPO,
+    SEEDS,
+    copy_submission,
+    eval_run,
+    forge_gpt_perfect,
+    refresh_main,
+    submissions_tree,
+)
 
 TASK = "ibm_speech_likert"
 pytestmark = pytest.mark.slow
@@ -96,7 +103,7 @@ def test_a_symlink_in_the_new_folder_is_refused(trees: tuple[Path, Path], new_ba
 
 def test_a_samples_log_that_is_a_symlink_is_refused(trees: tuple[Path, Path], new_baseline: Path, tmp_path: Path) -> None:
     pr, base = trees
-    res, samples = copy_submission(new_baseline, pr / "leaderboard" / "submissions" / "baseline__random-seed1")
+    _, samples = copy_submission(new_baseline, pr / "leaderboard" / "submissions" / "baseline__random-seed1")
     real = tmp_path / "elsewhere.jsonl"
     shutil.move(samples, real)
     samples.symlink_to(real)
@@ -193,7 +200,7 @@ def _refresh(script: Path, pr: Path, out: Path, *extra: str, env: dict[str, str]
     full = {**os.environ, "DEBENCH_DATA_DIR": str(DATA_DIR), **(env or {})}
     return subprocess.run(
         [sys.executable, str(script), "--submissions", str(pr / "leaderboard" / "submissions"), "--out", str(out), *extra],
-        capture_output=True, text=True, cwd=pr, env=full, timeout=600,
+        capture_output=True, text=True, cwd=pr, env=full, timeout=600, check=False,
     )
 
 
@@ -211,7 +218,7 @@ def test_the_pull_requests_own_code_would_accept_the_forgery(pull_request: tuple
 def test_the_base_code_judges_the_pull_request(pull_request: tuple[Path, Path, Path, Path], tmp_path: Path, hostile_env: dict[str, str]) -> None:
     """The base checkout's refresh script, run from inside the pull request's copy (and with the
     copy first on PYTHONPATH), judges with the base debench and refuses the forgery."""
-    pr, base_subs, res, samples = pull_request
+    pr, base_subs, _, samples = pull_request
     env = {k: str(pr) if v == "PR" else v for k, v in hostile_env.items()}
     proc = _refresh(REPO / "scripts" / "refresh_leaderboard.py", pr, tmp_path / "out", "--pr-base", str(base_subs), env=env)
     assert proc.returncode == 2, proc.stdout

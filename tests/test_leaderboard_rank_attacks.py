@@ -19,9 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conftest import DATA_DIR, real_data_dir
-from debench.testing.stub_server import StubServer
 from lbhelp import (
     COMMIT,
     SEEDS,
@@ -37,6 +35,8 @@ from lbhelp import (
     stub_eval,
     submissions_tree,
 )
+
+from debench.testing.stub_server import StubServer
 
 TASK = "ibm_speech_likert"
 pytestmark = pytest.mark.slow

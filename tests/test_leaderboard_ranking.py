@@ -7,8 +7,8 @@ import re
 from pathlib import Path
 
 import pytest
-
 from conftest import DATA_DIR
+
 from debench.leaderboard.ranking import competition_ranks, overall_ranks, tiers
 
 REPO = Path(__file__).resolve().parent.parent

@@ -7,10 +7,16 @@ import json
 from pathlib import Path
 
 import pytest
+from lbhelp import TRUSTED
 
 from debench.errors import UserError
-from debench.leaderboard.trusted import TRUSTED_SCHEMA_PATH, load_trusted, non_public_reason, trust, trusted_json_schema
-from lbhelp import TRUSTED
+from debench.leaderboard.trusted import (
+    TRUSTED_SCHEMA_PATH,
+    load_trusted,
+    non_public_reason,
+    trust,
+    trusted_json_schema,
+)
 
 
 def test_the_committed_allowlist_loads_and_its_schema_is_current() -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Literal
 
 from debench.leaderboard.board import (
     Entry,
@@ -85,7 +86,7 @@ def _relative(path: Path, root: Path) -> Path:
 def _entry(sub: ValidatedSubmission, standing: Standing, reason: str, root: Path) -> Entry:
     r = sub.results
     rel = _relative(sub.results_path, root)
-    level = None
+    level: Literal["chance", "heuristic"] | None = None
     if standing == "baseline":
         level = "chance" if str(r.model.name).removeprefix("baseline/").split(":")[0] in CHANCE_BASELINES else "heuristic"
     return Entry(

@@ -33,11 +33,11 @@ def validate_all(
     ok: list[ValidatedSubmission] = []
     errors: list[UserError] = []
     seen: dict[tuple[str, str], ValidatedSubmission] = {}
-    paths = sorted(Path(p) for p in paths)
+    files = sorted(Path(p) for p in paths)
     if folders:
-        for folder in sorted({p.parent for p in paths}):
+        for folder in sorted({p.parent for p in files}):
             errors += folder_problems(folder)
-    for path in paths:
+    for path in files:
         try:
             sub = validate_submission(path, data_dir=data_dir)
         except UserError as exc:

@@ -19,7 +19,12 @@ from importlib import resources
 import jinja2
 from markupsafe import Markup
 
-from debench.leaderboard.board import HumanReference, Leaderboard, OverviewRow, TaskBoard
+from debench.leaderboard.board import (
+    HumanReference,
+    Leaderboard,
+    OverviewRow,
+    TaskBoard,
+)
 from debench.leaderboard.display import fmt, metric_label, num_attr
 from debench.leaderboard.plots import DistributionPlot, ForestPlot, task_plots
 from debench.leaderboard.reported import ReportedRow

@@ -132,7 +132,7 @@ def forest_plot(t: TaskBoard, metric: MetricColumn, title: str) -> ForestPlot:
     rows = [(e, e.metrics[metric.name]) for e in t.verified]
     lines = [(e, e.metrics[metric.name]) for e in t.baselines if e.metrics[metric.name].value is not None]
     ref = next((r for r in t.human_reference if r.metric == metric.name), None)
-    xs: list[float] = [0.0] + [float(m.value) for _, m in lines if m.value is not None]
+    xs: list[float] = [0.0] + [m.value for _, m in lines if m.value is not None]
     for m in [m for _, m in rows] + ([ref.value] if ref is not None else []):
         if m.value is not None:
             xs.append(m.value)
@@ -164,9 +164,9 @@ def forest_plot(t: TaskBoard, metric: MetricColumn, title: str) -> ForestPlot:
                 row.lo, row.hi = sx(m.ci95[0]), sx(m.ci95[1])
         out.append(row)
     baselines = [
-        BaselineLine(x=sx(float(m.value)), label=_short(e.model.removeprefix("baseline/"), 12), name=e.model, value=fmt(m.value),
+        BaselineLine(x=sx(v), label=_short(e.model.removeprefix("baseline/"), 12), name=e.model, value=fmt(v),
                      level=e.baseline_level or "heuristic", label_y=axis_y + 26 + 11 * (i % 3))
-        for i, (e, m) in enumerate(sorted(lines, key=lambda em: float(em[1].value)))  # type: ignore[arg-type]
+        for i, (e, v) in enumerate(sorted(((e, m.value) for e, m in lines if m.value is not None), key=lambda ev: ev[1]))
     ]
     return ForestPlot(
         kind="forest",

@@ -29,7 +29,13 @@ import stat
 from pathlib import Path
 
 from debench.errors import UserError
-from debench.leaderboard.files import MAX_RESULTS_BYTES, RESULTS_PREFIX, SAMPLES_PREFIX, regular_file, results_files
+from debench.leaderboard.files import (
+    MAX_RESULTS_BYTES,
+    RESULTS_PREFIX,
+    SAMPLES_PREFIX,
+    regular_file,
+    results_files,
+)
 
 SUBMISSIONS_DIR = ("leaderboard", "submissions")
 _FOLDER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")

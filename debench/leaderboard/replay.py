@@ -60,7 +60,10 @@ def replay(task: TaskConfig, method: str, doc: Doc, rec: SampleRecord) -> Sample
     """The replayed record, or the first prompt the installed task renders that the record does not hold."""
     model = ReplayModel(rec.steps)
     ctx = JudgeContext(task=task, model=model, caller=Caller(None), generation=task.generation, grammar_text=load_grammar(task.generation.grammar))
+    async def run() -> SampleRecord:
+        return await get_method(method)(ctx, doc)
+
     try:
-        return asyncio.run(get_method(method)(ctx, doc))
+        return asyncio.run(run())
     except PromptNotInRecord as exc:
         return exc.messages

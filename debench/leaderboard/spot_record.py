@@ -26,9 +26,21 @@ from pydantic import BaseModel, Field, ValidationError
 from debench.errors import UserError
 from debench.json_schema import document_schema, validate_with_schema_file
 from debench.leaderboard.compare import close
-from debench.leaderboard.files import MAX_RESULTS_BYTES, read_json_object, record_name, sha256_file
+from debench.leaderboard.files import (
+    MAX_RESULTS_BYTES,
+    read_json_object,
+    record_name,
+    sha256_file,
+)
 from debench.leaderboard.provenance import SpotCheck
-from debench.leaderboard.spot_check import MIN_AGREEMENT, SPOT_CHECK_DOCS, Rejudged, draw, outcome, seed_from_commit
+from debench.leaderboard.spot_check import (
+    MIN_AGREEMENT,
+    SPOT_CHECK_DOCS,
+    Rejudged,
+    draw,
+    outcome,
+    seed_from_commit,
+)
 from debench.leaderboard.trusted import Endpoint
 from debench.leaderboard.validate import ValidatedSubmission
 
@@ -52,7 +64,7 @@ class EndpointInfo(BaseModel):
 
 
 class SpotCheckRecord(BaseModel):
-    schema_version: Literal["1.0"] = SPOT_RECORD_SCHEMA_VERSION
+    schema_version: Literal["1.0"] = "1.0"
     results_file: str
     results_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
     samples_file: str

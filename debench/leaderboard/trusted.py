@@ -104,7 +104,7 @@ class ServedModel(BaseModel):
 
 class TrustedEndpoints(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    schema_version: Literal["1.0"] = TRUSTED_SCHEMA_VERSION
+    schema_version: Literal["1.0"] = "1.0"
     providers: list[ProviderEndpoint] = Field(default_factory=list)
     served: list[ServedModel] = Field(default_factory=list)
 

@@ -29,7 +29,13 @@ from typing import Literal
 
 from debench.errors import UserError
 from debench.leaderboard.spot_check import SPOT_CHECK_DOCS, rejudge, seed_from_commit
-from debench.leaderboard.spot_record import check_record, make_record, record_path, summary, write_record
+from debench.leaderboard.spot_record import (
+    check_record,
+    make_record,
+    record_path,
+    summary,
+    write_record,
+)
 from debench.leaderboard.trusted import TrustedEndpoints, trust
 from debench.leaderboard.validate import ValidatedSubmission
 
