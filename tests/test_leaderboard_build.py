@@ -155,6 +155,7 @@ def test_committed_leaderboard_is_current(tmp_path: Path) -> None:
         assert (tmp_path / name).read_text() == (REPO / "leaderboard" / name).read_text(), f"{name}: {hint}"
 
 
+@pytest.mark.slow
 def test_the_hub_receives_only_validated_files_and_no_link_is_followed(submissions: Path, tmp_path: Path) -> None:
     """A submission folder holding a link to the job's environment and a file no results file names:
     the build leaves them out (--skip-invalid), and the staged upload holds the page, the JSON, its

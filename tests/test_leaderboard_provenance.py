@@ -311,6 +311,7 @@ def test_planted_key_in_the_results_file(model_run: Path, tmp_path: Path) -> Non
     assert "a1B2c3D4e5F6" not in line
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("key", "provider"),
     [
@@ -326,6 +327,7 @@ def test_planted_keys_of_other_shapes(model_run: Path, tmp_path: Path, key: str,
     refused(res, str(samples), "line 5", "field 'response'", f"shaped like a {provider}")
 
 
+@pytest.mark.slow
 def test_an_unprefixed_key_in_the_identity(model_run: Path, tmp_path: Path) -> None:
     res, _ = copy_submission(model_run, tmp_path / "s")
     edit_json(res, lambda d: d["model"]["identity"].__setitem__("extra", {"api_key": "9f8e7d6c5b4a39281706f5e4d3c2b1a0"}))
@@ -339,6 +341,7 @@ def test_planted_key_in_a_debatrix_step(debatrix_run: Path, tmp_path: Path) -> N
     refused(res, str(samples), "line 1", "field 'steps.3.answer'", "AWS API key")
 
 
+@pytest.mark.slow
 def test_an_edited_debatrix_criterion_is_refused_even_with_patched_hashes(server: StubServer, tmp_path: Path) -> None:
     """A Debatrix record keeps no prompt text, only each step's prompt hash: validation replays the
     chain with the recorded answers and finds the first prompt the installed task would not ask."""
@@ -371,6 +374,7 @@ def test_an_edited_debatrix_criterion_is_refused_even_with_patched_hashes(server
     refused(res, str(samples), "line 1", "field 'steps'", "was not asked what the installed task debateart_winner asks")
 
 
+@pytest.mark.slow
 def test_a_debatrix_record_without_its_prompt_hashes_is_refused(debatrix_run: Path, tmp_path: Path) -> None:
     res, samples = copy_submission(debatrix_run, tmp_path / "s")
     edit_records(samples, lambda i, rec: [st.pop("prompt_sha256") for st in rec["steps"]] and None)

@@ -119,6 +119,7 @@ def test_tiers_on_real_entries(board) -> None:  # type: ignore[no-untyped-def]
     assert unranked.model == "baseline/majority" and unranked.tier is None and "undefined" in (unranked.unranked_reason or "")
 
 
+@pytest.mark.slow
 def test_the_overall_ranking_waits_for_two_verified_judges(board) -> None:  # type: ignore[no-untyped-def]
     """One verified judge, whatever else the board holds (self-reported judges, baselines): no overall
     rank, and the overview says what it waits for."""

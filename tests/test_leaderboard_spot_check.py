@@ -104,6 +104,7 @@ def _results(subs: Path) -> Path:
     return res
 
 
+@pytest.mark.slow
 def test_the_committed_record_verifies_the_embedded_model(smollm2: Path, tmp_path: Path) -> None:
     got = board_build(smollm2, tmp_path / "out")
     assert got.exit_code == 0, got.stderr
@@ -115,6 +116,7 @@ def test_the_committed_record_verifies_the_embedded_model(smollm2: Path, tmp_pat
     assert spot["agreement"] == rec["agreement"] >= 0.8
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("tamper", "field"),
     [
@@ -138,12 +140,14 @@ def test_a_tampered_record_is_refused(smollm2: Path, tmp_path: Path, tamper: Any
     assert str(_record(smollm2)) in line and f"field '{field}'" in line, line
 
 
+@pytest.mark.slow
 def test_changed_submission_files_void_the_record(smollm2: Path, tmp_path: Path) -> None:
     edit_json(_results(smollm2), lambda d: d["usage"].__setitem__("n_requests", 632))
     got = board_build(smollm2, tmp_path / "out")
     assert got.exit_code == 2 and "results_sha256" in got.stderr and "changed after the leaderboard's spot check" in got.stderr
 
 
+@pytest.mark.slow
 def test_an_endpoint_no_longer_trusted_leaves_the_entry_self_reported(smollm2: Path, tmp_path: Path) -> None:
     trusted = tmp_path / "trusted.yaml"
     trusted.write_text(TRUSTED.read_text().split("\nserved:")[0] + "\nserved: []\n")
@@ -153,6 +157,7 @@ def test_an_endpoint_no_longer_trusted_leaves_the_entry_self_reported(smollm2: P
     assert "spot-checked through smollm2, which no longer verifies it" in entry["standing_reason"] and entry["rank"] is None
 
 
+@pytest.mark.slow
 def test_a_failed_record_removes_the_entry_with_the_reason(smollm2: Path, tmp_path: Path) -> None:
     def fail(r: dict[str, Any]) -> None:
         for d in r["documents"][:3]:
@@ -169,6 +174,7 @@ def test_a_failed_record_removes_the_entry_with_the_reason(smollm2: Path, tmp_pa
     assert "Removed by the leaderboard's spot check" in (tmp_path / "out" / "index.html").read_text()
 
 
+@pytest.mark.slow
 def test_a_spot_check_that_cannot_build_its_model_removes_the_entry(smollm2: Path, tmp_path: Path) -> None:
     """A trusted model name with an identity the job cannot rebuild (other weights): removed with the
     reason, no record written, and the next refresh tries again."""

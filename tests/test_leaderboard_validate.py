@@ -285,12 +285,14 @@ def test_real_data_unavailable(genuine: Path, tmp_path: Path) -> None:
 # ----------------------------------------------- what a submitter's machine and future leave behind
 
 
+@pytest.mark.slow
 def test_a_run_from_the_future_is_refused(limited: Path, tmp_path: Path) -> None:
     res, _ = _copy(limited, tmp_path / "s")
     _edit_json(res, lambda d: d.__setitem__("created_at", "2099-01-01T00:00:00Z"))
     _rejected(res, "field 'created_at'", "2099-01-01T00:00:00Z is after this build", "cannot come from the future")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("edit", "field"),
     [
@@ -306,6 +308,7 @@ def test_an_absolute_path_of_the_submitters_machine_is_refused(limited: Path, tm
     _rejected(res, f"field '{field}", "is an absolute path of the machine the run was made on")
 
 
+@pytest.mark.slow
 def test_eval_records_paths_portably(tmp_path: Path) -> None:
     """What ``debench eval`` writes is what validation accepts: no absolute path in the command
     line or the data location, whatever absolute paths it was given."""
@@ -322,6 +325,7 @@ def test_eval_records_paths_portably(tmp_path: Path) -> None:
     accepted(res)
 
 
+@pytest.mark.slow
 def test_a_samples_file_above_its_cap_is_refused_before_it_is_read(limited: Path, tmp_path: Path) -> None:
     from debench.leaderboard.files import MAX_SAMPLES_BYTES
 
@@ -331,6 +335,7 @@ def test_a_samples_file_above_its_cap_is_refused_before_it_is_read(limited: Path
     _rejected(res, str(samples), "200,000,000 bytes", f"above the {MAX_SAMPLES_BYTES:,}-byte cap")
 
 
+@pytest.mark.slow
 def test_an_overlong_line_is_refused_at_its_line(limited: Path, tmp_path: Path) -> None:
     from debench.leaderboard.files import MAX_LINE_BYTES
 
@@ -339,6 +344,7 @@ def test_an_overlong_line_is_refused_at_its_line(limited: Path, tmp_path: Path) 
     _rejected(res, str(samples), f"line 4 is longer than {MAX_LINE_BYTES:,} bytes")
 
 
+@pytest.mark.slow
 def test_a_samples_file_that_is_a_link_is_refused(limited: Path, tmp_path: Path) -> None:
     res, samples = _copy(limited, tmp_path / "s")
     target = tmp_path / "real.jsonl"
@@ -347,6 +353,7 @@ def test_a_samples_file_that_is_a_link_is_refused(limited: Path, tmp_path: Path)
     _rejected(res, str(samples), "is a symbolic link: a submission holds regular files only")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("plant", "text"),
     [
@@ -363,6 +370,7 @@ def test_a_folder_holds_regular_files_each_accounted_for(limited: Path, tmp_path
     assert f"ok: {res}" in proc.stdout  # the results file itself is fine; the folder is not
 
 
+@pytest.mark.slow
 def test_every_file_of_a_folder_is_scanned_for_keys(tmp_path: Path) -> None:
     """A plot the results file names carries a key: validating the folder finds it."""
     from conftest import DATA_DIR
