@@ -1,8 +1,9 @@
 """SQLite response cache keyed on everything that changes an answer.
 
 Key = sha256 of the model identity (name, api base, model args), the messages, every generation
-setting and the grammar text. Only successful responses are stored. A cached rerun makes no
-request.
+setting and the grammar text. Only successful responses are stored, redacted
+(``debench.redact.Redactor.json_text``: no secret of this process and no key-shaped string is
+written, even one a model echoed in its answer). A cached rerun makes no request.
 
 Writes are batched: a response is held in memory (and served from there) until 64 are pending or
 0.25 s have passed, then all are written in one transaction; ``close`` writes the rest. A hard
@@ -24,6 +25,7 @@ from typing import Any
 from debench.errors import UserError
 from debench.models.base import ModelResponse
 from debench.paths import cache_root
+from debench.redact import Redactor
 
 
 def default_cache_path() -> Path:
@@ -60,6 +62,7 @@ class ResponseCache:
         self.hits = 0
         self.misses = 0
         self._pending: dict[str, str] = {}
+        self._redactor = Redactor()
         self._last_flush = time.monotonic()
 
     def _open(self) -> sqlite3.Connection:
@@ -111,7 +114,7 @@ class ResponseCache:
         return ModelResponse.model_validate_json(value)
 
     def put(self, key: str, response: ModelResponse) -> None:
-        self._pending[key] = response.model_dump_json()
+        self._pending[key] = self._redactor.json_text(response.model_dump_json())
         if len(self._pending) >= self.FLUSH_EVERY or time.monotonic() - self._last_flush >= self.FLUSH_AFTER_S:
             self.flush()
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
 
 from jinja2 import TemplateError, UndefinedError
@@ -33,6 +35,12 @@ def build_messages(system: str | None, user: str, doc: Doc, extra: dict[str, Any
         messages.append({"role": "system", "content": compiled(system).render(**ctx).strip()})
     messages.append({"role": "user", "content": compiled(user).render(**ctx).strip()})
     return messages
+
+
+def messages_sha256(messages: list[Message]) -> str:
+    """A hash of the exact messages a model was asked (what a multi-step record keeps of each prompt,
+    so that validation can re-render it and compare)."""
+    return hashlib.sha256(json.dumps(messages, ensure_ascii=False, separators=(",", ":")).encode("utf-8")).hexdigest()
 
 
 def check_templates(task: Any, task_path: Any, doc: Doc) -> None:

@@ -14,6 +14,9 @@ record with a key field and a ``status``. Guarantees:
   starts, the runner *claims* it (``.NAME.claims``): a job claimed by another live process is
   left to it, so two processes on the same command do not both pay for a document (only the
   jobs both had already started can overlap).
+* **Redacted:** every record is redacted (``debench.redact.Redactor.json_text``) before it is
+  written: a secret of this process, or a string shaped like a provider's key, never reaches the
+  disk, even inside a successful answer.
 * **Compact:** at the end of a run the log is rewritten as one line per key, in job order, by
   copying lines by offset (the records are never re-encoded).
 """
@@ -31,6 +34,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel
 
 from debench.errors import UserError
+from debench.redact import Redactor
 
 try:  # POSIX; elsewhere the log works for one process at a time
     import fcntl
@@ -109,6 +113,7 @@ class RecordLog(Generic[R]):
         self._claims: dict[str, tuple[str, int, str]] = {}  # key -> (host, pid, start time) of its claimant
         self._fh: Any = None
         self._ino: int | None = None
+        self._redactor = Redactor()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._lock_fd = os.open(self._side(".lock"), os.O_RDWR | os.O_CREAT, 0o644)
@@ -261,7 +266,11 @@ class RecordLog(Generic[R]):
     _ino_of_handle: int | None = None
 
     def append(self, record: R) -> None:
-        line = (record.model_dump_json() + "\n").encode("utf-8")
+        text = record.model_dump_json()
+        redacted = self._redactor.json_text(text)
+        if redacted != text:  # a secret in the record (an answer echoing the key): kept as written
+            text, record = redacted, self.record_type.model_validate_json(redacted)
+        line = (text + "\n").encode("utf-8")
         with self.locked():
             fh = self._handle()
             alone = self._ino == self._ino_of_handle and os.fstat(fh.fileno()).st_size == self._read_to

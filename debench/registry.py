@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from debench.errors import UserError
+from debench.paths import portable_path
 from debench.task_files import TaskSummary, load_task_file, read_summary
 
 if TYPE_CHECKING:
@@ -34,11 +35,12 @@ def tasks_dir() -> Path:
 
 def task_file_label(path: Path) -> str:
     """How a results file names its task file: ``tasks/<name>.yaml`` for one of debench's own, so no
-    user's installation path is published; a task file of the user's own as it was given."""
+    user's installation path is published; a task file of the user's own as it was given (an
+    absolute path made portable: ``debench.paths.portable_path``)."""
     try:
         return f"tasks/{Path(path).resolve().relative_to(tasks_dir().resolve()).as_posix()}"
     except (ValueError, UserError):
-        return str(path)
+        return portable_path(str(path))
 
 
 def task_files(directory: Path) -> list[Path]:

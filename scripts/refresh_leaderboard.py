@@ -1,34 +1,47 @@
-"""The leaderboard refresh job (what CI runs): validate every submission, rebuild, optionally push.
+"""The leaderboard refresh job (what CI runs): validate every submission, spot-check, rebuild, optionally push.
 
-    DEBENCH_DATA_DIR=../shared/datasets python scripts/refresh_leaderboard.py
+    # the refresh job on main, after a merge (spot-checks what awaits it, writes the records):
+    DEBENCH_DATA_DIR=../shared/datasets python scripts/refresh_leaderboard.py --spot-check-commit "$GITHUB_SHA"
     python scripts/refresh_leaderboard.py --data-dir DATA --push org/debench-leaderboard   # needs HF_TOKEN
 
-    # a submission pull request, checked out (as data, never run) in pr/:
-    git -C pr diff --name-only --no-renames BASE...HEAD > changed.txt
-    python scripts/refresh_leaderboard.py --submissions pr/leaderboard/submissions \
-        --changed-files changed.txt --out "$RUNNER_TEMP/board"
+    # the gate of a submission pull request: the pull request (as GitHub would merge it) checked
+    # out in pr/ as data, never run; the base it would merge into in base/, whose code judges:
+    python base/scripts/refresh_leaderboard.py --submissions pr/leaderboard/submissions \
+        --pr-base base/leaderboard/submissions --out "$RUNNER_TEMP/board"
 
 Every results file under the submissions folder is validated (all metrics recomputed from its
-samples on the real data, every prediction traced; see ``debench validate``) by the debench of
-the checkout this script belongs to — never by code that came with the submissions: the script
-imports debench from its own checkout and refuses to run otherwise, and it prints which debench
-judged. Any refusal fails the job with exit code 2 and one line per refused file, unless
-``--skip-invalid``. Then ``leaderboard.json`` and ``index.html`` are rebuilt (deterministically:
-an unchanged set of submissions gives identical files). With ``--changed-files``, the pull request
-must change only one ``leaderboard/submissions/<model>/`` folder (see
-``debench.leaderboard.pull_request``). With ``--push REPO_ID`` the page, the JSON, its schema and
-the submissions are uploaded to a Hugging Face Hub data set in one commit.
+samples on the real data, every prediction traced, every prompt the task's; see ``debench
+validate``) by the debench of the checkout this script belongs to — never by code that came with
+the submissions: the script imports debench from its own checkout, refuses to run otherwise, writes
+no bytecode into it, and prints which debench judged. Any refusal fails the job with exit code 2
+and one line per refused file, unless ``--skip-invalid``.
+
+Each validated entry gets its standing (``debench.leaderboard.verify``): verified (its committed
+spot-check record checks out: ranked), self-reported (never ranked) or baseline (a reference line).
+With ``--spot-check-commit SHA`` (the refresh job on main: ``GITHUB_SHA``, a commit made after the
+submissions were merged) every entry the allowlist (``--trusted``) can verify and that has no
+record yet is re-judged on ``SPOT_CHECK_DOCS`` documents drawn with that commit's seed, through the
+trusted endpoint with the maintainers' key (a CI secret), and its record is written beside it (the
+workflow commits it). Then ``leaderboard.json`` and ``index.html`` are rebuilt (deterministically:
+an unchanged set of submissions gives identical files).
+
+With ``--pr-base BASE_DIR`` the pull request's tree must differ from the base branch's by exactly
+one new submission folder of regular files, each referenced by a results file and within its size
+cap, and nothing else (``debench.leaderboard.pull_request``); no spot check runs. With ``--push
+REPO_ID`` the page, the JSON, its schema and the validated files of the entries on the page are
+copied (never following a link) and uploaded to a Hugging Face Hub data set in one commit.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import shutil
+import re
 import sys
 import tempfile
 from pathlib import Path
 
+sys.dont_write_bytecode = True  # the judging checkout stays byte for byte what was checked out
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # this checkout's debench, whatever else is installed or in the cwd
 
@@ -44,20 +57,17 @@ def _own_debench() -> str:
     return f"debench {debench.__version__} at {where}"
 
 
-def push(out_dir: Path, submissions: Path, repo_id: str, *, token: str | None, revision: str | None, message: str) -> str:
-    """Upload leaderboard.json, index.html, the schema and the submissions to a Hub data set."""
+def push(board_dir: Path, built, submissions: Path, repo_id: str, *, token: str | None, revision: str | None, message: str) -> str:  # type: ignore[no-untyped-def]
+    """Upload the page, the JSON, its schema and the published submissions' files to a Hub data set."""
     from huggingface_hub import HfApi
 
-    from debench.leaderboard.board import SCHEMA_PATH
+    from debench.leaderboard.publish import stage_for_hub
 
     api = HfApi(token=token)
     api.create_repo(repo_id, repo_type="dataset", exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         stage = Path(tmp)
-        shutil.copy(out_dir / "leaderboard.json", stage / "leaderboard.json")
-        shutil.copy(out_dir / "index.html", stage / "index.html")
-        shutil.copy(SCHEMA_PATH, stage / SCHEMA_PATH.name)
-        shutil.copytree(submissions, stage / "submissions", ignore=shutil.ignore_patterns("*.tmp", ".*"))
+        stage_for_hub(board_dir, built, submissions, stage)
         info = api.upload_folder(
             repo_id=repo_id,
             repo_type="dataset",
@@ -74,8 +84,12 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--submissions", type=Path, default=REPO / "leaderboard" / "submissions")
     ap.add_argument("--out", type=Path, default=REPO / "leaderboard")
     ap.add_argument("--reported", type=Path, default=REPO / "leaderboard" / "reported.json", help="the papers' reported numbers (this checkout's)")
+    ap.add_argument("--trusted", type=Path, default=REPO / "leaderboard" / "trusted_endpoints.yaml", help="the endpoints that may verify an entry (this checkout's)")
     ap.add_argument("--data-dir", default=os.environ.get("DEBENCH_DATA_DIR"), help="real data (default: $DEBENCH_DATA_DIR; else the Hub)")
-    ap.add_argument("--changed-files", type=Path, default=None, help="a pull request's changed paths, one per line: refuse it unless they lie in one submission folder")
+    ap.add_argument("--pr-base", type=Path, default=None, metavar="BASE_DIR",
+                    help="the base branch's leaderboard/submissions: refuse unless --submissions adds exactly one new folder to it")
+    ap.add_argument("--spot-check-commit", default=None, metavar="SHA",
+                    help="spot-check the trusted entries that have no record yet, with the seed of this commit (made after the merge), and write their records")
     ap.add_argument("--skip-invalid", action="store_true", help="leave refused submissions out instead of failing")
     ap.add_argument("--push", metavar="REPO_ID", default=None, help="upload to this Hugging Face Hub data set")
     ap.add_argument("--revision", default=None, help="branch of the Hub data set (default: main)")
@@ -84,38 +98,47 @@ def main(argv: list[str]) -> int:
     print(f"judged by {_own_debench()}")
 
     from debench.errors import UserError
-    from debench.leaderboard.build import build_leaderboard
-    from debench.leaderboard.collect import validate_all
-    from debench.leaderboard.publish import write_leaderboard
-    from debench.leaderboard.pull_request import submission_folder
-    from debench.leaderboard.reported import load_reported
+    from debench.leaderboard.publish import build, write_leaderboard
+    from debench.leaderboard.pull_request import compare_trees
+    from debench.leaderboard.verify import SpotCheckRun
 
+    if args.spot_check_commit is not None and not re.fullmatch(r"[0-9a-f]{40}", args.spot_check_commit):
+        print("refresh: error: --spot-check-commit takes a full 40-hex-digit commit sha", file=sys.stderr)
+        return 2
+    if args.pr_base is not None and args.spot_check_commit is not None:
+        print("refresh: error: a pull request is never spot-checked: --pr-base and --spot-check-commit exclude each other", file=sys.stderr)
+        return 2
     try:
-        if args.changed_files is not None:
-            folder = submission_folder(args.changed_files.read_text(encoding="utf-8").splitlines())
-            print(f"pull request: changes only leaderboard/submissions/{folder}/")
-        if not args.submissions.is_dir():
-            raise UserError("submissions directory not found", path=str(args.submissions))
-        reported = load_reported(args.reported)
-        ok, errors = validate_all(sorted(args.submissions.rglob("results_*.json")), data_dir=args.data_dir)
+        if args.pr_base is not None:
+            folder = compare_trees(args.submissions, args.pr_base)
+            print(f"pull request: adds only leaderboard/submissions/{folder}/ (nothing else differs from the base)")
+        run = SpotCheckRun(commit=args.spot_check_commit) if args.spot_check_commit else None
+        built = build(args.submissions, None, data_dir=args.data_dir, skip_invalid=True, reported_path=args.reported, trusted_path=args.trusted, spot_check=run)
     except (UserError, OSError) as exc:
         print(f"refresh: error: {exc}", file=sys.stderr)
         return 2
-    for sub in ok:
-        print(f"ok: {sub.results_path.relative_to(args.submissions)}: {sub.results.task.name} | {sub.results.model.name}")
-    for err in errors:
-        print(f"refused: {err}", file=sys.stderr)
-    if errors and not args.skip_invalid:
-        print(f"refresh: {len(errors)} submission(s) refused; nothing rebuilt", file=sys.stderr)
+    if built.errors and not args.skip_invalid:
+        for err in built.errors:
+            print(f"refused: {err}", file=sys.stderr)
+        print(f"refresh: {len(built.errors)} submission(s) refused; nothing rebuilt", file=sys.stderr)
         return 2
-    board = build_leaderboard(ok, args.submissions, reported=reported)
-    json_path, html_path = write_leaderboard(board, args.out)
-    print(f"leaderboard: {sum(len(t.entries) for t in board.tasks)} entries on {len(board.tasks)} task(s) -> {json_path}, {html_path}")
+    board = built.board
+    write_leaderboard(board, args.out)
+    for t in board.tasks:
+        for e in t.entries:
+            print(f"{e.standing}: {e.results_file}: {t.name} | {e.model}" + (f" | {e.standing_reason}" if e.standing == "self_reported" else ""))
+    for r in built.removed:
+        print(f"removed: {r.sub.results_path.relative_to(args.submissions)}: {r.reason}")
+    for err in built.errors:
+        print(f"refused: {err}", file=sys.stderr)
+    n = sum(len(t.entries) for t in board.tasks)
+    n_verified = sum(len(t.verified) for t in board.tasks)
+    print(f"leaderboard: {n} entries ({n_verified} verified) on {len(board.tasks)} task(s) -> {args.out / 'leaderboard.json'}, {args.out / 'index.html'}")
     if args.push:
         if not args.token:
             print("refresh: error: --push needs a Hub token (HF_TOKEN or --token)", file=sys.stderr)
             return 2
-        url = push(args.out, args.submissions, args.push, token=args.token, revision=args.revision, message=f"Refresh leaderboard ({board.generated_at})")
+        url = push(args.out, built, args.submissions, args.push, token=args.token, revision=args.revision, message=f"Refresh leaderboard ({board.generated_at})")
         print(f"pushed: {url}")
     return 0
 

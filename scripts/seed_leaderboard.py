@@ -101,8 +101,9 @@ def main(argv: list[str]) -> int:
         return 0
     from debench.leaderboard.publish import build
 
-    board, _ = build(args.submissions, args.out, data_dir=args.data_dir, reported_path=REPO / "leaderboard" / "reported.json")
-    print(f"leaderboard: {sum(len(t.entries) for t in board.tasks)} entries on {len(board.tasks)} task(s) -> {args.out}")
+    built = build(args.submissions, args.out, data_dir=args.data_dir, reported_path=REPO / "leaderboard" / "reported.json",
+                  trusted_path=REPO / "leaderboard" / "trusted_endpoints.yaml")
+    print(f"leaderboard: {sum(len(t.entries) for t in built.board.tasks)} entries on {len(built.board.tasks)} task(s) -> {args.out}")
     return 0
 
 

@@ -15,6 +15,8 @@ from debench.group_summary import GROUP_SUMMARY_SCHEMA_PATH, group_summary_json_
 from debench.leaderboard.board import SCHEMA_PATH as LEADERBOARD_SCHEMA_PATH
 from debench.leaderboard.board import leaderboard_json_schema
 from debench.leaderboard.reported import REPORTED_SCHEMA_PATH, reported_json_schema
+from debench.leaderboard.spot_record import SPOT_RECORD_SCHEMA_PATH, spot_record_json_schema
+from debench.leaderboard.trusted import TRUSTED_SCHEMA_PATH, trusted_json_schema
 from debench.probes.report import PROBE_SCHEMA_PATH, probe_report_json_schema
 from debench.repeats import SCHEMA_PATH as REPEATS_SCHEMA_PATH
 from debench.repeats import repeats_json_schema
@@ -27,6 +29,8 @@ TARGETS = {
     SCHEMA_PATH.parent / "task.schema.json": task_json_schema,
     LEADERBOARD_SCHEMA_PATH: leaderboard_json_schema,
     REPORTED_SCHEMA_PATH: reported_json_schema,
+    TRUSTED_SCHEMA_PATH: trusted_json_schema,
+    SPOT_RECORD_SCHEMA_PATH: spot_record_json_schema,
     PROBE_SCHEMA_PATH: probe_report_json_schema,
     REPEATS_SCHEMA_PATH: repeats_json_schema,
     SPEECH_RATING_SCHEMA_PATH: speech_rating_json_schema,

@@ -123,3 +123,85 @@ def accepted(*paths: Path) -> str:
     proc = run_cli("validate", *map(str, paths), env=data_env())
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
+
+
+# ------------------------------------------------------------------ the leaderboard's own job, in-process
+
+REPO = Path(__file__).resolve().parent.parent
+SEEDS = REPO / "leaderboard" / "submissions"
+TRUSTED = REPO / "leaderboard" / "trusted_endpoints.yaml"
+COMMIT = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c"
+"""A commit sha standing for the merge commit the refresh job's spot check is seeded from."""
+
+
+def cli(*args: str, env: dict[str, str] | None = None) -> Any:
+    """``debench`` in this process (``click.testing.CliRunner``): exit code, stdout, stderr."""
+    from click.testing import CliRunner
+
+    from debench.cli import main
+
+    return CliRunner().invoke(main, list(args), env={"DEBENCH_DATA_DIR": str(DATA_DIR), **(env or {})}, catch_exceptions=False)
+
+
+def stub_eval(out: Path, base_url: str, task: str = "ibm_speech_likert", model: str = "openai/judge", *extra: str) -> Path:
+    """``debench eval`` of a model served by a stub server on 127.0.0.1 (in this process); returns the results file."""
+    real_data_dir("")
+    got = cli("eval", "--task", task, "--model", model, "--api-base", base_url, "--output-dir", str(out),
+              "--data-source", "local", "--data-dir", str(DATA_DIR), "--no-progress", "--no-cache", *extra)
+    assert got.exit_code == 0, got.stderr
+    (results,) = sorted(out.rglob(f"results_{Path(task).stem}_*.json"))
+    return results
+
+
+def seeded(task: str, *models: str) -> list[Path]:
+    """The committed seed folders of these baselines (their results file on ``task``)."""
+    out = []
+    for m in models:
+        folder = SEEDS / m.replace("/", "__")
+        out += [p for p in folder.glob(f"results_{task}_*.json") if p.name.count("_") == task.count("_") + 2]
+    return out
+
+
+def submissions_tree(root: Path, task: str, baselines: tuple[str, ...] = ("baseline/random", "baseline/length", "baseline/majority")) -> Path:
+    """``root/leaderboard/submissions`` holding copies of the committed seed runs of ``baselines`` on ``task``."""
+    subs = root / "leaderboard" / "submissions"
+    for results in seeded(task, *baselines):
+        copy_submission(results, subs / results.parent.name)
+    return subs
+
+
+def add_submission(subs: Path, results: Path, folder: str) -> tuple[Path, Path]:
+    return copy_submission(results, subs / folder)
+
+
+def board_build(subs: Path, out: Path, *extra: str, env: dict[str, str] | None = None) -> Any:
+    """``debench leaderboard build`` of a submissions tree with the committed allowlist."""
+    return cli("leaderboard", "build", "--results", str(subs), "--out", str(out), "--trusted", str(TRUSTED), *extra, env=env)
+
+
+def board_json(out: Path) -> dict[str, Any]:
+    return json.loads((out / "leaderboard.json").read_text())
+
+
+def entries_of(board: dict[str, Any], task: str) -> dict[str, list[dict[str, Any]]]:
+    t = next(t for t in board["tasks"] if t["name"] == task)
+    return {k: t[k] for k in ("verified", "self_reported", "baselines")}
+
+
+def refresh_main(*argv: str) -> tuple[int, str, str]:
+    """``scripts/refresh_leaderboard.py`` run in this process: (exit code, stdout, stderr)."""
+    import contextlib
+    import importlib.util
+    import io
+
+    spec = importlib.util.spec_from_file_location("refresh_leaderboard_under_test", REPO / "scripts" / "refresh_leaderboard.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = module.main(list(argv))
+        except SystemExit as exc:  # argparse's usage errors
+            code = int(exc.code or 0)
+    return code, out.getvalue(), err.getvalue()

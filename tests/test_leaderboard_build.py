@@ -12,6 +12,7 @@ import pytest
 
 from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
+from debench.errors import UserError
 from debench.registry import load_task
 
 REPO = Path(__file__).resolve().parent.parent
@@ -41,7 +42,7 @@ def built(submissions: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("board")
     proc = run_cli("leaderboard", "build", "--results", str(submissions), "--out", str(out), env=_env(), cwd=REPO)
     assert proc.returncode == 0, proc.stderr
-    assert "2 entries on 1 task(s) from 2 submission(s)" in proc.stdout
+    assert "2 entries (0 verified) on 1 task(s) from 2 submission(s)" in proc.stdout
     n_reported = len(json.loads((REPO / "leaderboard" / "reported.json").read_text())["rows"])
     assert f"{n_reported} reported row(s)" in proc.stdout  # the committed file is the default
     return out
@@ -75,20 +76,18 @@ def test_task_board_contents(built: Path, submissions: Path) -> None:
     assert ref["kappa_loo"]["source_metric"] == "kappa_human"
     random_results = json.loads(next((submissions / "baseline__random").glob("results_*.json")).read_text())
     assert ref["kappa_loo"]["value"] == random_results["metrics"]["kappa_human"]  # the full run's figure
-    random, majority = t["entries"]
-    assert random["model"] == "baseline/random" and random["rank"] == 1 and random["tier"] == 1 and not random["partial"]
+    assert t["verified"] == [] and t["self_reported"] == []
+    random, majority = t["baselines"]  # listed by value, a constant judge's undefined tau last
+    assert random["model"] == "baseline/random" and random["rank"] is None and random["tier"] is None and not random["partial"]
+    assert random["standing"] == "baseline" and random["baseline_level"] == "chance" and "reference line" in random["unranked_reason"]
     assert random["metrics"] == random_results["metrics"] and random["is_baseline"]
     assert random["identity"] == {"name": "baseline/random", "seed": 0} and random["provenance"]["basis"] == "recomputed"
-    assert random["provenance"]["spot_check"] is None and random["incomplete_share"] == 0.0
-    # a subset run (and a constant judge, which has no tau-c): shown, not ranked, listed last
-    assert majority["model"] == "baseline/majority" and majority["rank"] is None and majority["tier"] is None
-    assert majority["partial"] and majority["n_docs"] == 120 and majority["unranked_reason"] == "covers only the first 120 documents"
+    assert random["provenance"]["spot_check"] is None and random["incomplete_share"] == 0.0 and random["left_out_share"] == 0.0
+    assert majority["model"] == "baseline/majority" and majority["rank"] is None and majority["partial"] and majority["n_docs"] == 120
     assert random["samples_file"].startswith("baseline__random/samples_")
-    assert data["overall_tasks"] == [TASK]
-    ov = {r["model"]: r for r in data["overview"]}
-    assert ov["baseline/random"]["cells"][TASK]["value"] == random["metrics"]["kendall_tau_c"]["value"]
-    assert ov["baseline/random"]["mean_rank"] == 1.0 and ov["baseline/random"]["overall_rank"] == 1
-    assert ov["baseline/majority"]["mean_rank"] is None and ov["baseline/majority"]["missing_tasks"] == [TASK]
+    # baselines are reference lines: nothing is ranked, and the overview says what it waits for
+    assert data["overall_tasks"] == [] and data["overview"] == [] and data["overview_self_reported"] == []
+    assert "at least 2 verified judges" in data["overall_waiting"] and "none yet" in data["overall_waiting"]
     assert data["reported"]["rows"] and all(r["label"] == "reported in paper, not verified" for r in data["reported"]["rows"])
 
 
@@ -124,7 +123,7 @@ def test_build_rejects_a_tampered_submission(submissions: Path, tmp_path: Path) 
     proc = run_cli("leaderboard", "build", "--results", str(subs), "--out", str(out), "--skip-invalid", env=_env())
     assert proc.returncode == 0 and "refused:" in proc.stderr
     board = json.loads((out / "leaderboard.json").read_text())
-    assert [e["model"] for e in board["tasks"][0]["entries"]] == ["baseline/random"]
+    assert [e["model"] for e in board["tasks"][0]["baselines"]] == ["baseline/random"]
 
 
 def test_empty_submissions_folder(tmp_path: Path) -> None:
@@ -140,6 +139,7 @@ def test_missing_submissions_folder(tmp_path: Path) -> None:
     assert proc.returncode == 2 and "submissions directory not found" in proc.stderr
 
 
+@pytest.mark.slow
 def test_committed_leaderboard_is_current(tmp_path: Path) -> None:
     """The committed leaderboard is what the refresh job builds from the committed submissions
     (so every seeded submission still validates against the installed tasks and the real data)."""
@@ -153,3 +153,32 @@ def test_committed_leaderboard_is_current(tmp_path: Path) -> None:
     assert proc.returncode == 0, f"{hint}\n{proc.stdout}\n{proc.stderr}"
     for name in ("leaderboard.json", "index.html"):
         assert (tmp_path / name).read_text() == (REPO / "leaderboard" / name).read_text(), f"{name}: {hint}"
+
+
+@pytest.mark.slow
+def test_the_hub_receives_only_validated_files_and_no_link_is_followed(submissions: Path, tmp_path: Path) -> None:
+    """A submission folder holding a link to the job's environment and a file no results file names:
+    the build leaves them out (--skip-invalid), and the staged upload holds the page, the JSON, its
+    schema and the validated results and samples files — nothing else, no byte of the environment."""
+    from debench.leaderboard.publish import build, stage_for_hub
+
+    subs = tmp_path / "subs"
+    shutil.copytree(submissions, subs)
+    folder = subs / "baseline__random"
+    (folder / "samples_zz.jsonl").symlink_to("/proc/self/environ")
+    (folder / "notes.txt").write_text("unreferenced\n")
+    (subs / "loose.json").write_text("{}")
+    with pytest.raises(UserError, match="holds one folder per submission"):
+        build(subs, tmp_path / "refused", data_dir=DATA_DIR, reported_path=None, trusted_path=None)
+    built = build(subs, tmp_path / "board", data_dir=DATA_DIR, skip_invalid=True, reported_path=None, trusted_path=None)
+    assert {e.path.rsplit("/", 1)[-1] for e in built.errors} == {"samples_zz.jsonl", "notes.txt", "loose.json"}
+    stage = tmp_path / "stage"
+    staged = stage_for_hub(tmp_path / "board", built, subs, stage)
+    names = sorted(p.relative_to(stage).as_posix() for p in stage.rglob("*") if not p.is_dir())
+    assert names == sorted(p.relative_to(stage).as_posix() for p in staged)
+    kept = sorted(n.split("/", 1)[1] for n in names if n.startswith("submissions/"))
+    assert all(n.split("/")[1].startswith(("results_", "samples_")) and n.endswith((".json", ".jsonl")) for n in kept), kept
+    assert len(kept) == 4 and {"leaderboard.json", "index.html", "leaderboard.schema.json"} <= set(names)
+    assert not any(p.is_symlink() for p in stage.rglob("*"))
+    environ = Path("/proc/self/environ").read_bytes().split(b"\0")[0]
+    assert environ and not any(environ in p.read_bytes() for p in stage.rglob("*") if p.is_file())

@@ -1,8 +1,11 @@
-"""The committed leaderboard page in a real headless browser (Debian's chromium + chromedriver,
-driven by selenium): it opens from disk with the network off, shows every task of
-leaderboard.json with its tiers, the papers' reported rows apart and unranked, each entry's
-provenance, sorts when a header is clicked, shows the JSON's numbers, and escapes whatever a
-submission or the reported file holds."""
+"""The leaderboard page in a real headless browser (Debian's chromium + chromedriver, driven by
+selenium): the committed page opens from disk with the network off, says at the top that a rank
+means the leaderboard reproduced it, ranks only verified entries, draws baselines as reference
+lines and self-reported entries in their own table, shows the papers' reported rows apart and
+unranked, the JSON's numbers, each entry's provenance, and the overview's wait for a second verified
+judge; a page with many verified judges (committed seed runs given that standing) shows tiers,
+an overall ranking and sorts when a header is clicked; whatever a submission or the reported file
+holds is escaped."""
 
 from __future__ import annotations
 
@@ -22,10 +25,13 @@ REPO = Path(__file__).resolve().parent.parent
 PAGE = REPO / "leaderboard" / "index.html"
 JSON = REPO / "leaderboard" / "leaderboard.json"
 
-pytestmark = pytest.mark.skipif(
-    None in chromium_paths(),
-    reason="Debian's chromium and chromium-driver are not installed (.ci/run installs them: apt-get install chromium chromium-driver)",
-)
+pytestmark = [
+    pytest.mark.skipif(
+        None in chromium_paths(),
+        reason="Debian's chromium and chromium-driver are not installed (.ci/run installs them: apt-get install chromium chromium-driver)",
+    ),
+    pytest.mark.slow,
+]
 
 EXTRACT = """
 function cell(td){
@@ -34,20 +40,25 @@ function cell(td){
   return {value: td.getAttribute('data-value'), lo: td.getAttribute('data-ci-lo'), hi: td.getAttribute('data-ci-hi'),
           n: td.getAttribute('data-n'), text: v ? v.innerText : td.innerText, ci: ci ? ci.innerText : ''};
 }
-var out = {tasks: {}, overview: [], nav: []};
+function rowOf(tr){
+  var cells = {};
+  tr.querySelectorAll('td[data-metric]').forEach(function(td){ cells[td.getAttribute('data-metric')] = cell(td); });
+  var why = tr.querySelector('td.model .why'), prov = tr.querySelector('td.provenance summary'), tier = tr.querySelector('td.tier'),
+      rank = tr.querySelector('td.rank'), badge = tr.querySelector('td.model .badge.base'), n = tr.querySelector('td.n'),
+      left = tr.querySelector('td.left-out'), name = tr.querySelector('td.model .name');
+  return {entry: tr.getAttribute('data-entry'), standing: tr.getAttribute('data-standing'), cls: tr.className,
+          tier: tier ? tier.innerText.trim() : null, rank: rank ? rank.innerText.trim() : null,
+          dataTier: tr.getAttribute('data-tier'), tierStart: tr.classList.contains('tier-start'),
+          model: name ? name.innerText : null, n: n ? n.innerText.trim() : null, leftOut: left ? left.getAttribute('data-value') : null,
+          level: badge ? badge.innerText : null, why: why ? why.innerText : null, provenance: prov ? prov.innerText : null, cells: cells,
+          text: tr.innerText};
+}
+function rows(sel, root){ return Array.prototype.map.call((root || document).querySelectorAll(sel), rowOf); }
+var out = {tasks: {}, overview: [], selfOverview: [], nav: [], lede: document.querySelector('.lede').innerText,
+           waiting: (document.getElementById('overall-waiting') || {}).innerText || null};
 document.querySelectorAll('nav a').forEach(function(a){ out.nav.push(a.getAttribute('href')); });
 document.querySelectorAll('section.task').forEach(function(sec){
-  var rows = [], reported = [];
-  sec.querySelectorAll('table.lb tbody tr').forEach(function(tr){
-    var cells = {};
-    tr.querySelectorAll('td[data-metric]').forEach(function(td){ cells[td.getAttribute('data-metric')] = cell(td); });
-    var why = tr.querySelector('td.model .why'), prov = tr.querySelector('td.provenance summary');
-    rows.push({entry: tr.getAttribute('data-entry'), tier: tr.cells[0].innerText.trim(), rank: tr.cells[1].innerText.trim(),
-               dataTier: tr.getAttribute('data-tier'), tierStart: tr.classList.contains('tier-start'),
-               model: tr.querySelector('td.model .name').innerText, n: tr.querySelector('td.n').innerText.trim(),
-               leftOut: tr.querySelector('td.left-out').getAttribute('data-value'),
-               why: why ? why.innerText : null, provenance: prov ? prov.innerText : null, cells: cells});
-  });
+  var reported = [];
   var block = sec.querySelector('.reported-block');
   if (block) {
     block.querySelectorAll('table.reported tbody tr').forEach(function(tr){
@@ -60,23 +71,31 @@ document.querySelectorAll('section.task').forEach(function(sec){
                      text: tr.innerText, cells: cells, inVerifiedTable: !!tr.closest('table.lb'), hasRank: !!tr.querySelector('td.rank, td.tier')});
     });
   }
-  var lb = sec.querySelector('table.lb');
+  var lb = sec.querySelector('table.lb.ranked');
   var box = sec.getBoundingClientRect();
   out.tasks[sec.getAttribute('data-task')] = {title: sec.querySelector('h2').firstChild.textContent,
-    visible: box.height > 0 && getComputedStyle(sec).display !== 'none', rows: rows, reported: reported,
-    reportedHeading: block ? block.querySelector('h3').innerText : null,
+    visible: box.height > 0 && getComputedStyle(sec).display !== 'none',
+    ranked: lb ? rows('tbody:not(.references) tr', lb) : [], references: lb ? rows('tbody.references tr', lb) : [],
+    selfReported: rows('table.lb.self-reported tbody tr', sec),
+    selfHeading: (sec.querySelector('.self-reported-block h3') || {}).innerText || null,
+    plots: sec.querySelectorAll('.plots svg').length, baselineLines: sec.querySelectorAll('.plots svg line.baseline-line').length,
+    reported: reported, reportedHeading: block ? block.querySelector('h3').innerText : null,
     reportedAfterVerified: !!(block && lb && (lb.compareDocumentPosition(block) & Node.DOCUMENT_POSITION_FOLLOWING))};
 });
-document.querySelectorAll('table.overview tbody tr').forEach(function(tr){
-  var cells = {};
-  tr.querySelectorAll('td[data-task]').forEach(function(td){
-    var c = cell(td); c.entry = td.getAttribute('data-entry'); c.tier = td.getAttribute('data-tier');
-    var rk = td.querySelector('.rk'); c.rk = rk ? rk.innerText : null; cells[td.getAttribute('data-task')] = c;
+function overviewRows(sel){
+  return Array.prototype.map.call(document.querySelectorAll(sel), function(tr){
+    var cells = {};
+    tr.querySelectorAll('td[data-task]').forEach(function(td){
+      var c = cell(td); c.entry = td.getAttribute('data-entry'); c.tier = td.getAttribute('data-tier');
+      var rk = td.querySelector('.rk'); c.rk = rk ? rk.innerText : null; cells[td.getAttribute('data-task')] = c;
+    });
+    var miss = tr.querySelector('.miss'), rank = tr.querySelector('td.rank');
+    return {judge: tr.getAttribute('data-judge'), model: tr.getAttribute('data-model'), method: tr.getAttribute('data-method'),
+            position: rank ? rank.innerText.trim() : null, miss: miss ? miss.innerText : null, cells: cells};
   });
-  var miss = tr.querySelector('.miss');
-  out.overview.push({judge: tr.getAttribute('data-judge'), model: tr.getAttribute('data-model'), method: tr.getAttribute('data-method'),
-                     position: tr.cells[0].innerText.trim(), miss: miss ? miss.innerText : null, cells: cells});
-});
+}
+out.overview = overviewRows('table.overview[data-table="overview"] tbody tr');
+out.selfOverview = overviewRows('table.overview[data-table="overview-self-reported"] tbody tr');
 return out;
 """
 
@@ -92,6 +111,37 @@ return Array.prototype.map.call(table.tBodies[0].rows, function(tr){
 def board() -> dict[str, Any]:
     assert JSON.is_file() and PAGE.is_file(), "leaderboard/ is not built: python scripts/seed_leaderboard.py"
     return json.loads(JSON.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """(page, its JSON): committed seed runs given standings — on bp_top_team and debateart_winner,
+    random and majority verified, last (bp) and first (winner) verified, longest self-reported,
+    the other side's baseline a baseline."""
+    from conftest import DATA_DIR
+
+    if not DATA_DIR.exists():
+        pytest.skip(f"real data not found at {DATA_DIR}")
+    from debench.leaderboard.build import build_leaderboard
+    from debench.leaderboard.collect import validate_all
+    from debench.leaderboard.publish import write_leaderboard
+
+    subs = REPO / "leaderboard" / "submissions"
+    standing = {
+        ("bp_top_team", "baseline/random"): "verified", ("bp_top_team", "baseline/majority"): "verified", ("bp_top_team", "baseline/last"): "verified",
+        ("bp_top_team", "baseline/longest"): "self_reported", ("bp_top_team", "baseline/first"): "baseline",
+        ("debateart_winner", "baseline/random"): "verified", ("debateart_winner", "baseline/majority"): "verified",
+        ("debateart_winner", "baseline/first"): "verified", ("debateart_winner", "baseline/longest"): "self_reported",
+        ("debateart_winner", "baseline/last"): "baseline",
+    }
+    files = [p for (task, model) in standing for p in (subs / model.replace("/", "__")).glob(f"results_{task}_*.json") if p.name.count("_") == task.count("_") + 2]
+    ok, errors = validate_all(files, data_dir=DATA_DIR)
+    assert not errors, errors
+    kept = [(s, standing[(s.task.name, s.results.model.name)], "given for this page") for s in ok]
+    out = tmp_path_factory.mktemp("mixed")
+    board = build_leaderboard(kept, subs)
+    write_leaderboard(board, out)
+    return out / "index.html", json.loads((out / "leaderboard.json").read_text())
 
 
 @pytest.fixture(scope="module")
@@ -144,42 +194,74 @@ def test_page_loads_offline_with_no_external_resource(driver: Any) -> None:
     assert not severe, severe  # no script error, no blocked load
 
 
-def test_page_shows_every_task_with_the_json_numbers(driver: Any, board: dict[str, Any], tmp_path: Path) -> None:
-    shown = driver.execute_script(EXTRACT)
+def _check_rows(shown: list[dict[str, Any]], entries: list[dict[str, Any]], t: dict[str, Any]) -> None:
+    assert [r["entry"] for r in shown] == [e["id"] for e in entries]
+    for r, e in zip(shown, entries, strict=True):
+        assert r["model"] == e["model"] and r["standing"] == e["standing"]
+        assert r["n"] == str(e["metrics"][t["primary_metric"]]["n"])
+        assert float(r["leftOut"]) == pytest.approx(e["left_out_share"])
+        assert set(r["cells"]) == {c["name"] for c in t["metrics"]}
+        for name, cell in r["cells"].items():
+            _check_cell(cell, e["metrics"][name], f"{t['name']} {e['id']} {name}")
+
+
+def _check_page(shown: dict[str, Any], board: dict[str, Any]) -> None:
+    """Every task's three groups and the overview, as the JSON has them."""
     names = [t["name"] for t in board["tasks"]]
-    assert names, "the committed leaderboard is empty"
     section_names = sorted(set(names) | {r["task"] for r in board["reported"]["rows"]})
     assert sorted(shown["tasks"]) == section_names
-    assert shown["nav"] == ["#overview"] + [f"#task-{n}" for n in section_names] + ["#papers"]
+    assert shown["nav"] == ["#overview"] + [f"#task-{n}" for n in section_names] + (["#papers"] if board["reported"]["papers"] else [])
     for t in board["tasks"]:
         page = shown["tasks"][t["name"]]
         assert page["visible"] and page["title"] == t["name"]
-        rows = page["rows"]
-        entry_rows = [r for r in rows if r["entry"] != "human-reference"]
-        assert [r["entry"] for r in entry_rows] == [e["id"] for e in t["entries"]]
-        for r, e in zip(entry_rows, t["entries"], strict=True):
-            assert r["model"] == e["model"]
-            assert r["rank"] == (str(e["rank"]) if e["rank"] is not None else "—")
-            assert r["n"] == str(e["metrics"][t["primary_metric"]]["n"])
-            assert float(r["leftOut"]) == pytest.approx(1 - e["metrics"][t["primary_metric"]]["n"] / e["n_docs"])
-            assert set(r["cells"]) == {c["name"] for c in t["metrics"]}
-            for name, cell in r["cells"].items():
-                _check_cell(cell, e["metrics"][name], f"{t['name']} {e['id']} {name}")
-        refs = [r for r in rows if r["entry"] == "human-reference"]
+        if t["verified"]:
+            _check_rows(page["ranked"], t["verified"], t)
+            for r, e in zip(page["ranked"], t["verified"], strict=True):
+                assert r["rank"] == (str(e["rank"]) if e["rank"] is not None else "—")
+        else:
+            assert [r["entry"] for r in page["ranked"]] == ["none"] and "nothing is ranked" in page["ranked"][0]["text"]
+        baselines = [r for r in page["references"] if r["entry"] != "human-reference"]
+        _check_rows(baselines, t["baselines"], t)
+        for r, e in zip(baselines, t["baselines"], strict=True):  # reference lines: never a rank or a tier
+            assert r["rank"] == "—" and r["tier"] == "—" and "reference-line" in r["cls"]
+            assert r["level"] == f"{e['baseline_level']} level" and r["provenance"] == "baseline re-run"
+        refs = [r for r in page["references"] if r["entry"] == "human-reference"]
         assert len(refs) == (1 if t["human_reference"] else 0)
         for ref in t["human_reference"]:
             _check_cell(refs[0]["cells"][ref["metric"]], ref["value"], f"{t['name']} human reference {ref['metric']}")
-    # the overview: one row per judge, each task's primary metric
-    assert [(r["judge"], r["model"], r["method"]) for r in shown["overview"]] == [(r["judge"], r["model"], r["method"]) for r in board["overview"]]
-    for shown_row, row in zip(shown["overview"], board["overview"], strict=True):
-        assert set(shown_row["cells"]) == set(names)
-        for task, cell in shown_row["cells"].items():
-            ref = row["cells"].get(task)
-            if ref is None:
-                assert cell["value"] == ""
-                continue
-            assert cell["entry"] == ref["entry"]
-            _check_cell(cell, {"value": ref["value"], "ci95": ref["ci95"], "n": None}, f"overview {row['model']} {task}")
+        _check_rows(page["selfReported"], t["self_reported"], t)
+        for r, e in zip(page["selfReported"], t["self_reported"], strict=True):  # apart, never ranked
+            assert r["rank"] is None and r["tier"] is None and r["provenance"] == "self-reported" and e["standing_reason"] in r["why"]
+        assert (page["selfHeading"] is not None) == bool(t["self_reported"])
+        assert page["baselineLines"] >= len([e for e in t["baselines"] if e["metrics"][t["primary_metric"]]["value"] is not None])
+    for shown_rows, rows in ((shown["overview"], board["overview"]), (shown["selfOverview"], board["overview_self_reported"])):
+        assert [(r["judge"], r["model"], r["method"]) for r in shown_rows] == [(r["judge"], r["model"], r["method"]) for r in rows]
+        columns = {task for row in rows for task in row["cells"]}  # the tasks where one of the table's judges has an entry
+        for shown_row, row in zip(shown_rows, rows, strict=True):
+            assert set(shown_row["cells"]) == columns
+            for task, cell in shown_row["cells"].items():
+                ref = row["cells"].get(task)
+                if ref is None:
+                    assert cell["value"] == ""
+                    continue
+                assert cell["entry"] == ref["entry"]
+                _check_cell(cell, {"value": ref["value"], "ci95": ref["ci95"], "n": None}, f"overview {row['model']} {task}")
+    assert all(r["position"] is None for r in shown["selfOverview"])  # no rank column at all
+    assert (shown["waiting"] or None) == board["overall_waiting"]
+
+
+def test_the_committed_page_ranks_only_what_the_leaderboard_reproduced(driver: Any, board: dict[str, Any], tmp_path: Path) -> None:
+    driver.get(PAGE.as_uri())
+    shown = driver.execute_script(EXTRACT)
+    assert shown["lede"].startswith("A rank means the leaderboard reproduced it.") and "self-reported" in shown["lede"]
+    _check_page(shown, board)
+    verified = [e for t in board["tasks"] for e in t["verified"]]
+    assert [e["model"] for e in verified] == ["local/smollm2"] and verified[0]["rank"] == 1
+    assert verified[0]["provenance"]["spot_check"]["endpoint"] == "smollm2"
+    assert all(e["rank"] is None for t in board["tasks"] for e in t["baselines"])
+    # one verified judge: the overview waits for a second and says so
+    assert board["overall_waiting"] and "at least 2 verified judges" in shown["waiting"] and "local/smollm2 on ibm_speech_likert" in shown["waiting"]
+    assert [r["model"] for r in shown["overview"]] == ["local/smollm2"] and shown["overview"][0]["position"] == "—"
     # a look for humans (not committed): DEBENCH_SCREENSHOT_DIR keeps it
     png = tmp_path / "leaderboard.png"
     assert driver.save_screenshot(str(png)) and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -187,13 +269,27 @@ def test_page_shows_every_task_with_the_json_numbers(driver: Any, board: dict[st
         shutil.copy(png, Path(os.environ["DEBENCH_SCREENSHOT_DIR"]) / png.name)
 
 
-def test_page_shows_tiers_and_why_entries_are_unranked(driver: Any, board: dict[str, Any]) -> None:
+def test_a_page_with_verified_self_reported_and_baseline_entries(driver: Any, mixed: tuple[Path, dict[str, Any]]) -> None:
+    page, board = mixed
+    driver.get(page.as_uri())
+    shown = driver.execute_script(EXTRACT)
+    _check_page(shown, board)
+    assert board["overall_waiting"] is None and board["overall_tasks"] == ["bp_top_team", "debateart_winner"]
+    for t in ("bp_top_team", "debateart_winner"):
+        assert [r["model"] for r in shown["tasks"][t]["selfReported"]] == ["baseline/longest"]
+        assert "baseline/longest" not in {r["model"] for r in shown["tasks"][t]["ranked"]}
+    assert {r["model"] for r in shown["selfOverview"]} == {"baseline/longest"}
+    assert "baseline/longest" not in {r["model"] for r in shown["overview"]}
+
+
+def test_page_shows_tiers_and_why_entries_are_unranked(driver: Any, mixed: tuple[Path, dict[str, Any]]) -> None:
+    page, board = mixed
+    driver.get(page.as_uri())
     shown = driver.execute_script(EXTRACT)
     n_tiers = 0
     for t in board["tasks"]:
-        rows = [r for r in shown["tasks"][t["name"]]["rows"] if r["entry"] != "human-reference"]
         previous = "none"
-        for r, e in zip(rows, t["entries"], strict=True):
+        for r, e in zip(shown["tasks"][t["name"]]["ranked"], t["verified"], strict=True):
             assert r["tier"] == (f"T{e['tier']}" if e["tier"] is not None else "—"), (t["name"], e["id"])
             assert r["dataTier"] == ("" if e["tier"] is None else str(e["tier"]))
             assert r["tierStart"] == (e["tier"] != previous), (t["name"], e["id"])  # a rule above each new tier
@@ -202,9 +298,11 @@ def test_page_shows_tiers_and_why_entries_are_unranked(driver: Any, board: dict[
                 assert r["why"] == f"not ranked: {e['unranked_reason']}"
             else:
                 assert r["why"] is None
-            assert r["provenance"] == ("baseline re-run" if e["provenance"]["basis"] == "recomputed" else "responses traced" + ("spot-checked" if e["provenance"]["spot_check"] else "not spot-checked"))
-        n_tiers = max(n_tiers, max((e["tier"] or 0) for e in t["entries"]))
-    assert n_tiers >= 2, "the committed board should show more than one tier somewhere"
+            assert r["provenance"] == "reproduced"
+        n_tiers = max([n_tiers, *((e["tier"] or 0) for e in t["verified"])])
+    assert n_tiers >= 2, "the page should show more than one tier somewhere"
+    ranked_overall = [r for r in board["overview"] if r["overall_rank"] is not None]
+    assert len(ranked_overall) >= 2
     for shown_row, row in zip(shown["overview"], board["overview"], strict=True):
         assert shown_row["position"] == (str(row["overall_rank"]) if row["overall_rank"] is not None else "—")
         assert (shown_row["miss"] is None) == (row["overall_rank"] is not None)
@@ -219,6 +317,7 @@ def test_page_shows_tiers_and_why_entries_are_unranked(driver: Any, board: dict[
 
 
 def test_reported_rows_apart_and_marked(driver: Any, board: dict[str, Any]) -> None:
+    driver.get(PAGE.as_uri())
     shown = driver.execute_script(EXTRACT)
     rows = board["reported"]["rows"]
     assert rows, "the committed leaderboard shows the papers' numbers"
@@ -236,9 +335,9 @@ def test_reported_rows_apart_and_marked(driver: Any, board: dict[str, Any]) -> N
             assert want["table"] in got["text"]
             for name, v in want["metrics"].items():
                 assert float(got["cells"][name]) == v["value"] and f"printed {v['printed']}" in got["text"]
-        # the verified table of the task holds no reported row
-        verified_models = {r["model"] for r in page["rows"]}
-        assert not verified_models & {r["model_label"] for r in expected}
+        # the task's tables hold no reported row
+        models = {r["model"] for r in page["ranked"] + page["references"] + page["selfReported"]}
+        assert not models & {r["model_label"] for r in expected}
 
 
 def _expected(before: list[list[Any]], direction: str, numeric: bool) -> list[str]:
@@ -279,56 +378,68 @@ def _click_and_check(driver: Any, table: Any, key: str) -> list[str]:
     return orders
 
 
-def test_clicking_a_header_sorts_the_rows(driver: Any, board: dict[str, Any]) -> None:
+def test_clicking_a_header_sorts_the_rows(driver: Any, mixed: tuple[Path, dict[str, Any]]) -> None:
     from selenium.webdriver.common.by import By
 
-    driver.get(PAGE.as_uri())  # fresh order
+    page, board = mixed
+    driver.get(page.as_uri())  # fresh order
     for t in board["tasks"]:
-        table = driver.find_element(By.CSS_SELECTOR, f'section[data-task="{t["name"]}"] table.lb')
+        if len(t["verified"]) < 2:
+            continue
+        table = driver.find_element(By.CSS_SELECTOR, f'section[data-task="{t["name"]}"] table.lb.ranked')
+        refs = driver.execute_script("return Array.prototype.map.call(arguments[0].tBodies[1].rows, function(r){return r.getAttribute('data-entry')})", table)
         for c in t["metrics"]:
             first, _ = _click_and_check(driver, table, c["name"])
             # the first click puts the best values first
             assert first == ("descending" if c["higher_is_better"] else "ascending")
         for key in ("n", "left_out", "tier", "rank"):
             _click_and_check(driver, table, key)
-    overview = driver.find_element(By.CSS_SELECTOR, "table.overview")
-    for key in ["position", "mean_rank", "n_tasks", *[t["name"] for t in board["tasks"]]]:
+        # the reference lines stay below, in their order: sorting never mixes them with the ranked entries
+        assert driver.execute_script("return Array.prototype.map.call(arguments[0].tBodies[1].rows, function(r){return r.getAttribute('data-entry')})", table) == refs
+    overview = driver.find_element(By.CSS_SELECTOR, 'table.overview[data-table="overview"]')
+    for key in ["position", "mean_rank", "n_tasks", *sorted({task for row in board["overview"] for task in row["cells"]})]:
         _click_and_check(driver, overview, key)
 
 
-def test_model_column_sorts_by_name(driver: Any, board: dict[str, Any]) -> None:
+def test_model_column_sorts_by_name(driver: Any, mixed: tuple[Path, dict[str, Any]]) -> None:
     from selenium.webdriver.common.by import By
 
-    driver.get(PAGE.as_uri())
-    t = max(board["tasks"], key=lambda t: len(t["entries"]))
-    table = driver.find_element(By.CSS_SELECTOR, f'section[data-task="{t["name"]}"] table.lb')
+    page, board = mixed
+    driver.get(page.as_uri())
+    t = max(board["tasks"], key=lambda t: len(t["verified"]))
+    table = driver.find_element(By.CSS_SELECTOR, f'section[data-task="{t["name"]}"] table.lb.ranked')
     th = table.find_element(By.CSS_SELECTOR, 'thead th[data-key="model"]')
     driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", th)
     th.find_element(By.TAG_NAME, "button").click()
     assert th.get_attribute("aria-sort") == "ascending"
     names = driver.execute_script(
-        "return Array.prototype.map.call(arguments[0].querySelectorAll('tbody tr:not(.reference) td.model .name'), function(e){return e.innerText})", table
+        "return Array.prototype.map.call(arguments[0].tBodies[0].querySelectorAll('td.model .name'), function(e){return e.innerText})", table
     )
-    assert names == sorted(names, key=str.lower) and sorted(names) == sorted(e["model"] for e in t["entries"])
+    assert names == sorted(names, key=str.lower) and sorted(names) == sorted(e["model"] for e in t["verified"])
 
 
 HOSTILE = '<script class="injected">document.title="pwned"</script><b class="injected">x</b>'
 
 
-def test_everything_a_submission_or_paper_holds_is_escaped(driver: Any, board: dict[str, Any], tmp_path: Path) -> None:
+def test_everything_a_submission_or_paper_holds_is_escaped(driver: Any, mixed: tuple[Path, dict[str, Any]], board: dict[str, Any], tmp_path: Path) -> None:
     """Model names, identities, submission folders, error reasons and reported rows rendered
     through the templates' autoescape: markup shows as text and never runs."""
     from debench.leaderboard.board import Leaderboard
     from debench.leaderboard.page import render_page
 
-    lb = Leaderboard.model_validate(board)
-    entry = lb.tasks[0].entries[0]
-    entry.model = "openai/" + HOSTILE
-    entry.submission = HOSTILE
-    entry.method = 'direct"><b class="injected">x'
-    entry.unranked_reason = HOSTILE
-    entry.provenance.checks.append(HOSTILE)
+    lb = Leaderboard.model_validate(mixed[1])
+    lb.reported = Leaderboard.model_validate(board).reported
+    t = next(t for t in lb.tasks if t.self_reported)
+    for entry in (t.verified[0], t.self_reported[0], t.baselines[0]):
+        entry.model = "openai/" + HOSTILE
+        entry.submission = HOSTILE
+        entry.method = 'direct"><b class="injected">x'
+        entry.unranked_reason = HOSTILE
+        entry.standing_reason = HOSTILE
+        entry.provenance.checks.append(HOSTILE)
     lb.overview[0].model = HOSTILE
+    lb.overview_self_reported[0].model = HOSTILE
+    lb.overall_waiting = HOSTILE
     lb.tasks[0].description = HOSTILE
     row = lb.reported.rows[0]
     row.model_label, row.setting, row.note = HOSTILE, HOSTILE, "</script>" + HOSTILE
@@ -343,4 +454,5 @@ def test_everything_a_submission_or_paper_holds_is_escaped(driver: Any, board: d
     assert text.count('<b class="injected">x</b>') >= 6
     # the embedded JSON still parses and holds the strings unchanged
     data = json.loads(driver.execute_script("return document.getElementById('leaderboard-data').textContent"))
-    assert data["tasks"][0]["entries"][0]["submission"] == HOSTILE and data["reported"]["rows"][0]["note"] == "</script>" + HOSTILE
+    got = next(x for x in data["tasks"] if x["name"] == t.name)
+    assert got["self_reported"][0]["submission"] == HOSTILE and data["reported"]["rows"][0]["note"] == "</script>" + HOSTILE

@@ -70,7 +70,7 @@ def debatrix_run(server: StubServer, tmp_path_factory: pytest.TempPathFactory) -
 def test_genuine_runs_of_every_kind_pass(baseline_run: Path, model_run: Path, ensemble_run: Path, debatrix_run: Path) -> None:
     out = accepted(baseline_run, model_run, ensemble_run, debatrix_run)
     assert out.count("ok: ") == 4
-    assert out.count("baseline re-run") == 1 and out.count("responses traced, not spot-checked") == 3
+    assert out.count("baseline re-run") == 1 and out.count("responses traced, not reproduced") == 3
 
 
 # ----------------------------------------------------------------------------- the issue's forgery
@@ -311,7 +311,71 @@ def test_planted_key_in_the_results_file(model_run: Path, tmp_path: Path) -> Non
     assert "a1B2c3D4e5F6" not in line
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("key", "provider"),
+    [
+        ("s k - p r o j - Ab3d Ef6h Ij9k Lm2n Op5q Rs8t Uv1w Xy4z", "OpenAI API key (sk-pro… (written with spaces))"),
+        ("c2stcHJvai1BYjNkRWY2aElqOWtMbTJuT3A1cVJzOHRVdjF3WHk0eg==", "OpenAI API key (sk-pro… (base64-encoded))"),
+        ("sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc", "Stripe API key"),
+        ("xoxb-" + "123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx", "Slack API key"),
+    ],
+)
+def test_planted_keys_of_other_shapes(model_run: Path, tmp_path: Path, key: str, provider: str) -> None:
+    res, samples = copy_submission(model_run, tmp_path / "s")
+    edit_records(samples, lambda i, rec: rec.update(response=rec["response"] + f" (debug: {key})") if i == 4 else None)
+    refused(res, str(samples), "line 5", "field 'response'", f"shaped like a {provider}")
+
+
+@pytest.mark.slow
+def test_an_unprefixed_key_in_the_identity(model_run: Path, tmp_path: Path) -> None:
+    res, _ = copy_submission(model_run, tmp_path / "s")
+    edit_json(res, lambda d: d["model"]["identity"].__setitem__("extra", {"api_key": "9f8e7d6c5b4a39281706f5e4d3c2b1a0"}))
+    line = refused(res, str(res), "field 'model.identity.extra.api_key'", "a secret (a 32-character value under the name 'api_key')")
+    assert "9f8e7d6c5b4a" not in line
+
+
 def test_planted_key_in_a_debatrix_step(debatrix_run: Path, tmp_path: Path) -> None:
     res, samples = copy_submission(debatrix_run, tmp_path / "s")
     edit_records(samples, lambda i, rec: rec["steps"][3].update(answer="AKIA" + "ABCDEFGHIJKLMNOP") if i == 0 else None)
     refused(res, str(samples), "line 1", "field 'steps.3.answer'", "AWS API key")
+
+
+@pytest.mark.slow
+def test_an_edited_debatrix_criterion_is_refused_even_with_patched_hashes(server: StubServer, tmp_path: Path) -> None:
+    """A Debatrix record keeps no prompt text, only each step's prompt hash: validation replays the
+    chain with the recorded answers and finds the first prompt the installed task would not ask."""
+    from debench.pipeline import task_sha
+    from debench.registry import load_task, tasks_dir
+    from debench.runner import run_fingerprint
+
+    for name in ("debateart_winner.yaml", "_debateart.yaml"):
+        shutil.copy(tasks_dir() / name, tmp_path / name)
+    base = tmp_path / "_debateart.yaml"
+    text = base.read_text()
+    marker = 'description: "the strength of the arguments and rebuttals'
+    assert marker in text
+    base.write_text(text.replace(marker, 'description: "(the con side is the one to vote for) the strength of the arguments and rebuttals'))
+    out = tmp_path / "run"
+    proc = run_cli("eval", "--task", str(tmp_path / "debateart_winner.yaml"), "--model", "openai/stub", "--method", "debatrix-f", "--api-base", server.base_url,
+                   "--limit", "2", "--output-dir", str(out), "--data-source", "local", "--data-dir", str(DATA_DIR), "--no-progress", "--no-cache")
+    assert proc.returncode == 0, proc.stderr
+    (res,) = out.rglob("results_*.json")
+    installed, _ = load_task("debateart_winner")
+
+    def patch(d: dict[str, Any]) -> None:
+        d["task"]["config_sha256"] = task_sha(installed)
+        d["task"]["version"] = installed.version
+        d["config"]["task_file"] = "tasks/debateart_winner.yaml"
+        d["config"]["fingerprint"] = run_fingerprint(installed, d["model"]["identity"], d["dataset"]["content_hash"], d["task"]["method"])
+
+    edit_json(res, patch)
+    samples = res.parent / json.loads(res.read_text())["samples_file"]
+    refused(res, str(samples), "line 1", "field 'steps'", "was not asked what the installed task debateart_winner asks")
+
+
+@pytest.mark.slow
+def test_a_debatrix_record_without_its_prompt_hashes_is_refused(debatrix_run: Path, tmp_path: Path) -> None:
+    res, samples = copy_submission(debatrix_run, tmp_path / "s")
+    edit_records(samples, lambda i, rec: [st.pop("prompt_sha256") for st in rec["steps"]] and None)
+    refused(res, str(samples), "line 1", "field 'steps.0.prompt_sha256'", "keeps the hash of the prompt")

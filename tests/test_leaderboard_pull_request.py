@@ -1,51 +1,166 @@
-"""A submission pull request cannot rewrite what judges it: it may change only one
-leaderboard/submissions/<model>/ folder, and the refresh script judges with the debench of its own
-checkout (the base branch), never with code that came with the pull request."""
+"""The pull-request gate compares trees: ``scripts/refresh_leaderboard.py --submissions PR_DIR --pr-base
+BASE_DIR`` accepts a pull request only when it adds exactly one new submission folder of regular
+files, each referenced by a results file, and changes nothing else — and the base checkout's code
+judges it, never code that came with the pull request. Each attack below is a real tree (copies of
+the committed submissions), refused with exit code 2 and one line."""
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-
-from conftest import DATA_DIR
-from debench.errors import UserError
-from debench.leaderboard.pull_request import submission_folder
-from lbhelp import copy_submission, forge_gpt_perfect
-
-REPO = Path(__file__).resolve().parent.parent
-SUB = "leaderboard/submissions/acme__judge-7b"
-
-
-def test_one_submission_folder_is_accepted() -> None:
-    changed = [f"{SUB}/results_ibm_speech_likert_0123456789ab.json", f"{SUB}/samples_ibm_speech_likert_0123456789ab.jsonl", ""]
-    assert submission_folder(changed) == "acme__judge-7b"
-
-
-@pytest.mark.parametrize(
-    ("changed", "text"),
-    [
-        (["debench/leaderboard/validate.py"], "only files in one leaderboard/submissions/<model>/ folder"),
-        (["tasks/ibm_speech_likert.yaml"], "only files in one leaderboard/submissions/<model>/ folder"),
-        ([".github/workflows/leaderboard.yml"], "only files in one leaderboard/submissions/<model>/ folder"),
-        (["leaderboard/leaderboard.json"], "only files in one leaderboard/submissions/<model>/ folder"),
-        (["leaderboard/reported.json"], "only files in one leaderboard/submissions/<model>/ folder"),
-        ([f"{SUB}/nested/results_x.json"], "only files in one leaderboard/submissions/<model>/ folder"),
-        (["leaderboard/submissions/../../debench/cli.py"], "only files in one leaderboard/submissions/<model>/ folder"),
-        (["leaderboard/submissions/.hidden/results_x.json"], "only files in one leaderboard/submissions/<model>/ folder"),
-        ([f"{SUB}/conftest.py"], "only results_*.json files and their samples_*.jsonl logs"),
-        ([f"{SUB}/results_x_scores.png"], "only results_*.json files and their samples_*.jsonl logs"),
-        ([f"{SUB}/results_x.json", "leaderboard/submissions/baseline__random/results_ibm_speech_likert_82aec5cd15bc.json"], "changes 2 submission folders"),
-        ([], "changes no file"),
-    ],
+from conftest import DATA_DIR, real_data_dir
+from lbhelp import (
+    REPO,
+    SEEDS,
+    copy_submission,
+    eval_run,
+    forge_gpt_perfect,
+    refresh_main,
+    submissions_tree,
 )
-def test_anything_else_is_refused(changed: list[str], text: str) -> None:
-    with pytest.raises(UserError) as exc:
-        submission_folder(changed)
-    assert text in str(exc.value)
+
+TASK = "ibm_speech_likert"
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def new_baseline(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A genuine new submission: baseline/random with seed 1 (a judge the tree does not hold yet)."""
+    return eval_run(tmp_path_factory.mktemp("new"), TASK, "baseline/random", "--seed", "1")
+
+
+@pytest.fixture
+def trees(tmp_path: Path) -> tuple[Path, Path]:
+    """(pr checkout, base checkout): the same tree — two seeded baselines, the verified embedded
+    model with its spot-check record, a task file — the pull request's still to be changed."""
+    real_data_dir("ibm_debate_speeches")
+    base = tmp_path / "base"
+    subs = submissions_tree(base, TASK, ("baseline/random", "baseline/length"))
+    shutil.copytree(SEEDS / "local__smollm2", subs / "local__smollm2")
+    (base / "tasks").mkdir()
+    shutil.copy(REPO / "tasks" / f"{TASK}.yaml", base / "tasks")
+    pr = tmp_path / "pr"
+    shutil.copytree(base, pr, symlinks=True)
+    return pr, base
+
+
+def gate(pr: Path, base: Path, out: Path) -> tuple[int, str, str]:
+    return refresh_main("--submissions", str(pr / "leaderboard" / "submissions"), "--pr-base", str(base / "leaderboard" / "submissions"),
+                        "--out", str(out), "--data-dir", str(DATA_DIR))
+
+
+def refused_by_gate(pr: Path, base: Path, tmp_path: Path, *expected: str) -> str:
+    code, out, err = gate(pr, base, tmp_path / "board")
+    assert code == 2, (out, err)
+    (line,) = err.strip().splitlines()
+    assert line.startswith("refresh: error: "), line
+    for text in expected:
+        assert text in line, line
+    assert not (tmp_path / "board").exists()
+    return line
+
+
+def test_a_genuine_new_submission_is_accepted(trees: tuple[Path, Path], new_baseline: Path, tmp_path: Path) -> None:
+    pr, base = trees
+    copy_submission(new_baseline, pr / "leaderboard" / "submissions" / "baseline__random-seed1")
+    code, out, err = gate(pr, base, tmp_path / "board")
+    assert code == 0, err
+    assert "pull request: adds only leaderboard/submissions/baseline__random-seed1/ (nothing else differs from the base)" in out
+    assert f"judged by debench 0.1.0 at {REPO / 'debench'}" in out
+    board = json.loads((tmp_path / "board" / "leaderboard.json").read_text())
+    (t,) = board["tasks"]
+    assert {e["submission"] for e in t["baselines"]} == {"baseline__random", "baseline__length", "baseline__random-seed1"}
+    assert [e["model"] for e in t["verified"]] == ["local/smollm2"]  # its record still checks out
+
+
+def test_rewriting_an_existing_submission_is_refused(trees: tuple[Path, Path], new_baseline: Path, tmp_path: Path) -> None:
+    pr, base = trees
+    copy_submission(new_baseline, pr / "leaderboard" / "submissions" / "baseline__random-seed1")
+    res = next((pr / "leaderboard" / "submissions" / "baseline__length").glob("results_*.json"))
+    res.write_text(res.read_text().replace('"n_samples": 631', '"n_samples": 631 '))  # one byte, still valid JSON
+    refused_by_gate(pr, base, tmp_path, f"leaderboard/submissions/baseline__length/{res.name}", "changes this file", "go through the maintainers")
+
+
+def test_deleting_a_submission_is_refused(trees: tuple[Path, Path], new_baseline: Path, tmp_path: Path) -> None:
+    pr, base = trees
+    copy_submission(new_baseline, pr / "leaderboard" / "submissions" / "baseline__random-seed1")
+    shutil.rmtree(pr / "leaderboard" / "submissions" / "baseline__length")
+    refused_by_gate(pr, base, tmp_path, "leaderboard/submissions/baseline__length", "deletes this folder")
+
+
+def test_a_symlink_in_the_new_folder_is_refused(trees: tuple[Path, Path], new_baseline: Path, tmp_path: Path) -> None:
+    pr, base = trees
+    res, _ = copy_submission(new_baseline, pr / "leaderboard" / "submissions" / "baseline__random-seed1")
+    (res.parent / "samples_zz.jsonl").symlink_to("/proc/self/environ")
+    refused_by_gate(pr, base, tmp_path, "samples_zz.jsonl", "is a symbolic link: a submission holds regular files only")
+
+
+def test_a_samples_log_that_is_a_symlink_is_refused(trees: tuple[Path, Path], new_baseline: Path, tmp_path: Path) -> None:
+    pr, base = trees
+    _, samples = copy_submission(new_baseline, pr / "leaderboard" / "submissions" / "baseline__random-seed1")
+    real = tmp_path / "elsewhere.jsonl"
+    shutil.move(samples, real)
+    samples.symlink_to(real)
+    refused_by_gate(pr, base, tmp_path, samples.name, "is a symbolic link")
+
+
+def test_an_unreferenced_file_is_refused(trees: tuple[Path, Path], new_baseline: Path, tmp_path: Path) -> None:
+    pr, base = trees
+    res, _ = copy_submission(new_baseline, pr / "leaderboard" / "submissions" / "baseline__random-seed1")
+    (res.parent / "samples_zz.jsonl").write_text('{"doc_id": "x"}\n')
+    refused_by_gate(pr, base, tmp_path, "samples_zz.jsonl", "no results file of the submission refers to this file")
+
+
+def test_plots_and_subfolders_are_refused(trees: tuple[Path, Path], new_baseline: Path, tmp_path: Path) -> None:
+    pr, base = trees
+    res, _ = copy_submission(new_baseline, pr / "leaderboard" / "submissions" / "baseline__random-seed1")
+    plot = json.loads(res.read_text())["plots"][0]
+    shutil.copy(new_baseline.parent / plot, res.parent / plot)
+    refused_by_gate(pr, base, tmp_path, plot, "not a plot")
+    (res.parent / plot).unlink()
+    (res.parent / "more").mkdir()
+    refused_by_gate(pr, base, tmp_path, "more", "is a folder")
+
+
+def test_a_pull_request_cannot_add_or_change_a_spot_check_record(trees: tuple[Path, Path], new_baseline: Path, tmp_path: Path) -> None:
+    pr, base = trees
+    res, _ = copy_submission(new_baseline, pr / "leaderboard" / "submissions" / "baseline__random-seed1")
+    record = next((SEEDS / "local__smollm2").glob("spotcheck_*.json"))
+    fake = res.parent / ("spotcheck_" + res.name.removeprefix("results_"))
+    fake.write_text(record.read_text())
+    refused_by_gate(pr, base, tmp_path, fake.name, "a spot-check record is written by the leaderboard's job after the merge, never submitted")
+    fake.unlink()
+    mine = pr / "leaderboard" / "submissions" / "local__smollm2" / record.name
+    mine.write_text(mine.read_text().replace('"agree": false', '"agree": true'))
+    refused_by_gate(pr, base, tmp_path, f"local__smollm2/{record.name}", "changes this file")
+
+
+def test_a_change_outside_the_submissions_is_refused(trees: tuple[Path, Path], new_baseline: Path, tmp_path: Path) -> None:
+    pr, base = trees
+    copy_submission(new_baseline, pr / "leaderboard" / "submissions" / "baseline__random-seed1")
+    task = pr / "tasks" / f"{TASK}.yaml"
+    task.write_text(task.read_text() + "\n# a harmless comment\n")
+    refused_by_gate(pr, base, tmp_path, f"tasks/{TASK}.yaml", "outside leaderboard/submissions/")
+    task.write_text((base / "tasks" / f"{TASK}.yaml").read_text())
+    (pr / "leaderboard" / "trusted_endpoints.yaml").write_text("providers: []\n")
+    refused_by_gate(pr, base, tmp_path, "leaderboard/trusted_endpoints.yaml", "adds this file")
+
+
+def test_two_new_folders_or_none_are_refused(trees: tuple[Path, Path], new_baseline: Path, tmp_path: Path) -> None:
+    pr, base = trees
+    refused_by_gate(pr, base, tmp_path, "adds no submission folder")
+    copy_submission(new_baseline, pr / "leaderboard" / "submissions" / "a")
+    copy_submission(new_baseline, pr / "leaderboard" / "submissions" / "b")
+    refused_by_gate(pr, base, tmp_path, "adds 2 submission folders (a, b)")
+
+
+# ------------------------------------------------------------- the base checkout's code judges
 
 
 # The pull request's own copy of debench: the provenance checks turned off.
@@ -56,43 +171,43 @@ PERMISSIVE = '''
 
 
 @pytest.fixture(scope="module")
-def pull_request(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
-    """(pr checkout, forged results, forged samples): a modified copy of the project beside this
-    one, its submissions folder holding a genuine seed and the forgery."""
-    if not DATA_DIR.exists():
-        pytest.skip(f"real data not found at {DATA_DIR}")
+def pull_request(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path, Path]:
+    """(pr checkout, base submissions, forged results, forged samples): a modified copy of the
+    project, its submissions folder the base's plus a forgery."""
+    real_data_dir("ibm_debate_speeches")
     pr = tmp_path_factory.mktemp("pr")
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     for part in ("debench", "tasks", "scripts"):
         shutil.copytree(REPO / part, pr / part, ignore=ignore)
     (pr / "leaderboard").mkdir()
-    shutil.copy(REPO / "leaderboard" / "reported.json", pr / "leaderboard" / "reported.json")
+    for name in ("reported.json", "trusted_endpoints.yaml"):
+        shutil.copy(REPO / "leaderboard" / name, pr / "leaderboard" / name)
     provenance = pr / "debench" / "leaderboard" / "provenance.py"
     text = provenance.read_text()
     marker = "    def check(self, rec: SampleRecord, line: int) -> None:\n"
     assert marker in text
     provenance.write_text(text.replace(marker, PERMISSIVE + "\n    def _unused_check(self, rec: SampleRecord, line: int) -> None:\n"))
+    base_subs = tmp_path_factory.mktemp("base") / "subs"  # not a checkout: only the submissions trees are compared
+    (genuine,) = [p for p in (SEEDS / "baseline__random").glob(f"results_{TASK}_*.json") if "_cot_" not in p.name]
+    copy_submission(genuine, base_subs / "baseline__random")
     subs = pr / "leaderboard" / "submissions"
-    genuine = next(p for p in (REPO / "leaderboard" / "submissions" / "baseline__random").glob("results_ibm_speech_likert_*.json") if "_cot_" not in p.name)
-    copy_submission(genuine, subs / "baseline__random")
+    shutil.copytree(base_subs, subs)
     res, samples = forge_gpt_perfect(genuine, subs / "openai__gpt-perfect")
-    return pr, res, samples
+    return pr, base_subs, res, samples
 
 
 def _refresh(script: Path, pr: Path, out: Path, *extra: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    import os
-
     full = {**os.environ, "DEBENCH_DATA_DIR": str(DATA_DIR), **(env or {})}
     return subprocess.run(
         [sys.executable, str(script), "--submissions", str(pr / "leaderboard" / "submissions"), "--out", str(out), *extra],
-        capture_output=True, text=True, cwd=pr, env=full, timeout=600,
+        capture_output=True, text=True, cwd=pr, env=full, timeout=600, check=False,
     )
 
 
-def test_the_pull_requests_own_code_would_accept_the_forgery(pull_request: tuple[Path, Path, Path], tmp_path: Path) -> None:
+def test_the_pull_requests_own_code_would_accept_the_forgery(pull_request: tuple[Path, Path, Path, Path], tmp_path: Path) -> None:
     """The control: judged by the modified copy, the forgery passes — so the next test shows
     which code judged."""
-    pr, _, _ = pull_request
+    pr, _, _, _ = pull_request
     proc = _refresh(pr / "scripts" / "refresh_leaderboard.py", pr, tmp_path / "out")
     assert proc.returncode == 0, proc.stderr
     assert f"judged by debench 0.1.0 at {pr / 'debench'}" in proc.stdout
@@ -100,29 +215,22 @@ def test_the_pull_requests_own_code_would_accept_the_forgery(pull_request: tuple
 
 
 @pytest.mark.parametrize("hostile_env", [{}, {"PYTHONPATH": "PR"}])
-def test_the_base_code_judges_the_pull_request(pull_request: tuple[Path, Path, Path], tmp_path: Path, hostile_env: dict[str, str]) -> None:
+def test_the_base_code_judges_the_pull_request(pull_request: tuple[Path, Path, Path, Path], tmp_path: Path, hostile_env: dict[str, str]) -> None:
     """The base checkout's refresh script, run from inside the pull request's copy (and with the
     copy first on PYTHONPATH), judges with the base debench and refuses the forgery."""
-    pr, res, samples = pull_request
-    changed = tmp_path / "changed.txt"
-    changed.write_text(f"leaderboard/submissions/openai__gpt-perfect/{res.name}\nleaderboard/submissions/openai__gpt-perfect/{samples.name}\n")
+    pr, base_subs, _, samples = pull_request
     env = {k: str(pr) if v == "PR" else v for k, v in hostile_env.items()}
-    proc = _refresh(REPO / "scripts" / "refresh_leaderboard.py", pr, tmp_path / "out", "--changed-files", str(changed), env=env)
+    proc = _refresh(REPO / "scripts" / "refresh_leaderboard.py", pr, tmp_path / "out", "--pr-base", str(base_subs), env=env)
     assert proc.returncode == 2, proc.stdout
     assert f"judged by debench 0.1.0 at {REPO / 'debench'}" in proc.stdout
-    assert "pull request: changes only leaderboard/submissions/openai__gpt-perfect/" in proc.stdout
+    assert "pull request: adds only leaderboard/submissions/openai__gpt-perfect/" in proc.stdout
     refusals = [line for line in proc.stderr.splitlines() if line.startswith("refused: ")]
-    assert len(refusals) == 1 and f"{samples}: field 'response'" in refusals[0] and "has no raw response" in refusals[0]
+    assert len(refusals) == 1 and f"{samples}: field 'messages'" in refusals[0] and "carries no messages" in refusals[0]
     assert not (tmp_path / "out").exists()
+    assert not list((REPO / "debench").rglob("__pycache__/*refresh*"))
 
 
-def test_a_pull_request_touching_code_is_refused_before_judging(pull_request: tuple[Path, Path, Path], tmp_path: Path) -> None:
-    pr, res, _ = pull_request
-    changed = tmp_path / "changed.txt"
-    changed.write_text(f"leaderboard/submissions/openai__gpt-perfect/{res.name}\ndebench/leaderboard/provenance.py\n")
-    proc = _refresh(REPO / "scripts" / "refresh_leaderboard.py", pr, tmp_path / "out", "--changed-files", str(changed))
-    assert proc.returncode == 2
-    assert proc.stderr.strip() == (
-        "refresh: error: debench/leaderboard/provenance.py: a submission pull request may change only files in one leaderboard/submissions/<model>/ folder"
-    )
-    assert "ok: " not in proc.stdout
+def test_the_changed_files_list_is_gone() -> None:
+    """One way to gate a pull request: the tree comparison replaced the list of changed names."""
+    code, _, err = refresh_main("--changed-files", "x.txt")
+    assert code == 2 and "unrecognized arguments: --changed-files" in err

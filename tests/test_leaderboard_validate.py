@@ -12,7 +12,7 @@ import pytest
 from clihelp import run_cli
 from conftest import real_data_dir
 from debench.registry import load_task
-from lbhelp import copy_submission, data_env, edit_json, edit_lines, eval_run, refused, samples_of
+from lbhelp import accepted, copy_submission, data_env, edit_json, edit_lines, eval_run, refused, samples_of
 
 TASK = "ibm_speech_likert"
 
@@ -262,7 +262,8 @@ def test_limited_run_respects_its_limit(limited: Path, genuine: Path, tmp_path: 
 def test_limit_changed_after_the_run(limited: Path, tmp_path: Path) -> None:
     res, _ = _copy(limited, tmp_path / "s")
     _edit_json(res, lambda d: d["config"].__setitem__("limit", 200))
-    _rejected(res, "doc_id", "80 of the first 200 documents are missing")
+    # the baseline, prepared on the first 200 documents, answers otherwise: refused at the first record that differs
+    _rejected(res, "field 'prediction'", "is not what baseline/length (seed 0) answers")
 
 
 def test_several_files_one_refused(genuine: Path, limited: Path, tmp_path: Path) -> None:
@@ -279,3 +280,106 @@ def test_real_data_unavailable(genuine: Path, tmp_path: Path) -> None:
     proc = run_cli("validate", str(genuine), env={"DEBENCH_DATA_DIR": "", "HF_HUB_OFFLINE": "1"})
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     assert "field 'dataset'" in proc.stderr and "cannot load the real data" in proc.stderr and "DEBENCH_DATA_DIR" in proc.stderr
+
+
+# ----------------------------------------------- what a submitter's machine and future leave behind
+
+
+@pytest.mark.slow
+def test_a_run_from_the_future_is_refused(limited: Path, tmp_path: Path) -> None:
+    res, _ = _copy(limited, tmp_path / "s")
+    _edit_json(res, lambda d: d.__setitem__("created_at", "2099-01-01T00:00:00Z"))
+    _rejected(res, "field 'created_at'", "2099-01-01T00:00:00Z is after this build", "cannot come from the future")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("edit", "field"),
+    [
+        (lambda d: d["config"]["command"].extend(["--output-dir", "/home/alice/runs"]), "config.command."),
+        (lambda d: d["config"]["command"].append("--data-dir=/Users/alice/data"), "config.command."),
+        (lambda d: d["config"].__setitem__("task_file", "/home/alice/debench/tasks/ibm_speech_likert.yaml"), "config.task_file"),
+        (lambda d: d["dataset"].__setitem__("location", "/home/alice/datasets/ibm_debate_speeches"), "dataset.location"),
+    ],
+)
+def test_an_absolute_path_of_the_submitters_machine_is_refused(limited: Path, tmp_path: Path, edit, field: str) -> None:  # type: ignore[no-untyped-def]
+    res, _ = _copy(limited, tmp_path / "s")
+    _edit_json(res, edit)
+    _rejected(res, f"field '{field}", "is an absolute path of the machine the run was made on")
+
+
+@pytest.mark.slow
+def test_eval_records_paths_portably(tmp_path: Path) -> None:
+    """What ``debench eval`` writes is what validation accepts: no absolute path in the command
+    line or the data location, whatever absolute paths it was given."""
+    from conftest import DATA_DIR
+
+    out = tmp_path / "abs-out"
+    proc = run_cli("eval", "--task", TASK, "--model", "baseline/random", "--limit", "5", "--output-dir", str(out), "--data-dir", str(DATA_DIR),
+                   "--no-progress", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    (res,) = out.rglob("results_*.json")
+    data = json.loads(res.read_text())
+    assert "abs-out" in data["config"]["command"] and not any(a.startswith("/") for a in data["config"]["command"])
+    assert not data["dataset"]["location"].startswith("/") and data["dataset"]["location"].endswith("ibm_debate_speeches")
+    accepted(res)
+
+
+@pytest.mark.slow
+def test_a_samples_file_above_its_cap_is_refused_before_it_is_read(limited: Path, tmp_path: Path) -> None:
+    from debench.leaderboard.files import MAX_SAMPLES_BYTES
+
+    res, samples = _copy(limited, tmp_path / "s")
+    with open(samples, "r+b") as fh:  # a sparse 200 MB file: nothing is read, nothing is allocated
+        fh.truncate(200_000_000)
+    _rejected(res, str(samples), "200,000,000 bytes", f"above the {MAX_SAMPLES_BYTES:,}-byte cap")
+
+
+@pytest.mark.slow
+def test_an_overlong_line_is_refused_at_its_line(limited: Path, tmp_path: Path) -> None:
+    from debench.leaderboard.files import MAX_LINE_BYTES
+
+    res, samples = _copy(limited, tmp_path / "s")
+    _edit_lines(samples, lambda ls: [*ls[:3], " " * (MAX_LINE_BYTES + 10) + ls[3], *ls[4:]])
+    _rejected(res, str(samples), f"line 4 is longer than {MAX_LINE_BYTES:,} bytes")
+
+
+@pytest.mark.slow
+def test_a_samples_file_that_is_a_link_is_refused(limited: Path, tmp_path: Path) -> None:
+    res, samples = _copy(limited, tmp_path / "s")
+    target = tmp_path / "real.jsonl"
+    samples.rename(target)
+    samples.symlink_to(target)
+    _rejected(res, str(samples), "is a symbolic link: a submission holds regular files only")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("plant", "text"),
+    [
+        (lambda folder: (folder / "samples_zz.jsonl").symlink_to("/proc/self/environ"), "samples_zz.jsonl: is a symbolic link"),
+        (lambda folder: (folder / "notes.txt").write_text("see the run\n"), "notes.txt: no results file in the folder refers to this file"),
+        (lambda folder: (folder / "nested").mkdir(), "nested: is a folder"),
+    ],
+)
+def test_a_folder_holds_regular_files_each_accounted_for(limited: Path, tmp_path: Path, plant, text: str) -> None:  # type: ignore[no-untyped-def]
+    res, _ = _copy(limited, tmp_path / "s")
+    plant(res.parent)
+    proc = run_cli("validate", str(res.parent), env=_env())
+    assert proc.returncode == 2 and text in proc.stderr, proc.stderr
+    assert f"ok: {res}" in proc.stdout  # the results file itself is fine; the folder is not
+
+
+@pytest.mark.slow
+def test_every_file_of_a_folder_is_scanned_for_keys(tmp_path: Path) -> None:
+    """A plot the results file names carries a key: validating the folder finds it."""
+    from conftest import DATA_DIR
+
+    out = tmp_path / "run"
+    proc = run_cli("eval", "--task", TASK, "--model", "baseline/length", "--limit", "40", "--output-dir", str(out), "--data-dir", str(DATA_DIR), "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    (res,) = out.rglob("results_*.json")
+    plot = res.parent / json.loads(res.read_text())["plots"][0]
+    plot.write_text(plot.read_text().replace("</svg>", "<!-- xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx --></svg>"))
+    proc = run_cli("validate", str(res.parent), env=_env())
+    assert proc.returncode == 2 and f"{plot}: " in proc.stderr and "Slack API key" in proc.stderr and "AbCdEf" not in proc.stderr

@@ -106,6 +106,35 @@ def test_a_planted_secret_reaches_no_file(tmp_path: Path, command: str, path: st
     assert not [str(p) for p in written if p.suffix == ".json" and install in p.read_bytes()]
 
 
+PLAIN = "plain-unshaped-secret-4f9c2e71d8"
+"""A key of no provider's shape: only its value, known to this process, can find it."""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", ["eval", "probe", "rate-speeches", "generate-speeches", "arena"])
+def test_an_answer_echoing_the_key_reaches_no_file(tmp_path: Path, command: str) -> None:
+    """A successful answer that repeats the user's keys (a key-shaped one given by ``--api-key``, an
+    unshaped one in the environment): the answer is used, and no file written — samples log,
+    response cache, outputs — holds either key."""
+    real_data_dir("ibm_debate_speeches")
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    env = {"DEBENCH_CACHE_DIR": str(cache), "OPENAI_API_KEY": PLAIN}
+
+    def echo(request: dict) -> str:  # type: ignore[type-arg]
+        return f"{_verdict_or_speech(request)} (called with {SECRET} and {PLAIN})"
+
+    with StubServer(responder=echo) as srv:
+        args = [*commands(srv.base_url, out, tmp_path)[command], "--api-key", SECRET]
+        proc = run_cli(*args, env=env, cwd=tmp_path)
+        assert srv.stats.requests, "the command made no request"
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    written = files_under(out, cache)
+    assert any(p.suffix == ".jsonl" for p in written) and any(p.suffix == ".sqlite" for p in written), written
+    for secret in (SECRET, PLAIN):
+        assert not leaks(secret, out, cache, tmp_path), f"{secret} found in {leaks(secret, out, cache, tmp_path)}"
+    assert any(b"(called with *** and ***)" in p.read_bytes() for p in written), "the answers were not kept"
+
+
 def test_validate_and_leaderboard_files_hold_no_secret(tmp_path: Path) -> None:
     """A run made with a key, then scored and built into a leaderboard: none of the files has it."""
     real_data_dir("ibm_debate_speeches")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from debench.cli.common import endpoint_options, report_errors, run_options, run_with_models
+from debench.cli.common import endpoint_options, recorded_command, report_errors, run_options, run_with_models
 from debench.errors import UserError
 
 
@@ -59,7 +59,7 @@ def arena_group(ctx, models, judge, ensemble, topics_file, rounds, concurrency, 
     )
     out = run_with_models(
         [*debaters.values(), *judges.values()],
-        lambda: run_arena(debaters, judges, topics, output_dir, settings, config={"command": sys.argv[1:], "seed": seed}),
+        lambda: run_arena(debaters, judges, topics, output_dir, settings, config={"command": recorded_command(), "seed": seed}),
         saved="finished debates are saved",
     )
     click.echo(f"{len(out.records)} debates, {len(judges)} judge(s): {out.n_judged} verdicts, {out.n_parse_failures} unparseable, "

@@ -13,6 +13,13 @@ from typing import Any
 import click
 
 from debench.errors import UserError
+from debench.paths import portable_argv
+
+
+def recorded_command() -> list[str]:
+    """This command line as result files record it: secrets are masked when the file is written,
+    paths of this machine made portable here (``debench.paths``)."""
+    return portable_argv(sys.argv[1:])
 
 
 def fmt(x: float | None) -> str:

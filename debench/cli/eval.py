@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from debench.cli.common import ENSEMBLE_OPTION, connection_options, data_options, fmt, print_results_table, report_errors, run_options, run_until_done
+from debench.cli.common import ENSEMBLE_OPTION, connection_options, data_options, fmt, print_results_table, recorded_command, report_errors, run_options, run_until_done
 from debench.cli.tasks import include_path_option, selected_tasks
 
 
@@ -38,7 +38,7 @@ def eval_cmd(task_spec, model_spec, ensemble, api_base, api_key, model_args, con
             [str(entry.path) for entry in selection.tasks], model_spec, ensemble=ensemble, api_base=api_base, api_key=api_key, model_args=model_args, limit=limit,
             concurrency=concurrency, output_dir=output_dir, seed=seed, method=method, data_source=data_source, data_dir=data_dir,
             use_cache=not no_cache, n_bootstrap=n_bootstrap, judging_manual=judging_manual, repeats=repeats, force=force,
-            batch=batch, batch_poll=batch_poll, progress=not no_progress, command=sys.argv[1:],
+            batch=batch, batch_poll=batch_poll, progress=not no_progress, command=recorded_command(),
         )
     )
     failed = False

@@ -11,23 +11,7 @@ import click
 
 
 DEFAULT_REPORTED = Path("leaderboard/reported.json")
-
-
-def spot_check_options(fn):  # type: ignore[no-untyped-def]
-    fn = click.option("--api-key", default=None, envvar="DEBENCH_API_KEY", help="API key for the spot check's model (never written anywhere).")(fn)
-    fn = click.option("--spot-check-seed", type=int, default=0, show_default=True, help="Seed of the draw of documents to re-judge.")(fn)
-    return click.option(
-        "--spot-check", type=click.IntRange(min=1), default=None, metavar="N",
-        help="Re-judge N documents of each submission with its own model (no cache) and refuse it below 80% agreement.",
-    )(fn)
-
-
-def _spot_settings(n: int | None, seed: int, api_key: str | None):  # type: ignore[no-untyped-def]
-    if n is None:
-        return None
-    from debench.leaderboard.spot_check import SpotCheckSettings
-
-    return SpotCheckSettings(n=n, seed=seed, api_key=api_key)
+DEFAULT_TRUSTED = Path("leaderboard/trusted_endpoints.yaml")
 
 
 @click.group("leaderboard")
@@ -36,51 +20,82 @@ def leaderboard_group() -> None:
 
 
 @leaderboard_group.command("build")
-@click.option("--results", "results_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("leaderboard/submissions"), show_default=True, help="Folder of submissions (results files + samples logs), searched recursively.")
+@click.option("--results", "results_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("leaderboard/submissions"), show_default=True, help="Folder of submissions: one folder of results files + samples logs each.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("leaderboard"), show_default=True, help="Where leaderboard.json and index.html are written.")
 @click.option("--data-dir", default=None, help="Local copies of the real data sets (default: $DEBENCH_DATA_DIR; else the Hub).")
 @click.option("--skip-invalid", is_flag=True, help="Leave refused submissions out (and list them) instead of failing.")
 @click.option("--reported", "reported_path", type=click.Path(dir_okay=False, path_type=Path), default=None, help=f"The papers' reported numbers, shown apart and unranked (default: {DEFAULT_REPORTED} when it exists).")
-@spot_check_options
-def build_cmd(results_dir: Path, out_dir: Path, data_dir: str | None, skip_invalid: bool, reported_path: Path | None, spot_check: int | None, spot_check_seed: int, api_key: str | None) -> None:
-    """Validate every submission and write leaderboard.json and index.html."""
+@click.option("--trusted", "trusted_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help=f"The endpoints that may verify an entry (default: {DEFAULT_TRUSTED} when it exists; else none: nothing is verified).")
+@click.option("--spot-check-commit", default=None, metavar="SHA",
+              help="The refresh job's spot check: re-judge the trusted entries without a record through their trusted endpoint, seeded by this commit (made after the merge), and write their records.")
+def build_cmd(results_dir: Path, out_dir: Path, data_dir: str | None, skip_invalid: bool, reported_path: Path | None, trusted_path: Path | None, spot_check_commit: str | None) -> None:
+    """Validate every submission, decide what the leaderboard reproduced, and write leaderboard.json and index.html."""
+    import re
+
+    from debench.errors import UserError
     from debench.leaderboard.publish import build
+    from debench.leaderboard.verify import SpotCheckRun
 
     if reported_path is None and DEFAULT_REPORTED.is_file():
         reported_path = DEFAULT_REPORTED
-    board, errors = build(results_dir, out_dir, data_dir=data_dir, skip_invalid=skip_invalid, reported_path=reported_path,
-                          spot_check=_spot_settings(spot_check, spot_check_seed, api_key))
-    for err in errors:
+    if spot_check_commit is not None and not re.fullmatch(r"[0-9a-f]{40}", spot_check_commit):
+        raise UserError("takes a full 40-hex-digit commit sha", field="--spot-check-commit")
+    if trusted_path is None and DEFAULT_TRUSTED.is_file():
+        trusted_path = DEFAULT_TRUSTED
+    built = build(results_dir, out_dir, data_dir=data_dir, skip_invalid=skip_invalid, reported_path=reported_path, trusted_path=trusted_path,
+                  spot_check=SpotCheckRun(commit=spot_check_commit) if spot_check_commit else None)
+    for err in built.errors:
         click.echo(f"debench: refused: {err}", err=True)
+    for r in built.removed:
+        click.echo(f"debench: removed: {r.sub.results_path}: {r.reason}", err=True)
+    board = built.board
     n_entries = sum(len(t.entries) for t in board.tasks)
-    click.echo(f"leaderboard: {n_entries} entries on {len(board.tasks)} task(s) from {board.n_submissions} submission(s), {len(board.reported.rows)} reported row(s)")
+    n_verified = sum(len(t.verified) for t in board.tasks)
+    click.echo(f"leaderboard: {n_entries} entries ({n_verified} verified) on {len(board.tasks)} task(s) from {board.n_submissions} submission(s), {len(board.reported.rows)} reported row(s)")
     click.echo(f"  {out_dir / 'leaderboard.json'}\n  {out_dir / 'index.html'}")
 
 
 @click.command("validate")
 @click.argument("submissions", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--data-dir", default=None, help="Local copies of the real data sets (default: $DEBENCH_DATA_DIR; else the Hub).")
-@spot_check_options
+@click.option("--spot-check", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Self-check: re-judge N documents of each submission through the endpoint its identity names (no cache) and refuse it below 80% agreement. This verifies nothing: the leaderboard re-judges through trusted endpoints after merge.")
+@click.option("--spot-check-seed", type=int, default=0, show_default=True, help="Seed of the self-check's draw of documents.")
+@click.option("--api-key", default=None, envvar="DEBENCH_API_KEY", help="API key for the self-check's model (never written anywhere).")
 @click.pass_context
 def validate_cmd(ctx: click.Context, submissions: tuple[Path, ...], data_dir: str | None, spot_check: int | None, spot_check_seed: int, api_key: str | None) -> None:
     """Check submissions: results files (or folders of them) and their samples logs.
 
     Every metric is recomputed from the samples on the real data and every prediction traced to
-    its raw answer (a baseline's re-derived by running it); the model identity, method and run
-    fingerprint must agree; at most 5% of documents may end in error or not completed; no key may
-    be in any file; one result per model, method and task. Anything else refuses the submission
-    (one line naming the file and field, exit code 2).
+    its raw answer (a baseline's re-derived by running it); every prompt must be the installed
+    task's; the model identity, method and run fingerprint must agree; at most 5% of documents may
+    end in error or not completed; no key and no absolute path of your machine may be in any file;
+    one result per model, method and task. A folder is checked whole: regular files only, each
+    accounted for by a results file. Anything else refuses the submission (one line naming the file
+    and field, exit code 2). Passing validation does not rank an entry: only the leaderboard's own
+    spot check through a trusted endpoint does (docs/leaderboard.md).
     """
+    from debench.errors import UserError
     from debench.leaderboard.collect import validate_all
+    from debench.leaderboard.spot_check import self_check
     from debench.leaderboard.validate import find_results_files
+    from debench.redact import remember_secret
 
-    ok, errors = validate_all(find_results_files(submissions), data_dir=data_dir, spot_check=_spot_settings(spot_check, spot_check_seed, api_key))
+    remember_secret(api_key)
+    folders = any(p.is_dir() for p in submissions)
+    ok, errors = validate_all(find_results_files(submissions), data_dir=data_dir, folders=folders)
     for sub in ok:
         r = sub.results
         scope = f"first {sub.n_docs} of {sub.n_docs_total} documents" if sub.partial else f"all {sub.n_docs} documents"
-        basis = "baseline re-run" if sub.provenance.basis == "recomputed" else "responses traced, not spot-checked"
-        if sub.provenance.spot_check is not None:
-            basis = "responses traced, spot-checked"
+        basis = "baseline re-run" if sub.provenance.basis == "recomputed" else "responses traced, not reproduced (only the leaderboard's spot check can rank it)"
+        if spot_check is not None and sub.provenance.basis != "recomputed":
+            try:
+                agreement = self_check(sub, spot_check, spot_check_seed, api_key)
+            except UserError as exc:
+                errors.append(exc)
+                continue
+            basis += f"; self-check {agreement:.0%} at its own endpoint (not a verification)"
         click.echo(f"ok: {sub.results_path}: {r.task.name} v{r.task.version} | {r.model.name} | {scope} | {len(r.metrics)} metrics recomputed and matched | {basis}")
     for err in errors:
         click.echo(f"debench: error: {err}", err=True)

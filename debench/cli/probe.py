@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from debench.cli.common import ENSEMBLE_OPTION, connection_options, data_options, report_errors, run_options, run_with_judge
+from debench.cli.common import ENSEMBLE_OPTION, connection_options, data_options, recorded_command, report_errors, run_options, run_with_judge
 
 
 def _pct(r) -> str:  # type: ignore[no-untyped-def]
@@ -76,7 +76,7 @@ def probe_cmd(task_spec, model_spec, ensemble, probe_spec, limit, doc_ids, injec
         progress=not no_progress,
         method=method,
         inject_text=inject_text,
-        command=sys.argv[1:],
+        command=recorded_command(),
     )
 
     async def run_all():  # type: ignore[no-untyped-def]

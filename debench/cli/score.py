@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 
-from debench.cli.common import print_results_table
+from debench.cli.common import print_results_table, recorded_command
 
 
 @click.command("score")
@@ -22,7 +21,7 @@ def score_cmd(task_spec, predictions, output, limit, data_source, data_dir, n_bo
     """Re-score predictions without calling any model."""
     from debench.api import score
 
-    results = score(task_spec, predictions, output=output, limit=limit, data_source=data_source, data_dir=data_dir, n_bootstrap=n_bootstrap, command=sys.argv[1:])
+    results = score(task_spec, predictions, output=output, limit=limit, data_source=data_source, data_dir=data_dir, n_bootstrap=n_bootstrap, command=recorded_command())
     print_results_table(results)
     click.echo(f"  results: {output}")
     for plot in results.plots:

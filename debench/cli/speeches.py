@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from debench.cli.common import ENSEMBLE_OPTION, connection_options, data_options, report_errors, run_options, run_with_judge
+from debench.cli.common import ENSEMBLE_OPTION, connection_options, data_options, recorded_command, report_errors, run_options, run_with_judge
 from debench.errors import UserError
 
 
@@ -43,7 +43,7 @@ def generate_speeches_cmd(model_spec, output, topics_file, limit, words, per_top
     opts = GenerateOptions(words=words, per_topic=per_topic, temperature=temperature, max_tokens=max_tokens, seed=seed,
                            concurrency=concurrency, use_cache=not no_cache, progress=not no_progress)
     out = run_with_judge(model, lambda: generate_speeches(model, topics, output, opts), saved="finished speeches are saved")
-    meta_path = write_generated(output, out, model, topics, opts, sys.argv[1:])
+    meta_path = write_generated(output, out, model, topics, opts, recorded_command())
     click.echo(f"{len(out.rows)} speeches on {len(topics)} topics by {model.name} ({out.n_trimmed} trimmed to {words} words)")
     click.echo(f"  speeches: {output}\n  settings: {meta_path}\n  log:      {out.log_path}")
     if report_errors("generate-speeches", out.errors, len(out.records), max_error_rate):
@@ -75,7 +75,7 @@ def rate_speeches_cmd(speeches_file, model_spec, ensemble, task_spec, limit, hum
     model = make_judge(model_spec, ensemble, api_base=api_base, api_key=api_key, model_args=model_args, seed=seed)
     opts = RateOptions(output_dir=output_dir, limit=limit, human_sources=sources, concurrency=concurrency, data_source=data_source,
                        data_dir=data_dir, use_cache=not no_cache, progress=not no_progress, n_bootstrap=n_bootstrap, seed=seed,
-                       command=sys.argv[1:])
+                       command=recorded_command())
 
     out = run_with_judge(model, lambda: rate_speeches(task, path, model, speeches_file, opts))
     r = out.report

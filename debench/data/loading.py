@@ -29,6 +29,7 @@ from debench.data.fetched import fetched_dir, read_fetch_record
 from debench.data.generic import load_generic
 from debench.data.ibm_speeches import iter_ibm_speeches, run_order
 from debench.errors import DataError, UserError
+from debench.paths import portable_path
 from debench.task import GENERIC_ADAPTER, TaskConfig
 
 log = logging.getLogger(__name__)
@@ -83,7 +84,7 @@ def _local_dir(task: TaskConfig) -> str:
 
 def load_local(task: TaskConfig, data_dir: Path) -> LoadedDataset:
     directory = Path(data_dir) / _local_dir(task)
-    return _from_dir(task, directory, "local", str(directory))
+    return _from_dir(task, directory, "local", portable_path(str(directory)))
 
 
 def load_fetched(task: TaskConfig) -> LoadedDataset | None:
@@ -92,7 +93,7 @@ def load_fetched(task: TaskConfig) -> LoadedDataset | None:
     if record is None:
         return None
     directory = fetched_dir(_local_dir(task))
-    loaded = _from_dir(task, directory, "local", str(directory))
+    loaded = _from_dir(task, directory, "local", portable_path(str(directory)))
     if loaded.content_hash != record.content_hash:
         raise DataError(
             f"the fetched copy changed since it was fetched (content hash {loaded.content_hash}, recorded {record.content_hash}); "

@@ -15,8 +15,9 @@ criterion, then the speeches in the same words — and ends with the request and
 providers' prompt caching and vLLM's prefix caching reuse the debate across steps and columns.
 
 Every call goes through the response cache, so a run interrupted in the middle of a debate's
-chain replays its finished steps from the cache without requests. Every step (prompt size,
-memory contents, answer, tokens) is kept in the sample's ``steps``.
+chain replays its finished steps from the cache without requests. Every step (prompt size and
+hash, memory contents, answer, tokens) is kept in the sample's ``steps``; the hashes let ``debench
+validate`` replay the chain with the recorded answers and check every prompt is debench's own.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from debench.errors import UserError
 from debench.grammars import load_grammar
 from debench.judging.base import CallResult, JudgeContext, register_method
 from debench.parsing import parse_answer
-from debench.prompts import Message
+from debench.prompts import Message, messages_sha256
 from debench.samples import SampleRecord
 from debench.task import DebatrixConfig, DimensionConfig
 
@@ -76,6 +77,7 @@ class Chain:
             {
                 **step,
                 "prompt_chars": sum(len(m["content"]) for m in messages),
+                "prompt_sha256": messages_sha256(messages),
                 "answer": text,
                 "prompt_tokens": r.response.usage.prompt_tokens,
                 "completion_tokens": r.response.usage.completion_tokens,

@@ -3,7 +3,10 @@
 The JSON is versioned (``schema_version``) and documented by
 ``debench/schema/leaderboard.schema.json``, generated from the models below (``python
 scripts/write_schemas.py``). Version 2.0 added tiers, judge ids, provenance, the overall task set
-and the papers' reported numbers.
+and the papers' reported numbers. Version 3.0 ranks only what the leaderboard reproduced: each
+task's entries are split into ``verified`` (ranked), ``self_reported`` (never ranked) and
+``baselines`` (reference lines); the overview ranks verified judges only, and says what it waits
+for; entries the leaderboard's spot check removed are listed with the reason.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from debench.leaderboard.provenance import Provenance
 from debench.leaderboard.reported import Reported
 from debench.scoring import MetricValue
 
-LEADERBOARD_SCHEMA_VERSION = "2.0"
+LEADERBOARD_SCHEMA_VERSION = "3.0"
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema" / "leaderboard.schema.json"
 
 
@@ -40,9 +43,17 @@ class HumanReference(BaseModel):
 class Entry(BaseModel):
     id: str = Field(description="<submission folder>/<results file name>, unique")
     judge: str = Field(description="id of the judge: its model identity and method (one entry per judge and task)")
-    rank: int | None = Field(description="1 = best point estimate of the primary metric among the ranked entries; null: not ranked")
+    standing: Literal["verified", "self_reported", "baseline"] = Field(
+        description="verified: reproduced by the leaderboard's own spot check through a trusted endpoint (only these are ranked); "
+        "self_reported: validated, not reproduced, never ranked; baseline: re-run by the leaderboard, a reference line, never ranked"
+    )
+    standing_reason: str = Field(description="what reproduced it, or why it is self-reported")
+    rank: int | None = Field(description="1 = best point estimate of the primary metric among the ranked (verified) entries; null: not ranked")
     tier: int | None = Field(description="1 = the leader's tier: entries whose 95% CI overlaps their tier leader's; null: not ranked")
     unranked_reason: str | None = Field(description="why the entry is shown but not ranked (null when ranked)")
+    baseline_level: Literal["chance", "heuristic"] | None = Field(
+        default=None, description="a baseline's kind of reference: chance (random, majority, constant) or heuristic (length, first / last speaker, longest)"
+    )
     model: str
     model_kind: str
     identity: dict[str, Any] = Field(description="the model identity recorded in the results file")
@@ -59,7 +70,10 @@ class Entry(BaseModel):
     n_parse_failures: int
     n_errors: int
     n_not_completed: int
-    incomplete_share: float = Field(description="(n_errors + n_not_completed) / n_docs: documents the metrics leave out")
+    incomplete_share: float = Field(description="(n_errors + n_not_completed) / n_docs")
+    left_out_share: float = Field(
+        description="documents the metrics leave out / n_docs: errors, not completed, and parse failures when the task excludes them; above max_left_out_share an entry is not ranked"
+    )
     total_tokens: int
     cost_usd: float | None
     reports: dict[str, Any] = Field(default_factory=dict)
@@ -78,7 +92,14 @@ class TaskBoard(BaseModel):
     metrics: list[MetricColumn]
     human_reference: list[HumanReference]
     choices: list[Any] | None = Field(default=None, description="the task's answer space, in its own order (for plots)")
-    entries: list[Entry] = Field(description="ranked entries by tier then rank, then the unranked ones")
+    verified: list[Entry] = Field(description="entries the leaderboard reproduced: ranked ones by tier then rank, then the unranked ones")
+    self_reported: list[Entry] = Field(description="validated entries the leaderboard did not reproduce, by model name: never ranked")
+    baselines: list[Entry] = Field(description="baselines, re-run by the leaderboard: reference lines (chance and heuristic levels), never ranked")
+
+    @property
+    def entries(self) -> list[Entry]:
+        """Every entry of the task: verified, self-reported, baselines."""
+        return [*self.verified, *self.self_reported, *self.baselines]
 
 
 class OverviewCell(BaseModel):
@@ -86,7 +107,7 @@ class OverviewCell(BaseModel):
     metric: str
     value: float | None
     ci95: list[float] | None
-    rank: int | None = Field(description="the entry's rank on the task (among all its ranked entries)")
+    rank: int | None = Field(description="the entry's rank on the task (among its ranked, verified entries)")
     tier: int | None
     n_ranked: int = Field(description="entries ranked on the task")
 
@@ -95,12 +116,19 @@ class OverviewRow(BaseModel):
     judge: str = Field(description="Entry.judge")
     model: str
     method: str
-    is_baseline: bool
+    standing: Literal["verified", "self_reported"]
     cells: dict[str, OverviewCell] = Field(description="task name -> the judge's primary metric on it")
     n_tasks: int = Field(description="tasks with an entry of this judge")
     overall_rank: int | None = Field(description="rank by mean_rank among the judges ranked on every overall task; null: not ranked overall")
     mean_rank: float | None = Field(description="mean over the overall tasks of the judge's rank among the judges ranked overall")
     missing_tasks: list[str] = Field(description="overall tasks on which this judge has no ranked entry")
+
+
+class RemovedEntry(BaseModel):
+    id: str = Field(description="<submission folder>/<results file name>")
+    model: str
+    task: str
+    reason: str = Field(description="why the leaderboard's spot check took it off the page")
 
 
 class Leaderboard(BaseModel):
@@ -110,9 +138,14 @@ class Leaderboard(BaseModel):
     debench_version: str
     n_submissions: int
     max_incomplete_share: float = Field(description="largest error + not-completed share a submission may have")
-    overall_tasks: list[str] = Field(description="the task set every overall rank uses: every task with a ranked entry")
+    max_left_out_share: float = Field(description="largest share of documents the metrics may leave out (errors, not completed, parse failures) for an entry to be ranked")
+    min_overall_judges: int = Field(description="verified judges (baselines aside) that must share the overall task set before an overall ranking is shown")
+    overall_tasks: list[str] = Field(description="the task set every overall rank uses: every task with a ranked (verified) entry")
+    overall_waiting: str | None = Field(description="what the overall ranking waits for (null once it is shown)")
     tasks: list[TaskBoard]
-    overview: list[OverviewRow] = Field(description="judges ranked overall first (by overall rank), then the others")
+    overview: list[OverviewRow] = Field(description="verified judges: ranked overall first (by overall rank, once shown), then the others")
+    overview_self_reported: list[OverviewRow] = Field(description="self-reported judges, never ranked")
+    removed: list[RemovedEntry] = Field(default_factory=list, description="validated entries the leaderboard's spot check removed, with the reason")
     reported: Reported = Field(description="numbers reported in papers, not verified, never ranked")
 
 

@@ -1,14 +1,25 @@
-"""Validated submissions (and the papers' reported numbers) -> the ``Leaderboard``.
+"""Validated submissions with their standing (and the papers' reported numbers) -> the ``Leaderboard``.
 
 Building is deterministic: the same submissions give the same leaderboard (``generated_at`` is
 the newest submission's ``created_at``, not the wall clock), so a CI refresh only commits real
-changes. Ranking rules are in ``debench.leaderboard.ranking``.
+changes. Ranking rules are in ``debench.leaderboard.ranking``; what is ranked at all:
+
+* per task, only **verified** entries (``debench.leaderboard.verify``) are ranked and tiered, and
+  among them not a run on the first ``--limit`` documents, not one whose primary metric is
+  undefined, and not one whose metrics leave out more than ``MAX_LEFT_OUT_SHARE`` of the documents
+  (errors, not completed, and parse failures — a judge that fails to answer the hard documents
+  cannot rank above one that answers them all);
+* self-reported entries are listed apart with their numbers and CIs, never ranked; baselines are
+  reference lines (chance and heuristic levels), never ranked;
+* the overall ranking covers verified judges only and appears once ``MIN_OVERALL_JUDGES`` of them
+  are ranked on every task of the overall set; until then ``overall_waiting`` says what is missing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Literal
 
 from debench.leaderboard.board import (
     Entry,
@@ -17,12 +28,14 @@ from debench.leaderboard.board import (
     MetricColumn,
     OverviewCell,
     OverviewRow,
+    RemovedEntry,
     TaskBoard,
 )
 from debench.leaderboard.provenance import MAX_INCOMPLETE_SHARE
 from debench.leaderboard.ranking import competition_ranks, overall_ranks, tiers
 from debench.leaderboard.reported import Reported
 from debench.leaderboard.validate import ValidatedSubmission
+from debench.leaderboard.verify import Removed, Standing
 from debench.scoring import STATUS_METRICS
 from debench.task import TaskConfig
 
@@ -33,7 +46,17 @@ HUMAN_REFERENCE_FOR = {
     "krippendorff_alpha_human": "krippendorff_alpha",
 }
 
+MAX_LEFT_OUT_SHARE = MAX_INCOMPLETE_SHARE
+"""Largest share of documents an entry's metrics may leave out (errors, not completed, parse
+failures) and still be ranked: the same 5% a submission may have in errors at all."""
+MIN_OVERALL_JUDGES = 2
+"""Verified judges (baselines aside) that must share the overall task set before it is ranked."""
+
+CHANCE_BASELINES = ("random", "majority", "constant")
+
 _STATUS_DIRECTION = {"parse_failure_rate": False, "completion_rate": True}
+
+Kept = tuple[ValidatedSubmission, Standing, str]
 
 
 def metric_column(name: str, primary: bool) -> MetricColumn:
@@ -53,18 +76,28 @@ def _reference_target(name: str) -> str:
     return HUMAN_REFERENCE_FOR.get(name, name[: -len("_human")])
 
 
-def _entry(sub: ValidatedSubmission, root: Path) -> Entry:
-    r = sub.results
+def _relative(path: Path, root: Path) -> Path:
     try:
-        rel = sub.results_path.resolve().relative_to(root.resolve())
+        return path.resolve().relative_to(root.resolve())
     except ValueError:
-        rel = Path(sub.results_path.name)
+        return Path(path.name)
+
+
+def _entry(sub: ValidatedSubmission, standing: Standing, reason: str, root: Path) -> Entry:
+    r = sub.results
+    rel = _relative(sub.results_path, root)
+    level: Literal["chance", "heuristic"] | None = None
+    if standing == "baseline":
+        level = "chance" if str(r.model.name).removeprefix("baseline/").split(":")[0] in CHANCE_BASELINES else "heuristic"
     return Entry(
         id=f"{sub.submission}/{sub.results_path.name}",
         judge=sub.judge,
+        standing=standing,
+        standing_reason=reason,
         rank=None,
         tier=None,
         unranked_reason=None,
+        baseline_level=level,
         model=r.model.name,
         model_kind=r.model.kind,
         identity=sub.identity,
@@ -82,6 +115,7 @@ def _entry(sub: ValidatedSubmission, root: Path) -> Entry:
         n_errors=r.n_errors,
         n_not_completed=r.n_not_completed,
         incomplete_share=(r.n_errors + r.n_not_completed) / sub.n_docs if sub.n_docs else 0.0,
+        left_out_share=sub.left_out / sub.n_docs if sub.n_docs else 0.0,
         total_tokens=r.usage.total_tokens,
         cost_usd=r.usage.cost_usd,
         reports=r.reports,
@@ -94,6 +128,12 @@ def _unranked_reason(e: Entry, primary: str) -> str | None:
         return f"covers only the first {e.n_docs} documents"
     if e.metrics[primary].value is None:
         return f"{primary} is undefined for this judge (e.g. a correlation of constant answers)"
+    if e.left_out_share > MAX_LEFT_OUT_SHARE:
+        failed = e.n_errors + e.n_not_completed
+        return (
+            f"its metrics leave out {e.left_out_share:.1%} of the documents ({e.n_parse_failures} parse failures, {failed} errors or not completed); "
+            f"an entry is ranked only when they leave out at most {MAX_LEFT_OUT_SHARE:.0%}"
+        )
     return None
 
 
@@ -110,25 +150,42 @@ def rank_entries(entries: list[Entry], primary: str, higher_is_better: bool) -> 
     return sorted(ranked, key=lambda e: (e.tier or 0, e.rank or 0, e.model, e.id)) + unranked
 
 
-def task_board(task: TaskConfig, subs: list[ValidatedSubmission], root: Path) -> TaskBoard:
+def _by_value(entries: list[Entry], primary: str, higher_is_better: bool) -> list[Entry]:
+    """Listed (not ranked) best point estimate first, undefined values last."""
+    def key(e: Entry) -> tuple[bool, float, str, str]:
+        v = e.metrics[primary].value
+        return (v is None, -(v or 0.0) if higher_is_better else (v or 0.0), e.model, e.id)
+
+    return sorted(entries, key=key)
+
+
+def task_board(task: TaskConfig, kept: list[Kept], root: Path) -> TaskBoard:
     names = [m.name for m in task.metrics]
     name_set = set(names)
     judge_names = [n for n in names if not _is_reference(n, name_set)]
     primary = next((n for n in judge_names if n not in STATUS_METRICS), judge_names[0] if judge_names else names[0])
     columns = [metric_column(n, n == primary) for n in judge_names]
-    higher = next(c.higher_is_better for c in columns if c.name == primary) if columns else True
-    entries = rank_entries([_entry(s, root) for s in subs], primary, higher)
+    higher = next(c.higher_is_better for c in columns if c.primary) if columns else True
+    entries = [_entry(s, standing, reason, root) for s, standing, reason in kept]
+    verified = rank_entries([e for e in entries if e.standing == "verified"], primary, higher)
+    self_reported = _by_value([e for e in entries if e.standing == "self_reported"], primary, higher)
+    baselines = _by_value([e for e in entries if e.standing == "baseline"], primary, higher)
+    for e in self_reported:
+        e.unranked_reason = "self-reported: " + e.standing_reason
+    for e in baselines:
+        e.unranked_reason = "a baseline: a reference line, never ranked"
 
     refs: list[HumanReference] = []
+    everything = [*verified, *self_reported, *baselines]
     for n in names:
         if not _is_reference(n, name_set):
             continue
         # The humans' figure on the documents a full run scored: take the entry with the largest n.
-        best = max((e for e in entries if n in e.metrics), key=lambda e: (not e.partial, e.metrics[n].n), default=None)
+        best = max((e for e in everything if n in e.metrics), key=lambda e: (not e.partial, e.metrics[n].n), default=None)
         if best is not None and best.metrics[n].value is not None:
             refs.append(HumanReference(metric=_reference_target(n), source_metric=n, description=metric_column(n, False).description, value=best.metrics[n]))
 
-    first = subs[0]
+    first = kept[0][0]
     return TaskBoard(
         name=task.name,
         version=task.version,
@@ -141,63 +198,90 @@ def task_board(task: TaskConfig, subs: list[ValidatedSubmission], root: Path) ->
         metrics=columns,
         human_reference=refs,
         choices=list(task.parser.choices) if task.parser.choices else None,
-        entries=entries,
+        verified=verified,
+        self_reported=self_reported,
+        baselines=baselines,
     )
 
 
-def overview(tasks: list[TaskBoard]) -> tuple[list[str], list[OverviewRow]]:
-    """(the overall task set, one row per judge: ranked overall first, then the others)."""
+def _rows(tasks: list[TaskBoard], standing: str) -> dict[str, OverviewRow]:
     rows: dict[str, OverviewRow] = {}
     for t in tasks:
-        ranked = sum(1 for e in t.entries if e.rank is not None)
-        for e in t.entries:
+        group = t.verified if standing == "verified" else t.self_reported
+        ranked = sum(1 for e in t.verified if e.rank is not None)
+        for e in group:
             row = rows.setdefault(
                 e.judge,
-                OverviewRow(judge=e.judge, model=e.model, method=e.method, is_baseline=e.is_baseline, cells={}, n_tasks=0, overall_rank=None, mean_rank=None, missing_tasks=[]),
+                OverviewRow(judge=e.judge, model=e.model, method=e.method, standing=e.standing, cells={}, n_tasks=0, overall_rank=None, mean_rank=None, missing_tasks=[]),  # type: ignore[arg-type]
             )
             m = e.metrics[t.primary_metric]
             row.cells[t.name] = OverviewCell(entry=e.id, metric=t.primary_metric, value=m.value, ci95=m.ci95, rank=e.rank, tier=e.tier, n_ranked=ranked)
-    overall_tasks = [t.name for t in tasks if any(e.rank is not None for e in t.entries)]
+            row.n_tasks = len(row.cells)
+    return rows
+
+
+def overview(tasks: list[TaskBoard]) -> tuple[list[str], list[OverviewRow], list[OverviewRow], str | None]:
+    """(the overall task set, verified judges' rows — ranked overall first once enough share it —,
+    self-reported judges' rows, what the overall ranking waits for)."""
+    rows = _rows(tasks, "verified")
+    overall_tasks = [t.name for t in tasks if any(e.rank is not None for e in t.verified)]
     higher = {t.name: next(c.higher_is_better for c in t.metrics if c.primary) for t in tasks}
-    values = {
-        j: {name: c.value for name, c in row.cells.items() if c.rank is not None and c.value is not None}
-        for j, row in rows.items()
-    }
-    standing = overall_ranks(values, overall_tasks, higher)
+    values = {j: {name: c.value for name, c in row.cells.items() if c.rank is not None and c.value is not None} for j, row in rows.items()}
+    eligible = [j for j in rows if overall_tasks and all(t in values[j] for t in overall_tasks)]
+    waiting = None
+    standing: dict[str, tuple[float, int]] = {}
+    if len(eligible) >= MIN_OVERALL_JUDGES:
+        standing = overall_ranks(values, overall_tasks, higher)
+    else:
+        have = ", ".join(f"{rows[j].model} on {', '.join(sorted(values[j]))}" for j in sorted(rows, key=lambda j: rows[j].model) if values[j]) or "none yet"
+        waiting = (
+            f"The overall ranking appears once at least {MIN_OVERALL_JUDGES} verified judges (baselines aside) are ranked on the same set of tasks "
+            f"(every task with a ranked entry). Ranked verified judges so far: {have}."
+        )
     for j, row in rows.items():
-        row.n_tasks = len(row.cells)
         row.missing_tasks = [t for t in overall_tasks if t not in values[j]]
         if j in standing:
             row.mean_rank, row.overall_rank = standing[j]
-    ordered = sorted(
-        rows.values(),
-        key=lambda r: (r.overall_rank is None, r.overall_rank or 0, len(r.missing_tasks), r.model, r.method, r.judge),
-    )
-    return overall_tasks, ordered
+    ordered = sorted(rows.values(), key=lambda r: (r.overall_rank is None, r.overall_rank or 0, len(r.missing_tasks), r.model, r.method, r.judge))
+    self_rows = sorted(_rows(tasks, "self_reported").values(), key=lambda r: (r.model, r.method, r.judge))
+    return overall_tasks, ordered, self_rows, waiting
 
 
 def build_leaderboard(
-    subs: Iterable[ValidatedSubmission], root: Path, *, reported: Reported | None = None, title: str = "debench leaderboard"
+    kept: Iterable[Kept],
+    root: Path,
+    *,
+    removed: Iterable[Removed] = (),
+    reported: Reported | None = None,
+    title: str = "debench leaderboard",
 ) -> Leaderboard:
     from debench import __version__
 
-    by_task: dict[str, list[ValidatedSubmission]] = {}
+    by_task: dict[str, list[Kept]] = {}
     tasks: dict[str, TaskConfig] = {}
-    subs = list(subs)
-    for s in subs:
-        by_task.setdefault(s.task.name, []).append(s)
-        tasks[s.task.name] = s.task
+    kept = list(kept)
+    for item in kept:
+        by_task.setdefault(item[0].task.name, []).append(item)
+        tasks[item[0].task.name] = item[0].task
     boards = [task_board(tasks[name], by_task[name], root) for name in sorted(by_task)]
-    overall_tasks, rows = overview(boards)
-    stamps = [s.results.created_at for s in subs]
+    overall_tasks, rows, self_rows, waiting = overview(boards)
+    stamps = [s.results.created_at for s, _, _ in kept]
     return Leaderboard(
         title=title,
         generated_at=max(stamps) if stamps else None,
         debench_version=__version__,
-        n_submissions=len({s.submission for s in subs}),
+        n_submissions=len({s.submission for s, _, _ in kept}),
         max_incomplete_share=MAX_INCOMPLETE_SHARE,
+        max_left_out_share=MAX_LEFT_OUT_SHARE,
+        min_overall_judges=MIN_OVERALL_JUDGES,
         overall_tasks=overall_tasks,
+        overall_waiting=waiting,
         tasks=boards,
         overview=rows,
+        overview_self_reported=self_rows,
+        removed=[
+            RemovedEntry(id=f"{r.sub.submission}/{r.sub.results_path.name}", model=r.sub.results.model.name, task=r.sub.task.name, reason=r.reason)
+            for r in sorted(removed, key=lambda r: (r.sub.submission, r.sub.results_path.name))
+        ],
         reported=reported or Reported(papers=[], rows=[]),
     )

@@ -2,7 +2,9 @@
 
 The same run placed in two folders, or two runs of the same model identity, method and task,
 would give a judge two rows. The first (in path order) is kept; the other is refused with both
-paths named.
+paths named. With ``folders``, every folder holding a results file is checked too
+(``debench.leaderboard.files.folder_problems``: regular files only, each accounted for, none
+holding a key).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from debench.errors import UserError
-from debench.leaderboard.spot_check import SpotCheckSettings, run_spot_checks
+from debench.leaderboard.files import folder_problems
 from debench.leaderboard.validate import ValidatedSubmission, validate_submission
 
 
@@ -25,14 +27,17 @@ def duplicate_error(sub: ValidatedSubmission, first: ValidatedSubmission) -> Use
 
 
 def validate_all(
-    paths: Iterable[str | Path], *, data_dir: str | Path | None = None, spot_check: SpotCheckSettings | None = None
+    paths: Iterable[str | Path], *, data_dir: str | Path | None = None, folders: bool = False
 ) -> tuple[list[ValidatedSubmission], list[UserError]]:
-    """Validate every results file given (and, with ``spot_check``, re-judge a sample of each);
-    returns the accepted ones and the refusals."""
+    """Validate every results file given; returns the accepted ones and the refusals."""
     ok: list[ValidatedSubmission] = []
     errors: list[UserError] = []
     seen: dict[tuple[str, str], ValidatedSubmission] = {}
-    for path in sorted(Path(p) for p in paths):
+    files = sorted(Path(p) for p in paths)
+    if folders:
+        for folder in sorted({p.parent for p in files}):
+            errors += folder_problems(folder)
+    for path in files:
         try:
             sub = validate_submission(path, data_dir=data_dir)
         except UserError as exc:
@@ -44,9 +49,4 @@ def validate_all(
             continue
         seen[key] = sub
         ok.append(sub)
-    if spot_check is not None:
-        refused = run_spot_checks(ok, spot_check)
-        bad = {e.path for e in refused}
-        ok = [s for s in ok if str(s.results_path) not in bad]
-        errors += refused
     return ok, errors

@@ -19,7 +19,12 @@ from importlib import resources
 import jinja2
 from markupsafe import Markup
 
-from debench.leaderboard.board import HumanReference, Leaderboard, TaskBoard
+from debench.leaderboard.board import (
+    HumanReference,
+    Leaderboard,
+    OverviewRow,
+    TaskBoard,
+)
 from debench.leaderboard.display import fmt, metric_label, num_attr
 from debench.leaderboard.plots import DistributionPlot, ForestPlot, task_plots
 from debench.leaderboard.reported import ReportedRow
@@ -42,6 +47,11 @@ def _human_refs(t: TaskBoard) -> dict[str, HumanReference]:
     return {r.metric: r for r in t.human_reference}
 
 
+def _overview_tasks(board: Leaderboard, rows: list[OverviewRow]) -> list[TaskBoard]:
+    """The tasks an overview table has a column for: those where one of its judges has an entry."""
+    return [t for t in board.tasks if any(t.name in r.cells for r in rows)]
+
+
 @lru_cache(maxsize=1)
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
@@ -50,7 +60,7 @@ def _environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
     )
-    env.globals.update(fmt=fmt, num_attr=num_attr, metric_label=metric_label, human_refs=_human_refs)
+    env.globals.update(fmt=fmt, num_attr=num_attr, metric_label=metric_label, human_refs=_human_refs, overview_tasks=_overview_tasks)
     return env
 
 
@@ -81,4 +91,5 @@ def render_page(board: Leaderboard) -> str:
         css=Markup((_TEMPLATES / "page.css").read_text(encoding="utf-8")),
         js=Markup((_TEMPLATES / "page.js").read_text(encoding="utf-8")),
         data=_embedded_json(board),
+        verified_count=sum(len(t.verified) for t in board.tasks),
     )

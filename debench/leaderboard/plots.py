@@ -1,9 +1,11 @@
 """Geometry of the page's SVG plots, computed from a task board (the template draws them).
 
-* forest plot: each entry's primary (or another) metric with its 95% CI, one row per entry, the
-  human–human reference as a band when the task has one;
-* distribution plot: the share of each predicted value per entry (100% stacked bars), with the
-  human ratings or the gold labels on top.
+* forest plot: each verified entry's primary (or another) metric with its 95% CI, one row per
+  entry; the baselines as vertical reference lines (chance and heuristic levels), the human–human
+  reference as a band when the task has one. Self-reported entries are not drawn (their numbers are
+  in their own table): a plot beside the ranked entries would rank them by eye;
+* distribution plot: the share of each predicted value per verified entry and baseline (100%
+  stacked bars), with the human ratings or the gold labels on top.
 """
 
 from __future__ import annotations
@@ -55,6 +57,16 @@ class Reference:
 
 
 @dataclass
+class BaselineLine:
+    x: float
+    label: str
+    name: str
+    value: str
+    level: str
+    label_y: float
+
+
+@dataclass
 class ForestPlot:
     kind: str
     title: str
@@ -66,6 +78,7 @@ class ForestPlot:
     ticks: list[Tick]
     rows: list[ForestRow]
     ref: Reference | None
+    baselines: list[BaselineLine] = field(default_factory=list)
 
 
 @dataclass
@@ -116,9 +129,10 @@ def _nice_ticks(lo: float, hi: float, n: int = 5) -> list[float]:
 
 
 def forest_plot(t: TaskBoard, metric: MetricColumn, title: str) -> ForestPlot:
-    rows = [(e, e.metrics[metric.name]) for e in t.entries]
+    rows = [(e, e.metrics[metric.name]) for e in t.verified]
+    lines = [(e, e.metrics[metric.name]) for e in t.baselines if e.metrics[metric.name].value is not None]
     ref = next((r for r in t.human_reference if r.metric == metric.name), None)
-    xs: list[float] = [0.0]
+    xs: list[float] = [0.0] + [m.value for _, m in lines if m.value is not None]
     for m in [m for _, m in rows] + ([ref.value] if ref is not None else []):
         if m.value is not None:
             xs.append(m.value)
@@ -149,17 +163,23 @@ def forest_plot(t: TaskBoard, metric: MetricColumn, title: str) -> ForestPlot:
             if m.ci95:
                 row.lo, row.hi = sx(m.ci95[0]), sx(m.ci95[1])
         out.append(row)
+    baselines = [
+        BaselineLine(x=sx(v), label=_short(e.model.removeprefix("baseline/"), 12), name=e.model, value=fmt(v),
+                     level=e.baseline_level or "heuristic", label_y=axis_y + 26 + 11 * (i % 3))
+        for i, (e, v) in enumerate(sorted(((e, m.value) for e, m in lines if m.value is not None), key=lambda ev: ev[1]))
+    ]
     return ForestPlot(
         kind="forest",
         title=title,
         width=LABEL_W + PLOT_W + RIGHT,
-        height=top + ROW_H * max(1, len(rows)) + 34,
+        height=top + ROW_H * max(1, len(rows)) + 34 + (35 if baselines else 0),
         top=top,
         axis_y=axis_y,
         label_w=LABEL_W,
         ticks=[Tick(x=sx(v), label=tick_label(v), zero=v == 0) for v in values],
         rows=out,
         ref=reference,
+        baselines=baselines,
     )
 
 
@@ -193,7 +213,7 @@ def _bar(label: str, dist: dict[str, Any], y: float, is_reference: bool, cats: l
 
 
 def distribution_plot(t: TaskBoard) -> DistributionPlot | None:
-    entries: list[Entry] = [e for e in t.entries if isinstance(e.reports.get("prediction_distribution"), dict)]
+    entries: list[Entry] = [e for e in [*t.verified, *t.baselines] if isinstance(e.reports.get("prediction_distribution"), dict)]
     if not entries:
         return None
     ref_name = next((n for n in REFERENCE_LABELS if any(isinstance(e.reports.get(n), dict) and e.reports[n] for e in entries)), None)

@@ -4,17 +4,24 @@
   baseline gives (same name, seed and documents). It calls no model, so it never ends in error.
 * A **model** (litellm, openai-http, local) record with a prediction carries its raw
   ``response``, and its prediction (or parse failure) is what the task's parser reads from that
-  response (a parse failure may have a null response: a provider can return no text). A Debatrix run also carries its ``steps``, the last being the verdict step whose
-  answer is the response.
+  response (a parse failure may have a null response: a provider can return no text). A Debatrix
+  run also carries its ``steps``, the last being the verdict step whose answer is the response,
+  each with the hash of its prompt: the chain is replayed with the recorded answers
+  (``debench.leaderboard.replay``) and every prompt it asks must be one of the record's.
 * An **ensemble** record carries one ``member`` step per member, in the identity's order, each
   traced like a model's (or re-run, for a baseline member), and the ensemble's prediction is its
   rule re-applied to the members' parsed answers.
+* A model **was asked what the task asks** (``direct`` method, ensembles included): every answered
+  record carries its ``messages``, and they are exactly what the installed task renders for that
+  document — a prompt edited to show the model the answers is refused even when the results file's
+  ``config_sha256``, version and fingerprint were patched to the installed task's.
 * An ``error`` or ``not_completed`` record carries its error text. A run whose error plus
   not-completed share is above ``MAX_INCOMPLETE_SHARE`` (5%) is refused: metrics leave those
   documents out, so dropping the hard ones that way would flatter a judge.
 
-What this cannot establish is that the responses came from the named model: that takes a spot
-check (re-judging a seeded sample of documents with the model), recorded in ``Provenance``.
+What this cannot establish is that the responses came from the named model: that takes the
+leaderboard's own spot check (re-judging a seeded sample of documents through an endpoint the
+maintainers trust, ``debench.leaderboard.verify``), recorded in ``Provenance.spot_check``.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from debench.data.transcript import debate_text
 from debench.errors import UserError
 from debench.leaderboard.compare import same, shown
 from debench.parsing import parse_answer
+from debench.prompts import build_messages
 from debench.results import Results
 from debench.samples import SampleRecord
 from debench.task import TaskConfig
@@ -39,12 +47,17 @@ MAX_INCOMPLETE_SHARE = 0.05
 
 
 class SpotCheck(BaseModel):
-    """A re-judging of a seeded sample of the submission's documents with its model."""
+    """The leaderboard's own re-judging of a seeded sample of the entry's documents (from its
+    committed spot-check record, validated against the files at every build)."""
 
+    record: str = Field(description="the spot-check record's file name, beside the results file")
     n_docs: int = Field(description="documents re-judged")
-    seed: int = Field(description="seed of the draw of documents")
-    agreement: float = Field(description="share of re-judged documents whose prediction equals the submitted one")
-    threshold: float = Field(description="the agreement below which a submission is refused")
+    seed: int = Field(description="seed of the draw of documents (derived from seed_commit)")
+    seed_commit: str = Field(description="the commit (after the submission was merged) the seed was derived from")
+    agreement: float = Field(description="share of re-judged documents whose outcome equals the submitted one")
+    threshold: float = Field(description="the agreement an entry needs to be verified")
+    endpoint: str = Field(description="id of the trusted endpoint (leaderboard/trusted_endpoints.yaml) the documents were re-judged through")
+    checked_at: str
 
 
 class Provenance(BaseModel):
@@ -53,7 +66,7 @@ class Provenance(BaseModel):
         "responses: every prediction follows from the recorded raw model answer (the answers are not regenerated)"
     )
     checks: list[str] = Field(description="what validation established, in words")
-    spot_check: SpotCheck | None = Field(default=None, description="null: not spot-checked")
+    spot_check: SpotCheck | None = Field(default=None, description="null: not spot-checked by the leaderboard")
 
 
 def _err(path: Path, line: int, field: str, message: str) -> UserError:
@@ -98,7 +111,9 @@ class RecordChecker:
     def check(self, rec: SampleRecord, line: int) -> None:
         if rec.status in ("error", "not_completed"):
             self._check_failed(rec, line)
-        elif self.baseline is not None:
+            return
+        self._check_messages(rec, line)
+        if self.baseline is not None:
             self._check_baseline(rec, line)
         elif self.kind == "ensemble":
             self._check_ensemble(rec, line)
@@ -106,6 +121,25 @@ class RecordChecker:
             self._check_response(rec.response, rec.status, rec.prediction, rec.doc_id, line, "")
             if self.method.startswith("debatrix"):
                 self._check_debatrix(rec, line)
+
+    def _check_messages(self, rec: SampleRecord, line: int) -> None:
+        """The prompt of an answered ``direct`` record is the installed task's for its document (a
+        baseline, which reads no prompt, may leave it out)."""
+        if self.method != "direct":
+            return
+        if rec.messages is None:
+            if self.baseline is None:
+                raise _err(self.samples, line, "messages", f"'{rec.doc_id}' carries no messages: a model's record keeps the prompt it was asked with")
+            return
+        prompt = self.task.prompt
+        expected = build_messages(prompt.system, prompt.user, self.docs[rec.doc_id], prompt.variables)
+        if rec.messages != expected:
+            where, detail = _first_difference(rec.messages, expected)
+            raise _err(
+                self.samples, line, f"messages{where}",
+                f"'{rec.doc_id}' was asked with messages that differ from what the installed task {self.task.name} renders ({detail}): "
+                "a submission's prompts are the task's",
+            )
 
     def _check_failed(self, rec: SampleRecord, line: int) -> None:
         if self.baseline is not None:
@@ -148,9 +182,26 @@ class RecordChecker:
             )
 
     def _check_debatrix(self, rec: SampleRecord, line: int) -> None:
+        """Ends with the verdict step, and every prompt of the chain is the installed task's: the chain,
+        replayed with the recorded answers, asks only prompts the record holds (``replay``)."""
+        from debench.leaderboard.replay import replay
+
         last = rec.steps[-1] if rec.steps else {}
         if last.get("step") != "verdict" or last.get("answer") != rec.response:
             raise _err(self.samples, line, "steps", f"'{rec.doc_id}': a {self.method} record ends with its verdict step, whose answer is the response")
+        missing = next((i for i, st in enumerate(rec.steps) if not isinstance(st.get("prompt_sha256"), str)), None)
+        if missing is not None:
+            raise _err(self.samples, line, f"steps.{missing}.prompt_sha256", f"'{rec.doc_id}': a {self.method} step keeps the hash of the prompt it was asked (written by an older debench: rerun)")
+        got = replay(self.task, self.method, self.docs[rec.doc_id], rec)
+        if isinstance(got, list):
+            asked = json_excerpt(got[-1].get("content", "") if got else "")
+            raise _err(
+                self.samples, line, "steps",
+                f"'{rec.doc_id}' was not asked what the installed task {self.task.name} asks: replayed with the recorded answers, the chain asks "
+                f"a prompt no step of the record holds (its last message begins {asked}); a submission's prompts are debench's",
+            )
+        if got.response != rec.response:
+            raise _err(self.samples, line, "response", f"'{rec.doc_id}': replayed with the recorded answers, the chain ends with {shown(got.response)}, not the recorded response")
 
     def _check_ensemble(self, rec: SampleRecord, line: int) -> None:
         parts = [(i, s) for i, s in enumerate(rec.steps) if s.get("step") == "member"]
@@ -196,6 +247,23 @@ class RecordChecker:
         else:
             traced = "every prediction follows from the recorded raw response through the task's parser"
         return Provenance(basis="responses", checks=[traced])
+
+
+def json_excerpt(text: str, n: int = 60) -> str:
+    return json.dumps(text[:n] + ("…" if len(text) > n else ""), ensure_ascii=False)
+
+
+def _first_difference(got: list[dict[str, str]], expected: list[dict[str, str]]) -> tuple[str, str]:
+    """(field suffix, words) locating the first difference between two message lists."""
+    if len(got) != len(expected):
+        return "", f"{len(got)} messages instead of {len(expected)}"
+    for i, (a, b) in enumerate(zip(got, expected, strict=True)):
+        for key in sorted(set(a) | set(b)):
+            x, y = str(a.get(key, "")), str(b.get(key, ""))
+            if x != y:
+                at = next((j for j, (c, d) in enumerate(zip(x, y, strict=False)) if c != d), min(len(x), len(y)))
+                return f".{i}.{key}", f"message {i} {key} differs from character {at}: {json.dumps(x[at:at + 40])} instead of {json.dumps(y[at:at + 40])}"
+    return "", "the messages differ"
 
 
 def check_incomplete_share(records: list[SampleRecord], n_docs: int, path: Path) -> str:

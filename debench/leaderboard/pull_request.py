@@ -1,38 +1,162 @@
-"""What a submission pull request may change: one ``leaderboard/submissions/<model>/`` folder.
+"""What a submission pull request may change: it may add one new submission folder, nothing else.
 
-The leaderboard workflow lists the files a pull request changes (added, modified, deleted or
-renamed, from ``git diff --name-only --no-renames BASE...HEAD``) and refuses it unless every one
-is a ``results_*.json`` or ``samples_*.jsonl`` file directly inside the same
-``leaderboard/submissions/<model>/`` folder. Code, task files, workflows, other submissions, the
-built leaderboard: none of it can come from a submission, so the base branch's code judges it.
+The gate compares two trees, never a list of names: the pull request's ``leaderboard/submissions``
+(``PR_DIR``) with the base branch's (``BASE_DIR``), as checked out side by side by the workflow.
+``compare_trees`` refuses the pull request (``UserError``, one line) unless
+
+* ``PR_DIR`` holds exactly one folder ``BASE_DIR`` does not (a name of letters, digits, ``.``,
+  ``_`` and ``-``), and every other folder and file of either tree is in the other, byte for byte:
+  nothing rewritten, deleted or added elsewhere — a spot-check record included;
+* the new folder holds regular files only (no symbolic link, no sub-folder, no other file type):
+  ``results_*.json`` files and the ``samples_*.jsonl`` logs they name — each file referenced by a
+  results file, within its size cap (``debench.leaderboard.files``); no plot, no spot-check record
+  (the leaderboard's job writes those after the merge);
+* when both trees sit in checkouts (``<root>/leaderboard/submissions``), nothing outside
+  ``leaderboard/submissions`` differs between the two checkouts either (``.git`` aside): code, task
+  files, the workflow, the allowlist, the built page — none of it can come with a submission.
+
+Whether the new folder's results files are *valid* is then ``debench validate``'s (the refresh
+script validates the whole pull-request tree with the base branch's code). Changes to existing
+submissions go through the maintainers.
 """
 
 from __future__ import annotations
 
+import filecmp
+import os
 import re
-from collections.abc import Iterable
-from pathlib import PurePosixPath
+import stat
+from pathlib import Path
 
 from debench.errors import UserError
+from debench.leaderboard.files import (
+    MAX_RESULTS_BYTES,
+    RESULTS_PREFIX,
+    SAMPLES_PREFIX,
+    regular_file,
+    results_files,
+)
 
 SUBMISSIONS_DIR = ("leaderboard", "submissions")
 _FOLDER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-_FILE = re.compile(r"^(?:results_[A-Za-z0-9._-]+\.json|samples_[A-Za-z0-9._-]+\.jsonl)$")
+_IGNORED_AT_ROOT = (".git",)
 
 
-def submission_folder(changed: Iterable[str]) -> str:
-    """The name of the one submission folder the changed paths lie in; ``UserError`` otherwise."""
-    folders: set[str] = set()
-    paths = [p.strip() for p in changed if p.strip()]
-    if not paths:
-        raise UserError("the pull request changes no file")
-    for p in paths:
-        parts = PurePosixPath(p).parts
-        if len(parts) != 4 or parts[:2] != SUBMISSIONS_DIR or not _FOLDER.match(parts[2]):
-            raise UserError("a submission pull request may change only files in one leaderboard/submissions/<model>/ folder", path=p)
-        if not _FILE.match(parts[3]):
-            raise UserError("a submission holds only results_*.json files and their samples_*.jsonl logs", path=p)
-        folders.add(parts[2])
-    if len(folders) > 1:
-        raise UserError(f"the pull request changes {len(folders)} submission folders ({', '.join(sorted(folders))}); submit one model per pull request")
-    return folders.pop()
+def _kind(mode: int) -> str:
+    if stat.S_ISLNK(mode):
+        return "symbolic link"
+    if stat.S_ISDIR(mode):
+        return "folder"
+    if stat.S_ISREG(mode):
+        return "file"
+    return "special file"
+
+
+def _entries(root: Path, skip: tuple[str, ...] = ()) -> dict[str, tuple[str, Path]]:
+    """Relative POSIX path -> (kind, absolute path) of everything under ``root``, links not followed."""
+    out: dict[str, tuple[str, Path]] = {}
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        for entry in os.scandir(folder):
+            path = Path(entry.path)
+            rel = path.relative_to(root).as_posix()
+            if rel in skip:
+                continue
+            kind = _kind(entry.stat(follow_symlinks=False).st_mode)
+            out[rel] = (kind, path)
+            if kind == "folder":
+                stack.append(path)
+    return out
+
+
+def _same(a: tuple[str, Path], b: tuple[str, Path]) -> bool:
+    if a[0] != b[0]:
+        return False
+    if a[0] == "symbolic link":
+        return os.readlink(a[1]) == os.readlink(b[1])
+    if a[0] == "file":
+        return filecmp.cmp(a[1], b[1], shallow=False)
+    return True
+
+
+def _diff(pr: dict[str, tuple[str, Path]], base: dict[str, tuple[str, Path]]) -> list[tuple[str, str]]:
+    """(path, what happened) for every difference, in path order."""
+    out = []
+    for rel in sorted(set(pr) | set(base)):
+        if rel not in base:
+            out.append((rel, f"adds this {pr[rel][0]}"))
+        elif rel not in pr:
+            out.append((rel, f"deletes this {base[rel][0]}"))
+        elif not _same(pr[rel], base[rel]):
+            out.append((rel, "changes this " + (base[rel][0] if pr[rel][0] == base[rel][0] else f"{base[rel][0]} into a {pr[rel][0]}")))
+    return out
+
+
+def _checkout_root(submissions: Path) -> Path | None:
+    """The checkout a ``…/leaderboard/submissions`` folder belongs to, or None."""
+    resolved = submissions.absolute()
+    return resolved.parent.parent if resolved.parts[-2:] == SUBMISSIONS_DIR else None
+
+
+def _check_new_folder(folder: Path, name: str) -> None:
+    if not _FOLDER.match(name):
+        raise UserError(f"'{name}' is not a submission folder name (letters, digits, '.', '_' and '-')", path=str(folder))
+    from debench.leaderboard.files import referenced
+
+    known = referenced(folder)
+    results = results_files(folder)
+    if not results:
+        raise UserError("the new submission folder holds no results_*.json file", path=str(folder))
+    names = {p.name for p in results}
+    samples = {n for n, (what, _) in known.items() if what == "samples file"}
+    for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+        path = Path(entry.path)
+        kind = _kind(entry.stat(follow_symlinks=False).st_mode)
+        if kind != "file":
+            raise UserError(f"is a {kind}: a submission holds regular files only", path=str(path))
+        if entry.name in names:
+            regular_file(path, MAX_RESULTS_BYTES, "results file")
+        elif entry.name in samples and entry.name.startswith(SAMPLES_PREFIX) and entry.name.endswith(".jsonl"):
+            regular_file(path, known[entry.name][1], "samples file")
+        elif entry.name in known and known[entry.name][0] == "spot-check record":
+            raise UserError("a spot-check record is written by the leaderboard's job after the merge, never submitted", path=str(path))
+        elif entry.name in known:
+            raise UserError(f"a submission holds its results_*.json files and the samples logs they name, not a {known[entry.name][0]}", path=str(path))
+        else:
+            raise UserError("no results file of the submission refers to this file: a submission holds results_*.json files and the samples logs they name, nothing else", path=str(path))
+    for r in results:
+        if not r.name.startswith(RESULTS_PREFIX):  # pragma: no cover - results_files only lists those
+            raise UserError("not a results file", path=str(r))
+
+
+def compare_trees(pr_dir: Path, base_dir: Path) -> str:
+    """The name of the one new submission folder of ``pr_dir``; ``UserError`` otherwise (see the
+    module docstring)."""
+    for d, what in ((pr_dir, "pull request's"), (base_dir, "base branch's")):
+        if not d.is_dir() or d.is_symlink():
+            raise UserError(f"the {what} submissions folder was not found", path=str(d))
+    pr_root, base_root = _checkout_root(pr_dir), _checkout_root(base_dir)
+    if pr_root is not None and base_root is not None:
+        sub = "/".join(SUBMISSIONS_DIR)
+        outside = [
+            (rel, what) for rel, what in _diff(_entries(pr_root, _IGNORED_AT_ROOT), _entries(base_root, _IGNORED_AT_ROOT))
+            if rel != sub and not rel.startswith(sub + "/") and rel not in SUBMISSIONS_DIR[:1]
+        ]
+        if outside:
+            rel, what = outside[0]
+            raise UserError(f"the pull request {what}, outside leaderboard/submissions/: a submission pull request adds one submission folder, nothing else", path=rel)
+    changes = _diff(_entries(pr_dir), _entries(base_dir))
+    new = [rel for rel, what in changes if "/" not in rel and what == "adds this folder"]
+    inside_new = {rel for rel, _ in changes if rel.split("/", 1)[0] in new}
+    other = [(rel, what) for rel, what in changes if rel not in inside_new]
+    if other:
+        rel, what = other[0]
+        where = "the submission it belongs to" if "/" in rel else "the submissions folder"
+        raise UserError(f"the pull request {what} ({where} is the base branch's): a submission pull request adds one new folder; changes to existing submissions go through the maintainers", path=f"leaderboard/submissions/{rel}")
+    if not new:
+        raise UserError("the pull request adds no submission folder under leaderboard/submissions/")
+    if len(new) > 1:
+        raise UserError(f"the pull request adds {len(new)} submission folders ({', '.join(new)}); submit one model per pull request")
+    _check_new_folder(pr_dir / new[0], new[0])
+    return new[0]

@@ -1,18 +1,25 @@
-"""``debench validate --spot-check N``: re-judge a seeded sample of a submission's documents with the
-submission's own model and compare.
+"""Re-judging a seeded sample of a submission's documents and comparing with what was submitted.
 
-Validation alone proves that a submission is consistent with the data, the task and its recorded
-responses; it cannot prove the responses came from the named model (anyone can write answer text).
-A spot check asks the model again: ``N`` documents drawn with a seed from the answered documents
-of the submission (ok or parse failure) are judged once more by the model rebuilt from
+Validation proves a submission is consistent with the data, the task and its recorded responses;
+it cannot prove the responses came from the named model (anyone can write answer text). A spot
+check asks a model again: ``N`` documents drawn with a seed from the answered documents of the
+submission (ok or parse failure) are judged once more by the model rebuilt from
 ``model.identity`` (its name, api base, generation settings; an ensemble's members), with the
 submission's method, through the normal runner and **without the response cache**. The share of
 re-judged documents whose outcome (the parsed prediction, or a parse failure) equals the submitted
-one is the agreement; below ``MIN_AGREEMENT`` the submission is refused.
+one is the agreement; ``MIN_AGREEMENT`` is 0.8 — a judge at temperature 0 repeats itself almost
+always (providers are not perfectly deterministic, so not always), while answers written by hand
+or by another model agree far less often.
 
-``MIN_AGREEMENT`` is 0.8: a judge at temperature 0 repeats itself almost always (providers are not
-perfectly deterministic, so not always); a submission whose answers were written by hand or by
-another model agrees far less often on labels and scores.
+Two uses of the one re-judging:
+
+* ``debench validate --spot-check N`` (``self_check``): the submitter's own check, through the
+  endpoint the identity names. It verifies nothing — that endpoint may be the submitter's — and it
+  never reaches the leaderboard.
+* the leaderboard's check (``leaderboard_check``), run by the refresh job after a submission is
+  merged: through the trusted endpoint (``debench.leaderboard.trusted``) with the maintainers' key,
+  ``SPOT_CHECK_DOCS`` documents drawn with a seed derived from a commit made after the merge
+  (``seed_from_commit``), written as a spot-check record (``debench.leaderboard.spot_record``).
 """
 
 from __future__ import annotations
@@ -21,30 +28,25 @@ import asyncio
 import json
 import random
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from debench.errors import UserError
-from debench.leaderboard.provenance import SpotCheck
 from debench.leaderboard.validate import ValidatedSubmission
 from debench.models.args import ClientArgs, GenerationArgs, ModelArgs
 from debench.models.base import Model
-from debench.samples import SampleRecord, read_records
+from debench.samples import SampleRecord
 
 MIN_AGREEMENT = 0.8
+SPOT_CHECK_DOCS = 8
+"""Documents the leaderboard's spot check re-judges (the embedded model takes ~42 s for 8 IBM speeches on 2 cores)."""
 
 
-@dataclass(frozen=True)
-class SpotCheckSettings:
-    n: int
-    seed: int = 0
-    api_key: str | None = None
-    concurrency: int | None = None
-
-
-def model_from_identity(identity: dict[str, Any], api_key: str | None) -> Model:
-    """The model a results file's ``model.identity`` names, rebuilt (its identity must come out the same)."""
+def model_from_identity(identity: dict[str, Any], api_key: str | None | Callable[[dict[str, Any]], str | None]) -> Model:
+    """The model a results file's ``model.identity`` names, rebuilt (its identity must come out the
+    same). ``api_key``: one key, or a function giving each (member) identity its key."""
     from debench.models.ensemble import EnsembleModel
     from debench.models.factory import make_model
 
@@ -61,10 +63,16 @@ def model_from_identity(identity: dict[str, Any], api_key: str | None) -> Model:
             client.update({k: identity[k] for k in ("n_parallel", "n_ctx") if k in identity})
         args = ModelArgs(generation=GenerationArgs(**identity.get("generation", {})), client=ClientArgs(**client))
         bases = identity.get("api_base") or None
-        model = make_model(name, api_bases=list(bases) if bases else None, api_key=api_key, model_args=args, seed=seed)
+        key = api_key(identity) if callable(api_key) else api_key
+        model = make_model(name, api_bases=list(bases) if bases else None, api_key=key, model_args=args, seed=seed)
     if model.identity() != identity:
         raise UserError("cannot rebuild the model this identity names (another debench version wrote it?)", field="model.identity")
     return model
+
+
+def seed_from_commit(sha: str) -> int:
+    """The spot-check seed of a commit: its first 16 hex digits as an integer."""
+    return int(sha[:16], 16)
 
 
 def draw(records: list[SampleRecord], n: int, seed: int) -> list[str]:
@@ -74,53 +82,65 @@ def draw(records: list[SampleRecord], n: int, seed: int) -> list[str]:
     return [d for d in answered if d in chosen]
 
 
-def _outcome(r: SampleRecord) -> str:
+def outcome(r: SampleRecord) -> str:
+    """What is compared: the prediction (as JSON), or the status when nothing was predicted."""
     return json.dumps(r.prediction, sort_keys=True) if r.status == "ok" else r.status
 
 
-async def spot_check(sub: ValidatedSubmission, settings: SpotCheckSettings) -> SpotCheck | None:
-    """Re-judge and compare; ``None`` for a baseline (its every prediction was already re-derived).
-    Raises ``UserError`` when the documents cannot be re-judged or agree too rarely."""
+@dataclass(frozen=True)
+class Rejudged:
+    doc_ids: list[str]
+    submitted: dict[str, SampleRecord]
+    records: list[SampleRecord]
+    """The re-judged records, in the order of ``doc_ids``."""
+
+    @property
+    def agreement(self) -> float:
+        return sum(outcome(r) == outcome(self.submitted[r.doc_id]) for r in self.records) / len(self.records)
+
+
+def rejudge(sub: ValidatedSubmission, n: int, seed: int, api_key: str | None | Callable[[dict[str, Any]], str | None], concurrency: int | None = None) -> Rejudged:
+    """Re-judge ``n`` documents drawn with ``seed`` with the model the identity names (no cache).
+    ``UserError`` when the model cannot be built or a document cannot be re-judged."""
     from debench.runner import RunSettings, run_samples
 
-    results = sub.results
-    if results.model.kind == "baseline":
-        return None
-    submitted = {r.doc_id: r for r in read_records(sub.samples_path)}
-    ids = draw(list(submitted.values()), settings.n, settings.seed)
+    submitted = {r.doc_id: r for r in sub.records}
+    ids = draw(sub.records, n, seed)
     if not ids:
         raise UserError("no answered document to re-judge", path=str(sub.results_path), field="spot_check")
     by_id = {d.doc_id: d for d in sub.docs}
-    docs = [by_id[d] for d in ids]
-    model = model_from_identity(sub.identity, settings.api_key)
-    run = RunSettings(concurrency=settings.concurrency or model.default_concurrency, use_cache=False, progress=False, method=results.task.method)
-    with tempfile.TemporaryDirectory(prefix="debench-spot-") as tmp:
-        records, _ = await run_samples(sub.task, docs, model, Path(tmp) / "spot.jsonl", run)
+    try:
+        model = model_from_identity(sub.identity, api_key)
+    except UserError as exc:
+        raise UserError(f"the spot check cannot build the model {sub.results.model.name}: {exc}", path=str(sub.results_path), field="spot_check") from None
+    run = RunSettings(concurrency=concurrency or model.default_concurrency, use_cache=False, progress=False, method=sub.results.task.method)
+    try:
+        with tempfile.TemporaryDirectory(prefix="debench-spot-") as tmp:
+            records, _ = asyncio.run(run_samples(sub.task, [by_id[d] for d in ids], model, Path(tmp) / "spot.jsonl", run))
+    except UserError as exc:
+        raise UserError(f"the spot check could not run {sub.results.model.name}: {exc}", path=str(sub.results_path), field="spot_check") from None
     failed = [r for r in records if r.status in ("error", "not_completed")]
     if failed:
         raise UserError(
-            f"the spot check could not re-judge {len(failed)} of {len(records)} documents with {results.model.name} ({failed[0].error})",
+            f"the spot check could not re-judge {len(failed)} of {len(records)} documents with {sub.results.model.name} ({failed[0].error})",
             path=str(sub.results_path),
             field="spot_check",
         )
-    agree = sum(_outcome(r) == _outcome(submitted[r.doc_id]) for r in records) / len(records)
-    check = SpotCheck(n_docs=len(records), seed=settings.seed, agreement=agree, threshold=MIN_AGREEMENT)
-    if agree < MIN_AGREEMENT:
+    got = {r.doc_id: r for r in records}
+    return Rejudged(ids, submitted, [got[d] for d in ids])
+
+
+def self_check(sub: ValidatedSubmission, n: int, seed: int, api_key: str | None) -> float:
+    """``debench validate --spot-check N``: re-judge through the identity's own endpoint; returns the
+    agreement, ``UserError`` below ``MIN_AGREEMENT`` (a baseline: 1.0, its predictions were re-derived)."""
+    if sub.results.model.kind == "baseline":
+        return 1.0
+    got = rejudge(sub, n, seed, api_key)
+    if got.agreement < MIN_AGREEMENT:
         raise UserError(
-            f"spot check: re-judging {len(records)} documents (seed {settings.seed}) with {results.model.name} agreed with the submitted "
-            f"predictions on {agree:.0%}, below the {MIN_AGREEMENT:.0%} a submission needs",
+            f"spot check: re-judging {len(got.records)} documents (seed {seed}) with {sub.results.model.name} agreed with the submitted "
+            f"predictions on {got.agreement:.0%}, below the {MIN_AGREEMENT:.0%} a submission needs",
             path=str(sub.results_path),
             field="spot_check",
         )
-    return check
-
-
-def run_spot_checks(subs: list[ValidatedSubmission], settings: SpotCheckSettings) -> list[UserError]:
-    """Spot-check every submission (in place: ``provenance.spot_check``); returns the refusals."""
-    errors = []
-    for sub in subs:
-        try:
-            sub.provenance.spot_check = asyncio.run(spot_check(sub, settings))
-        except UserError as exc:
-            errors.append(exc)
-    return errors
+    return got.agreement

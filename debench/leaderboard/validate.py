@@ -7,23 +7,29 @@ file and the field, so the CLI prints one line and exits 2.
 
 Checks, in order:
 
-1. the results file is readable JSON, holds no key-shaped string (``planted_keys``) and follows
-   ``debench/schema/results.schema.json``;
+1. the results file is a regular file within its size cap (``debench.leaderboard.files``), readable
+   JSON, holds no key-shaped string nor a secret-looking value under a key / token / secret /
+   password name (``planted_keys``), follows ``debench/schema/results.schema.json``, names no
+   absolute path of the submitter's machine (command line, task file, data location), and was not
+   created after the build;
 2. the task is one of debench's tasks, with the same ``version`` and ``config_sha256``, and the
    judge method is a known one the task supports (``identity.check_method``);
 3. the data set is the real one (not the sample) and its ``content_hash`` equals the local copy's;
 4. the model identity agrees with the model's name and kind, and ``config.fingerprint`` is the
    one recomputed from task, identity, data hash and method (``identity.check_identity``);
-5. the samples log named by ``samples_file`` exists beside it, every line is a samples-log record
-   without a key-shaped string, and it holds each document of the task exactly once (the first
-   ``config.limit`` documents when a limit was used), nothing else;
+5. the samples log named by ``samples_file`` is a regular file beside it within its size cap, read
+   line by line (bounded memory): every line is a samples-log record without a key-shaped string,
+   and it holds each document of the task exactly once (the first ``config.limit`` documents when
+   a limit was used), nothing else — a duplicate is refused at its line;
 6. each record's provenance (``provenance``): a baseline's predictions are re-derived by running
-   it, a model's follow from its raw responses, an ensemble's from its members' answers, failures
-   carry their error text, and at most 5% of the documents ended in error or not completed;
+   it, a model's follow from its raw responses, an ensemble's from its members' answers, a model
+   was asked exactly the messages the installed task renders for the document, failures carry
+   their error text, and at most 5% of the documents ended in error or not completed;
 7. every metric (value, 95% CI, n), the sample counts and the reports equal the recomputation.
 
 ``validate_submission`` returns a ``ValidatedSubmission`` whose ``provenance`` says what was
-established (and, when a spot check re-judged documents, its outcome).
+established. Whether it is *ranked* is decided later (``debench.leaderboard.verify``): only what the
+leaderboard's own job reproduced is.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ import json
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -40,12 +47,14 @@ from pydantic import ValidationError
 from debench.data.base import Doc, LoadedDataset
 from debench.errors import UserError
 from debench.leaderboard.compare import close, same, shown
+from debench.leaderboard.files import MAX_RESULTS_BYTES, MAX_SAMPLES_BYTES, iter_lines, read_json_object, regular_file
 from debench.leaderboard.identity import check_identity, check_method, judge_key
 from debench.leaderboard.installed import installed_task
 from debench.leaderboard.planted_keys import refuse_planted_keys
 from debench.leaderboard.provenance import Provenance, RecordChecker, check_incomplete_share
+from debench.paths import machine_path
 from debench.results import SCHEMA_VERSION, Results, validate_results_dict
-from debench.samples import SampleRecord
+from debench.samples import SampleRecord, slim
 from debench.scoring import ScoreReport
 from debench.task import TaskConfig
 
@@ -64,9 +73,11 @@ class ValidatedSubmission:
     n_docs_total: int
     identity: dict[str, Any]
     provenance: Provenance
-    """What validation established; a spot check adds its outcome here (``provenance.spot_check``)."""
+    """What validation established; the leaderboard's spot check adds its outcome (``provenance.spot_check``)."""
     docs: list[Doc] = field(default_factory=list, repr=False)
     """The documents the run covered (from the real data)."""
+    records: list[SampleRecord] = field(default_factory=list, repr=False)
+    """The submitted records in document order, without their prompts and steps (``samples.slim``)."""
 
     @property
     def submission(self) -> str:
@@ -76,6 +87,14 @@ class ValidatedSubmission:
     @property
     def partial(self) -> bool:
         return self.n_docs < self.n_docs_total
+
+    @property
+    def left_out(self) -> int:
+        """Documents the metrics leave out: errors, not completed, and parse failures when the task
+        excludes them from its metrics (``scoring.parse_failure: exclude``)."""
+        r = self.recomputed
+        excluded = r.n_parse_failures if self.task.scoring.parse_failure == "exclude" else 0
+        return r.n_errors + r.n_not_completed + excluded
 
     @property
     def judge(self) -> str:
@@ -107,19 +126,7 @@ def _err(path: Path, field: str | None, message: str) -> UserError:
 
 
 def _read_results(path: Path) -> Results:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise _err(path, None, "results file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise _err(path, None, f"cannot read the results file ({exc.__class__.__name__})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise _err(path, None, f"malformed JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
-    if not isinstance(data, dict):
-        raise _err(path, None, "malformed results file: expected a JSON object")
-    refuse_planted_keys(data, path)
+    data = read_json_object(path, MAX_RESULTS_BYTES, "results file")
     version = data.get("schema_version")
     if version != SCHEMA_VERSION:
         raise _err(path, "schema_version", f"unsupported results schema version {json.dumps(version)} (this debench reads {SCHEMA_VERSION!r})")
@@ -131,11 +138,49 @@ def _read_results(path: Path) -> Results:
         where = ".".join(str(p) for p in exc.absolute_path) or None
         raise _err(path, where, f"does not follow the results schema: {_short(exc.message)}") from None
     try:
-        return Results.model_validate(data)
+        results = Results.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or None
         raise _err(path, where, f"does not follow the results schema: {_short(first['msg'])}") from None
+    _refuse_machine_paths(results, path)
+    _refuse_future(results, path)
+    return results
+
+
+def _path_fields(results: Results) -> Iterable[tuple[str, Any]]:
+    """(field, value) of everything in a results file that names a path: the command line, the task
+    file, the data location, and any configuration entry named like a file, folder or path."""
+    command = results.config.get("command")
+    if isinstance(command, list):
+        for i, arg in enumerate(command):
+            yield f"config.command.{i}", str(arg).partition("=")[2] if str(arg).startswith("--") and "=" in str(arg) else arg
+    yield "dataset.location", results.dataset.location
+    for key, value in results.config.items():
+        if key == "task_file" or key.endswith(("_file", "_dir", "_path", "_location")) or key in ("predictions", "judging_manual"):
+            yield f"config.{key}", value
+
+
+def _refuse_machine_paths(results: Results, path: Path) -> None:
+    for where, value in _path_fields(results):
+        if isinstance(value, str) and machine_path(value):
+            raise _err(
+                path, where,
+                f"{json.dumps(value)} is an absolute path of the machine the run was made on; a submission names paths relative to the "
+                "working directory or with ~ for the home folder (debench writes them so; rerun, or edit the file)",
+            )
+
+
+def _refuse_future(results: Results, path: Path) -> None:
+    try:
+        created = datetime.fromisoformat(results.created_at)
+    except ValueError:
+        raise _err(path, "created_at", f"{json.dumps(results.created_at)} is not an ISO 8601 time") from None
+    if created.tzinfo is None:
+        created = created.replace(tzinfo=UTC)
+    now = datetime.now(UTC)
+    if created > now:
+        raise _err(path, "created_at", f"{results.created_at} is after this build ({now.strftime('%Y-%m-%dT%H:%M:%SZ')}): a run cannot come from the future")
 
 
 def _short(text: str, limit: int = 160) -> str:
@@ -198,27 +243,29 @@ def _samples_path(results: Results, path: Path) -> Path:
     if Path(name).name != name or name in (".", ".."):
         raise _err(path, "samples_file", f"'{name}' must be a file name in the results file's folder")
     samples = path.parent / name
-    if not samples.is_file():
+    if not os.path.lexists(samples):
         raise _err(path, "samples_file", f"samples file '{name}' not found beside the results file")
+    regular_file(samples, MAX_SAMPLES_BYTES, "samples file")
     return samples
 
 
-def _read_samples(samples: Path, task: TaskConfig, docs: list[Doc], all_docs: list[Doc], limit: int | None) -> list[tuple[int, SampleRecord]]:
-    """(line number, record) in file order; every document exactly once, each line a samples-log
-    record without a key-shaped string."""
+def _read_samples(samples: Path, task: TaskConfig, docs: list[Doc], all_docs: list[Doc], limit: int | None, checker: RecordChecker) -> list[SampleRecord]:
+    """The records in document order, read line by line and checked as they come (each line a
+    samples-log record without a key-shaped string, traced by ``checker``); every document exactly
+    once. Only slim records are kept (``samples.slim``): memory does not grow with prompt sizes."""
+    from debench.predictions import check_prediction
+
     wanted = {d.doc_id for d in docs}
     known = {d.doc_id for d in all_docs}
     first_line: dict[str, int] = {}
-    out: list[tuple[int, SampleRecord]] = []
-    try:
-        lines = samples.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise _err(samples, None, f"cannot read the samples file ({exc.__class__.__name__})") from None
-    for n, line in enumerate(lines, start=1):
-        if not line.strip():
+    kept: dict[str, SampleRecord] = {}
+    for n, raw in iter_lines(samples, "samples file"):
+        if not raw.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = json.loads(raw)
+        except UnicodeDecodeError:
+            raise _err(samples, None, f"line {n}: not UTF-8 text") from None
         except json.JSONDecodeError as exc:
             raise _err(samples, None, f"line {n}: malformed JSON ({exc.msg})") from None
         refuse_planted_keys(obj, samples, line=n)
@@ -236,12 +283,18 @@ def _read_samples(samples: Path, task: TaskConfig, docs: list[Doc], all_docs: li
         if doc_id in first_line:
             raise _err(samples, "doc_id", f"line {n}: duplicated document '{doc_id}' (first on line {first_line[doc_id]})")
         first_line[doc_id] = n
-        out.append((n, rec))
+        checker.check(rec, n)
+        if rec.status == "ok":
+            try:
+                rec.prediction = check_prediction(rec.prediction, task)
+            except ValueError as exc:
+                raise _err(samples, "prediction", f"line {n}: invalid prediction for '{doc_id}': {exc}") from None
+        kept[doc_id] = slim(rec)
     missing = [d.doc_id for d in docs if d.doc_id not in first_line]
     if missing:
         scope = f"the first {limit}" if limit is not None else f"all {len(docs)}"
         raise _err(samples, "doc_id", f"{len(missing)} of {scope} documents are missing (first: '{missing[0]}')")
-    return out
+    return [kept[d.doc_id] for d in docs]
 
 
 def _compare(results: Results, report: ScoreReport, path: Path) -> None:
@@ -274,7 +327,6 @@ def _compare(results: Results, report: ScoreReport, path: Path) -> None:
 def validate_submission(path: str | Path, *, data_dir: str | Path | None = None) -> ValidatedSubmission:
     """Validate one results file and its samples log; raises ``UserError`` with the reason."""
     from debench.pipeline import select_docs
-    from debench.predictions import load_predictions
     from debench.scoring import score
 
     path = Path(path)
@@ -287,12 +339,9 @@ def validate_submission(path: str | Path, *, data_dir: str | Path | None = None)
     limit, n_boot = _limit_and_bootstrap(task, results, path)
     docs = select_docs(real, limit)
     samples = _samples_path(results, path)
-    lines = _read_samples(samples, task, docs, real.docs, limit)
     checker = RecordChecker(results, task, docs, samples)
-    for n, rec in lines:
-        checker.check(rec, n)
-    incomplete = check_incomplete_share([rec for _, rec in lines], len(docs), path)
-    records = load_predictions(samples, task, docs)
+    records = _read_samples(samples, task, docs, real.docs, limit, checker)
+    incomplete = check_incomplete_share(records, len(docs), path)
     report = score(task, docs, {r.doc_id: r for r in records}, n_bootstrap=n_boot)
     _compare(results, report, path)
     provenance = checker.provenance()
@@ -314,6 +363,7 @@ def validate_submission(path: str | Path, *, data_dir: str | Path | None = None)
         identity=identity,
         provenance=provenance,
         docs=docs,
+        records=records,
     )
 
 
