@@ -5,14 +5,23 @@ Validation alone proves that a submission is consistent with the data, the task 
 responses; it cannot prove the responses came from the named model (anyone can write answer text).
 A spot check asks the model again: ``N`` documents drawn with a seed from the answered documents
 of the submission (ok or parse failure) are judged once more by the model rebuilt from
-``model.identity`` (its name, api base, generation settings; an ensemble's members), with the
-submission's method, through the normal runner and **without the response cache**. The share of
+``model.identity`` (its name, api base, generation settings; an ensemble's members; for ``vllm/``
+and ``gguf/`` the Hub weights, which the check serves itself), with the submission's method,
+through the normal runner and **without the response cache**. The share of
 re-judged documents whose outcome (the parsed prediction, or a parse failure) equals the submitted
 one is the agreement; below ``MIN_AGREEMENT`` the submission is refused.
 
 ``MIN_AGREEMENT`` is 0.8: a judge at temperature 0 repeats itself almost always (providers are not
 perfectly deterministic, so not always); a submission whose answers were written by hand or by
 another model agrees far less often on labels and scores.
+
+Open weights (``vllm/<org>/<name>``, ``gguf/hf:…``): the leaderboard's own machine downloads and
+serves them (``--spot-check-model-args`` gives it its own ``tensor_parallel_size``,
+``vllm_command``, … — settings outside the identity; one that would change the identity is
+refused, like any other rebuild that does not come out the same). Two things a submitter writes
+are never acted on without the operator: ``server_args`` (flags for ``vllm serve`` on the
+leaderboard's machine; some load code) are used only when the operator gives the same ones, and
+weights named by a local path (the submitter's disk) are not re-served at all.
 """
 
 from __future__ import annotations
@@ -20,15 +29,24 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import shlex
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from debench.errors import UserError
 from debench.leaderboard.provenance import SpotCheck
 from debench.leaderboard.validate import ValidatedSubmission
-from debench.models.args import ClientArgs, GenerationArgs, ModelArgs
+from debench.models.args import (
+    KIND_KEYS,
+    ClientArgs,
+    GenerationArgs,
+    ModelArgs,
+    ServerArgs,
+)
 from debench.models.base import Model
 from debench.samples import SampleRecord, read_records
 
@@ -41,29 +59,72 @@ class SpotCheckSettings:
     seed: int = 0
     api_key: str | None = None
     concurrency: int | None = None
+    model_args: ModelArgs | None = None
+    """The operator's settings for the rebuilt models (``--spot-check-model-args``): each model
+    takes the keys its kind uses."""
 
 
-def model_from_identity(identity: dict[str, Any], api_key: str | None) -> Model:
+def _args_of(identity: dict[str, Any], kind: str, operator: ModelArgs | None) -> ModelArgs:
+    """The model arguments an identity records, with the operator's (those the kind uses) on top."""
+    client: dict[str, Any] = {}
+    server: dict[str, Any] = {}
+    weights = identity.get("weights") if isinstance(identity.get("weights"), dict) else {}
+    if kind == "server" and identity.get("send_grammar"):
+        client["grammar"] = True
+    if kind in ("local", "gguf"):
+        client.update({k: identity[k] for k in ("n_parallel", "n_ctx") if k in identity})
+    if kind in ("vllm", "gguf"):
+        if weights.get("source") == "path":
+            raise UserError(
+                f"{identity.get('name')} names weights on the submitter's disk: a spot check serves Hub weights only (vllm/<org>/<name>@revision=…, gguf/hf:…)",
+                field="model.identity.weights",
+            )
+        if weights.get("revision") is not None:
+            server["revision"] = weights["revision"]
+        recorded = dict(identity.get("server") or {})
+        server_args = recorded.pop("server_args", None)
+        server.update(recorded)
+        if server_args is not None:
+            given = operator.server.server_args if operator is not None else None
+            if given is None or shlex.split(given) != list(server_args):
+                raise UserError(
+                    f"{identity.get('name')} was served with server_args {shlex.join(server_args)}: flags for vllm serve on this machine are used only "
+                    "when the operator gives the same ones (--spot-check-model-args server_args=…)",
+                    field="model.identity.server",
+                )
+            server["server_args"] = given
+    try:
+        args = ModelArgs(generation=GenerationArgs(**identity.get("generation", {})), client=ClientArgs(**client), server=ServerArgs(**server))
+    except ValidationError as exc:
+        raise UserError(f"not a model identity debench writes ({exc.errors()[0]['msg']})", field="model.identity") from None
+    if operator is None:
+        return args
+    return args.merged(operator.restricted(KIND_KEYS[kind]))
+
+
+def model_from_identity(identity: dict[str, Any], api_key: str | None, operator: ModelArgs | None = None) -> Model:
     """The model a results file's ``model.identity`` names, rebuilt (its identity must come out the same)."""
     from debench.models.ensemble import EnsembleModel
-    from debench.models.factory import make_model
+    from debench.models.factory import make_model, model_kind
 
     if "members" in identity:
-        members = [model_from_identity(m, api_key) for m in identity["members"]]
+        members = [model_from_identity(m, api_key, operator) for m in identity["members"]]
         model: Model = EnsembleModel(members, str(identity.get("aggregate")))
     else:
         name = str(identity.get("name", ""))
-        seed = int(identity.get("seed", 0)) if name.startswith("baseline/") else 0
-        client: dict[str, Any] = {}
-        if not name.startswith(("baseline/", "local/")) and identity.get("send_grammar"):
-            client["grammar"] = True
-        if name.startswith("local/"):
-            client.update({k: identity[k] for k in ("n_parallel", "n_ctx") if k in identity})
-        args = ModelArgs(generation=GenerationArgs(**identity.get("generation", {})), client=ClientArgs(**client))
+        kind = model_kind(name)
+        seed = int(identity.get("seed", 0)) if kind == "baseline" else 0
+        args = _args_of(identity, kind, operator) if kind != "baseline" else ModelArgs()
         bases = identity.get("api_base") or None
         model = make_model(name, api_bases=list(bases) if bases else None, api_key=api_key, model_args=args, seed=seed)
-    if model.identity() != identity:
-        raise UserError("cannot rebuild the model this identity names (another debench version wrote it?)", field="model.identity")
+    rebuilt = model.identity()
+    if rebuilt != identity:
+        differs = sorted(k for k in {*rebuilt, *identity} if rebuilt.get(k) != identity.get(k))
+        raise UserError(
+            f"the model rebuilt from this identity differs in {', '.join(differs)} (recorded {json.dumps({k: identity.get(k) for k in differs})}, "
+            f"rebuilt {json.dumps({k: rebuilt.get(k) for k in differs})}): other weights, settings or debench version",
+            field="model.identity",
+        )
     return model
 
 
@@ -92,7 +153,7 @@ async def spot_check(sub: ValidatedSubmission, settings: SpotCheckSettings) -> S
         raise UserError("no answered document to re-judge", path=str(sub.results_path), field="spot_check")
     by_id = {d.doc_id: d for d in sub.docs}
     docs = [by_id[d] for d in ids]
-    model = model_from_identity(sub.identity, settings.api_key)
+    model = model_from_identity(sub.identity, settings.api_key, settings.model_args)
     run = RunSettings(concurrency=settings.concurrency or model.default_concurrency, use_cache=False, progress=False, method=results.task.method)
     with tempfile.TemporaryDirectory(prefix="debench-spot-") as tmp:
         records, _ = await run_samples(sub.task, docs, model, Path(tmp) / "spot.jsonl", run)
@@ -116,11 +177,25 @@ async def spot_check(sub: ValidatedSubmission, settings: SpotCheckSettings) -> S
 
 
 def run_spot_checks(subs: list[ValidatedSubmission], settings: SpotCheckSettings) -> list[UserError]:
-    """Spot-check every submission (in place: ``provenance.spot_check``); returns the refusals."""
-    errors = []
-    for sub in subs:
-        try:
-            sub.provenance.spot_check = asyncio.run(spot_check(sub, settings))
-        except UserError as exc:
-            errors.append(exc)
-    return errors
+    """Spot-check every submission (in place: ``provenance.spot_check``); returns the refusals.
+
+    Submissions of one model are checked one after another, and a server started for them
+    (``vllm/``) stops before the next model's starts: two models' weights need not fit at once."""
+    from debench.models.managed_server import server_scope
+
+    def model_of(sub: ValidatedSubmission) -> str:
+        return json.dumps({k: v for k, v in sub.identity.items() if k != "generation"}, sort_keys=True)
+
+    errors: dict[int, UserError] = {}
+    order = sorted(range(len(subs)), key=lambda i: model_of(subs[i]))
+    groups: dict[str, list[int]] = {}
+    for i in order:
+        groups.setdefault(model_of(subs[i]), []).append(i)
+    for members in groups.values():
+        with server_scope():
+            for i in members:
+                try:
+                    subs[i].provenance.spot_check = asyncio.run(spot_check(subs[i], settings))
+                except UserError as exc:
+                    errors[i] = exc
+    return [errors[i] for i in sorted(errors)]
