@@ -111,17 +111,17 @@ def _signal_group(pgid: int, sig: int) -> None:
         os.killpg(pgid, sig)
 
 
-def stop_process_group(proc: subprocess.Popen[bytes], grace: float = GRACE_S) -> None:
-    """SIGTERM to the process group, SIGKILL after ``grace`` seconds; returns when no process of the
-    group is left (the leader reaped)."""
+def stop_process_group(proc: subprocess.Popen[bytes], grace: float | None = None) -> None:
+    """SIGTERM to the process group, SIGKILL after ``grace`` seconds (default ``GRACE_S``); returns
+    when no process of the group is left (the leader reaped)."""
+    grace = GRACE_S if grace is None else grace
     pgid = proc.pid  # start_new_session: the leader's pid is the group's id
-    if proc.poll() is None:
-        _signal_group(pgid, signal.SIGTERM)
-        try:
-            proc.wait(grace)
-        except subprocess.TimeoutExpired:
-            _signal_group(pgid, signal.SIGKILL)
-            proc.wait()
+    _signal_group(pgid, signal.SIGTERM)  # also when the leader is gone: its workers are left
+    try:
+        proc.wait(grace)
+    except subprocess.TimeoutExpired:
+        _signal_group(pgid, signal.SIGKILL)
+        proc.wait()
     deadline = time.monotonic() + min(grace, 2.0)  # workers finishing their own shutdown
     while _group_alive(pgid) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -144,14 +144,15 @@ class ManagedServer:
         return self.proc.pid if self.proc is not None else None
 
     def exited(self) -> bool:
-        return self.proc is not None and self.proc.poll() is not None
+        """It ran and is gone (or failed to start)."""
+        return self._error is not None or (self.proc is not None and self.proc.poll() is not None)
 
     async def ensure_ready(self) -> str:
         """The server's base URL (``http://127.0.0.1:<port>/v1``), starting it on first use; every
         caller waits for the one start. A failed start raises the same error for every caller."""
         if self._error is not None:
             raise self._error
-        if self.base_url and not self.exited():
+        if self.base_url and self.proc is not None and self.proc.poll() is None:
             return self.base_url
         loop = asyncio.get_running_loop()
         if self._start is None or self._start_loop is not loop:
@@ -232,18 +233,22 @@ class ManagedServer:
         return [line.rstrip() for line in text.splitlines() if line.strip()][-n:]
 
     def died_error(self) -> UserError:
-        code = self.proc.poll() if self.proc is not None else None
-        error = self.failure(f"exited with code {code} during the run")
-        self.stop(keep_log=True)
-        self._error = error
-        return error
+        """The error of a server that exited after it was ready (the first caller stops what is
+        left of its process group; every caller gets the same error)."""
+        if self._error is None:
+            code = self.proc.poll() if self.proc is not None else None
+            self._error = self.failure(f"exited with code {code} during the run")
+            self.stop(keep_log=True)
+        return self._error
 
     def stop(self, keep_log: bool = False) -> None:
-        proc, self.proc = self.proc, None
+        """Stop the process group (idempotent; a second Ctrl-C during it leaves the server to the
+        ``atexit`` hook, which stops it again)."""
         self.base_url = ""
         self._start = self._start_loop = None
-        if proc is not None:
-            stop_process_group(proc)
+        if self.proc is not None:
+            stop_process_group(self.proc)
+            self.proc = None
         if self.log_path is not None and not keep_log:
             with contextlib.suppress(OSError):
                 self.log_path.unlink()
@@ -268,10 +273,13 @@ def shared_server(spec: ServerSpec) -> ManagedServer:
 
 
 def _stop(specs: list[ServerSpec]) -> None:
-    with _LOCK:
-        servers = [s for s in (_SERVERS.pop(spec, None) for spec in specs) if s is not None]
-    for server in servers:
-        server.stop(keep_log=server._error is not None)
+    for spec in specs:
+        with _LOCK:
+            server = _SERVERS.get(spec)
+        if server is not None:
+            server.stop(keep_log=server._error is not None)
+            with _LOCK:
+                _SERVERS.pop(spec, None)
 
 
 def stop_all() -> None:

@@ -34,7 +34,7 @@ from typing import Any
 from debench.errors import UserError
 from debench.models.args import VLLM_START_KEYS, ServerArgs
 from debench.models.base import ModelResponse, Request
-from debench.models.managed_server import ServerSpec, shared_server
+from debench.models.managed_server import ManagedServer, ServerSpec, shared_server
 from debench.models.openai_http import OpenAIHTTPModel
 from debench.models.retry import RetryPolicy
 
@@ -119,6 +119,7 @@ class VLLMModel(OpenAIHTTPModel):
         self.settings = server
         self.default_concurrency = CONCURRENCY_PER_REPLICA * (server.data_parallel_size or 1)
         self.spec: ServerSpec | None = None
+        self._server: ManagedServer | None = None
         self.weights: dict[str, Any] = {}
         self.server_args: tuple[str, ...] = ()
         if self.managed:
@@ -165,15 +166,17 @@ class VLLMModel(OpenAIHTTPModel):
         raise UserError(f"{self.name}: vLLM's server has no batch API; drop --batch (requests to a local server cost nothing extra)", field="--batch")
 
     async def generate(self, request: Request) -> ModelResponse:
-        if self.spec is None:
-            return await super().generate(request)
-        server = shared_server(self.spec)
-        base = await server.ensure_ready()
-        if base != self.api_base:
-            self.api_base, self.url = base, base + "/chat/completions"
+        if self.spec is not None:
+            self._server = shared_server(self.spec)
+            base = await self._server.ensure_ready()
+            if base != self.api_base:
+                self.api_base, self.url = base, base + "/chat/completions"
+        return await super().generate(request)
+
+    async def _post(self, body: bytes) -> dict[str, Any]:
         try:
-            return await super().generate(request)
+            return await super()._post(body)
         except Exception:
-            if server.exited():
-                raise server.died_error() from None
+            if self._server is not None and self._server.exited():  # not worth retrying: it is gone
+                raise self._server.died_error() from None
             raise
