@@ -68,7 +68,8 @@ def _args_of(identity: dict[str, Any], kind: str, operator: ModelArgs | None) ->
     """The model arguments an identity records, with the operator's (those the kind uses) on top."""
     client: dict[str, Any] = {}
     server: dict[str, Any] = {}
-    weights = identity.get("weights") if isinstance(identity.get("weights"), dict) else {}
+    recorded_weights = identity.get("weights")
+    weights: dict[str, Any] = recorded_weights if isinstance(recorded_weights, dict) else {}
     if kind == "server" and identity.get("send_grammar"):
         client["grammar"] = True
     if kind in ("local", "gguf"):

@@ -20,6 +20,7 @@ more at its new path and gets the same digest.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import sqlite3
 from pathlib import Path
@@ -28,6 +29,9 @@ from debench.errors import UserError
 from debench.paths import cache_root
 
 GGUF_MAGIC = b"GGUF"
+ANNOUNCE_BYTES = 1 << 30
+"""Files this large are announced before they are hashed (it takes about a second per GB)."""
+log = logging.getLogger(__name__)
 
 
 def _db() -> sqlite3.Connection | None:
@@ -55,6 +59,8 @@ def file_sha256(path: Path) -> str:
             row = db.execute("SELECT digest FROM sha256 WHERE path = ? AND size = ? AND mtime_ns = ?", key).fetchone()
             if row:
                 return str(row[0])
+        if st.st_size >= ANNOUNCE_BYTES:
+            log.warning("hashing %s (%.1f GB) for the model's identity; once per path, size and modification time", real, st.st_size / 1e9)
         with open(real, "rb") as f:
             digest = hashlib.file_digest(f, "sha256").hexdigest()
         if db is not None:
@@ -67,7 +73,7 @@ def file_sha256(path: Path) -> str:
 
 
 def _files(folder: Path) -> list[Path]:
-    out = []
+    out: list[Path] = []
     for root, dirs, files in os.walk(folder, followlinks=True):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         out.extend(Path(root) / f for f in files if not f.startswith("."))
