@@ -36,7 +36,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from debench.errors import UserError
@@ -54,9 +54,10 @@ class ServerSpec:
     """The command without ``--host`` / ``--port`` (debench adds them)."""
     served_name: str
     """The model id ``/v1/models`` must list once the server is ready."""
-    label: str
+    label: str = field(compare=False)
     """What the user named (the model string), for messages."""
-    startup_timeout: float
+    startup_timeout: float = field(compare=False)
+    """(Neither decides which server: a second model with another timeout shares the first's.)"""
 
 
 def free_port() -> int:
