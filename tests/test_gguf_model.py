@@ -92,6 +92,15 @@ def test_bad_files_and_arguments_are_one_line_exit_2(tmp_path: Path, monkeypatch
     assert not (tmp_path / "out").exists() or not list((tmp_path / "out").rglob("results_*.json"))
 
 
+def test_batch_is_refused_for_the_embedded_server_never_sent_to_openai(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real_data_dir("ibm_debate_speeches")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")  # litellm's batch path would have used it, on OpenAI's servers
+    for model in ("local/smollm2", f"gguf/{smollm2_file()}"):
+        result = CliRunner().invoke(main, ["eval", "--task", "ibm_speech_likert", "--model", model, "--batch", "--limit", "1", "--data-dir", str(DATA_DIR),
+                                           "--output-dir", str(tmp_path / "out"), "--no-progress"])
+        assert result.exit_code == 2 and "the embedded llama.cpp server has no batch API" in result.stderr, result.output
+
+
 def test_a_hub_file_is_downloaded_through_hf_hub_download(monkeypatch: pytest.MonkeyPatch) -> None:
     wheel_file = smollm2_file()
     asked = []

@@ -90,6 +90,10 @@ class LlamaCppModel(LiteLLMModel):
         self._ensure_server()
         return await super().generate(request)
 
+    def batch_api(self) -> Any:
+        # litellm's batch path would send the requests to OpenAI's own API, not to this server
+        raise UserError(f"{self.name}: the embedded llama.cpp server has no batch API; drop --batch", field="--batch")
+
 
 class LocalModel(LlamaCppModel):
     kind = "local"
