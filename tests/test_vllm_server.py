@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -40,6 +41,8 @@ class FakeVLLM:
         self.record = tmp_path / "vllm-starts.jsonl"
         monkeypatch.setenv("PATH", f"{self.bin}{os.pathsep}{os.environ['PATH']}")
         monkeypatch.setenv("FAKE_VLLM_RECORD", str(self.record))
+        monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the server logs kept after a failure
+        monkeypatch.setenv("TMPDIR", str(tmp_path))  # (and those of debench run as a subprocess)
 
     def records(self) -> list[dict[str, Any]]:
         return [json.loads(line) for line in self.record.read_text().splitlines()] if self.record.exists() else []
