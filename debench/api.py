@@ -99,10 +99,13 @@ async def aevaluate(
         batch_poll_s=batch_poll,
         command=list(command),
     )
-    try:
-        return [await evaluate_task(task, path, judge, opts) for task, path in resolved]
-    finally:
-        await judge.aclose()
+    from debench.models.managed_server import server_scope
+
+    with server_scope():  # a vllm/ server started for this call stops with it (or with the command)
+        try:
+            return [await evaluate_task(task, path, judge, opts) for task, path in resolved]
+        finally:
+            await judge.aclose()
 
 
 def load_results(path: str | Path) -> Results:

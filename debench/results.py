@@ -29,7 +29,7 @@ class TaskInfo(BaseModel):
 class ModelInfo(BaseModel):
     model_config = ConfigDict(extra="allow")
     name: str
-    kind: str = Field(description="litellm | openai-http | local | baseline | ensemble | predictions")
+    kind: str = Field(description="litellm | openai-http | local | gguf | vllm | baseline | ensemble | predictions")
     identity: dict[str, Any] | None = Field(
         default=None, description="everything about the model that changes its answers; with the task, data hash and method it gives config.fingerprint"
     )

@@ -90,6 +90,8 @@ def main(argv: list[str]) -> int:
                     help="the base branch's leaderboard/submissions: refuse unless --submissions adds exactly one new folder to it")
     ap.add_argument("--spot-check-commit", default=None, metavar="SHA",
                     help="spot-check the trusted entries that have no record yet, with the seed of this commit (made after the merge), and write their records")
+    ap.add_argument("--spot-check-model-args", default=None, metavar="K=V,...",
+                    help="this machine's settings for the re-judging models (e.g. tensor_parallel_size=4 for a vllm/ entry); one that changes an identity is refused")
     ap.add_argument("--skip-invalid", action="store_true", help="leave refused submissions out instead of failing")
     ap.add_argument("--push", metavar="REPO_ID", default=None, help="upload to this Hugging Face Hub data set")
     ap.add_argument("--revision", default=None, help="branch of the Hub data set (default: main)")
@@ -101,6 +103,7 @@ def main(argv: list[str]) -> int:
     from debench.leaderboard.publish import build, write_leaderboard
     from debench.leaderboard.pull_request import compare_trees
     from debench.leaderboard.verify import SpotCheckRun
+    from debench.models.args import parse_model_args
 
     if args.spot_check_commit is not None and not re.fullmatch(r"[0-9a-f]{40}", args.spot_check_commit):
         print("refresh: error: --spot-check-commit takes a full 40-hex-digit commit sha", file=sys.stderr)
@@ -112,7 +115,8 @@ def main(argv: list[str]) -> int:
         if args.pr_base is not None:
             folder = compare_trees(args.submissions, args.pr_base)
             print(f"pull request: adds only leaderboard/submissions/{folder}/ (nothing else differs from the base)")
-        run = SpotCheckRun(commit=args.spot_check_commit) if args.spot_check_commit else None
+        operator = parse_model_args(args.spot_check_model_args, "--spot-check-model-args") if args.spot_check_model_args else None
+        run = SpotCheckRun(commit=args.spot_check_commit, model_args=operator) if args.spot_check_commit else None
         built = build(args.submissions, None, data_dir=args.data_dir, skip_invalid=True, reported_path=args.reported, trusted_path=args.trusted, spot_check=run)
     except (UserError, OSError) as exc:
         print(f"refresh: error: {exc}", file=sys.stderr)

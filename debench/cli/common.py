@@ -117,12 +117,14 @@ ENSEMBLE_OPTION = click.option(
 MODEL_ARGS_HELP = (
     "key=value,... Generation settings (temperature, top_p, top_k, min_p, max_tokens, seed, stop=a|b, presence_penalty, "
     "frequency_penalty, repetition_penalty) override the task's in every request; client settings: timeout, max_retries, "
-    "base_delay, max_delay, client=auto|http|litellm, grammar=true, context_window, api_key; n_parallel, n_ctx (local model)."
+    "base_delay, max_delay, client=auto|http|litellm, grammar=true, context_window, api_key; n_parallel, n_ctx (local/, gguf/); "
+    "revision (vllm/, gguf/hf:); the vLLM server debench starts: tensor_parallel_size, data_parallel_size, max_model_len, "
+    "gpu_memory_utilization, dtype, quantization, server_args, vllm_command, startup_timeout. See docs/models.md."
 )
 
 endpoint_options = _stack(
     [
-        click.option("--api-base", "api_base", default=None, help="OpenAI-compatible server URL; several, comma-separated, are load-balanced."),
+        click.option("--api-base", "api_base", default=None, help="OpenAI-compatible server URL; several, comma-separated, are load-balanced. With a vllm/ model: the vLLM server already running (none is started)."),
         click.option("--api-key", default=None, envvar="DEBENCH_API_KEY", help="API key (default: the provider's usual environment variable). Never written to any file."),
         click.option("--model-args", default=None, help=MODEL_ARGS_HELP),
     ]
@@ -157,11 +159,15 @@ run_options = _stack(
 
 
 class DebenchGroup(click.Group):
-    """Turns user errors into one line on stderr and exit code 2."""
+    """Turns user errors into one line on stderr and exit code 2; stops the servers a command
+    started (``vllm/`` models) however it ends."""
 
     def invoke(self, ctx: click.Context):  # type: ignore[no-untyped-def]
+        from debench.models.managed_server import server_scope
+
         try:
-            return super().invoke(ctx)
+            with server_scope():
+                return super().invoke(ctx)
         except UserError as exc:
             click.echo(f"debench: error: {exc}", err=True)
             ctx.exit(2)

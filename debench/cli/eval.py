@@ -14,7 +14,7 @@ from debench.cli.tasks import include_path_option, selected_tasks
 @click.command("eval")
 @click.option("--task", "task_spec", required=True, help="Task or group name(s), task YAML files or folders of them, comma-separated.")
 @include_path_option
-@click.option("--model", "model_spec", required=True, help="litellm model string, openai/<name> with --api-base, local/smollm2, or baseline/<name>, optionally with @key=value;... settings; several, comma-separated, with --ensemble.")
+@click.option("--model", "model_spec", required=True, help="litellm model string, openai/<name> with --api-base, vllm/<model or path> (a vLLM server debench starts), gguf/<file>, local/smollm2, or baseline/<name> (docs/models.md), optionally with @key=value;... settings; several, comma-separated, with --ensemble.")
 @ENSEMBLE_OPTION
 @connection_options
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N documents.")

@@ -13,6 +13,18 @@ import click
 DEFAULT_REPORTED = Path("leaderboard/reported.json")
 DEFAULT_TRUSTED = Path("leaderboard/trusted_endpoints.yaml")
 
+spot_check_model_args_option = click.option(
+    "--spot-check-model-args", default=None, metavar="K=V,...",
+    help="This machine's settings for the re-judging models, e.g. tensor_parallel_size=4,vllm_command=PATH for vllm/ entries "
+    "(each model takes the keys its kind uses; one that changes a model's identity is a refusal).",
+)
+
+
+def _operator_args(text: str | None):  # type: ignore[no-untyped-def]  # ModelArgs, imported on use
+    from debench.models.args import parse_model_args
+
+    return parse_model_args(text, "--spot-check-model-args") if text else None
+
 
 @click.group("leaderboard")
 def leaderboard_group() -> None:
@@ -29,7 +41,11 @@ def leaderboard_group() -> None:
               help=f"The endpoints that may verify an entry (default: {DEFAULT_TRUSTED} when it exists; else none: nothing is verified).")
 @click.option("--spot-check-commit", default=None, metavar="SHA",
               help="The refresh job's spot check: re-judge the trusted entries without a record through their trusted endpoint, seeded by this commit (made after the merge), and write their records.")
-def build_cmd(results_dir: Path, out_dir: Path, data_dir: str | None, skip_invalid: bool, reported_path: Path | None, trusted_path: Path | None, spot_check_commit: str | None) -> None:
+@spot_check_model_args_option
+def build_cmd(
+    results_dir: Path, out_dir: Path, data_dir: str | None, skip_invalid: bool, reported_path: Path | None, trusted_path: Path | None,
+    spot_check_commit: str | None, spot_check_model_args: str | None,
+) -> None:
     """Validate every submission, decide what the leaderboard reproduced, and write leaderboard.json and index.html."""
     import re
 
@@ -44,7 +60,7 @@ def build_cmd(results_dir: Path, out_dir: Path, data_dir: str | None, skip_inval
     if trusted_path is None and DEFAULT_TRUSTED.is_file():
         trusted_path = DEFAULT_TRUSTED
     built = build(results_dir, out_dir, data_dir=data_dir, skip_invalid=skip_invalid, reported_path=reported_path, trusted_path=trusted_path,
-                  spot_check=SpotCheckRun(commit=spot_check_commit) if spot_check_commit else None)
+                  spot_check=SpotCheckRun(commit=spot_check_commit, model_args=_operator_args(spot_check_model_args)) if spot_check_commit else None)
     for err in built.errors:
         click.echo(f"debench: refused: {err}", err=True)
     for r in built.removed:
@@ -63,8 +79,12 @@ def build_cmd(results_dir: Path, out_dir: Path, data_dir: str | None, skip_inval
               help="Self-check: re-judge N documents of each submission through the endpoint its identity names (no cache) and refuse it below 80% agreement. This verifies nothing: the leaderboard re-judges through trusted endpoints after merge.")
 @click.option("--spot-check-seed", type=int, default=0, show_default=True, help="Seed of the self-check's draw of documents.")
 @click.option("--api-key", default=None, envvar="DEBENCH_API_KEY", help="API key for the self-check's model (never written anywhere).")
+@spot_check_model_args_option
 @click.pass_context
-def validate_cmd(ctx: click.Context, submissions: tuple[Path, ...], data_dir: str | None, spot_check: int | None, spot_check_seed: int, api_key: str | None) -> None:
+def validate_cmd(
+    ctx: click.Context, submissions: tuple[Path, ...], data_dir: str | None, spot_check: int | None, spot_check_seed: int, api_key: str | None,
+    spot_check_model_args: str | None,
+) -> None:
     """Check submissions: results files (or folders of them) and their samples logs.
 
     Every metric is recomputed from the samples on the real data and every prediction traced to
@@ -83,6 +103,7 @@ def validate_cmd(ctx: click.Context, submissions: tuple[Path, ...], data_dir: st
     from debench.redact import remember_secret
 
     remember_secret(api_key)
+    operator = _operator_args(spot_check_model_args)
     folders = any(p.is_dir() for p in submissions)
     ok, errors = validate_all(find_results_files(submissions), data_dir=data_dir, folders=folders)
     for sub in ok:
@@ -91,7 +112,7 @@ def validate_cmd(ctx: click.Context, submissions: tuple[Path, ...], data_dir: st
         basis = "baseline re-run" if sub.provenance.basis == "recomputed" else "responses traced, not reproduced (only the leaderboard's spot check can rank it)"
         if spot_check is not None and sub.provenance.basis != "recomputed":
             try:
-                agreement = self_check(sub, spot_check, spot_check_seed, api_key)
+                agreement = self_check(sub, spot_check, spot_check_seed, api_key, operator)
             except UserError as exc:
                 errors.append(exc)
                 continue

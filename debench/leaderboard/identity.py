@@ -5,7 +5,7 @@
   ``debatrix`` section);
 * ``model.identity`` is present (older results without it cannot enter the leaderboard), its
   ``name`` is ``model.name`` (without the ``@settings`` a model string may carry), and the model's kind matches its name: ``baseline/…`` names are
-  baselines, ``local/…`` names the embedded model, ``ensemble-…`` names ensembles. A baseline's
+  baselines, ``local/…`` names the embedded model, ``gguf/…`` and ``vllm/…`` their kinds, ``ensemble-…`` names ensembles. A baseline's
   identity (also as an ensemble member) must be exactly the one debench gives that baseline, and
   an ensemble's names its rule and its members;
 * ``config.fingerprint`` equals ``run_fingerprint(task, model.identity, dataset.content_hash,
@@ -26,10 +26,10 @@ from debench.errors import UserError
 from debench.results import Results
 from debench.task import TaskConfig
 
-MODEL_KINDS = ("litellm", "openai-http", "local", "baseline", "ensemble")
+MODEL_KINDS = ("litellm", "openai-http", "local", "gguf", "vllm", "baseline", "ensemble")
 """Kinds of model whose runs can enter the leaderboard."""
 
-_NAME_PREFIX = {"baseline": "baseline/", "local": "local/", "ensemble": "ensemble-"}
+_NAME_PREFIX = {"baseline": "baseline/", "local": "local/", "gguf": "gguf/", "vllm": "vllm/", "ensemble": "ensemble-"}
 
 
 def _err(path: Path, field: str, message: str) -> UserError:

@@ -16,10 +16,18 @@ Two uses of the one re-judging:
 * ``debench validate --spot-check N`` (``self_check``): the submitter's own check, through the
   endpoint the identity names. It verifies nothing — that endpoint may be the submitter's — and it
   never reaches the leaderboard.
-* the leaderboard's check (``leaderboard_check``), run by the refresh job after a submission is
+* the leaderboard's check (``debench.leaderboard.verify``), run by the refresh job after a submission is
   merged: through the trusted endpoint (``debench.leaderboard.trusted``) with the maintainers' key,
   ``SPOT_CHECK_DOCS`` documents drawn with a seed derived from a commit made after the merge
   (``seed_from_commit``), written as a spot-check record (``debench.leaderboard.spot_record``).
+
+Open weights (``vllm/<org>/<name>``, ``gguf/hf:…``): the machine that re-judges downloads and
+serves them (``--spot-check-model-args`` gives it its own ``tensor_parallel_size``,
+``vllm_command``, … — settings outside the identity; one that would change the identity is
+refused, like any other rebuild that does not come out the same). Two things a submitter writes
+are never acted on without the operator: ``server_args`` (flags for ``vllm serve`` on that
+machine; some load code) are used only when the operator gives the same ones, and weights named
+by a local path (the submitter's disk) are not re-served at all.
 """
 
 from __future__ import annotations
@@ -27,15 +35,18 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import shlex
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from debench.errors import UserError
 from debench.leaderboard.validate import ValidatedSubmission
-from debench.models.args import ClientArgs, GenerationArgs, ModelArgs
+from debench.models.args import KIND_KEYS, ClientArgs, GenerationArgs, ModelArgs, ServerArgs
 from debench.models.base import Model
 from debench.samples import SampleRecord
 
@@ -44,29 +55,73 @@ SPOT_CHECK_DOCS = 8
 """Documents the leaderboard's spot check re-judges (the embedded model takes ~42 s for 8 IBM speeches on 2 cores)."""
 
 
-def model_from_identity(identity: dict[str, Any], api_key: str | None | Callable[[dict[str, Any]], str | None]) -> Model:
+def _args_of(identity: dict[str, Any], kind: str, operator: ModelArgs | None) -> ModelArgs:
+    """The model arguments an identity records, with the operator's (those the kind uses) on top."""
+    client: dict[str, Any] = {}
+    server: dict[str, Any] = {}
+    recorded_weights = identity.get("weights")
+    weights: dict[str, Any] = recorded_weights if isinstance(recorded_weights, dict) else {}
+    if kind == "server" and identity.get("send_grammar"):
+        client["grammar"] = True
+    if kind in ("local", "gguf"):
+        client.update({k: identity[k] for k in ("n_parallel", "n_ctx") if k in identity})
+    if kind in ("vllm", "gguf"):
+        if weights.get("source") == "path":
+            raise UserError(
+                f"{identity.get('name')} names weights on the submitter's disk: a spot check serves Hub weights only (vllm/<org>/<name>@revision=…, gguf/hf:…)",
+                field="model.identity.weights",
+            )
+        if weights.get("revision") is not None:
+            server["revision"] = weights["revision"]
+        recorded = dict(identity.get("server") or {})
+        server_args = recorded.pop("server_args", None)
+        server.update(recorded)
+        if server_args is not None:
+            given = operator.server.server_args if operator is not None else None
+            if given is None or shlex.split(given) != list(server_args):
+                raise UserError(
+                    f"{identity.get('name')} was served with server_args {shlex.join(server_args)}: flags for vllm serve on this machine are used only "
+                    "when the operator gives the same ones (--spot-check-model-args server_args=…)",
+                    field="model.identity.server",
+                )
+            server["server_args"] = given
+    try:
+        args = ModelArgs(generation=GenerationArgs(**identity.get("generation", {})), client=ClientArgs(**client), server=ServerArgs(**server))
+    except ValidationError as exc:
+        raise UserError(f"not a model identity debench writes ({exc.errors()[0]['msg']})", field="model.identity") from None
+    if operator is None:
+        return args
+    return args.merged(operator.restricted(KIND_KEYS[kind]))
+
+
+def model_from_identity(
+    identity: dict[str, Any], api_key: str | None | Callable[[dict[str, Any]], str | None], operator: ModelArgs | None = None
+) -> Model:
     """The model a results file's ``model.identity`` names, rebuilt (its identity must come out the
-    same). ``api_key``: one key, or a function giving each (member) identity its key."""
+    same). ``api_key``: one key, or a function giving each (member) identity its key; ``operator``:
+    the re-judging machine's own settings (``--spot-check-model-args``)."""
     from debench.models.ensemble import EnsembleModel
-    from debench.models.factory import make_model
+    from debench.models.factory import make_model, model_kind
 
     if "members" in identity:
-        members = [model_from_identity(m, api_key) for m in identity["members"]]
+        members = [model_from_identity(m, api_key, operator) for m in identity["members"]]
         model: Model = EnsembleModel(members, str(identity.get("aggregate")))
     else:
         name = str(identity.get("name", ""))
-        seed = int(identity.get("seed", 0)) if name.startswith("baseline/") else 0
-        client: dict[str, Any] = {}
-        if not name.startswith(("baseline/", "local/")) and identity.get("send_grammar"):
-            client["grammar"] = True
-        if name.startswith("local/"):
-            client.update({k: identity[k] for k in ("n_parallel", "n_ctx") if k in identity})
-        args = ModelArgs(generation=GenerationArgs(**identity.get("generation", {})), client=ClientArgs(**client))
+        kind = model_kind(name)
+        seed = int(identity.get("seed", 0)) if kind == "baseline" else 0
+        args = _args_of(identity, kind, operator) if kind != "baseline" else ModelArgs()
         bases = identity.get("api_base") or None
         key = api_key(identity) if callable(api_key) else api_key
         model = make_model(name, api_bases=list(bases) if bases else None, api_key=key, model_args=args, seed=seed)
-    if model.identity() != identity:
-        raise UserError("cannot rebuild the model this identity names (another debench version wrote it?)", field="model.identity")
+    rebuilt = model.identity()
+    if rebuilt != identity:
+        differs = sorted(k for k in {*rebuilt, *identity} if rebuilt.get(k) != identity.get(k))
+        raise UserError(
+            f"the model rebuilt from this identity differs in {', '.join(differs)} (recorded {json.dumps({k: identity.get(k) for k in differs})}, "
+            f"rebuilt {json.dumps({k: rebuilt.get(k) for k in differs})}): other weights, settings or debench version",
+            field="model.identity",
+        )
     return model
 
 
@@ -99,7 +154,14 @@ class Rejudged:
         return sum(outcome(r) == outcome(self.submitted[r.doc_id]) for r in self.records) / len(self.records)
 
 
-def rejudge(sub: ValidatedSubmission, n: int, seed: int, api_key: str | None | Callable[[dict[str, Any]], str | None], concurrency: int | None = None) -> Rejudged:
+def rejudge(
+    sub: ValidatedSubmission,
+    n: int,
+    seed: int,
+    api_key: str | None | Callable[[dict[str, Any]], str | None],
+    concurrency: int | None = None,
+    operator: ModelArgs | None = None,
+) -> Rejudged:
     """Re-judge ``n`` documents drawn with ``seed`` with the model the identity names (no cache).
     ``UserError`` when the model cannot be built or a document cannot be re-judged."""
     from debench.runner import RunSettings, run_samples
@@ -110,7 +172,7 @@ def rejudge(sub: ValidatedSubmission, n: int, seed: int, api_key: str | None | C
         raise UserError("no answered document to re-judge", path=str(sub.results_path), field="spot_check")
     by_id = {d.doc_id: d for d in sub.docs}
     try:
-        model = model_from_identity(sub.identity, api_key)
+        model = model_from_identity(sub.identity, api_key, operator)
     except UserError as exc:
         raise UserError(f"the spot check cannot build the model {sub.results.model.name}: {exc}", path=str(sub.results_path), field="spot_check") from None
     run = RunSettings(concurrency=concurrency or model.default_concurrency, use_cache=False, progress=False, method=sub.results.task.method)
@@ -130,12 +192,12 @@ def rejudge(sub: ValidatedSubmission, n: int, seed: int, api_key: str | None | C
     return Rejudged(ids, submitted, [got[d] for d in ids])
 
 
-def self_check(sub: ValidatedSubmission, n: int, seed: int, api_key: str | None) -> float:
+def self_check(sub: ValidatedSubmission, n: int, seed: int, api_key: str | None, operator: ModelArgs | None = None) -> float:
     """``debench validate --spot-check N``: re-judge through the identity's own endpoint; returns the
     agreement, ``UserError`` below ``MIN_AGREEMENT`` (a baseline: 1.0, its predictions were re-derived)."""
     if sub.results.model.kind == "baseline":
         return 1.0
-    got = rejudge(sub, n, seed, api_key)
+    got = rejudge(sub, n, seed, api_key, operator=operator)
     if got.agreement < MIN_AGREEMENT:
         raise UserError(
             f"spot check: re-judging {len(got.records)} documents (seed {seed}) with {sub.results.model.name} agreed with the submitted "

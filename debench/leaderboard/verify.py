@@ -38,6 +38,8 @@ from debench.leaderboard.spot_record import (
 )
 from debench.leaderboard.trusted import TrustedEndpoints, trust
 from debench.leaderboard.validate import ValidatedSubmission
+from debench.models.args import ModelArgs
+from debench.models.managed_server import server_scope
 
 Standing = Literal["verified", "self_reported", "baseline"]
 
@@ -50,6 +52,9 @@ class SpotCheckRun:
     """A commit made after the submissions were merged (the refresh job's ``GITHUB_SHA``)."""
     n: int = SPOT_CHECK_DOCS
     concurrency: int | None = None
+    model_args: ModelArgs | None = None
+    """This machine's settings for the re-judging models (``--spot-check-model-args``: e.g. a
+    ``vllm/`` entry's ``tensor_parallel_size``); a setting that changes an identity is refused."""
 
 
 @dataclass
@@ -67,7 +72,8 @@ def _check_now(sub: ValidatedSubmission, trusted_endpoints: tuple, run: SpotChec
     if missing:
         return f"the leaderboard's spot check needs the maintainers' key {missing[0]} (a CI secret), which is not set"
     try:
-        got = rejudge(sub, run.n, seed_from_commit(run.commit), lambda ident: keys.get(str(ident.get("name"))), run.concurrency)
+        with server_scope():  # a server started for this entry (vllm/) stops before the next entry's starts
+            got = rejudge(sub, run.n, seed_from_commit(run.commit), lambda ident: keys.get(str(ident.get("name"))), run.concurrency, run.model_args)
     except UserError as exc:
         return str(exc)
     rec = make_record(sub, got, trusted_endpoints, run.commit, run.n)

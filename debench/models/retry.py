@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
+from debench.errors import UserError
 from debench.models.base import ContextOverflow, PermanentModelError
 
 log = logging.getLogger(__name__)
@@ -107,15 +108,16 @@ async def call_with_retries(
 
     A context overflow raises ``ContextOverflow`` and a permanent error ``PermanentModelError`` at
     once; a transient one is retried after ``policy.backoff`` (honouring Retry-After), at most
-    ``policy.max_retries`` times, then raises ``TransientModelError``.
+    ``policy.max_retries`` times, then raises ``TransientModelError``. A ``UserError`` is raised
+    as it is (it stops the run).
     """
     attempt = 0
     while True:
         attempt += 1
         try:
             return await call(), attempt
-        except asyncio.CancelledError:
-            raise
+        except (asyncio.CancelledError, UserError):
+            raise  # a problem the user must fix (e.g. their model's server died): never retried
         except Exception as exc:  # noqa: BLE001 - classified below
             kind = classify(exc)
             if kind == "context":

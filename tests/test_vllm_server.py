@@ -1,0 +1,413 @@
+"""``vllm/<model>``: debench starts ``vllm serve``, waits for it, uses it and always stops it.
+
+A stand-in ``vllm`` on PATH (``debench.testing.fake_vllm``: the project's OpenAI-compatible stub on
+the port it is given) records its argv and pid; every test checks by pid that no process is left.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+from conftest import DATA_DIR, real_data_dir
+
+import debench
+from debench.cli import main
+from debench.errors import UserError
+from debench.models import managed_server
+from debench.models.factory import make_model
+from debench.testing.fake_vllm import write_fake_vllm
+from debench.testing.stub_server import StubServer
+
+LIMIT = ["--limit", "3", "--data-dir", str(DATA_DIR), "--no-progress"]
+
+
+class FakeVLLM:
+    """The stand-in on PATH; ``records()`` are its starts, one per server."""
+
+    def __init__(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+        self.bin = tmp_path / "bin"
+        self.exe = write_fake_vllm(self.bin)
+        self.record = tmp_path / "vllm-starts.jsonl"
+        monkeypatch.setenv("PATH", f"{self.bin}{os.pathsep}{os.environ['PATH']}")
+        monkeypatch.setenv("FAKE_VLLM_RECORD", str(self.record))
+        monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the server logs kept after a failure
+        monkeypatch.setenv("TMPDIR", str(tmp_path))  # (and those of debench run as a subprocess)
+
+    def records(self) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in self.record.read_text().splitlines()] if self.record.exists() else []
+
+    def pids(self) -> list[int]:
+        return [p for r in self.records() for p in (r["pid"], r.get("child")) if p]
+
+
+@pytest.fixture
+def fake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeVLLM:
+    real_data_dir("ibm_debate_speeches")
+    return FakeVLLM(tmp_path, monkeypatch)
+
+
+def alive(pid: int) -> bool:
+    """The process runs (a zombie has already exited)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat[stat.rfind(")") + 2] != "Z"
+
+
+def no_process_left(fake: FakeVLLM) -> bool:
+    return bool(fake.pids()) and not any(alive(p) for p in fake.pids())
+
+
+def cli(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args))
+
+
+def eval_args(tmp_path: Path, model: str, *extra: str) -> list[str]:
+    return ["eval", "--task", "ibm_speech_likert", "--model", model, *LIMIT, "--output-dir", str(tmp_path / "out"), *extra]
+
+
+def answered(tmp_path: Path) -> int:
+    """Documents in the run's samples log so far."""
+    return sum(len(p.read_text().splitlines()) for p in (tmp_path / "out").rglob("samples_*.jsonl"))
+
+
+def one_results(tmp_path: Path) -> dict[str, Any]:
+    (path,) = (tmp_path / "out").rglob("results_*.json")
+    return json.loads(path.read_text())
+
+
+# -- start, use, stop ---------------------------------------------------------------------------
+
+
+def test_eval_starts_the_server_with_its_flags_uses_it_and_stops_it(fake: FakeVLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FAKE_VLLM_CHILD", "1")  # a worker in the server's process group, as vLLM has
+    result = cli(*eval_args(tmp_path, "vllm/org/judge-7b", "--model-args", "tensor_parallel_size=2"))
+    assert result.exit_code == 0, result.output
+    (start,) = fake.records()
+    argv = start["argv"]
+    assert argv[:3] == ["vllm", "serve", "org/judge-7b"]
+    flags = dict(zip(argv[3::2], argv[4::2], strict=True))
+    assert flags["--tensor-parallel-size"] == "2" and flags["--host"] == "127.0.0.1" and flags["--served-model-name"] == "org/judge-7b"
+    assert start["pgid"] == start["pid"]  # its own process group: a terminal's Ctrl-C reaches debench, which stops it
+    results = one_results(tmp_path)
+    assert results["n_samples"] == 3 and results["n_errors"] == 0 and results["model"]["kind"] == "vllm"
+    assert results["model"]["identity"] == {"name": "vllm/org/judge-7b", "weights": {"source": "hub", "repo_id": "org/judge-7b", "revision": None}, "send_grammar": False}
+    assert results["model"]["serving"] == {"started_by_debench": True, "tensor_parallel_size": 2}  # recorded, not part of the identity
+    assert no_process_left(fake)
+
+
+def test_every_task_of_a_command_shares_one_server(fake: FakeVLLM, tmp_path: Path) -> None:
+    result = cli("eval", "--task", "ibm_speech_likert,ibm_speech_likert_cot", "--model", "vllm/org/judge-7b", *LIMIT, "--output-dir", str(tmp_path / "out"))
+    assert result.exit_code == 0, result.output
+    assert len(list((tmp_path / "out").rglob("results_*.json"))) == 2 and len(fake.records()) == 1 and no_process_left(fake)
+
+
+def test_a_cached_rerun_starts_no_server(fake: FakeVLLM, tmp_path: Path) -> None:
+    assert cli(*eval_args(tmp_path, "vllm/org/judge-7b")).exit_code == 0
+    (tmp_path / "out").rename(tmp_path / "first")
+    result = cli(*eval_args(tmp_path, "vllm/org/judge-7b"))
+    assert result.exit_code == 0, result.output
+    assert len(fake.records()) == 1 and one_results(tmp_path)["usage"]["n_requests"] == 0
+
+
+def test_debench_waits_for_a_server_slow_to_load(fake: FakeVLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FAKE_VLLM_DELAY", "1.0")
+    assert cli(*eval_args(tmp_path, "vllm/org/judge-7b")).exit_code == 0
+    assert one_results(tmp_path)["n_errors"] == 0 and no_process_left(fake)
+
+
+@pytest.mark.slow
+def test_the_startup_timeout_and_a_server_deaf_to_sigterm(fake: FakeVLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FAKE_VLLM_DELAY", "60")
+    monkeypatch.setenv("FAKE_VLLM_IGNORE_TERM", "1")  # only SIGKILL stops it: after the grace period
+    monkeypatch.setattr(managed_server, "GRACE_S", 0.5)
+    started = time.monotonic()
+    result = cli(*eval_args(tmp_path, "vllm/org/judge-7b", "--model-args", "startup_timeout=1.5"))
+    assert time.monotonic() - started < 20
+    assert result.exit_code == 2
+    first, *log = result.stderr.strip().splitlines()
+    assert "vllm/org/judge-7b: the server (vllm serve) did not answer" in first and "within 1.5 s (model argument startup_timeout)" in first
+    assert log == ["  | INFO fake vllm: loading org/judge-7b"]
+    assert len(fake.records()) == 1 and no_process_left(fake)
+
+
+def test_a_server_that_dies_at_start_is_one_line_with_its_last_log_lines(fake: FakeVLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FAKE_VLLM_DIE", "1")
+    result = cli(*eval_args(tmp_path, "vllm/org/judge-7b"))
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    first, *log = result.stderr.strip().splitlines()
+    assert first.startswith("debench: error: vllm/org/judge-7b: the server (vllm serve) exited with code 3 before it answered; its log: ")
+    assert log == ["  | INFO fake vllm: loading org/judge-7b", "  | ERROR fake vllm: CUDA out of memory while loading the weights",
+                   "  | RuntimeError: engine core initialization failed"]
+    assert Path(first.split("its log: ")[1]).is_file()  # kept for the user
+    assert no_process_left(fake)
+
+
+def test_a_server_that_dies_during_the_run_stops_it_and_nothing_is_left(fake: FakeVLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FAKE_VLLM_CHILD", "1")
+    monkeypatch.setenv("FAKE_VLLM_LATENCY", "0.2")
+
+    def kill_after_the_first_answers() -> None:
+        deadline = time.monotonic() + 60
+        while not answered(tmp_path) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.kill(fake.records()[0]["pid"], signal.SIGKILL)
+
+    killer = threading.Thread(target=kill_after_the_first_answers)
+    killer.start()
+    result = cli("eval", "--task", "ibm_speech_likert", "--model", "vllm/org/judge-7b", "--limit", "40", "--concurrency", "1",
+                 "--data-dir", str(DATA_DIR), "--no-progress", "--output-dir", str(tmp_path / "out"))
+    killer.join()
+    assert result.exit_code == 2
+    assert "the server (vllm serve) exited with code -9 during the run" in result.stderr.splitlines()[0]
+    assert 0 < answered(tmp_path) < 40  # what was answered is kept: rerun to resume
+    assert no_process_left(fake)  # the worker too, though its server was killed
+
+
+@pytest.mark.slow
+def test_ctrl_c_exits_130_stops_the_server_and_the_rerun_resumes(fake: FakeVLLM, tmp_path: Path) -> None:
+    env = {**os.environ, "FAKE_VLLM_CHILD": "1", "FAKE_VLLM_LATENCY": "0.3", "DEBENCH_CACHE_DIR": str(tmp_path / "cache")}
+    cmd = [sys.executable, "-m", "debench.cli", "eval", "--task", "ibm_speech_likert", "--model", "vllm/org/judge-7b", "--limit", "12",
+           "--concurrency", "1", "--data-dir", str(DATA_DIR), "--no-progress", "--output-dir", str(tmp_path / "out")]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not answered(tmp_path):
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)  # what a terminal's Ctrl-C sends to debench (the server has its own process group)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "rerun the same command to resume" in err
+    assert no_process_left(fake)
+    assert 0 < answered(tmp_path) < 12
+    rerun = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert rerun.returncode == 0, rerun.stderr
+    assert answered(tmp_path) == 12 and len(fake.records()) == 2 and no_process_left(fake)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_killed_debench_takes_its_server_with_it(fake: FakeVLLM, tmp_path: Path) -> None:
+    env = {**os.environ, "FAKE_VLLM_LATENCY": "1", "DEBENCH_CACHE_DIR": str(tmp_path / "cache")}
+    cmd = [sys.executable, "-m", "debench.cli", "eval", "--task", "ibm_speech_likert", "--model", "vllm/org/judge-7b", "--limit", "20",
+           "--data-dir", str(DATA_DIR), "--no-progress", "--output-dir", str(tmp_path / "out")]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not fake.records():
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    time.sleep(1.0)
+    proc.kill()  # no atexit, no finally: only the kernel can tell the server
+    proc.wait()
+    server = fake.records()[0]["pid"]
+    deadline = time.monotonic() + 20
+    while alive(server) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not alive(server)
+
+
+def test_the_python_api_stops_its_server_when_evaluate_returns(fake: FakeVLLM, tmp_path: Path) -> None:
+    (run,) = debench.evaluate("ibm_speech_likert", "vllm/org/judge-7b", limit=2, data_dir=DATA_DIR, output_dir=tmp_path, n_bootstrap=0)
+    assert run.results.n_samples == 2 and len(fake.records()) == 1 and no_process_left(fake)
+
+
+# -- one server per model and settings; --api-base; a missing command ---------------------------
+
+
+def test_the_arena_shares_one_server_per_model_and_settings(fake: FakeVLLM, tmp_path: Path) -> None:
+    topics = tmp_path / "topics.txt"
+    topics.write_text("Should cities ban cars from their centres?\n")
+    result = cli("arena", "--models", "vllm/org/a,vllm/org/a@temperature=0.9", "--judge", "vllm/org/a,vllm/org/a@max_model_len=2048",
+                 "--topics", str(topics), "--rounds", "2", "--max-tokens", "16", "--output-dir", str(tmp_path / "arena"), "--no-progress")
+    assert result.exit_code == 0, result.output
+    starts = sorted(fake.records(), key=lambda r: len(r["argv"]))
+    assert len(starts) == 2  # the debaters and the first judge share a server; max_model_len needs its own
+    assert "--max-model-len" not in starts[0]["argv"] and starts[1]["argv"][-6:-4] == ["--max-model-len", "2048"]
+    assert no_process_left(fake)
+
+
+@pytest.mark.parametrize("command", [pytest.param("probe", marks=pytest.mark.slow), "generate-speeches", "rate-speeches"])
+def test_every_command_that_calls_a_model_starts_and_stops_it(fake: FakeVLLM, tmp_path: Path, command: str) -> None:
+    real_data_dir("debatrix_panelbench")
+    topics = tmp_path / "topics.txt"
+    topics.write_text("We should ban cars from city centres\n")
+    args = {
+        "probe": ["--task", "debateart_winner", "--probe", "swap", "--limit", "2", "--output-dir", str(tmp_path / "out")],
+        "generate-speeches": ["--topics", str(topics), "--per-topic", "1", "--words", "50", "--output", str(tmp_path / "speeches.csv")],
+        "rate-speeches": ["--speeches", str(DATA_DIR / "ibm_debate_speeches" / "GPT_4_1_speeches.csv"), "--limit", "1", "--human-sources", "Human expert",
+                          "--output-dir", str(tmp_path / "rated")],
+    }[command]
+    result = cli(command, "--model", "vllm/org/judge-7b", "--data-dir", str(DATA_DIR), "--no-progress", *args)
+    assert result.exit_code in (0, 1), result.output  # 1: the stub's Likert answers do not parse as every task's verdicts
+    assert len(fake.records()) == 1 and no_process_left(fake)
+
+
+def test_api_base_means_the_server_already_runs(fake: FakeVLLM, tmp_path: Path) -> None:
+    with StubServer(model="org/judge-7b") as srv:
+        url = srv.base_url
+        result = cli(*eval_args(tmp_path, "vllm/org/judge-7b", "--api-base", url))
+        asked = srv.stats.requests
+    assert result.exit_code == 0, result.output
+    assert fake.records() == [] and len(asked) == 3 and {b["model"] for b in asked} == {"org/judge-7b"}
+    ident = one_results(tmp_path)["model"]["identity"]
+    assert ident == {"name": "vllm/org/judge-7b", "send_grammar": False, "api_base": [url]}
+    result = cli(*eval_args(tmp_path, "vllm/org/judge-7b", "--api-base", url, "--model-args", "tensor_parallel_size=2"))
+    assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1
+    assert "already runs: model argument 'tensor_parallel_size' cannot change it" in result.stderr
+    result = cli(*eval_args(tmp_path, "vllm/org/judge-7b", "--api-base", f"{url},{url}"))
+    assert result.exit_code == 2 and "takes one URL" in result.stderr
+
+
+def test_a_missing_vllm_is_one_line_and_vllm_command_names_another(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real_data_dir("ibm_debate_speeches")
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    result = cli(*eval_args(tmp_path, "vllm/org/judge-7b"))
+    assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1
+    assert "'vllm' is not on PATH" in result.stderr and "vllm_command=PATH" in result.stderr
+    exe = write_fake_vllm(tmp_path / "elsewhere")
+    monkeypatch.setenv("FAKE_VLLM_RECORD", str(tmp_path / "starts.jsonl"))
+    monkeypatch.setenv("PATH", os.path.dirname(sys.executable) + os.pathsep + "/usr/bin:/bin")  # sh and sleep, no vllm
+    result = cli(*eval_args(tmp_path, "vllm/org/judge-7b", "--model-args", f"vllm_command={exe}", "--no-cache"))
+    assert result.exit_code == 0, result.output
+    assert json.loads((tmp_path / "starts.jsonl").read_text())["argv"][:3] == ["vllm", "serve", "org/judge-7b"]
+
+
+# -- model arguments -> flags; identities ------------------------------------------------------
+
+
+def test_every_model_argument_becomes_its_documented_flag() -> None:
+    model = make_model(
+        "vllm/org/judge-7b@revision=abc123;dtype=bfloat16",
+        model_args="tensor_parallel_size=2,data_parallel_size=4,max_model_len=8192,gpu_memory_utilization=0.85,quantization=awq,"
+        "server_args=--enforce-eager --max-num-seqs 64,vllm_command=uv run vllm,startup_timeout=30",
+    )
+    spec = model.spec  # type: ignore[attr-defined]
+    assert spec.argv == ("uv", "run", "vllm", "serve", "org/judge-7b", "--served-model-name", "org/judge-7b", "--revision", "abc123",
+                         "--tensor-parallel-size", "2", "--data-parallel-size", "4", "--max-model-len", "8192",
+                         "--gpu-memory-utilization", "0.85", "--dtype", "bfloat16", "--quantization", "awq", "--enforce-eager", "--max-num-seqs", "64")
+    assert spec.startup_timeout == 30 and model.default_concurrency == 4 * 32
+    assert model.identity() == {
+        "name": "vllm/org/judge-7b", "send_grammar": False,
+        "weights": {"source": "hub", "repo_id": "org/judge-7b", "revision": "abc123"},
+        "server": {"dtype": "bfloat16", "quantization": "awq", "max_model_len": 8192, "server_args": ["--enforce-eager", "--max-num-seqs", "64"]},
+    }
+    parallel = make_model("vllm/org/judge-7b@revision=abc123;dtype=bfloat16", model_args="tensor_parallel_size=8,quantization=awq,max_model_len=8192,"
+                          "server_args=--enforce-eager --max-num-seqs 64")
+    assert parallel.identity() == model.identity()  # how many GPUs serve it does not change which model answers
+
+
+@pytest.mark.parametrize(
+    ("model", "args", "error"),
+    [
+        ("vllm/org/m", "grammar=true", "model argument 'grammar' does not apply to vllm/org/m"),
+        ("vllm/org/m", "n_parallel=2", "model argument 'n_parallel' does not apply to vllm/org/m"),
+        ("openai/m", "tensor_parallel_size=2", "model argument 'tensor_parallel_size' does not apply to openai/m"),
+        ("local/smollm2", "dtype=half", "model argument 'dtype' does not apply to local/smollm2"),
+        ("vllm/org/m", "tensor_paralel_size=2", "did you mean 'tensor_parallel_size'?"),
+        ("vllm/org/m", "tensor_parallel_size=two", "tensor_parallel_size=two: expected a whole number"),
+        ("vllm/org/m", "dtype=half --trust-remote-code", "dtype=half --trust-remote-code: expected one word"),
+        ("vllm/org/m", "gpu_memory_utilization=1.5", "gpu_memory_utilization=1.5: input should be less than or equal to 1"),
+        ("vllm/org/m", "server_args=--port 9", "server_args: debench sets --port itself"),
+        ("vllm/org/m", "server_args=--tensor-parallel-size=2", "give --tensor-parallel-size as the model argument tensor_parallel_size="),
+        ("vllm/org/m", "server_args=--chat-template 'x", "server_args: No closing quotation"),
+        ("vllm/./no/such/checkpoint", None, "no such file or folder: ./no/such/checkpoint"),
+        ("vllm/", None, "'vllm/' names no model"),
+    ],
+)
+def test_settings_that_would_not_apply_are_one_line(model: str, args: str | None, error: str) -> None:
+    with pytest.raises(UserError) as exc:
+        make_model(model, model_args=args)
+    assert error in str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_a_local_checkpoint_is_named_by_its_content(tmp_path: Path) -> None:
+    ckpt = tmp_path / "ckpt"
+    (ckpt / "sub").mkdir(parents=True)
+    (ckpt / "config.json").write_text('{"architectures": ["LlamaForCausalLM"]}')
+    (ckpt / "sub" / "model.safetensors").write_bytes(bytes(range(256)) * 64)
+    (ckpt / ".cache").mkdir()
+    (ckpt / ".cache" / "download.lock").write_text("x")
+    first = make_model(f"vllm/{ckpt}")
+    assert first.spec.argv[2] == str(ckpt.resolve())  # type: ignore[attr-defined]
+    weights = first.identity()["weights"]
+    assert weights["source"] == "path" and weights["files"] == 2  # hidden files are not weights
+    copy = tmp_path / "elsewhere" / "same"
+    copy.parent.mkdir()
+    subprocess.run(["cp", "-r", str(ckpt), str(copy)], check=True)
+    (copy / ".cache" / "download.lock").write_text("other")
+    assert make_model(f"vllm/{copy}").identity()["weights"] == weights  # same bytes elsewhere: the same weights
+    (copy / "sub" / "model.safetensors").write_bytes(bytes(range(256)) * 63 + bytes(reversed(range(256))))
+    assert make_model(f"vllm/{copy}").identity()["weights"]["sha256"] != weights["sha256"]
+    with pytest.raises(UserError, match="revision names a Hub commit"):
+        make_model(f"vllm/{ckpt}@revision=main")
+
+
+# -- the leaderboard's spot check serves open weights itself ----------------------------------
+
+
+def test_a_spot_check_serves_the_submitted_hub_weights_itself(fake: FakeVLLM, tmp_path: Path) -> None:
+    assert cli(*eval_args(tmp_path, "vllm/org/judge-7b@revision=abc123", "--model-args", "tensor_parallel_size=2")).exit_code == 0
+    (results,) = (tmp_path / "out").rglob("results_*.json")
+    check = ["validate", str(results), "--data-dir", str(DATA_DIR), "--spot-check", "3"]
+    result = cli(*check, "--spot-check-model-args", "tensor_parallel_size=4,n_ctx=4096")  # n_ctx: a key vllm/ does not take, left out
+    assert result.exit_code == 0, result.output
+    assert "self-check 100% at its own endpoint" in result.stdout
+    _, spot = fake.records()
+    assert spot["argv"][:3] == ["vllm", "serve", "org/judge-7b"] and "abc123" in spot["argv"] and "4" in spot["argv"]
+    result = cli(*check, "--spot-check-model-args", "dtype=float16")  # changes the identity: not the submitted model
+    assert result.exit_code == 2 and "differs in server" in result.stderr
+    assert no_process_left(fake)
+
+
+def test_the_leaderboard_job_verifies_a_trusted_vllm_entry_by_serving_its_weights_itself(fake: FakeVLLM, tmp_path: Path) -> None:
+    """The refresh job's own check: a vllm/ model listed under ``served`` is re-judged by a server the
+    job starts with its own settings (never the submitter's api_base), and the record makes it verified."""
+    assert cli(*eval_args(tmp_path, "vllm/org/judge-7b@revision=abc123", "--model-args", "tensor_parallel_size=2")).exit_code == 0
+    (results,) = (tmp_path / "out").rglob("results_*.json")
+    sub = tmp_path / "subs" / "vllm__org__judge-7b"
+    sub.mkdir(parents=True)
+    for f in (results, *results.parent.glob("samples_*.jsonl")):
+        shutil.copy(f, sub / f.name)
+    trusted = tmp_path / "trusted.yaml"
+    trusted.write_text('schema_version: "1.0"\nserved:\n  - {id: judge7b, description: served by the job, model: vllm/org/judge-7b}\n')
+    n_servers = len(fake.records())
+    build = ["leaderboard", "build", "--results", str(tmp_path / "subs"), "--out", str(tmp_path / "board"), "--data-dir", str(DATA_DIR),
+             "--trusted", str(trusted)]
+    result = cli(*build, "--spot-check-commit", "ab" * 20, "--spot-check-model-args", "tensor_parallel_size=4")
+    assert result.exit_code == 0, result.output
+    assert "(1 verified)" in result.stdout
+    spot = fake.records()[n_servers]
+    assert spot["argv"][:3] == ["vllm", "serve", "org/judge-7b"] and "abc123" in spot["argv"] and "4" in spot["argv"]
+    assert list(sub.glob("spotcheck_*.json"))
+    again = cli(*build)  # a later build without a model: the committed record still verifies it
+    assert again.exit_code == 0 and "(1 verified)" in again.stdout, again.output
+    assert len(fake.records()) == n_servers + 1
+    assert no_process_left(fake)
+
+
+def test_a_spot_check_never_acts_on_submitter_written_server_flags_or_local_paths(fake: FakeVLLM, tmp_path: Path) -> None:
+    assert cli(*eval_args(tmp_path, "vllm/org/judge-7b", "--model-args", "server_args=--enforce-eager")).exit_code == 0
+    (results,) = (tmp_path / "out").rglob("results_*.json")
+    check = ["validate", str(results), "--data-dir", str(DATA_DIR), "--spot-check", "2"]
+    result = cli(*check)
+    assert result.exit_code == 2 and "server_args --enforce-eager" in result.stderr and "used only when the operator gives the same ones" in result.stderr
+    assert len(fake.records()) == 1  # nothing was started with the submitter's flags
+    assert cli(*check, "--spot-check-model-args", "server_args=--enforce-eager").exit_code == 0
+    from debench.leaderboard.spot_check import model_from_identity
+
+    ident = {"name": "vllm//home/me/ckpt", "weights": {"source": "path", "sha256": "0" * 64, "files": 3}, "send_grammar": False}
+    with pytest.raises(UserError, match="weights on the submitter's disk"):
+        model_from_identity(ident, None)
