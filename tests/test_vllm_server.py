@@ -372,6 +372,7 @@ def test_a_spot_check_serves_the_submitted_hub_weights_itself(fake: FakeVLLM, tm
     assert no_process_left(fake)
 
 
+@pytest.mark.slow
 def test_the_leaderboard_job_verifies_a_trusted_vllm_entry_by_serving_its_weights_itself(fake: FakeVLLM, tmp_path: Path) -> None:
     """The refresh job's own check: a vllm/ model listed under ``served`` is re-judged by a server the
     job starts with its own settings (never the submitter's api_base), and the record makes it verified."""
