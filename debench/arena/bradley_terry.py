@@ -46,9 +46,14 @@ LOG_NU_NONE = -700.0
 CHUNK = 12288
 """(resample, cell) values computed at once: arrays of 96 KB, which the allocator reuses (larger
 temporaries are mapped and unmapped each time, and page faults would cost more than the sums)."""
-BLOCK_ELEMENTS = 1 << 24
-"""Resamples' sums are built in blocks of at most this many (resample, channel, cell) values
-(128 MB; the sparse product is several times faster per resample on 40 resamples than on one)."""
+# Products of the small arrays below are written as sums: a matrix product calls BLAS, whose
+# threads, on a busy 2-core machine, cost ~30x the arithmetic (measured: 130 ms against 4 ms).
+BATCH_ELEMENTS = 1 << 17
+"""Resamples fitted together: at most this many (resample, cell) values, at most ``MAX_BATCH``."""
+MAX_BATCH = 64
+BLOCK_ELEMENTS = 1 << 23
+"""Resamples' sums are built in blocks of at most this many (resample, channel, cell) values (64 MB:
+the sparse product is several times faster per resample on 20 resamples than on one)."""
 
 
 @dataclass(frozen=True)
@@ -78,6 +83,7 @@ class Likelihood:
         self.cells, self.ties, self.l2 = cells, ties, l2
         self.k, self.p = cells.n_models, cells.n_covariates
         self.n_par = self.k + self.p + (1 if ties == "davidson" else 0)
+        self._at: dict[tuple[bytes, int], list[tuple[np.ndarray, ...]]] = {}
 
     def functions(self, theta: np.ndarray, lo: int, hi: int) -> tuple[np.ndarray, ...]:
         """Per-cell functions of the predictor for cells lo..hi, (b, hi - lo) each. Half:
@@ -86,8 +92,8 @@ class Likelihood:
         c = self.cells
         s = theta[:, : self.k]
         d = s[:, c.i[lo:hi]] - s[:, c.j[lo:hi]]
-        if self.p:
-            d = d + theta[:, self.k : self.k + self.p] @ c.x[lo:hi].T
+        for q in range(self.p):
+            d += theta[:, self.k + q, None] * c.x[lo:hi, q]
         if self.ties == "half":
             e = np.exp(-np.abs(d))
             prob = np.where(d >= 0, 1.0, e) / (1.0 + e)
@@ -99,13 +105,21 @@ class Likelihood:
         z = ew + el + et
         return a, m + np.log(z), ew / z, el / z, et / z, log_nu
 
-    def at(self, theta_row: np.ndarray) -> list[tuple[np.ndarray, ...]]:
-        """The per-cell functions at one parameter vector, chunk by chunk (shared by a batch)."""
-        return [self.functions(theta_row[None, :], lo, hi) for lo, hi, _, _ in self.cells.chunks(CHUNK)]
+    def chunk_size(self, b: int) -> int:
+        """Cells per chunk for ``b`` rows: at most ``CHUNK`` values per array."""
+        return max(1, CHUNK // b)
+
+    def at(self, theta_row: np.ndarray, b: int) -> list[tuple[np.ndarray, ...]]:
+        """The per-cell functions at one parameter vector, in the chunks of ``b`` rows (shared by
+        a batch of ``b`` rows that all start there); kept for the next batch of that size."""
+        key = (theta_row.tobytes(), self.chunk_size(b))
+        if key not in self._at:
+            self._at[key] = [self.functions(theta_row[None, :], lo, hi) for lo, hi, _, _ in self.cells.chunks(key[1])]
+        return self._at[key]
 
     def terms(self, theta: np.ndarray, stats: np.ndarray, free_nu: np.ndarray, shared: list[tuple[np.ndarray, ...]] | None = None) -> Terms:
-        """Objective, gradient and Hessian of each row; ``shared``: ``at`` of the one parameter
-        vector every row of ``theta`` holds."""
+        """Objective, gradient and Hessian of each row; ``shared``: ``at(row, b)`` of the one
+        parameter vector every row of ``theta`` holds."""
         b, k, p, c = len(stats), self.k, self.p, self.cells
         davidson = self.ties == "davidson"
         loss, gx, hxx = np.zeros(b), np.zeros((b, p)), np.zeros((b, p, p))
@@ -113,8 +127,7 @@ class Likelihood:
         hxp = np.zeros((p, b, c.n_pairs))
         if davidson:
             g_nu, h_nn, hdn_p, hdn_x = np.zeros(b), np.zeros(b), np.zeros((b, c.n_pairs)), np.zeros((b, p))
-        size = CHUNK if shared is not None else max(1, CHUNK // b)
-        for n, (lo, hi, first, pairs) in enumerate(c.chunks(size)):
+        for n, (lo, hi, first, pairs) in enumerate(c.chunks(self.chunk_size(b))):
             f = shared[n] if shared is not None else self.functions(theta, lo, hi)
             st = stats[:, :, lo:hi]
             x = c.x[lo:hi]
@@ -136,20 +149,22 @@ class Likelihood:
                 g_nu += (games * pt - draws).sum(axis=1)
                 h_nn += (games * (pt * (1.0 - pt))).sum(axis=1)
                 hdn_p[:, pairs] += np.add.reduceat(h_dn, first, axis=1)
-                if p:
-                    hdn_x += h_dn @ x
+                for q in range(p):
+                    hdn_x[:, q] += (h_dn * x[:, q]).sum(axis=1)
             gp[:, pairs] += np.add.reduceat(g, first, axis=1)
             hp[:, pairs] += np.add.reduceat(h, first, axis=1)
-            if p:
-                gx += g @ x
-                hxx += np.einsum("bc,cq,cr->bqr", h, x, x)
-                for q in range(p):
-                    hxp[q][:, pairs] += np.add.reduceat(h * x[:, q], first, axis=1)
+            for q in range(p):
+                gx[:, q] += (g * x[:, q]).sum(axis=1)
+                hx = h * x[:, q]
+                hxp[q][:, pairs] += np.add.reduceat(hx, first, axis=1)
+                for r in range(q, p):
+                    hxx[:, q, r] += (hx * x[:, r]).sum(axis=1)
         grad, hess = np.zeros((b, self.n_par)), np.zeros((b, self.n_par, self.n_par))
         grad[:, :k] = c.to_models(gp)
         hess[:, :k, :k] = c.laplacian(hp)
         if p:
             grad[:, k : k + p] = gx
+            hxx += np.triu(hxx, 1).transpose(0, 2, 1)
             hess[:, k : k + p, k : k + p] = hxx
             for q in range(p):
                 hess[:, :k, k + q] = hess[:, k + q, :k] = c.to_models(hxp[q])
@@ -171,9 +186,8 @@ class Likelihood:
         hess[:, :k, :k] += 2.0
         return loss, grad, hess
 
-    def fit(self, stats: np.ndarray, start: np.ndarray, shared: list[tuple[np.ndarray, ...]] | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """Fits of rows of sums from one ``start``: parameters (log nu last) and which converged.
-        ``shared``: ``at(start)``, when the caller has it."""
+    def fit(self, stats: np.ndarray, start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Fits of rows of sums from one ``start``: parameters (log nu last) and which converged."""
         b = len(stats)
         theta = np.repeat(start[None, :], b, axis=0)
         converged = np.zeros(b, dtype=bool)
@@ -190,13 +204,13 @@ class Likelihood:
                     first = start.copy()
                     if held:
                         first[-1] = LOG_NU_NONE
-                    theta[idx], converged[idx] = self._solve(stats[idx], first, free_nu[idx], None if held else shared)
+                    theta[idx], converged[idx] = self._solve(stats[idx], first, free_nu[idx])
             return theta, converged
-        return self._solve(stats, start, free_nu, shared)
+        return self._solve(stats, start, free_nu)
 
-    def _solve(self, stats: np.ndarray, start: np.ndarray, free_nu: np.ndarray, shared: list[tuple[np.ndarray, ...]] | None) -> tuple[np.ndarray, np.ndarray]:
+    def _solve(self, stats: np.ndarray, start: np.ndarray, free_nu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         theta = np.repeat(start[None, :], len(stats), axis=0)
-        first = self.terms(theta, stats, free_nu, shared if shared is not None else self.at(start))
+        first = self.terms(theta, stats, free_nu, self.at(start, len(stats)))
 
         def terms(t: np.ndarray, rows: np.ndarray) -> Terms:
             return self.terms(t, stats[rows] if len(rows) < len(stats) else stats, free_nu[rows])
@@ -207,7 +221,7 @@ class Likelihood:
 def _played(cells: PairCells, stats: np.ndarray) -> np.ndarray:
     """(b, models): whether each model played a game in each row of sums."""
     games = np.add.reduceat(stats.sum(axis=1), cells.pair_start, axis=1) if cells.n_cells else np.zeros((len(stats), 0))
-    return np.asarray((abs(cells.pair_incidence).T @ games.T).T) > 0
+    return np.asarray(cells.membership @ games.T).T > 0
 
 
 def fit_cells(cells: PairCells, topic_stats: TopicStats, ties: TieModel, draws: TopicDraws, l2: float = L2_PENALTY) -> PairwiseFits:
@@ -219,10 +233,9 @@ def fit_cells(cells: PairCells, topic_stats: TopicStats, ties: TieModel, draws: 
     start = point.copy()
     if ties == "davidson" and not LOG_NU_NONE < start[-1] < LOG_NU_MAX:
         start[-1] = 0.0
-    shared = like.at(start)
     rows: list[np.ndarray] = []
     width = topic_stats.n_channels * max(1, topic_stats.n_cells)
-    batch = max(1, CHUNK // max(1, cells.n_cells))
+    batch = max(1, min(MAX_BATCH, BATCH_ELEMENTS // max(1, cells.n_cells)))
     rows_per_block = max(batch, BLOCK_ELEMENTS // width)
     buffer = np.empty((min(rows_per_block, max(1, draws.n_boot)), topic_stats.n_channels, topic_stats.n_cells)) if draws.active else None
     for counts in draws.blocks(rows_per_block):
@@ -230,7 +243,7 @@ def fit_cells(cells: PairCells, topic_stats: TopicStats, ties: TieModel, draws: 
         block = topic_stats.reweighted(counts, buffer)
         for lo in range(0, len(block), batch):
             stats = block[lo : lo + batch]
-            t, conv = like.fit(stats, start, shared)
+            t, conv = like.fit(stats, start)
             t[~conv] = np.nan
             t[:, :k] = np.where(_played(cells, stats), t[:, :k], np.nan)
             rows.append(t)

@@ -16,9 +16,7 @@ import scipy.sparse as sp
 
 from debench.arena.judgment_table import group_ids
 
-DENSE_ELEMENTS = 1 << 22
-"""Topic x cell matrices up to this size are kept dense (one BLAS product per batch of resamples)."""
-TRANSPOSE_ROWS = 4096
+TRANSPOSE_ELEMENTS = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -32,10 +30,12 @@ class PairCells:
     x: np.ndarray
     pair_start: np.ndarray = field(init=False, repr=False)
     """Index of each (i, j) pair's first cell (cells of a pair are consecutive)."""
-    pair_incidence: sp.csr_array = field(init=False, repr=False)
-    """(pairs, models): +1 at i, -1 at j."""
+    membership: sp.csr_array = field(init=False, repr=False)
+    """(models, pairs): 1 where the model is one of the pair."""
     pair_laplacian: sp.csr_array = field(init=False, repr=False)
-    """(pairs, models^2): per-pair curvature sums @ this = the strengths block of the Hessian."""
+    """(models^2, pairs): this @ per-pair curvature sums = the strengths block of the Hessian."""
+    scatter: sp.csr_array = field(init=False, repr=False)
+    """(models, pairs): this @ per-pair sums = +sum at i, -sum at j."""
     _chunks: dict[int, list[tuple[int, int, np.ndarray, np.ndarray]]] = field(init=False, repr=False, default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -48,9 +48,10 @@ class PairCells:
         rows = np.arange(n)
         inc = sp.csr_array((np.r_[np.ones(n), -np.ones(n)], (np.r_[rows, rows], np.r_[pi, pj])), shape=(n, k))
         cols = np.r_[pi * k + pi, pj * k + pj, pi * k + pj, pj * k + pi]
-        lap = sp.csr_array((np.r_[np.ones(2 * n), -np.ones(2 * n)], (np.tile(rows, 4), cols)), shape=(n, k * k))
+        lap = sp.csr_array((np.r_[np.ones(2 * n), -np.ones(2 * n)], (cols, np.tile(rows, 4))), shape=(k * k, n))
         object.__setattr__(self, "pair_start", start)
-        object.__setattr__(self, "pair_incidence", inc)
+        object.__setattr__(self, "scatter", sp.csr_array(inc.T))
+        object.__setattr__(self, "membership", sp.csr_array(abs(inc.T)))
         object.__setattr__(self, "pair_laplacian", lap)
 
     @property
@@ -81,20 +82,22 @@ class PairCells:
 
     def to_models(self, per_pair: np.ndarray) -> np.ndarray:
         """(b, pairs) -> (b, models): + at i, - at j."""
-        return np.asarray((self.pair_incidence.T @ per_pair.T).T)
+        return np.asarray(self.scatter @ per_pair.T).T
 
     def laplacian(self, per_pair: np.ndarray) -> np.ndarray:
         """(b, pairs) curvature sums -> (b, models, models)."""
         k = self.n_models
-        return np.asarray((self.pair_laplacian.T @ per_pair.T).T).reshape(len(per_pair), k, k)
+        return np.asarray(self.pair_laplacian @ per_pair.T).T.reshape(len(per_pair), k, k)
 
 
 @dataclass(frozen=True)
 class TopicStats:
     """Per topic and cell, ``q`` channels of sums: ``matrix`` is (q * cells, topics), channel c of
-    cell k in row ``c * cells + k``."""
+    cell k in row ``c * cells + k``. Sparse even when it is dense: scipy's product is one thread of
+    C, where a BLAS product with a handful of topics is slower, and slower still in threads on a
+    shared machine."""
 
-    matrix: np.ndarray | sp.csr_array
+    matrix: sp.csr_array
     n_channels: int
     n_cells: int
 
@@ -106,10 +109,11 @@ class TopicStats:
         """(b, q, cells) sums of ``b`` resamples, ``counts`` being (b, topics), written into
         ``out`` (at least b rows; reused from block to block: fresh memory costs page faults)."""
         b = len(counts)
-        product = np.asarray(self.matrix @ np.ascontiguousarray(counts.T), dtype=float)  # (q * cells, b)
         flat = out.reshape(len(out), -1)
-        for lo in range(0, product.shape[0], TRANSPOSE_ROWS):  # a transpose in cache-sized pieces
-            flat[:b, lo : lo + TRANSPOSE_ROWS] = product[lo : lo + TRANSPOSE_ROWS].T
+        product = np.asarray(self.matrix @ np.ascontiguousarray(counts.T), dtype=float)  # (q * cells, b)
+        step = max(1, TRANSPOSE_ELEMENTS // b)
+        for lo in range(0, product.shape[0], step):  # a transpose in cache-sized pieces
+            flat[:b, lo : lo + step] = product[lo : lo + step].T
         return out[:b]
 
 
@@ -133,5 +137,4 @@ def aggregate(
     index = (np.arange(q)[None, :] * n_cells + cell[:, None]).ravel()
     matrix = sp.csr_array((values.ravel(), (index, np.repeat(topic, q))), shape=(q * n_cells, n_topics))
     matrix.sum_duplicates()
-    dense: np.ndarray | sp.csr_array = matrix.toarray() if n_topics * q * n_cells <= DENSE_ELEMENTS else matrix
-    return cells, TopicStats(dense, q, n_cells)
+    return cells, TopicStats(matrix, q, n_cells)
