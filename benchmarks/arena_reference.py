@@ -9,8 +9,11 @@ resamples (``TopicDraws``), so on the same input the two must give the same scor
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
+import sys
+import time
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -96,10 +99,10 @@ def _ci(values: Sequence[float], n_boot: int) -> list[float] | None:
     return [float(lo), float(hi)]
 
 
-def _bootstrapped(n_models: int, games: dict[str, np.ndarray], ties: str, counts: Iterable[np.ndarray]) -> tuple[Fit, list[Fit | None], list[np.ndarray]]:
-    """The fit on all games, then one per resample: each game repeated as often as its topic was drawn."""
+def _bootstrapped(n_models: int, games: dict[str, np.ndarray], ties: str, counts: Iterable[np.ndarray], point: Fit) -> tuple[Fit, list[Fit | None], list[np.ndarray]]:
+    """One fit per resample from ``point`` (the fit on all games): each game repeated as often as
+    its topic was drawn."""
     x = games.get("x")
-    point = fit_per_game(n_models, games["i"], games["j"], games["y"], x, ties)
     fits, played = [], []
     for row in counts:
         reps = row[games["topic"]].astype(int)
@@ -138,8 +141,18 @@ def topic_outcomes(lines: list[dict[str, Any]], rule: str) -> list[tuple[str, st
     return out
 
 
+def _timed(timings: dict[str, Any], name: str, n_models: int, games: dict[str, np.ndarray], ties: str, counts: list[np.ndarray]) -> tuple[Fit, list[Fit | None], list[np.ndarray]]:
+    start = time.perf_counter()
+    point = fit_per_game(n_models, games["i"], games["j"], games["y"], games.get("x"), ties)
+    mid = time.perf_counter()
+    _, fits, played = _bootstrapped(n_models, games, ties, counts, point)
+    timings["fits"][name] = {"point_s": mid - start, "draws_s": time.perf_counter() - mid, "n_draws": len(counts)}
+    return point, fits, played
+
+
 def reference_statistics(lines: list[dict[str, Any]], n_boot: int = 1000, seed: int = 0, with_length: bool = True) -> dict[str, Any]:
-    """One judge's plain, length-controlled and Davidson (both rules) fits with their intervals."""
+    """One judge's plain, length-controlled and Davidson (both rules) fits with their intervals
+    (and how long each fit took: ``timings``)."""
     topics = sorted({line["topic"] for line in lines})
     t_index = {t: k for k, t in enumerate(topics)}
     legs = [line for line in lines if line["side1"] != line["side2"]]
@@ -153,8 +166,9 @@ def reference_statistics(lines: list[dict[str, Any]], n_boot: int = 1000, seed: 
         "y": np.array([0.5 if line["winner"] is None else 1.0 if line["winner"] == 1 else 0.0 for line in legs]),
         "topic": np.array([t_index[line["topic"]] for line in legs]),
     }
-    out: dict[str, Any] = {"models": models}
-    point, fits, played = _bootstrapped(len(models), games, "half", counts)
+    out: dict[str, Any] = {"models": models, "timings": {"fits": {}}}
+    timings = out["timings"]
+    point, fits, played = _timed(timings, "bradley_terry", len(models), games, "half", counts)
     out["bradley_terry"] = _scores(models, point, fits, played, n_boot)
     if with_length:
         a = np.array([line["side1_words"] for line in legs], dtype=float)
@@ -162,7 +176,7 @@ def reference_statistics(lines: list[dict[str, Any]], n_boot: int = 1000, seed: 
         raw = np.rint(np.divide(a - b, a + b, out=np.zeros_like(a), where=a + b > 0) * 100) / 100
         sd = raw.std()
         x = ((raw - raw.mean()) / sd if sd > 0 else np.zeros_like(raw))[:, None]
-        point, fits, played = _bootstrapped(len(models), {**games, "x": x}, "half", counts)
+        point, fits, played = _timed(timings, "length", len(models), {**games, "x": x}, "half", counts)
         out["length"] = {
             "coefficient": float(point.beta[0]),
             "ci95": _ci([f.beta[0] for f in fits if f is not None], n_boot),
@@ -179,10 +193,30 @@ def reference_statistics(lines: list[dict[str, Any]], n_boot: int = 1000, seed: 
             "y": np.array([0.5 if w is None else 1.0 if w == a else 0.0 for _, a, _, w in outcomes]),
             "topic": np.array([t_index[t] for t, _, _, _ in outcomes]),
         }
-        point, fits, played = _bootstrapped(len(models), won, "davidson", counts)
+        point, fits, played = _timed(timings, f"davidson {rule}", len(models), won, "davidson", counts)
         out["davidson"][rule] = {
             "nu": point.nu,
             "nu_ci95": _ci([f.nu if f is not None and f.nu is not None else float("nan") for f in fits], n_boot),
             "bradley_terry": _scores(models, point, fits, played, n_boot),
         }
     return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.arena_reference", description=__doc__.splitlines()[0])
+    p.add_argument("judgments", type=Path)
+    p.add_argument("--n-boot", type=int, default=1000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", type=Path, required=True)
+    args = p.parse_args(argv)
+    start = time.perf_counter()
+    lines = read_lines([args.judgments])
+    read_s = time.perf_counter() - start
+    out = reference_statistics(lines, args.n_boot, args.seed)
+    out["timings"]["read_s"] = read_s
+    args.out.write_text(json.dumps(out) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
