@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from clihelp import run_cli
@@ -316,3 +317,19 @@ def test_the_line_validator_and_the_schema_agree() -> None:
         except ValueError:
             line_ok = False
         assert model_ok == line_ok, case
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_kendall_tau_distance_equals_scipy(seed: int) -> None:
+    """For rankings without ties, the normalized distance is (1 - tau) / 2 with scipy's tau, over
+    the models both rankings hold."""
+    from scipy.stats import kendalltau
+
+    rng = np.random.default_rng(seed)
+    models = [f"m{k}" for k in range(12)]
+    ranking = list(rng.permutation(models))
+    reference = [m for m in rng.permutation(models) if m != ranking[0]]  # one model missing from the reference
+    d, missing = kendall_tau_distance(ranking, reference)
+    common = [m for m in ranking if m in reference]
+    tau = kendalltau([ranking.index(m) for m in common], [reference.index(m) for m in common]).statistic
+    assert missing == [ranking[0]] and d == pytest.approx((1 - tau) / 2, abs=1e-12)
