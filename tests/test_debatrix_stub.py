@@ -201,21 +201,20 @@ def test_every_prompt_of_a_debate_starts_with_what_the_others_share(tmp_path: Pa
             assert after.startswith(shared) and len(shared) > 0.5 * len(before)
 
 
+SCORING_ANSWERS = [
+    ("Score the pro side", "Score: 8"),
+    ("Score the con side", "Score: 6"),
+    ('Answer only "Score: N"', "Score: 5"),
+    ("Pro score: N", "Pro score: 2, Con score: 9"),
+    ("Winner: pro", "Winner: con"),
+]
+
+
 def scoring_responder(request: dict[str, Any]) -> str:
     """A judge whose debater scores favour pro by 2 points (8 against 6) in every column, and
     whose summary names con: the two Debatrix verdicts disagree by construction."""
     last = request["messages"][-1]["content"]
-    if 'Score the pro side' in last:
-        return "Score: 8"
-    if 'Score the con side' in last:
-        return "Score: 6"
-    if 'Answer only "Score: N"' in last:
-        return "Score: 5"
-    if "Pro score: N" in last:
-        return "Pro score: 2, Con score: 9"
-    if "Winner: pro" in last:
-        return "Winner: con"
-    return "A short note on the debate."
+    return next((answer for cue, answer in SCORING_ANSWERS if cue in last), "A short note on the debate.")
 
 
 @pytest.mark.parametrize(
