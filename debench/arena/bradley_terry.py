@@ -32,7 +32,7 @@ from typing import Literal
 import numpy as np
 
 from debench.arena.cells import PairCells, TopicStats, aggregate
-from debench.arena.newton import Terms, minimise
+from debench.arena.newton import POINT_TOLERANCE, RESAMPLE_TOLERANCE, Terms, minimise
 from debench.arena.topic_bootstrap import TopicDraws
 
 ELO_PER_LOGIT = 400 / math.log(10)
@@ -48,7 +48,7 @@ CHUNK = 12288
 temporaries are mapped and unmapped each time, and page faults would cost more than the sums)."""
 # Products of the small arrays below are written as sums: a matrix product calls BLAS, whose
 # threads, on a busy 2-core machine, cost ~30x the arithmetic (measured: 130 ms against 4 ms).
-BATCH_ELEMENTS = 1 << 17
+BATCH_ELEMENTS = 1 << 18
 """Resamples fitted together: at most this many (resample, cell) values, at most ``MAX_BATCH``."""
 MAX_BATCH = 64
 BLOCK_ELEMENTS = 1 << 23
@@ -186,7 +186,7 @@ class Likelihood:
         hess[:, :k, :k] += 2.0
         return loss, grad, hess
 
-    def fit(self, stats: np.ndarray, start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def fit(self, stats: np.ndarray, start: np.ndarray, tolerance: float = RESAMPLE_TOLERANCE) -> tuple[np.ndarray, np.ndarray]:
         """Fits of rows of sums from one ``start``: parameters (log nu last) and which converged."""
         b = len(stats)
         theta = np.repeat(start[None, :], b, axis=0)
@@ -204,18 +204,18 @@ class Likelihood:
                     first = start.copy()
                     if held:
                         first[-1] = LOG_NU_NONE
-                    theta[idx], converged[idx] = self._solve(stats[idx], first, free_nu[idx])
+                    theta[idx], converged[idx] = self._solve(stats[idx], first, free_nu[idx], tolerance)
             return theta, converged
-        return self._solve(stats, start, free_nu)
+        return self._solve(stats, start, free_nu, tolerance)
 
-    def _solve(self, stats: np.ndarray, start: np.ndarray, free_nu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _solve(self, stats: np.ndarray, start: np.ndarray, free_nu: np.ndarray, tolerance: float) -> tuple[np.ndarray, np.ndarray]:
         theta = np.repeat(start[None, :], len(stats), axis=0)
         first = self.terms(theta, stats, free_nu, self.at(start, len(stats)))
 
         def terms(t: np.ndarray, rows: np.ndarray) -> Terms:
             return self.terms(t, stats[rows] if len(rows) < len(stats) else stats, free_nu[rows])
 
-        return minimise(theta, terms, first)
+        return minimise(theta, terms, first, tolerance)
 
 
 def _played(cells: PairCells, stats: np.ndarray) -> np.ndarray:
@@ -228,7 +228,7 @@ def fit_cells(cells: PairCells, topic_stats: TopicStats, ties: TieModel, draws: 
     """The fit on all topics, then one per resample of ``draws`` started from it."""
     like = Likelihood(cells, ties, l2)
     k, p = like.k, like.p
-    theta, ok = like.fit(topic_stats.total(), np.zeros(like.n_par))
+    theta, ok = like.fit(topic_stats.total(), np.zeros(like.n_par), POINT_TOLERANCE)
     point = theta[0]
     start = point.copy()
     if ties == "davidson" and not LOG_NU_NONE < start[-1] < LOG_NU_MAX:

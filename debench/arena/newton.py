@@ -1,8 +1,9 @@
 """Newton's method for many small convex problems at once (one row of parameters each).
 
 Each row's Newton step is halved until its objective decreases; a step that moves no parameter by
-more than ``TOLERANCE`` is taken and ends that row (Newton's error after it is of the order of the
-step squared). Rows that cannot decrease along their Newton direction are reported as not converged.
+more than the tolerance is taken and ends that row (Newton's error after it is of the order of the
+step squared: ~1e-8 logits after a step of 1e-4). Rows that cannot decrease along their Newton
+direction are reported as not converged.
 """
 
 from __future__ import annotations
@@ -11,8 +12,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-TOLERANCE = 1e-6
-"""Logits: a row has converged when its Newton step is below this (and the step is taken)."""
+POINT_TOLERANCE = 1e-9
+"""Logits: the fit on all the data stops after a step below this (and takes it)."""
+RESAMPLE_TOLERANCE = 1e-4
+"""Logits: a resample's fit stops after a step below this (and takes it): its error is then ~1e-8
+logits (~2e-6 Elo-like points), far below any interval's width."""
 MAX_ITERATIONS = 100
 MAX_HALVINGS = 60
 
@@ -20,7 +24,7 @@ Terms = tuple[np.ndarray, np.ndarray, np.ndarray]
 """Objective (b,), gradient (b, p) and Hessian (b, p, p) of ``b`` rows."""
 
 
-def minimise(theta: np.ndarray, terms: Callable[[np.ndarray, np.ndarray], Terms], first: Terms) -> tuple[np.ndarray, np.ndarray]:
+def minimise(theta: np.ndarray, terms: Callable[[np.ndarray, np.ndarray], Terms], first: Terms, tolerance: float) -> tuple[np.ndarray, np.ndarray]:
     """``terms(theta_rows, row_index)`` evaluates rows; ``first`` is their value at ``theta``.
     Returns the minimisers and which rows converged."""
     theta = theta.copy()
@@ -30,7 +34,7 @@ def minimise(theta: np.ndarray, terms: Callable[[np.ndarray, np.ndarray], Terms]
     for _ in range(MAX_ITERATIONS):
         step = np.linalg.solve(hess, grad[..., None])[..., 0]
         finite = np.isfinite(step).all(axis=1)
-        small = finite & (np.abs(step).max(axis=1) <= TOLERANCE)
+        small = finite & (np.abs(step).max(axis=1) <= tolerance)
         theta[active[small]] -= step[small]
         converged[active[small]] = True
         keep = finite & ~small

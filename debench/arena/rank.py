@@ -17,7 +17,7 @@ from debench.arena.bt_bootstrap import SCORE_TOLERANCE
 from debench.arena.judges import agreement_alpha, by_judge, judge_pairs, panel_verdicts
 from debench.arena.judgment_table import JudgmentTable, table_of
 from debench.arena.judgments import Judgment
-from debench.arena.newton import TOLERANCE
+from debench.arena.newton import POINT_TOLERANCE, RESAMPLE_TOLERANCE
 from debench.arena.one_judge import rank_one_judge
 from debench.arena.ranking_file import ArenaRanking, JudgeAgreement, RankSettings, Rule
 from debench.arena.self_preference import self_preference
@@ -31,7 +31,8 @@ CONTROLS = ("length", "sources")
 def conventions(n_boot: int, seed: int, several: bool) -> list[str]:
     out = [
         (f"Bradley-Terry: maximum likelihood with an L2 penalty of {L2_PENALTY} x the sum of squared strengths and coefficients "
-        f"(not on Davidson's nu), fitted by Newton's method to steps below {TOLERANCE:g} logits; scores on an Elo-like scale, "
+        f"(not on Davidson's nu), fitted by Newton's method until a step is below {POINT_TOLERANCE:g} logits ({RESAMPLE_TOLERANCE:g} for a "
+        "resample, leaving an error ~1e-8), that step taken; scores on an Elo-like scale, "
         "400/ln(10) points per logit, mean 0 over the ranked models"),
         "bradley_terry and length_controlled: every debate between two different models is one game, side 1 first; a tied debate counts half a win for each side",
         "davidson: topic outcomes under each rule (won, or drawn: no model took it); drawn topics get their own probability, nu / (2 + nu) between equal models",
