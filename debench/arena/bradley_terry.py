@@ -224,38 +224,76 @@ def _played(cells: PairCells, stats: np.ndarray) -> np.ndarray:
     return np.asarray(cells.membership @ games.T).T > 0
 
 
+@dataclass(frozen=True)
+class Problem:
+    """One pairwise fit to make: its cells, their per-topic sums and the tie model."""
+
+    cells: PairCells
+    stats: TopicStats
+    ties: TieModel
+
+
+class _Resampled:
+    """One problem's fit on all topics, then its fits on the resamples, block by block."""
+
+    def __init__(self, problem: Problem, l2: float):
+        self.problem = problem
+        self.like = like = Likelihood(problem.cells, problem.ties, l2)
+        theta, ok = like.fit(problem.stats.total(), np.zeros(like.n_par), POINT_TOLERANCE)
+        self.point, self.converged = theta[0], bool(ok[0])
+        self.start = self.point.copy()
+        if problem.ties == "davidson" and not LOG_NU_NONE < self.start[-1] < LOG_NU_MAX:
+            self.start[-1] = 0.0
+        self.batch = max(1, min(MAX_BATCH, BATCH_ELEMENTS // max(1, problem.cells.n_cells)))
+        self.width = problem.stats.n_channels * max(1, problem.stats.n_cells)
+        self.rows: list[np.ndarray] = []
+        self.buffer: np.ndarray | None = None
+
+    @property
+    def rows_per_block(self) -> int:
+        return max(self.batch, BLOCK_ELEMENTS // self.width)
+
+    def consume(self, counts: np.ndarray) -> None:
+        st, k = self.problem.stats, self.like.k
+        if self.buffer is None or len(self.buffer) < len(counts):
+            self.buffer = np.empty((len(counts), st.n_channels, st.n_cells))
+        block = st.reweighted(counts, self.buffer)
+        for lo in range(0, len(block), self.batch):
+            stats = block[lo : lo + self.batch]
+            t, conv = self.like.fit(stats, self.start)
+            t[~conv] = np.nan
+            t[:, :k] = np.where(_played(self.problem.cells, stats), t[:, :k], np.nan)
+            self.rows.append(t)
+
+    def result(self) -> PairwiseFits:
+        k, p = self.like.k, self.like.p
+        drawn = np.concatenate(self.rows) if self.rows else np.zeros((0, self.like.n_par))
+        nu = draw_nu = None
+        if self.problem.ties == "davidson":
+            nu = _nu(self.point[-1])
+            draw_nu = np.array([_nu(v) if np.isfinite(v) else np.nan for v in drawn[:, -1]])
+        point = self.point
+        return PairwiseFits(
+            strengths=point[:k] - point[:k].mean(), beta=point[k : k + p].copy(), nu=nu,
+            draw_strengths=drawn[:, :k], draw_beta=drawn[:, k : k + p], draw_nu=draw_nu, converged=self.converged,
+        )
+
+
+def fit_many(problems: list[Problem], draws: TopicDraws, l2: float = L2_PENALTY) -> list[PairwiseFits]:
+    """Each problem's fit on all topics, then on every resample of ``draws``: the resamples are
+    drawn once and every problem is fitted on each block of them (with many topics, drawing them
+    costs as much as a fit)."""
+    runs = [_Resampled(p, l2) for p in problems]
+    if runs:
+        for counts in draws.blocks(min(r.rows_per_block for r in runs)):
+            for r in runs:
+                r.consume(counts)
+    return [r.result() for r in runs]
+
+
 def fit_cells(cells: PairCells, topic_stats: TopicStats, ties: TieModel, draws: TopicDraws, l2: float = L2_PENALTY) -> PairwiseFits:
     """The fit on all topics, then one per resample of ``draws`` started from it."""
-    like = Likelihood(cells, ties, l2)
-    k, p = like.k, like.p
-    theta, ok = like.fit(topic_stats.total(), np.zeros(like.n_par), POINT_TOLERANCE)
-    point = theta[0]
-    start = point.copy()
-    if ties == "davidson" and not LOG_NU_NONE < start[-1] < LOG_NU_MAX:
-        start[-1] = 0.0
-    rows: list[np.ndarray] = []
-    width = topic_stats.n_channels * max(1, topic_stats.n_cells)
-    batch = max(1, min(MAX_BATCH, BATCH_ELEMENTS // max(1, cells.n_cells)))
-    rows_per_block = max(batch, BLOCK_ELEMENTS // width)
-    buffer = np.empty((min(rows_per_block, max(1, draws.n_boot)), topic_stats.n_channels, topic_stats.n_cells)) if draws.active else None
-    for counts in draws.blocks(rows_per_block):
-        assert buffer is not None
-        block = topic_stats.reweighted(counts, buffer)
-        for lo in range(0, len(block), batch):
-            stats = block[lo : lo + batch]
-            t, conv = like.fit(stats, start)
-            t[~conv] = np.nan
-            t[:, :k] = np.where(_played(cells, stats), t[:, :k], np.nan)
-            rows.append(t)
-    drawn = np.concatenate(rows) if rows else np.zeros((0, like.n_par))
-    nu = draw_nu = None
-    if ties == "davidson":
-        nu = _nu(point[-1])
-        draw_nu = np.array([_nu(v) if np.isfinite(v) else np.nan for v in drawn[:, -1]])
-    return PairwiseFits(
-        strengths=point[:k] - point[:k].mean(), beta=point[k : k + p].copy(), nu=nu,
-        draw_strengths=drawn[:, :k], draw_beta=drawn[:, k : k + p], draw_nu=draw_nu, converged=bool(ok[0]),
-    )
+    return fit_many([Problem(cells, topic_stats, ties)], draws, l2)[0]
 
 
 def _nu(log_nu: float) -> float:

@@ -12,7 +12,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from debench.arena.bradley_terry import ELO_PER_LOGIT, PairwiseFits, TieModel, fit_cells
+from debench.arena.bradley_terry import (
+    ELO_PER_LOGIT,
+    PairwiseFits,
+    Problem,
+    TieModel,
+    fit_many,
+)
 from debench.arena.cells import aggregate
 from debench.arena.judgment_table import JudgmentTable
 from debench.arena.outcomes import Outcomes
@@ -22,22 +28,25 @@ from debench.arena.topic_bootstrap import TopicDraws, interval
 SCORE_TOLERANCE = 1e-6
 
 
-def fit_legs(table: JudgmentTable, draws: TopicDraws, covariates: np.ndarray | None = None, covariate_keys: np.ndarray | None = None) -> PairwiseFits:
+def leg_problem(table: JudgmentTable, n_topics: int, covariates: np.ndarray | None = None, covariate_keys: np.ndarray | None = None) -> Problem:
     """Every leg of ``table`` between two different models, side 1 first, a tie half a win;
     ``covariates`` (legs, p), their cells keyed by ``covariate_keys`` (integers, legs x p)."""
     legs = table.select(table.ranked)
     points = np.where(legs.winner == 1, 1.0, np.where(legs.winner == 0, 0.5, 0.0))
-    cells, stats = aggregate(
-        len(table.models), draws.n_topics, legs.topic, legs.side1, legs.side2, np.column_stack([points, np.ones(len(legs))]), covariate_keys, covariates
-    )
-    return fit_cells(cells, stats, "half", draws)
+    cells, stats = aggregate(len(table.models), n_topics, legs.topic, legs.side1, legs.side2, np.column_stack([points, np.ones(len(legs))]), covariate_keys, covariates)
+    return Problem(cells, stats, "half")
 
 
-def fit_outcomes(n_models: int, outcomes: Outcomes, draws: TopicDraws, ties: TieModel = "davidson") -> PairwiseFits:
+def outcome_problem(n_models: int, n_topics: int, outcomes: Outcomes, ties: TieModel = "davidson") -> Problem:
     """Topic outcomes, pair (a, b): a took it, b took it, or drawn."""
     values = np.column_stack([outcomes.taker == outcomes.a, outcomes.taker == outcomes.b, outcomes.taker == -1]).astype(float)
-    cells, stats = aggregate(n_models, draws.n_topics, outcomes.topic, outcomes.a, outcomes.b, values)
-    return fit_cells(cells, stats, ties, draws)
+    cells, stats = aggregate(n_models, n_topics, outcomes.topic, outcomes.a, outcomes.b, values)
+    return Problem(cells, stats, ties)
+
+
+def fit_legs(table: JudgmentTable, draws: TopicDraws) -> PairwiseFits:
+    """``leg_problem`` fitted (plain Bradley-Terry on the legs)."""
+    return fit_many([leg_problem(table, draws.n_topics)], draws)[0]
 
 
 def elo_scores(table: JudgmentTable, models: Sequence[int], fits: PairwiseFits, n_boot: int) -> dict[str, Score]:

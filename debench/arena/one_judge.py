@@ -14,10 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from debench.arena.bradley_terry import fit_many
 from debench.arena.bt_bootstrap import (
     SCORE_TOLERANCE,
     elo_scores,
     fit_legs,
+    leg_problem,
+    outcome_problem,
     score_groups,
 )
 from debench.arena.judgment_table import JudgmentTable
@@ -30,8 +33,8 @@ from debench.arena.outcomes import (
     win_matrix,
 )
 from debench.arena.ranking_distance import kendall_tau_distance
-from debench.arena.ranking_file import Design, JudgeRanking, Rule
-from debench.arena.style_control import style_controlled
+from debench.arena.ranking_file import DavidsonFit, Design, JudgeRanking, Rule
+from debench.arena.style_control import style_controlled, style_problem
 from debench.arena.ties import davidson_fit
 from debench.arena.topic_bootstrap import TopicDraws
 
@@ -75,15 +78,22 @@ def ranking_of(table: JudgmentTable, rule: Rule, n_topics: int) -> list[str]:
 
 
 def rank_one_judge(table: JudgmentTable, rule: Rule, reference: Sequence[str] | None, draws: TopicDraws, controls: Sequence[str]) -> tuple[JudgeRanking, list[str]]:
-    """The analysis and notes on what could not be computed (and on the design)."""
+    """The analysis and notes on what could not be computed (and on the design). Its fits (plain,
+    style-controlled, Davidson under both rules) share one pass over the resamples."""
     outcomes, matrix, topic_wins, d, models = _outcomes(table, rule)
-    bt = elo_scores(table, models, fit_legs(table, draws), draws.n_boot)
+    by_rule = {r: outcomes if r == rule else topic_outcomes(table, r) for r in RULES}
+    style, why = style_problem(table, controls, draws.n_topics)
+    problems = [leg_problem(table, draws.n_topics)] + ([style.problem] if style else [])
+    rules = [r for r in RULES if len(by_rule[r])]
+    problems += [outcome_problem(len(table.models), draws.n_topics, by_rule[r]) for r in rules]
+    fitted = fit_many(problems, draws)
+    bt = elo_scores(table, models, fitted[0], draws.n_boot)
+    controlled = style_controlled(table, models, style, fitted[1], bt, draws.n_boot) if style else None
+    fits: dict[str, DavidsonFit] = {r: davidson_fit(table, models, by_rule[r], r, f, draws.n_boot) for r, f in zip(rules, fitted[len(fitted) - len(rules):], strict=True)}
     ranking = ordered(topic_wins, {m: s.score for m, s in bt.items()}, d.balanced)
-    controlled, why = style_controlled(table, models, controls, bt, draws)
-    fits = {r: davidson_fit(table, models, outcomes if r == rule else topic_outcomes(table, r), r, draws) for r in RULES}
     notes = [n for n in (design_note(d), why) if n]
-    notes += [f"no Davidson fit under the {r} rule: no complete topic" for r, f in fits.items() if f is None]
-    notes += [f"every topic is drawn under the {r} rule: nu is unbounded (shown at its cap)" for r, f in fits.items() if f and f.n_drawn == f.n_topics]
+    notes += [f"no Davidson fit under the {r} rule: no complete topic" for r in RULES if r not in fits]
+    notes += [f"every topic is drawn under the {r} rule: nu is unbounded (shown at its cap)" for r, f in fits.items() if f.n_drawn == f.n_topics]
     out = JudgeRanking(
         rule=rule,
         models=[table.models[m] for m in models],
@@ -100,7 +110,7 @@ def rank_one_judge(table: JudgmentTable, rule: Rule, reference: Sequence[str] | 
         self_play=self_play(table),
         n_judgments=len(table),
         length_controlled=controlled,
-        davidson={r: f for r, f in fits.items() if f is not None},
+        davidson=fits,
     )
     if reference is not None:
         out.kendall_tau_distance, out.reference_missing = kendall_tau_distance(ranking, reference)

@@ -12,14 +12,16 @@ much the judge rewards one standard deviation more of it, in logits.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
-from debench.arena.bt_bootstrap import by_score, elo_scores, fit_legs
+from debench.arena.bradley_terry import PairwiseFits, Problem
+from debench.arena.bt_bootstrap import by_score, elo_scores, leg_problem
 from debench.arena.judgment_table import MISSING, JudgmentTable
 from debench.arena.ranking_distance import kendall_tau_distance
 from debench.arena.ranking_file import Coefficient, Score, StyleControlled
-from debench.arena.topic_bootstrap import TopicDraws, interval
+from debench.arena.topic_bootstrap import interval
 
 COVARIATE_FIELDS = {"length": ("side1_words", "side2_words"), "sources": ("side1_sources", "side2_sources")}
 ROUNDING = 0.01
@@ -53,9 +55,18 @@ def z_score(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return z, mean, sd
 
 
-def style_controlled(
-    table: JudgmentTable, models: list[int], controls: Sequence[str], plain: dict[str, Score], draws: TopicDraws
-) -> tuple[StyleControlled | None, str | None]:
+@dataclass(frozen=True)
+class StyleProblem:
+    """The controlled fit to make, and what its report needs."""
+
+    problem: Problem
+    controls: list[str]
+    mean: np.ndarray
+    sd: np.ndarray
+    n_debates: int
+
+
+def style_problem(table: JudgmentTable, controls: Sequence[str], n_topics: int) -> tuple[StyleProblem | None, str | None]:
     """The controlled fit on the legs between two different models, or None and why not."""
     legs = table.select(table.ranked)
     if not controls or not len(legs):
@@ -64,24 +75,25 @@ def style_controlled(
     if steps is None:
         return None, why
     z, mean, sd = z_score(steps * ROUNDING)
-    fits = fit_legs(table, draws, z, steps)
+    return StyleProblem(leg_problem(table, n_topics, z, steps), list(controls), mean, sd, len(legs)), None
+
+
+def style_controlled(table: JudgmentTable, models: list[int], style: StyleProblem, fits: PairwiseFits, plain: dict[str, Score], n_boot: int) -> StyleControlled:
     covariates = {}
-    for c, name in enumerate(controls):
-        ci, used = interval(fits.draw_beta[:, c], draws.n_boot) if sd[c] > 0 else (None, 0)
+    for c, name in enumerate(style.controls):
+        varies = style.sd[c] > 0
+        ci, used = interval(fits.draw_beta[:, c], n_boot) if varies else (None, 0)
         covariates[name] = Coefficient(
-            coefficient=float(fits.beta[c]) if sd[c] > 0 else None, ci95=ci, raw_mean=float(mean[c]), raw_sd=float(sd[c]), draws_used=used
+            coefficient=float(fits.beta[c]) if varies else None, ci95=ci, raw_mean=float(style.mean[c]), raw_sd=float(style.sd[c]), draws_used=used
         )
-    scores = elo_scores(table, models, fits, draws.n_boot)
+    scores = elo_scores(table, models, fits, n_boot)
     ranking, plain_ranking = by_score(scores), by_score(plain)
-    return (
-        StyleControlled(
-            controls=list(controls),
-            covariates=covariates,
-            bradley_terry=scores,
-            ranking=ranking,
-            plain_ranking=plain_ranking,
-            kendall_tau_distance_to_plain=kendall_tau_distance(ranking, plain_ranking)[0],
-            n_debates=len(legs),
-        ),
-        None,
+    return StyleControlled(
+        controls=style.controls,
+        covariates=covariates,
+        bradley_terry=scores,
+        ranking=ranking,
+        plain_ranking=plain_ranking,
+        kendall_tau_distance_to_plain=kendall_tau_distance(ranking, plain_ranking)[0],
+        n_debates=style.n_debates,
     )

@@ -9,26 +9,25 @@ from __future__ import annotations
 
 import numpy as np
 
-from debench.arena.bt_bootstrap import by_score, elo_scores, fit_outcomes
+from debench.arena.bradley_terry import PairwiseFits
+from debench.arena.bt_bootstrap import by_score, elo_scores
 from debench.arena.judgment_table import JudgmentTable
 from debench.arena.outcomes import Outcomes
 from debench.arena.ranking_file import DavidsonFit, Rule
-from debench.arena.topic_bootstrap import TopicDraws, interval
+from debench.arena.topic_bootstrap import interval
 
 
 def draw_probability(nu: np.ndarray) -> np.ndarray:
     return nu / (2 + nu)
 
 
-def davidson_fit(table: JudgmentTable, models: list[int], outcomes: Outcomes, rule: Rule, draws: TopicDraws) -> DavidsonFit | None:
-    """None when there is no complete topic under ``rule``."""
-    if not len(outcomes):
-        return None
-    fits = fit_outcomes(len(table.models), outcomes, draws)
+def davidson_fit(table: JudgmentTable, models: list[int], outcomes: Outcomes, rule: Rule, fits: PairwiseFits, n_boot: int) -> DavidsonFit:
+    """The report of ``outcome_problem(outcomes)`` fitted with Davidson's ties (at least one
+    complete topic under ``rule``)."""
     assert fits.nu is not None and fits.draw_nu is not None
-    nu_ci, used = interval(fits.draw_nu, draws.n_boot)
-    p_ci, _ = interval(draw_probability(fits.draw_nu), draws.n_boot)
-    scores = elo_scores(table, models, fits, draws.n_boot)
+    nu_ci, used = interval(fits.draw_nu, n_boot)
+    p_ci, _ = interval(draw_probability(fits.draw_nu), n_boot)
+    scores = elo_scores(table, models, fits, n_boot)
     return DavidsonFit(
         rule=rule,
         nu=fits.nu,
