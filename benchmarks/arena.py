@@ -6,7 +6,8 @@ draws (Davidson's model), planted strengths. Each size is ranked by the whole co
 defaults (1,000 topic resamples, length control, both Davidson fits), twice, in a child process
 (wall clock and peak RSS), beside the straightforward per-judgment computation
 (``benchmarks.arena_reference``: every resample refitted game by game with scipy) on the same
-file in the same run (with one BLAS thread, its fastest setting here). That one takes hours at a
+file in the same run (with one BLAS thread, its fastest setting here). The full run also ranks a
+million battles each on its own topic (Chatbot Arena's shape; a figure, no target). That one takes hours at a
 million judgments, so there it runs one resample per fit and its 1,000-resample time is
 extrapolated (point fits + 1,000 x the resample), which the table says; ``--smoke`` (CI) does the
 same from 2 resamples at 10,000. The machine's load average is printed with every figure: others share its cores.
@@ -57,6 +58,24 @@ def write_judgments(path: Path, n_models: int, n_topics: int, seed: int = 0, nu:
                 for a, b, c, x, y in zip(i, j, k, wi, wj, strict=True)
             ))
             n += len(i)
+    return n
+
+
+def write_battles(path: Path, n_models: int, n: int, seed: int = 0) -> int:
+    """Chatbot Arena's shape: ``n`` battles between random pairs, each on its own topic (no topic
+    has two legs), one judge, words per side, 10% ties."""
+    rng = np.random.default_rng(seed)
+    strength = rng.normal(0, 1, n_models)
+    i = rng.integers(0, n_models, n)
+    j = (i + rng.integers(1, n_models, n)) % n_models
+    wi, wj = rng.integers(100, 800, n), rng.integers(100, 800, n)
+    u = rng.random(n)
+    win = np.where(u < 0.1, "null", np.where(u < 0.1 + 0.9 / (1 + np.exp(strength[j] - strength[i])), "1", "2"))
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.writelines(
+            f'{{"topic": "battle {t}", "side1": "model-{a:02d}", "side2": "model-{b:02d}", "winner": {w}, "side1_words": {x}, "side2_words": {y}}}\n'
+            for t, a, b, w, x, y in zip(range(n), i, j, win, wi, wj, strict=True)
+        )
     return n
 
 
@@ -143,6 +162,18 @@ def measure_arena(report: BenchReport, work: Path, *, smoke: bool) -> None:
             f"{per_1000:.1f} s for 1,000 resamples ({how}), peak RSS {ref.peak_rss_mb:.0f} MB ({ref.load}); "
             f"arena rank is {per_1000 / best.wall_s:.0f}x faster"
         )
+    if not smoke:
+        battles_figure(report, work)
+
+
+def battles_figure(report: BenchReport, work: Path) -> None:
+    """No target: the shape where every resample redraws a million topics (reported, not checked)."""
+    path = work / "battles_1m.jsonl"
+    n = write_battles(path, N_MODELS, 1_000_000)
+    run = rank_once(path, work / "rank.json")
+    report.figures[f"arena rank, {n:,} battles of {N_MODELS} models, each on its own topic (Chatbot Arena's shape, 1,000 resamples)"] = (
+        f"{run.wall_s:.2f} s, peak RSS {run.peak_rss_mb:.0f} MB ({run.load})"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

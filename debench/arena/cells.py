@@ -16,7 +16,7 @@ import scipy.sparse as sp
 
 from debench.arena.judgment_table import group_ids
 
-TRANSPOSE_ELEMENTS = 1 << 16
+TRANSPOSE_ELEMENTS = 1 << 18
 
 
 @dataclass(frozen=True)
