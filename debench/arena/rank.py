@@ -71,6 +71,8 @@ def analyse_judgments(
     if unknown:
         raise UserError(f"unknown control '{unknown[0]}' (known: {', '.join(CONTROLS)})", field="--control")
     table = table_of(judgments)
+    if not len(table):
+        raise UserError("no judgments to rank")
     draws = TopicDraws(len(table.topics), n_boot, seed)
     several = len(table.judges) > 1
     top, notes = rank_one_judge(panel_verdicts(table) if several else table, rule, reference, draws, controls)
