@@ -290,12 +290,13 @@ def test_judgment_lines_are_read_strictly(tmp_path: Path, line: object, message:
 def test_the_line_validator_and_the_schema_agree() -> None:
     """The fast per-line validator is built from the Judgment model: the same fields, types,
     bounds, required keys and no extra keys (the schema file is written from the model)."""
-    from debench.arena.judgments import JUDGMENT_SCHEMA_PATH, Judgment, judgment_json_schema, line_validator
+    from debench.arena import judgments
 
-    published = json.loads(JUDGMENT_SCHEMA_PATH.read_text())
-    assert published == json.loads(json.dumps(judgment_json_schema()))
+    published = json.loads(judgments.JUDGMENT_SCHEMA_PATH.read_text())
+
+    assert published == json.loads(json.dumps(judgments.judgment_json_schema()))
     assert published["required"] == ["topic", "side1", "side2", "winner"] and published["additionalProperties"] is False
-    validate = line_validator()
+    validate = judgments.line_validator()
     cases = [
         {"topic": "t", "side1": "a", "side2": "b", "winner": None},
         {"topic": "t", "side1": "a", "side2": "b", "winner": 2, "side1_words": 0, "side2_sources": 3, "side1_score": 7, "reason": "r", "judge": "j"},
