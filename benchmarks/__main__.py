@@ -2,7 +2,8 @@
 
 The headline is what a user waits for: whole commands with their default settings, debench beside
 lm-eval in the same run (``benchmarks.whole``, ``benchmarks.throughput``), then start-up, the
-cached rerun, memory, Debatrix, prompt-prefix reuse, scoring, faults and kill -9; one ``held`` /
+cached rerun, memory, Debatrix, prompt-prefix reuse, scoring, faults and kill -9, ``arena rank`` at
+10,000 and 1,000,000 judgments beside the per-judgment computation; one ``held`` /
 ``NOT HELD`` line per target. Everything runs against the stub server in a child process on
 127.0.0.1 (``StubProcess``). ``--smoke`` is the small version CI runs (through
 ``tests/test_benchmarks_smoke.py``): smaller runs, no lm-eval, no embedded model. Writes
@@ -18,6 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.arena import measure_arena
 from benchmarks.debatrix import DebatrixFigures, measure_debatrix
 from benchmarks.faults import fault_run, kill_run
 from benchmarks.lmeval import ensure_venv
@@ -122,6 +124,8 @@ def run(args: argparse.Namespace, work: Path) -> BenchReport:
 
     if real is not None:
         _scoring_check(report, real, smoke=smoke)
+    print("arena rank ...", flush=True)
+    measure_arena(report, work, smoke=smoke)
     if not smoke and not args.no_local:
         _local_checks(report, work, real)
     report.duration_s = time.perf_counter() - started

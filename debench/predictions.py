@@ -2,7 +2,8 @@
 
 One JSON object per line: ``{"doc_id": ..., "response": "<raw model text>"}`` (goes through the
 task's parser) or ``{"doc_id": ..., "prediction": <parsed value>}`` (``null`` = a parse failure).
-A samples log written by ``debench eval`` is accepted as well (its ``status`` is honoured).
+A samples log written by ``debench eval`` is accepted as well (its ``status`` is honoured, and a
+Debatrix record's ``verdicts`` are kept and scored apart).
 """
 
 from __future__ import annotations
@@ -57,19 +58,36 @@ def load_predictions(path: Path, task: TaskConfig, docs: list[Doc]) -> list[Samp
     return [seen[d.doc_id] for d in docs]
 
 
+def _verdicts(value: Any, task: TaskConfig, where: str, path: Path) -> dict[str, Any] | None:
+    """A samples-log record's ``verdicts`` (Debatrix: summary and scores), each checked like a prediction."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise UserError(f"{where}: verdicts must be an object", path=str(path), field="verdicts")
+    try:
+        return {str(k): None if v is None else check_prediction(v, task) for k, v in value.items()}
+    except ValueError as exc:
+        raise UserError(f"{where}: invalid verdict: {exc}", path=str(path), field="verdicts") from None
+
+
 def _record(obj: dict[str, Any], doc_id: str, doc: Doc, task: TaskConfig, where: str, path: Path) -> SampleRecord:
     status = obj.get("status")
     if status in ("error", "not_completed"):
         return SampleRecord(doc_id=doc_id, status=status, error=obj.get("error"), target=doc.target)
+    verdicts = _verdicts(obj.get("verdicts"), task, where, path)
+    if verdicts is not None and status == "parse_failure":  # a method's own reading (e.g. Debatrix by scores): not the response's
+        return SampleRecord(doc_id=doc_id, status="parse_failure", parse_error=obj.get("parse_error"), response=obj.get("response"), target=doc.target, verdicts=verdicts)
     if "prediction" in obj and (status is None or status == "ok" or obj["prediction"] is not None):
         value = obj["prediction"]
         if value is None:
-            return SampleRecord(doc_id=doc_id, status="parse_failure", parse_error="null prediction", response=obj.get("response"), target=doc.target)
+            return SampleRecord(
+                doc_id=doc_id, status="parse_failure", parse_error="null prediction", response=obj.get("response"), target=doc.target, verdicts=verdicts
+            )
         try:
             value = check_prediction(value, task)
         except ValueError as exc:
             raise UserError(f"{where}: invalid prediction for '{doc_id}': {exc}", path=str(path), field="prediction") from None
-        return SampleRecord(doc_id=doc_id, status="ok", prediction=value, response=obj.get("response"), target=doc.target)
+        return SampleRecord(doc_id=doc_id, status="ok", prediction=value, response=obj.get("response"), target=doc.target, verdicts=verdicts)
     if "response" in obj:
         text = obj["response"]
         if text is not None and not isinstance(text, str):

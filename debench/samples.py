@@ -36,6 +36,10 @@ class SampleRecord(BaseModel):
     latency_s: float | None = None
     steps: list[dict[str, Any]] = Field(default_factory=list)
     """Intermediate calls of multi-step judge methods (e.g. Debatrix analyses)."""
+    verdicts: dict[str, Any] | None = None
+    """A method's other readings of the same judging, by name (Debatrix: ``summary`` and
+    ``scores``; None where one could not be read); ``prediction`` is one of them. Scored apart in
+    the results (``reports.debatrix_verdicts``)."""
 
 
 def slim(record: SampleRecord) -> SampleRecord:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -69,9 +70,24 @@ def score(
     seed = task.scoring.bootstrap_seed if seed is None else seed
     statuses = [records[d.doc_id].status for d in docs if d.doc_id in records]
     use_docs, preds = scored_pairs(task, docs, records)
+    metrics = metric_values(task, use_docs, preds, statuses, n_boot, seed)
+    reports = {name: get_report(name)(preds, use_docs) for name in task.reports}
+    if any(r.verdicts for r in records.values()):
+        reports["debatrix_verdicts"] = verdicts_report(task, docs, records, n_boot, seed)
+    return ScoreReport(
+        metrics=metrics,
+        n_samples=len(statuses),
+        n_parse_failures=statuses.count("parse_failure"),
+        n_errors=statuses.count("error"),
+        n_not_completed=statuses.count("not_completed"),
+        reports=reports,
+    )
+
+
+def metric_values(task: TaskConfig, use_docs: list[Doc], preds: list[Any], statuses: list[str], n_boot: int, seed: int) -> dict[str, MetricValue]:
+    """The task's metrics on these predictions (status metrics from ``statuses``)."""
     pred_arr = np.empty(len(preds), dtype=object)
     pred_arr[:] = preds
-
     metrics: dict[str, MetricValue] = {}
     for i, mc in enumerate(task.metrics):
         if mc.name in STATUS_METRICS:
@@ -81,16 +97,27 @@ def score(
         state = metric.prepare(use_docs, **mc.args)
         est = point_and_ci(metric, state, pred_arr, n_boot, seed + i)
         metrics[mc.name] = MetricValue(value=est.value, ci95=est.ci95, n=len(use_docs), note=est.note)
+    return metrics
 
-    reports = {name: get_report(name)(preds, use_docs) for name in task.reports}
-    return ScoreReport(
-        metrics=metrics,
-        n_samples=len(statuses),
-        n_parse_failures=statuses.count("parse_failure"),
-        n_errors=statuses.count("error"),
-        n_not_completed=statuses.count("not_completed"),
-        reports=reports,
-    )
+
+def verdicts_report(task: TaskConfig, docs: list[Doc], records: dict[str, SampleRecord], n_boot: int, seed: int) -> dict[str, Any]:
+    """Each verdict a method keeps (Debatrix: ``summary`` and ``scores``) scored like the
+    prediction, over the answered documents (a verdict that could not be read is a parse failure),
+    and how often two verdicts agree where both were read (Wilson CI)."""
+    answered = [(d, records[d.doc_id]) for d in docs if d.doc_id in records and records[d.doc_id].verdicts is not None]
+    names = sorted({k for _, r in answered for k in r.verdicts or {}})
+    out: dict[str, Any] = {}
+    for name in names:
+        values = [(d, (r.verdicts or {}).get(name)) for d, r in answered]
+        kept = [(d, v) for d, v in values if v is not None]
+        statuses = ["ok" if v is not None else "parse_failure" for _, v in values]
+        metrics = metric_values(task, [d for d, _ in kept], [v for _, v in kept], statuses, n_boot, seed)
+        out[name] = {"metrics": {k: m.model_dump() for k, m in metrics.items()}, "n": len(values), "n_unread": len(values) - len(kept)}
+    for a, b in pairwise(names):
+        both = [(r.verdicts or {}).get(a) == (r.verdicts or {}).get(b) for _, r in answered if None not in ((r.verdicts or {}).get(a), (r.verdicts or {}).get(b))]
+        rate, ci = proportion_ci(np.array(both, dtype=float))
+        out[f"agreement_{a}_{b}"] = {"value": rate, "ci95": ci, "n": len(both)}
+    return out
 
 
 def _status_metric(name: str, statuses: list[str]) -> MetricValue:

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StringConstraints, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SerializerFunctionWrapHandler, StringConstraints, field_validator, model_serializer, model_validator
 
 from debench.errors import UserError
 
@@ -329,6 +329,12 @@ class DebatrixConfig(_Strict):
     verdict_max_tokens: int = 32
     comment_max_tokens: int = 200
     score_grammar: str | None = "score_1_10"
+    verdict: Literal["summary", "scores"] = "summary"
+    """Which Debatrix verdict is the prediction: ``summary`` (the last call, read by the task's
+    parser) or ``scores`` (the paper's score comparison: the side whose final debater score — the
+    mean over the columns — is highest, ties within the task's ``compare_scores`` tie band, else
+    0). Both are kept in every sample and scored in the results (``reports.debatrix_verdicts``);
+    ``--method debatrix-h-scores`` / ``debatrix-f-scores`` choose ``scores`` for any task."""
 
     @field_validator("verdict_grammar", "score_grammar")
     @classmethod
@@ -338,6 +344,19 @@ class DebatrixConfig(_Strict):
         if v is not None and v not in grammar_names():
             raise ValueError(f"unknown grammar '{v}' (known: {', '.join(grammar_names())})")
         return v
+
+    @model_serializer(mode="wrap")
+    def _without_default_verdict(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """``verdict: summary`` (the default) is left out, so tasks written before the setting
+        existed keep their fingerprints (and their leaderboard runs stay valid)."""
+        data: dict[str, Any] = handler(self)
+        if data.get("verdict") == "summary":
+            data.pop("verdict", None)
+        return data
+
+
+JUDGE_METHODS = ("direct", "debatrix-h", "debatrix-f", "debatrix-h-scores", "debatrix-f-scores")
+JudgeMethodName = Literal["direct", "debatrix-h", "debatrix-f", "debatrix-h-scores", "debatrix-f-scores"]
 
 
 class TaskConfig(_Strict):
@@ -350,9 +369,9 @@ class TaskConfig(_Strict):
     generation: GenerationConfig = Field(default_factory=GenerationConfig)
     parser: ParserConfig
     metrics: list[MetricConfig]
-    method: Literal["direct", "debatrix-h", "debatrix-f"] = "direct"
+    method: JudgeMethodName = "direct"
     debatrix: DebatrixConfig | None = None
-    """Needed by ``--method debatrix-h|debatrix-f`` (multi-speech tasks)."""
+    """Needed by ``--method debatrix-h|debatrix-f`` (and their ``-scores`` variants; multi-speech tasks)."""
     scoring: ScoringConfig = Field(default_factory=ScoringConfig)
     reports: list[str] = Field(default_factory=lambda: ["prediction_distribution"])
     """Descriptive reports stored in the results (see ``debench.metrics.reports``). Metric and

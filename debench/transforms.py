@@ -22,25 +22,29 @@ TRANSFORMS: Registry[Transform] = Registry("transform")
 register_transform = TRANSFORMS.register
 
 
-@register_transform("compare_scores")
-def _compare_scores(m: re.Match[str], args: dict[str, Any]) -> str:
-    """Two numbers (groups ``first``/``second`` or 1/2) -> the side with the higher score.
-
-    ``labels`` names the two sides (default ``[pro, con]``); a difference within ``tie_band``
-    (default 0) is a tie.
-    """
+def compare_scores(a: float, b: float, args: dict[str, Any]) -> str:
+    """Two sides' scores -> the side with the higher score (``labels``, default ``[pro, con]``);
+    a difference within ``tie_band`` (default 0) is a tie (``tie``, default "tie"); scores outside
+    ``range`` (default [1, 10]) are a ``ParseFailure``. The one score comparison of debench: the
+    ``*_scores`` tasks' answers and Debatrix's score verdict."""
     labels = args.get("labels", ["pro", "con"])
     band = float(args.get("tie_band", 0))
-    try:
-        a, b = float(m.group(1)), float(m.group(2))
-    except (IndexError, TypeError, ValueError):
-        raise ParseFailure("expected two scores") from None
     lo, hi = args.get("range", [1, 10])
     if not (lo <= a <= hi and lo <= b <= hi):
         raise ParseFailure(f"scores outside {lo}-{hi}")
     if abs(a - b) <= band:
         return args.get("tie", "tie")
     return labels[0] if a > b else labels[1]
+
+
+@register_transform("compare_scores")
+def _compare_scores(m: re.Match[str], args: dict[str, Any]) -> str:
+    """Two numbers (groups ``first``/``second`` or 1/2) -> ``compare_scores``."""
+    try:
+        a, b = float(m.group(1)), float(m.group(2))
+    except (IndexError, TypeError, ValueError):
+        raise ParseFailure("expected two scores") from None
+    return compare_scores(a, b, args)
 
 
 @register_transform("json")

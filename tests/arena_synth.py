@@ -25,6 +25,11 @@ class SynthJudge:
     """Davidson tie parameter of single verdicts."""
 
 
+def judgment_line(j: Judgment) -> str:
+    """A judgments-file line: the fields that are set, and ``winner`` always (null for a tie)."""
+    return j.model_dump_json(exclude_none=True)[:-1] + (', "winner": null}' if j.winner is None else "}") + "\n"
+
+
 def davidson_outcome(rng: np.random.Generator, d: float, nu: float) -> int | None:
     """1 (first side wins), 2 or None (tie) under Davidson's model with predictor ``d``."""
     w = np.array([np.exp(d / 2), np.exp(-d / 2), nu])
@@ -44,7 +49,7 @@ def simulate(
     debates = []
     for t in range(n_topics):
         for a, b in permutations(sorted(strengths), 2):
-            wa, wb = (int(round(verbosity[m] * np.exp(rng.normal(0, length_noise)))) for m in (a, b))
+            wa, wb = (round(verbosity[m] * np.exp(rng.normal(0, length_noise))) for m in (a, b))
             debates.append((f"topic {t}", a, b, wa, wb))
     nd = np.array([(wa - wb) / (wa + wb) for *_, wa, wb in debates])
     z = (nd - nd.mean()) / nd.std()

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from clihelp import run_cli
-from debench.arena.judgments import Judgment, load_judgments
+from debench.arena.judgment_file import load_judgments
+from debench.arena.judgments import Judgment
 from debench.arena.rank import analyse_judgments, rank_judgments
 from debench.arena.ranking_distance import kendall_tau_distance
 from debench.errors import UserError
@@ -40,7 +42,7 @@ def test_strict_and_lenient_rules_differ_on_win_plus_tie() -> None:
 
 def test_self_play_is_reported_apart_and_never_ranked() -> None:
     r = rank_judgments(LEGS, "strict", n_boot=20)
-    assert r["self_play"] == {"A": {"side1_wins": 1, "side2_wins": 0, "ties": 0}, "B": {"side1_wins": 0, "side2_wins": 0, "ties": 1}}
+    assert r["self_play"] == {"A": {"side1_wins": 1, "side2_wins": 0, "ties": 0, "n_legs": 1}, "B": {"side1_wins": 0, "side2_wins": 0, "ties": 1, "n_legs": 1}}
     assert r["models"] == ["A", "B"]
     # position bias over the 7 non-self-play legs: 6 decided, 3 won by side 1
     assert r["position_bias"]["n_decided"] == 6 and r["position_bias"]["n_ties"] == 1
@@ -180,13 +182,13 @@ def test_ranking_file_follows_its_schema(tmp_path: Path) -> None:
 
 
 def test_rank_cli_with_two_judges_in_two_files(tmp_path: Path) -> None:
-    from arena_synth import SynthJudge, simulate
+    from arena_synth import SynthJudge, judgment_line, simulate
 
     legs = simulate({"A": 1.0, "B": 0.0, "C": -1.0}, [SynthJudge("x", length_weight=1.5), SynthJudge("y")], n_topics=8, seed=4)
     files = []
     for judge in ("x", "y"):
         p = tmp_path / f"{judge}.jsonl"
-        p.write_text("".join(j.model_dump_json(exclude_none=True) + "\n" for j in legs if j.judge == judge))
+        p.write_text("".join(judgment_line(j) for j in legs if j.judge == judge))
         files += ["--judgments", str(p)]
     out, png = tmp_path / "rank.json", tmp_path / "ratings.png"
     proc = run_cli("arena", "rank", *files, "--output", str(out), "--plot", str(png), "--n-boot", "50", "--n-perm", "200", "--control", "length")
@@ -199,3 +201,136 @@ def test_rank_cli_with_two_judges_in_two_files(tmp_path: Path) -> None:
     assert png.stat().st_size > 1000
     again = run_cli("arena", "rank", *files[:2], *files[:2], "--output", str(out), "--n-boot", "0")
     assert again.returncode == 2 and "a second judgment" in again.stderr and again.stderr.count("\n") == 1
+
+
+def test_equal_records_are_ordered_by_name_whatever_the_rounding() -> None:
+    """'B' and 'C' have identical records (each beat 'A' once and lost once; they split their
+    topics): their scores differ only by rounding, and the documented rule puts B first. Listed
+    in either order, with any seed, the ranking is the same."""
+    legs = []
+    for t, (first, second) in enumerate([("C", "B"), ("B", "C"), ("C", "B")]):
+        legs += [J(f"t{t}", first, second, 1), J(f"t{t}", second, first, 1)]  # split: each wins at home
+    for t in range(3, 7):
+        for m in ("B", "C"):
+            winner = 1 if t % 2 else 2
+            legs += [J(f"t{t}", m, "A", winner), J(f"t{t}", "A", m, 3 - winner)]
+    for legs_in in (legs, legs[::-1]):
+        r = analyse_judgments(legs_in, n_boot=0, n_perm=0)
+        assert r.topic_wins["B"] == r.topic_wins["C"] and r.bradley_terry["B"].score == pytest.approx(r.bradley_terry["C"].score, abs=1e-9)
+        assert r.ranking.index("B") < r.ranking.index("C")
+        assert r.length_controlled is None and [m for m in r.davidson["strict"].ranking if m != "A"] == ["B", "C"]
+    assert "scores within 1e-06 Elo-like points count as equal" in r.ranking_order
+
+
+def test_both_legs_of_a_self_play_debate_are_accepted_a_third_is_not(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from debench.cli import main
+
+    rows = [{"topic": "t", "side1": "A", "side2": "A", "winner": w, "judge": "j"} for w in (1, 2)]
+    rows += [{"topic": "t", "side1": "A", "side2": "B", "winner": 1, "judge": "j"}, {"topic": "t", "side1": "B", "side2": "A", "winner": 1, "judge": "j"}]
+    table = load_judgments(_write(tmp_path, [json.dumps(r) for r in rows]))
+    assert table.leg.tolist() == [0, 1, 0, 0]
+    r = analyse_judgments(table, n_boot=0)
+    assert r.self_play["A"].model_dump() == {"side1_wins": 1, "side2_wins": 1, "ties": 0, "n_legs": 2} and r.models == ["A", "B"]
+    third = _write(tmp_path, [json.dumps(r) for r in rows] + [json.dumps({**rows[0], "winner": None})])
+    out = CliRunner().invoke(main, ["arena", "rank", "--judgments", str(third), "--output", str(tmp_path / "r.json")])
+    assert out.exit_code == 2 and out.stderr.count("\n") == 1
+    assert f"{third} line 5: a third judgment of the self-play debate of 'A' on 't' by judge 'j'; the first is {third} line 1" in out.stderr
+
+
+def test_an_unbalanced_design_is_noted_and_ranked_by_bradley_terry_first() -> None:
+    """'hub' met eight opponents and won every topic against the seven weak ones; 'strong' met
+    only hub and took all their topics. By topic wins hub (14) is far ahead of strong (2); the
+    design is unbalanced, so the ranking follows the Bradley-Terry score: strong first."""
+    weak = [f"w{k}" for k in range(7)]
+    legs = []
+    for t in range(2):
+        legs += [J(f"t{t}", "hub", "strong", 2), J(f"t{t}", "strong", "hub", 1)]
+        for w in weak:
+            legs += [J(f"t{t}", "hub", w, 1), J(f"t{t}", w, "hub", 2)]
+    r = analyse_judgments(legs, n_boot=50, n_perm=0)
+    assert r.topic_wins["hub"] == 14 and r.topic_wins["strong"] == 2
+    assert not r.design.balanced and r.design.opponents["hub"] == 8 and r.design.opponents["strong"] == 1 and r.design.topics["w0"] == 2
+    assert r.ranking[:2] == ["strong", "hub"] and r.ranking_order.startswith("Bradley-Terry score, then topic wins")
+    assert any(n.startswith("unbalanced design: models met 1 to 8 opponents in 2 to 16 complete topics") for n in r.notes)
+    balanced = analyse_judgments(LEGS, n_boot=0, n_perm=0)
+    assert balanced.design.balanced and balanced.ranking_order.startswith("topic wins, then Bradley-Terry score")
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ({"topic": "t", "side1": "a", "side2": "b"}, "line 2: field 'winner' is missing (write null for a tie)"),
+        ({"topic": "t", "side1": "a", "side2": "b", "winnr": 1}, "line 2: unknown key 'winnr'; did you mean 'winner'?"),
+        ({"topic": "t", "side1": "a", "side2": "b", "winner": 1, "colour": "red"}, "line 2: unknown key 'colour' (known: topic, side1, side2, winner"),
+        ({"topic": "t", "side1": "a", "side2": "b", "winner": True}, "line 2: field 'winner': Input should be a valid integer"),
+        ({"topic": "t", "side1": "a", "side2": "b", "winner": "1"}, "line 2: field 'winner': Input should be a valid integer"),
+        ({"topic": "t", "side1": "a", "side2": "b", "winner": 0}, "line 2: field 'winner': Input should be greater than or equal to 1"),
+        ({"topic": "t", "side1": "a", "side2": "b", "winner": 1, "side1_words": "300"}, "line 2: field 'side1_words': Input should be a valid integer"),
+        ({"topic": "", "side1": "a", "side2": "b", "winner": 1}, "line 2: field 'topic': String should have at least 1 character"),
+        ([1, 2], "line 2: expected a JSON object"),
+    ],
+)
+def test_judgment_lines_are_read_strictly(tmp_path: Path, line: object, message: str) -> None:
+    """What a user hands in is refused with one line naming the file and the line, exit 2 —
+    never read as a tie or with a key ignored."""
+    from click.testing import CliRunner
+
+    from debench.cli import main
+
+    good = json.dumps({"topic": "t", "side1": "b", "side2": "a", "winner": None})
+    path = _write(tmp_path, [good, json.dumps(line)])
+    out = CliRunner().invoke(main, ["arena", "rank", "--judgments", str(path), "--output", str(tmp_path / "rank.json")])
+    assert out.exit_code == 2 and out.stderr.count("\n") == 1, out.output
+    assert out.stderr.startswith(f"debench: error: {path}: {message}"), out.stderr
+    assert not (tmp_path / "rank.json").exists()
+
+
+def test_the_line_validator_and_the_schema_agree() -> None:
+    """The fast per-line validator is built from the Judgment model: the same fields, types,
+    bounds, required keys and no extra keys (the schema file is written from the model)."""
+    from debench.arena import judgments
+
+    published = json.loads(judgments.JUDGMENT_SCHEMA_PATH.read_text())
+
+    assert published == json.loads(json.dumps(judgments.judgment_json_schema()))
+    assert published["required"] == ["topic", "side1", "side2", "winner"] and published["additionalProperties"] is False
+    validate = judgments.line_validator()
+    cases = [
+        {"topic": "t", "side1": "a", "side2": "b", "winner": None},
+        {"topic": "t", "side1": "a", "side2": "b", "winner": 2, "side1_words": 0, "side2_sources": 3, "side1_score": 7, "reason": "r", "judge": "j"},
+        {"topic": "t", "side1": "a", "side2": "b", "winner": 2.0},
+        {"topic": "t", "side1": "a", "side2": "b", "winner": 3},
+        {"topic": "t", "side1": "a", "side2": "b", "winner": 1, "side2_words": -1},
+        {"topic": "t", "side1": "a", "side2": "b", "winner": 1, "side1_model_id": 5},
+        {"topic": "t", "side1": "a", "winner": 1},
+        {"topic": "t", "side1": "a", "side2": "b", "winner": 1, "extra": 1},
+    ]
+    for case in cases:
+        text = json.dumps(case)
+        try:
+            model_ok = Judgment.model_validate_json(text).model_dump(exclude_unset=True) == case
+        except ValueError:
+            model_ok = False
+        try:
+            line_ok = validate(text) == case
+        except ValueError:
+            line_ok = False
+        assert model_ok == line_ok, case
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_kendall_tau_distance_equals_scipy(seed: int) -> None:
+    """For rankings without ties, the normalized distance is (1 - tau) / 2 with scipy's tau, over
+    the models both rankings hold."""
+    from scipy.stats import kendalltau
+
+    rng = np.random.default_rng(seed)
+    models = [f"m{k}" for k in range(12)]
+    ranking = list(rng.permutation(models))
+    reference = [m for m in rng.permutation(models) if m != ranking[0]]  # one model missing from the reference
+    d, missing = kendall_tau_distance(ranking, reference)
+    common = [m for m in ranking if m in reference]
+    tau = kendalltau([ranking.index(m) for m in common], [reference.index(m) for m in common]).statistic
+    assert missing == [ranking[0]] and d == pytest.approx((1 - tau) / 2, abs=1e-12)

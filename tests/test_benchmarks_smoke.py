@@ -27,8 +27,9 @@ def test_smoke_benchmark_checks_hold(tmp_path: Path) -> None:
     failed = [f"{c['name']}: {c['figure']}" for c in correctness if not c["held"]]
     assert not failed, failed
     names = " | ".join(checks)
-    for what in ("30% faults", "retried past its cap", "clean run", "kill -9 x5", "cached rerun makes no request"):
+    for what in ("30% faults", "retried past its cap", "clean run", "kill -9 x5", "cached rerun makes no request", "arena rank equals the per-judgment computation"):
         assert what in names
     # the speed figures are measured and printed (their targets are not asserted)
     assert all(r["debench_sps"] and r["debench_sps"] > 0 for r in report["throughput"])
     assert report["stub_ceiling_sps"] and "debench whole command s" in (tmp_path / "benchmarks.txt").read_text()
+    assert any(k.startswith("arena rank, 9,360 judgments") for k in report["figures"]) and any(k.startswith("per-judgment computation") for k in report["figures"])

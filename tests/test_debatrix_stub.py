@@ -199,3 +199,69 @@ def test_every_prompt_of_a_debate_starts_with_what_the_others_share(tmp_path: Pa
         for before, after in zip(prompts, prompts[1:]):
             shared = before.rsplit("\n\nJudge one criterion only", 1)[0]
             assert after.startswith(shared) and len(shared) > 0.5 * len(before)
+
+
+SCORING_ANSWERS = [
+    ("Score the pro side", "Score: 8"),
+    ("Score the con side", "Score: 6"),
+    ('Answer only "Score: N"', "Score: 5"),
+    ("Pro score: N", "Pro score: 2, Con score: 9"),
+    ("Winner: pro", "Winner: con"),
+]
+
+
+def scoring_responder(request: dict[str, Any]) -> str:
+    """A judge whose debater scores favour pro by 2 points (8 against 6) in every column, and
+    whose summary names con: the two Debatrix verdicts disagree by construction."""
+    last = request["messages"][-1]["content"]
+    return next((answer for cue, answer in SCORING_ANSWERS if cue in last), "A short note on the debate.")
+
+
+@pytest.mark.parametrize(
+    ("task_name", "method", "prediction", "scores_verdict"),
+    [
+        # sources: the task's tie band is 3, so 8 against 6 is a tie by scores
+        ("debateart_source_scores", "debatrix-f-scores", "tie", "tie"),
+        # the general verdict has no tie band (0): 8 against 6 is pro; the summary is the prediction
+        ("debateart_winner", "debatrix-h", "con", "pro"),
+    ],
+)
+def test_the_score_verdict_beside_the_summary_verdict(tmp_path: Path, task_name: str, method: str, prediction: str, scores_verdict: str) -> None:
+    real_data_dir("debatrix_panelbench")
+    with StubServer(responder=scoring_responder) as srv:
+        out = run(srv, task_name, method, tmp_path, limit=2)
+    recs = read_records(out.samples_path)
+    assert [r.prediction for r in recs] == [prediction] * 2 and all(r.status == "ok" for r in recs)
+    assert all(r.verdicts == {"summary": "con", "scores": scores_verdict} for r in recs)
+    report = out.results.reports["debatrix_verdicts"]
+    assert report["summary"]["n"] == report["scores"]["n"] == 2 and report["scores"]["n_unread"] == 0
+    assert report["agreement_scores_summary"]["value"] == 0.0 and report["agreement_scores_summary"]["n"] == 2
+    # each verdict is scored with the task's metrics: the prediction's figures are one of them
+    chosen = "scores" if method.endswith("-scores") else "summary"
+    assert report[chosen]["metrics"]["accuracy"]["value"] == out.results.metrics["accuracy"].value
+    assert out.results.task.method == method
+
+
+def test_the_task_file_can_choose_the_score_verdict(tmp_path: Path) -> None:
+    real_data_dir("debatrix_panelbench")
+    task, path = load_task("debateart_source_scores")
+    assert task.debatrix is not None and task.debatrix.verdict == "summary"
+    by_scores = task.model_copy(update={"debatrix": task.debatrix.model_copy(update={"verdict": "scores"})})
+    model_args = parse_model_args("max_retries=0")
+    with StubServer(responder=scoring_responder) as srv:
+        model = make_model("openai/stub", api_bases=[srv.base_url], model_args=model_args)
+        opts = EvalOptions(output_dir=tmp_path, limit=2, concurrency=4, data_source="local", data_dir=str(DATA_DIR), progress=False,
+                           n_bootstrap=20, method="debatrix-f", use_cache=False)
+        out = asyncio.run(evaluate_task(by_scores, path, model, opts))
+    assert [r.prediction for r in read_records(out.samples_path)] == ["tie", "tie"]
+
+
+def test_a_shared_top_score_without_a_tie_answer_is_a_counted_parse_failure(tmp_path: Path) -> None:
+    """BP has four teams and no tie: equal debater scores give no score verdict."""
+    real_data_dir("debatrix_panelbench")
+    with StubServer(responder=debatrix_responder) as srv:
+        out = run(srv, "bp_top_team", "debatrix-f-scores", tmp_path, limit=1)
+    (rec,) = read_records(out.samples_path)
+    assert rec.status == "parse_failure" and rec.prediction is None and rec.verdicts == {"summary": "CG", "scores": None}
+    assert rec.parse_error == "score verdict: the top score is shared and the task has no tie"
+    assert out.results.n_parse_failures == 1 and out.results.reports["debatrix_verdicts"]["scores"]["n_unread"] == 1

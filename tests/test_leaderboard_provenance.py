@@ -267,6 +267,32 @@ def test_debatrix_without_its_steps(debatrix_run: Path, tmp_path: Path) -> None:
     refused(res, str(samples), "line 2", "field 'steps'", "ends with its verdict step")
 
 
+def test_debatrix_score_verdict_edited(debatrix_run: Path, tmp_path: Path) -> None:
+    """The score verdict shown beside the prediction is recomputed from the debater scores."""
+    res, samples = copy_submission(debatrix_run, tmp_path / "s")
+    edit_records(samples, lambda i, rec: rec["verdicts"].update(scores="pro") if i == 0 else None)
+    refused(res, str(samples), "line 1", "field 'verdicts'", "are not the summary \"con\" and the score verdict \"tie\"")
+
+
+def test_debatrix_debater_score_edited(debatrix_run: Path, tmp_path: Path) -> None:
+    """A debater score must be what its step's answer says (7 here), whatever the verdict."""
+    res, samples = copy_submission(debatrix_run, tmp_path / "s")
+    def bump(i: int, rec: dict[str, Any]) -> None:
+        if i == 2:
+            step = next(s for s in rec["steps"] if s["step"] == "debater_score" and s["side"] == "pro")
+            step["score"] = 10
+    edit_records(samples, bump)
+    refused(res, str(samples), "line 3", "field 'steps.", "score 10 is not what its answer says")
+
+
+def test_debatrix_predicting_by_scores_is_traced_to_the_scores(server: StubServer, tmp_path: Path) -> None:
+    run = eval_run(tmp_path / "run", "debateart_winner", "openai/stub", "--method", "debatrix-f-scores", "--api-base", server.base_url, "--limit", "2")
+    accepted(run)
+    res, samples = copy_submission(run, tmp_path / "s")
+    edit_records(samples, lambda i, rec: rec.update(prediction="con") if i == 0 else None)  # the summary's verdict, not the scores'
+    refused(res, str(samples), "line 1", "field 'prediction'", "is not the score verdict \"tie\"")
+
+
 # -------------------------------------------------------------------------------- one row, no keys
 
 

@@ -1,71 +1,75 @@
-"""Bradley–Terry fits with topic-bootstrap intervals (pure functions over arrays of games)."""
+"""Bradley–Terry fits of a judgment table with topic-bootstrap intervals, and the orders they give.
+
+Legs (debates between two different models) are fitted with ties counting half a win for each
+side; topic outcomes with Davidson's tie parameter (``ties.py``). Equal scores are ordered by
+name: scores closer than ``SCORE_TOLERANCE`` Elo-like points count as equal (models with identical
+records get the same score up to rounding, ~1e-12, which must not decide their order).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 import numpy as np
 
-from debench.arena.bradley_terry import ELO_PER_LOGIT, PairwiseFit, TieModel, fit_pairwise
-from debench.arena.judgments import Judgment
+from debench.arena.bradley_terry import (
+    ELO_PER_LOGIT,
+    PairwiseFits,
+    Problem,
+    TieModel,
+    fit_many,
+)
+from debench.arena.cells import aggregate
+from debench.arena.judgment_table import JudgmentTable
+from debench.arena.outcomes import Outcomes
 from debench.arena.ranking_file import Score
-from debench.arena.topic_bootstrap import percentile_ci, topic_resamples
+from debench.arena.topic_bootstrap import TopicDraws, interval
+
+SCORE_TOLERANCE = 1e-6
 
 
-@dataclass(frozen=True)
-class Games:
-    """Pairwise games between ``models``: first side ``i``, second side ``j``, result ``y`` for i
-    (1, 0.5 tie, 0), the topic of each game, and covariates ``x`` (first minus second)."""
-
-    models: list[str]
-    i: np.ndarray
-    j: np.ndarray
-    y: np.ndarray
-    topics: np.ndarray
-    x: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
-
-    def subset(self, idx: np.ndarray) -> Games:
-        x = self.x[idx] if self.x.size else self.x
-        return Games(self.models, self.i[idx], self.j[idx], self.y[idx], self.topics[idx], x)
-
-    def fit(self, ties: TieModel, start: PairwiseFit | None = None) -> PairwiseFit:
-        return fit_pairwise(len(self.models), self.i, self.j, self.y, self.x if self.x.size else None, ties=ties, start=start)
+def leg_problem(table: JudgmentTable, n_topics: int, covariates: np.ndarray | None = None, covariate_keys: np.ndarray | None = None) -> Problem:
+    """Every leg of ``table`` between two different models, side 1 first, a tie half a win;
+    ``covariates`` (legs, p), their cells keyed by ``covariate_keys`` (integers, legs x p)."""
+    legs = table.select(table.ranked)
+    points = np.where(legs.winner == 1, 1.0, np.where(legs.winner == 0, 0.5, 0.0))
+    cells, stats = aggregate(len(table.models), n_topics, legs.topic, legs.side1, legs.side2, np.column_stack([points, np.ones(len(legs))]), covariate_keys, covariates)
+    return Problem(cells, stats, "half")
 
 
-def games_from(models: Sequence[str], pairs: Sequence[tuple[str, str, float, str]], x: np.ndarray | None = None) -> Games:
-    """``pairs``: (first model, second model, result for the first, topic)."""
-    index = {m: k for k, m in enumerate(models)}
-    return Games(
-        list(models),
-        np.array([index[a] for a, _, _, _ in pairs], dtype=int),
-        np.array([index[b] for _, b, _, _ in pairs], dtype=int),
-        np.array([r for _, _, r, _ in pairs], dtype=float),
-        np.array([t for _, _, _, t in pairs], dtype=object),
-        np.zeros((0, 0)) if x is None else np.asarray(x, dtype=float),
-    )
+def outcome_problem(n_models: int, n_topics: int, outcomes: Outcomes, ties: TieModel = "davidson") -> Problem:
+    """Topic outcomes, pair (a, b): a took it, b took it, or drawn."""
+    values = np.column_stack([outcomes.taker == outcomes.a, outcomes.taker == outcomes.b, outcomes.taker == -1]).astype(float)
+    cells, stats = aggregate(n_models, n_topics, outcomes.topic, outcomes.a, outcomes.b, values)
+    return Problem(cells, stats, ties)
 
 
-def leg_games(models: Sequence[str], legs: Sequence[Judgment], x: np.ndarray | None = None) -> Games:
-    """One game per leg, side 1 first; a tie is 0.5."""
-    return games_from(models, [(j.side1, j.side2, 0.5 if j.winner is None else 1.0 if j.winner == 1 else 0.0, j.topic) for j in legs], x)
+def fit_legs(table: JudgmentTable, draws: TopicDraws) -> PairwiseFits:
+    """``leg_problem`` fitted (plain Bradley-Terry on the legs)."""
+    return fit_many([leg_problem(table, draws.n_topics)], draws)[0]
 
 
-def fit_with_draws(games: Games, ties: TieModel, n_boot: int, seed: int) -> tuple[PairwiseFit, list[PairwiseFit]]:
-    """The fit on all games and one fit per topic resample (each started from the full fit)."""
-    point = games.fit(ties)
-    return point, [games.subset(idx).fit(ties, start=point) for idx in topic_resamples(games.topics, n_boot, seed)]
+def elo_scores(table: JudgmentTable, models: Sequence[int], fits: PairwiseFits, n_boot: int) -> dict[str, Score]:
+    out = {}
+    for m in models:
+        ci, used = interval(fits.draw_strengths[:, m] * ELO_PER_LOGIT, n_boot)
+        out[table.models[m]] = Score(score=float(fits.strengths[m] * ELO_PER_LOGIT), ci95=ci, draws_used=used)
+    return out
 
 
-def elo_scores(games: Games, point: PairwiseFit, draws: Sequence[PairwiseFit], n_boot: int) -> dict[str, Score]:
-    return {
-        m: Score(
-            score=float(point.strengths[k] * ELO_PER_LOGIT),
-            ci95=percentile_ci([float(d.strengths[k] * ELO_PER_LOGIT) for d in draws], n_boot),
-        )
-        for k, m in enumerate(games.models)
-    }
+def score_groups(scores: dict[str, float]) -> dict[str, int]:
+    """0 for the highest score, and so on; scores within ``SCORE_TOLERANCE`` of the next higher one
+    share its group."""
+    ordered = sorted(scores, key=lambda m: -scores[m])
+    groups, g = {}, 0
+    for k, m in enumerate(ordered):
+        if k and scores[ordered[k - 1]] - scores[m] > SCORE_TOLERANCE:
+            g += 1
+        groups[m] = g
+    return groups
 
 
 def by_score(scores: dict[str, Score]) -> list[str]:
-    return sorted(scores, key=lambda m: (-scores[m].score, m))
+    """Models by score (higher first), equal scores by name."""
+    groups = score_groups({m: s.score for m, s in scores.items()})
+    return sorted(scores, key=lambda m: (groups[m], m))

@@ -1,109 +1,139 @@
-"""Several judges on the same debates (pure functions): grouping, the panel's majority verdicts,
-inter-judge agreement (Krippendorff's alpha, nominal, topic-bootstrap CI) and pairwise comparisons."""
+"""Several judges on the same debates (pure functions over a judgment table): grouping, the
+panel's majority verdicts, inter-judge agreement (Krippendorff's alpha, nominal, topic-bootstrap
+CI) and pairwise comparisons.
+
+Alpha is computed from coincidence matrices (Krippendorff 2011): each debate judged by m >= 2
+judges adds, for every ordered pair of two of its verdicts, 1 / (m - 1) to cell (first, second).
+The matrices add over debates, so a topic resample's alpha is its topics' matrices summed.
+"""
 
 from __future__ import annotations
 
-import warnings
-from collections import Counter
-from collections.abc import Sequence
 from itertools import combinations
 
 import numpy as np
 
-from debench.arena.judgments import Judgment
-from debench.arena.outcomes import ranked_legs
+from debench.arena.judgment_table import MISSING, JudgmentTable, group_ids
+from debench.arena.one_judge import ranking_of
 from debench.arena.ranking_distance import kendall_tau_distance
-from debench.arena.ranking_file import Alpha, JudgePair, JudgeRanking
-from debench.arena.topic_bootstrap import percentile_ci, topic_resamples
+from debench.arena.ranking_file import Alpha, JudgePair, JudgeRanking, Rule
+from debench.arena.topic_bootstrap import TopicDraws, interval
 from debench.metrics.bootstrap import wilson_ci
 
-Debate = tuple[str, str, str]
-VERDICT_CODES = (0, 1, 2)  # tie, side 1, side 2
+PANEL = "(panel)"
 
 
-def by_judge(judgments: Sequence[Judgment]) -> dict[str, list[Judgment]]:
+def by_judge(table: JudgmentTable) -> dict[str, JudgmentTable]:
     """Each judge's verdicts, judges in order of first appearance."""
-    out: dict[str, list[Judgment]] = {}
-    for j in judgments:
-        out.setdefault(j.judge_label, []).append(j)
-    return out
+    return {label: table.select(table.judge == k) for k, label in enumerate(table.judges)}
 
 
-def majority_verdict(winners: Sequence[int | None]) -> int | None:
-    """The most frequent verdict; a tie when the top count is shared (or is the tie itself)."""
-    counts = Counter(winners).most_common()
-    if len(counts) > 1 and counts[0][1] == counts[1][1]:
-        return None
-    return counts[0][0]
+def majority(counts: np.ndarray) -> np.ndarray:
+    """Per row of verdict counts (tie, side 1, side 2): the most frequent verdict; a tie (0) when
+    the top count is shared (or is the tie's)."""
+    top = counts.max(axis=1, keepdims=True)
+    unique = (counts == top).sum(axis=1) == 1
+    return np.where(unique, counts.argmax(axis=1), 0)
 
 
-def panel_verdicts(judgments: Sequence[Judgment]) -> list[Judgment]:
-    """One judgment per debate carrying the judges' majority verdict (scores and reason dropped;
-    words and sources from the first line that has them)."""
-    grouped: dict[Debate, list[Judgment]] = {}
-    for j in judgments:
-        grouped.setdefault(j.debate, []).append(j)
+def verdict_counts(table: JudgmentTable, rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per debate ((topic, side 1, side 2, leg) equal): how many judges gave each verdict (columns:
+    tie, side 1, side 2), each row's debate, and each debate's first row."""
+    sub = table if rows is None else table.select(rows)
+    gid, first = sub.debate_ids()
+    counts = np.column_stack([np.bincount(gid, weights=sub.winner == v, minlength=len(first)) for v in (0, 1, 2)])
+    return counts, gid, first
+
+
+def panel_verdicts(table: JudgmentTable) -> JudgmentTable:
+    """One row per debate carrying the judges' majority verdict; words and sources from the first
+    line that has them."""
+    counts, gid, first = verdict_counts(table)
+    panel = table.select(first)
+    rows = np.arange(len(table))
+    fill = []
+    for values in (table.words, table.sources):
+        out = values[first].copy()
+        for side in (0, 1):
+            present = values[:, side] != MISSING
+            pick = np.full(len(first), len(table))
+            np.minimum.at(pick, gid[present], rows[present])
+            found = pick < len(table)
+            out[found, side] = values[pick[found], side]
+        fill.append(out)
+    return JudgmentTable(
+        topics=table.topics, models=table.models, judges=[PANEL], topic=panel.topic, side1=panel.side1, side2=panel.side2,
+        judge=np.zeros(len(first), dtype=np.int32), winner=majority(counts).astype(np.int8), leg=panel.leg, words=fill[0], sources=fill[1],
+        judge_ids={}, debater_ids=table.debater_ids,
+    )
+
+
+def coincidences(counts: np.ndarray) -> np.ndarray:
+    """Per debate, its coincidence matrix (flattened, 9 values); zero for a debate with < 2 verdicts."""
+    m = counts.sum(axis=1)
+    pairs = counts[:, :, None] * counts[:, None, :] - counts[:, :, None] * np.eye(3)[None]
+    scale = np.divide(1.0, m - 1, out=np.zeros_like(m), where=m >= 2)
+    return (pairs * scale[:, None, None]).reshape(len(counts), 9)
+
+
+def nominal_alpha(coincidence: np.ndarray) -> np.ndarray:
+    """Krippendorff's alpha (nominal) from summed coincidence matrices ((..., 9)); NaN where
+    undefined (no debate with two verdicts, or every verdict the same)."""
+    o = np.asarray(coincidence, dtype=float).reshape(-1, 3, 3)
+    n_c = o.sum(axis=2)
+    n = n_c.sum(axis=1)
+    observed = n - np.trace(o, axis1=1, axis2=2)
+    expected = (n**2 - (n_c**2).sum(axis=1)) / np.where(n > 1, n - 1, np.nan)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        alpha = 1.0 - observed / np.where(expected > 1e-12, expected, np.nan)
+    return alpha
+
+
+def agreement_alpha(table: JudgmentTable, draws: TopicDraws) -> Alpha:
+    """Over the debates between two different models."""
+    ranked = table.ranked
+    counts, _, first = verdict_counts(table, ranked)
+    per_debate = coincidences(counts)
+    topics = table.topic[ranked][first]
+    per_topic = np.zeros((draws.n_topics, 9))
+    np.add.at(per_topic, topics, per_debate)
+    point = nominal_alpha(per_topic.sum(axis=0))[0]
+    ci, used = interval(nominal_alpha(draws.totals(per_topic)), draws.n_boot)
+    return Alpha(
+        alpha=float(point) if np.isfinite(point) else None, ci95=ci, draws_used=used,
+        n_debates=int((counts.sum(axis=1) >= 2).sum()), n_judges=len(np.unique(table.judge)),
+    )
+
+
+def judge_pairs(table: JudgmentTable, rankings: dict[str, JudgeRanking], rule: Rule) -> list[JudgePair]:
+    """For each pair of judges: their rankings on the debates both judged and the distance between
+    them (and between their rankings over all their own verdicts), and how often their verdicts
+    on those debates agree."""
+    ranked = table.select(table.ranked)
+    gid, _ = group_ids(ranked.topic, ranked.side1, ranked.side2)
     out = []
-    for lines in grouped.values():
-        first = lines[0]
-        extra = {
-            f: next((getattr(j, f) for j in lines if getattr(j, f) is not None), None)
-            for f in ("side1_words", "side2_words", "side1_sources", "side2_sources", "side1_model_id", "side2_model_id")
-        }
-        out.append(Judgment(topic=first.topic, side1=first.side1, side2=first.side2, winner=majority_verdict([j.winner for j in lines]), **extra))
-    return out
-
-
-def verdict_counts(groups: dict[str, list[Judgment]]) -> tuple[list[Debate], np.ndarray]:
-    """The debates between two models judged by at least one judge, and per debate how many judges
-    gave each verdict (columns: tie, side 1, side 2)."""
-    index: dict[Debate, int] = {}
-    rows: list[list[int]] = []
-    for lines in groups.values():
-        for j in ranked_legs(lines):
-            k = index.setdefault(j.debate, len(rows))
-            if k == len(rows):
-                rows.append([0, 0, 0])
-            rows[k][0 if j.winner is None else j.winner] += 1
-    return list(index), np.array(rows, dtype=float).reshape(-1, 3)
-
-
-def nominal_alpha(counts: np.ndarray) -> float | None:
-    """Krippendorff's alpha (nominal) from per-debate verdict counts; None when undefined (fewer
-    than two judges on any debate, or every verdict the same)."""
-    import krippendorff
-
-    try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore", RuntimeWarning)
-            a = krippendorff.alpha(value_counts=counts, value_domain=list(VERDICT_CODES), level_of_measurement="nominal")
-    except ValueError:
-        return None
-    return float(a) if np.isfinite(a) else None
-
-
-def agreement_alpha(groups: dict[str, list[Judgment]], n_boot: int, seed: int) -> Alpha:
-    debates, counts = verdict_counts(groups)
-    paired = counts.sum(axis=1) >= 2
-    topics = [d[0] for d in debates]
-    draws = [nominal_alpha(counts[idx]) for idx in topic_resamples(topics, n_boot, seed)]
-    return Alpha(alpha=nominal_alpha(counts), ci95=percentile_ci(draws, n_boot), n_debates=int(paired.sum()), n_judges=len(groups))
-
-
-def judge_pairs(groups: dict[str, list[Judgment]], rankings: dict[str, JudgeRanking]) -> list[JudgePair]:
-    """For each pair of judges: the distance between their rankings and how often their verdicts agree."""
-    out = []
-    for a, b in combinations(groups, 2):
-        verdicts_b = {j.debate: j.winner for j in ranked_legs(groups[b])}
-        common = [(j.winner, verdicts_b[j.debate]) for j in ranked_legs(groups[a]) if j.debate in verdicts_b]
-        equal = sum(1 for x, y in common if x == y)
+    for a, b in combinations(range(len(table.judges)), 2):
+        in_a, in_b = ranked.judge == a, ranked.judge == b
+        shared = np.zeros(gid.max() + 1 if len(gid) else 0, dtype=bool)
+        shared[np.intersect1d(gid[in_a], gid[in_b])] = True
+        rows_a, rows_b = in_a & shared[gid], in_b & shared[gid]
+        order_a, order_b = np.argsort(gid[rows_a]), np.argsort(gid[rows_b])
+        agree = int((ranked.winner[rows_a][order_a] == ranked.winner[rows_b][order_b]).sum())
+        n = int(rows_a.sum())
+        la, lb = table.judges[a], table.judges[b]
+        sub_a, sub_b = ranked.select(rows_a), ranked.select(rows_b)
+        shared_rankings = {la: ranking_of(sub_a, rule, len(table.topics)), lb: ranking_of(sub_b, rule, len(table.topics))} if n else {la: [], lb: []}
+        distance, _ = kendall_tau_distance(shared_rankings[la], shared_rankings[lb])
         out.append(
             JudgePair(
-                judges=[a, b],
-                kendall_tau_distance=kendall_tau_distance(rankings[a].ranking, rankings[b].ranking)[0],
-                verdict_agreement=equal / len(common) if common else None,
-                ci95=wilson_ci(equal, len(common)),
-                n_debates=len(common),
+                judges=[la, lb],
+                kendall_tau_distance=distance,
+                n_models=len(set(shared_rankings[la]) & set(shared_rankings[lb])),
+                shared_rankings=shared_rankings,
+                kendall_tau_distance_all_verdicts=kendall_tau_distance(rankings[la].ranking, rankings[lb].ranking)[0],
+                verdict_agreement=agree / n if n else None,
+                ci95=wilson_ci(agree, n),
+                n_debates=n,
             )
         )
     return out

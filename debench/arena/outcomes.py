@@ -1,4 +1,5 @@
-"""Who won what (pure functions): legs, topics under a rule, the win matrix, side-1 bias, self-play.
+"""Who won what (pure functions over a judgment table): topics under a rule, the win matrix, the
+design (who met whom), side-1 bias and self-play.
 
 A *leg* is one debate; two legs (sides swapped) make a *topic* between two models. Rules:
 
@@ -11,75 +12,94 @@ Self-play (the same model on both sides) is reported apart and never enters the 
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
 
-from debench.arena.judgments import Judgment
-from debench.arena.ranking_file import PositionBias, Rule, SelfPlayCounts
+import numpy as np
+
+from debench.arena.judgment_table import JudgmentTable, group_ids
+from debench.arena.ranking_file import Design, PositionBias, Rule, SelfPlayCounts
 from debench.metrics.bootstrap import wilson_ci
 
-
-def leg_winner(j: Judgment) -> str | None:
-    return None if j.winner is None else (j.side1 if j.winner == 1 else j.side2)
+DRAWN = -1
 
 
-def ranked_legs(judgments: Sequence[Judgment]) -> list[Judgment]:
-    """The legs between two different models (self-play left out)."""
-    return [j for j in judgments if j.side1 != j.side2]
+@dataclass(frozen=True)
+class Outcomes:
+    """One row per complete (topic, pair of models), in the order of topic, then the pair's names."""
+
+    topic: np.ndarray
+    a: np.ndarray
+    """The pair's first model (the lower code: first by name)."""
+    b: np.ndarray
+    taker: np.ndarray
+    """The model that took the topic, or ``DRAWN``."""
+    incomplete: int
+    """(topic, pair) with one leg only."""
+
+    def __len__(self) -> int:
+        return len(self.topic)
+
+    @property
+    def n_drawn(self) -> int:
+        return int((self.taker == DRAWN).sum())
 
 
-def topic_outcomes(judgments: Sequence[Judgment], rule: Rule) -> tuple[list[dict[str, Any]], int]:
-    """Per (topic, pair): the model that took it (or None = drawn); and the number incomplete."""
-    legs: dict[tuple[str, frozenset[str]], list[Judgment]] = defaultdict(list)
-    for j in ranked_legs(judgments):
-        legs[(j.topic, frozenset((j.side1, j.side2)))].append(j)
-    outcomes, incomplete = [], 0
-    for (topic, pair), js in sorted(legs.items(), key=lambda kv: (kv[0][0], sorted(kv[0][1]))):
-        if len(js) < 2:
-            incomplete += 1
-            continue
-        a, b = sorted(pair)
-        won = [leg_winner(j) for j in js]
-        taker = None
-        for m in (a, b):
-            wins, ties = won.count(m), won.count(None)
-            if wins == 2 or (rule == "lenient" and wins == 1 and ties == 1):
-                taker = m
-        outcomes.append({"topic": topic, "a": a, "b": b, "winner": taker})
-    return outcomes, incomplete
+def leg_winner(table: JudgmentTable) -> np.ndarray:
+    """Per row, the winning model's code, or ``DRAWN`` for a tie."""
+    return np.where(table.winner == 1, table.side1, np.where(table.winner == 2, table.side2, DRAWN))
 
 
-def win_matrix(models: Sequence[str], outcomes: Sequence[dict[str, Any]]) -> dict[str, dict[str, int]]:
-    m = {a: {b: 0 for b in models if b != a} for a in models}
-    for o in outcomes:
-        if o["winner"] is not None:
-            loser = o["b"] if o["winner"] == o["a"] else o["a"]
-            m[o["winner"]][loser] += 1
-    return m
+def topic_outcomes(table: JudgmentTable, rule: Rule) -> Outcomes:
+    legs = table.select(table.ranked)
+    a, b = np.minimum(legs.side1, legs.side2), np.maximum(legs.side1, legs.side2)
+    won = leg_winner(legs)
+    gid, first = group_ids(legs.topic, a, b)
+    n = len(first)
+    n_legs = np.bincount(gid, minlength=n)
+    wins_a = np.bincount(gid, weights=won == a, minlength=n)
+    wins_b = np.bincount(gid, weights=won == b, minlength=n)
+    ties = np.bincount(gid, weights=won == DRAWN, minlength=n)
+    lenient = rule == "lenient"
+    takes_a = (wins_a == 2) | (lenient & (wins_a == 1) & (ties == 1))
+    takes_b = (wins_b == 2) | (lenient & (wins_b == 1) & (ties == 1))
+    complete = n_legs >= 2
+    taker = np.where(takes_b, b[first], np.where(takes_a, a[first], DRAWN))
+    return Outcomes(legs.topic[first][complete], a[first][complete], b[first][complete], taker[complete], int((~complete).sum()))
 
 
-def position_bias(judgments: Sequence[Judgment]) -> PositionBias:
-    legs = ranked_legs(judgments)
-    decided = [j for j in legs if j.winner is not None]
-    k = sum(1 for j in decided if j.winner == 1)
-    return PositionBias(
-        side1_win_rate=k / len(decided) if decided else None,
-        ci95=wilson_ci(k, len(decided)),
-        n_decided=len(decided),
-        n_ties=len(legs) - len(decided),
-    )
+def win_matrix(table: JudgmentTable, models: list[int], outcomes: Outcomes) -> dict[str, dict[str, int]]:
+    names = table.models
+    k = len(table.models)
+    won = outcomes.taker != DRAWN
+    loser = np.where(outcomes.taker == outcomes.a, outcomes.b, outcomes.a)[won]
+    counts = np.bincount(outcomes.taker[won] * k + loser, minlength=k * k).reshape(k, k)
+    return {names[x]: {names[y]: int(counts[x, y]) for y in models if y != x} for x in models}
 
 
-def self_play(judgments: Sequence[Judgment]) -> dict[str, SelfPlayCounts]:
-    out: dict[str, SelfPlayCounts] = {}
-    for j in judgments:
-        if j.side1 == j.side2:
-            row = out.setdefault(j.side1, SelfPlayCounts(side1_wins=0, side2_wins=0, ties=0))
-            if j.winner == 1:
-                row.side1_wins += 1
-            elif j.winner == 2:
-                row.side2_wins += 1
-            else:
-                row.ties += 1
-    return out
+def design(table: JudgmentTable, models: list[int], outcomes: Outcomes) -> Design:
+    k = len(table.models)
+    meetings = np.bincount(np.r_[outcomes.a, outcomes.b], minlength=k)
+    pairs = np.unique(np.c_[outcomes.a, outcomes.b], axis=0) if len(outcomes) else np.zeros((0, 2), dtype=np.int64)
+    opponents = np.bincount(pairs.ravel(), minlength=k)
+    opp = {table.models[m]: int(opponents[m]) for m in models}
+    met = {table.models[m]: int(meetings[m]) for m in models}
+    return Design(balanced=len(set(opp.values())) <= 1 and len(set(met.values())) <= 1, opponents=opp, topics=met)
+
+
+def position_bias(table: JudgmentTable) -> PositionBias:
+    w = table.winner[table.ranked]
+    decided = int((w != 0).sum())
+    k = int((w == 1).sum())
+    return PositionBias(side1_win_rate=k / decided if decided else None, ci95=wilson_ci(k, decided), n_decided=decided, n_ties=len(w) - decided)
+
+
+def self_play(table: JudgmentTable) -> dict[str, SelfPlayCounts]:
+    own = ~table.ranked
+    m, w = table.side1[own], table.winner[own]
+    k = len(table.models)
+    counts = [np.bincount(m, weights=w == v, minlength=k) for v in (1, 2, 0)]
+    legs = np.bincount(m, minlength=k)
+    return {
+        table.models[x]: SelfPlayCounts(side1_wins=int(counts[0][x]), side2_wins=int(counts[1][x]), ties=int(counts[2][x]), n_legs=int(legs[x]))
+        for x in np.flatnonzero(legs)
+    }

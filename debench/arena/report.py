@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from debench.arena.judgments import load_judgment_files, load_reference
+from debench.arena.judgment_file import load_judgment_files
+from debench.arena.judgments import load_reference
 from debench.arena.rank import analyse_judgments
 from debench.arena.ranking_file import ArenaRanking, JudgeRanking, Rule
 from debench.atomic import write_atomic
@@ -52,7 +53,7 @@ def _ci(ci: list[float] | None, fmt: str = ".2f") -> str:
 
 def summary_lines(result: ArenaRanking) -> list[str]:
     lines = [f"verdicts: {result.verdicts}", f"win matrix (topics won by row against column, {result.rule} rule):", format_matrix(result)]
-    lines.append("ranking: " + " > ".join(result.ranking))
+    lines.append("ranking: " + " > ".join(result.ranking) + f"  ({result.ranking_order})")
     pb = result.position_bias
     if pb.side1_win_rate is not None:
         lines.append(f"judge position bias: side 1 won {pb.side1_win_rate:.1%} of {pb.n_decided} decided debates")
@@ -74,8 +75,12 @@ def summary_lines(result: ArenaRanking) -> list[str]:
         lines.append("inter-judge agreement: Krippendorff's alpha (nominal) = " + ("undefined" if a.alpha is None else f"{a.alpha:.3f}{_ci(a.ci95, '.3f')}") + f" over {a.n_debates} debates")
         for p in result.judge_agreement.pairs:
             tau = "n/a" if p.kendall_tau_distance is None else f"{p.kendall_tau_distance:.4f}"
+            every = "n/a" if p.kendall_tau_distance_all_verdicts is None else f"{p.kendall_tau_distance_all_verdicts:.4f}"
             agree = "n/a" if p.verdict_agreement is None else f"{p.verdict_agreement:.1%}"
-            lines.append(f"  {p.judges[0]} vs {p.judges[1]}: Kendall tau distance {tau}, same verdict on {agree} of {p.n_debates} debates")
+            lines.append(
+                f"  {p.judges[0]} vs {p.judges[1]}: on the {p.n_debates} debates both judged, Kendall tau distance {tau} over {p.n_models} models "
+                f"and the same verdict on {agree} of them (over all their own verdicts: distance {every})"
+            )
     for e in result.self_preference.entries:
         if e.difference is not None:
             lines.append(

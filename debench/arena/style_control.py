@@ -1,25 +1,31 @@
 """Length-controlled (style-controlled) Bradley–Terry ratings, as Arena-Hard's style control does.
 
 Each covariate is the normalised difference between the two sides of a debate,
-(side 1 - side 2) / (side 1 + side 2) (0 when both are 0), z-scored over the debates. It is fitted
-jointly with the models' strengths, so a strength is what is left of a model's wins once the
-judge's taste for length (or for quoted sources) is accounted for; the coefficient says how much the
-judge rewards one standard deviation more of it, in logits.
+(side 1 - side 2) / (side 1 + side 2) (0 when both are 0), rounded to ``ROUNDING`` (so debates
+share cells and a million of them fit in seconds; the rounding moves a coefficient by about
+ROUNDING^2 / 12 of the covariate's variance: ~1e-4 of it here), then z-scored over the debates. It
+is fitted jointly with the models' strengths, so a strength is what is left of a model's wins once
+the judge's taste for length (or for quoted sources) is accounted for; the coefficient says how
+much the judge rewards one standard deviation more of it, in logits.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
-from debench.arena.bt_bootstrap import by_score, elo_scores, fit_with_draws, leg_games
-from debench.arena.judgments import Judgment
+from debench.arena.bradley_terry import PairwiseFits, Problem
+from debench.arena.bt_bootstrap import by_score, elo_scores, leg_problem
+from debench.arena.judgment_table import MISSING, JudgmentTable
 from debench.arena.ranking_distance import kendall_tau_distance
 from debench.arena.ranking_file import Coefficient, Score, StyleControlled
-from debench.arena.topic_bootstrap import percentile_ci
+from debench.arena.topic_bootstrap import interval
 
 COVARIATE_FIELDS = {"length": ("side1_words", "side2_words"), "sources": ("side1_sources", "side2_sources")}
+ROUNDING = 0.01
+STEPS = round(1 / ROUNDING)
 
 
 def normalised_difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -28,15 +34,17 @@ def normalised_difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.divide(a - b, total, out=np.zeros_like(total), where=total > 0)
 
 
-def raw_covariates(legs: Sequence[Judgment], controls: Sequence[str]) -> tuple[np.ndarray | None, str | None]:
-    """One column of normalised differences per control, or why it cannot be built."""
+def raw_covariates(legs: JudgmentTable, controls: Sequence[str]) -> tuple[np.ndarray | None, str | None]:
+    """One column of rounded normalised differences per control, in steps of ``ROUNDING``
+    (integers), or why it cannot be built."""
     columns = []
     for name in controls:
-        f1, f2 = COVARIATE_FIELDS[name]
-        missing = sum(1 for j in legs if getattr(j, f1) is None or getattr(j, f2) is None)
+        values = legs.words if name == "length" else legs.sources
+        missing = int((values == MISSING).any(axis=1).sum())
         if missing:
+            f1, f2 = COVARIATE_FIELDS[name]
             return None, f"{name} control skipped: {missing} of {len(legs)} debates lack {f1}/{f2}"
-        columns.append(normalised_difference(np.array([getattr(j, f1) for j in legs]), np.array([getattr(j, f2) for j in legs])))
+        columns.append(np.rint(normalised_difference(values[:, 0], values[:, 1]) * STEPS).astype(np.int64))
     return np.column_stack(columns), None
 
 
@@ -47,38 +55,45 @@ def z_score(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return z, mean, sd
 
 
-def style_controlled(
-    models: Sequence[str], legs: Sequence[Judgment], controls: Sequence[str], plain: dict[str, Score], n_boot: int, seed: int
-) -> tuple[StyleControlled | None, str | None]:
-    """The controlled fit on ``legs`` (two different models each), or None and why not."""
-    if not controls or not legs:
+@dataclass(frozen=True)
+class StyleProblem:
+    """The controlled fit to make, and what its report needs."""
+
+    problem: Problem
+    controls: list[str]
+    mean: np.ndarray
+    sd: np.ndarray
+    n_debates: int
+
+
+def style_problem(table: JudgmentTable, controls: Sequence[str], n_topics: int) -> tuple[StyleProblem | None, str | None]:
+    """The controlled fit on the legs between two different models, or None and why not."""
+    legs = table.select(table.ranked)
+    if not controls or not len(legs):
         return None, None
-    raw, why = raw_covariates(legs, controls)
-    if raw is None:
+    steps, why = raw_covariates(legs, controls)
+    if steps is None:
         return None, why
-    z, mean, sd = z_score(raw)
-    games = leg_games(models, legs, z)
-    point, draws = fit_with_draws(games, "half", n_boot, seed)
-    covariates = {
-        name: Coefficient(
-            coefficient=float(point.beta[c]) if sd[c] > 0 else None,
-            ci95=percentile_ci([float(d.beta[c]) for d in draws], n_boot) if sd[c] > 0 else None,
-            raw_mean=float(mean[c]),
-            raw_sd=float(sd[c]),
+    z, mean, sd = z_score(steps * ROUNDING)
+    return StyleProblem(leg_problem(table, n_topics, z, steps), list(controls), mean, sd, len(legs)), None
+
+
+def style_controlled(table: JudgmentTable, models: list[int], style: StyleProblem, fits: PairwiseFits, plain: dict[str, Score], n_boot: int) -> StyleControlled:
+    covariates = {}
+    for c, name in enumerate(style.controls):
+        varies = style.sd[c] > 0
+        ci, used = interval(fits.draw_beta[:, c], n_boot) if varies else (None, 0)
+        covariates[name] = Coefficient(
+            coefficient=float(fits.beta[c]) if varies else None, ci95=ci, raw_mean=float(style.mean[c]), raw_sd=float(style.sd[c]), draws_used=used
         )
-        for c, name in enumerate(controls)
-    }
-    scores = elo_scores(games, point, draws, n_boot)
+    scores = elo_scores(table, models, fits, n_boot)
     ranking, plain_ranking = by_score(scores), by_score(plain)
-    return (
-        StyleControlled(
-            controls=list(controls),
-            covariates=covariates,
-            bradley_terry=scores,
-            ranking=ranking,
-            plain_ranking=plain_ranking,
-            kendall_tau_distance_to_plain=kendall_tau_distance(ranking, plain_ranking)[0],
-            n_debates=len(legs),
-        ),
-        None,
+    return StyleControlled(
+        controls=style.controls,
+        covariates=covariates,
+        bradley_terry=scores,
+        ranking=ranking,
+        plain_ranking=plain_ranking,
+        kendall_tau_distance_to_plain=kendall_tau_distance(ranking, plain_ranking)[0],
+        n_debates=style.n_debates,
     )

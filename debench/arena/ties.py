@@ -7,37 +7,36 @@ while this fit gives draws their own probability, nu / (2 + nu) between equal mo
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import numpy as np
 
-from debench.arena.bt_bootstrap import by_score, elo_scores, fit_with_draws, games_from
-from debench.arena.judgments import Judgment
-from debench.arena.outcomes import topic_outcomes
+from debench.arena.bradley_terry import PairwiseFits
+from debench.arena.bt_bootstrap import by_score, elo_scores
+from debench.arena.judgment_table import JudgmentTable
+from debench.arena.outcomes import Outcomes
 from debench.arena.ranking_file import DavidsonFit, Rule
-from debench.arena.topic_bootstrap import percentile_ci
+from debench.arena.topic_bootstrap import interval
 
 
-def draw_probability(nu: float) -> float:
+def draw_probability(nu: np.ndarray) -> np.ndarray:
     return nu / (2 + nu)
 
 
-def davidson_fit(models: Sequence[str], judgments: Sequence[Judgment], rule: Rule, n_boot: int, seed: int) -> DavidsonFit | None:
-    """None when there is no complete topic under ``rule``."""
-    outcomes, _ = topic_outcomes(judgments, rule)
-    if not outcomes:
-        return None
-    games = games_from(models, [(o["a"], o["b"], 0.5 if o["winner"] is None else 1.0 if o["winner"] == o["a"] else 0.0, o["topic"]) for o in outcomes])
-    point, draws = fit_with_draws(games, "davidson", n_boot, seed)
-    assert point.nu is not None
-    nus = [d.nu for d in draws]
-    scores = elo_scores(games, point, draws, n_boot)
+def davidson_fit(table: JudgmentTable, models: list[int], outcomes: Outcomes, rule: Rule, fits: PairwiseFits, n_boot: int) -> DavidsonFit:
+    """The report of ``outcome_problem(outcomes)`` fitted with Davidson's ties (at least one
+    complete topic under ``rule``)."""
+    assert fits.nu is not None and fits.draw_nu is not None
+    nu_ci, used = interval(fits.draw_nu, n_boot)
+    p_ci, _ = interval(draw_probability(fits.draw_nu), n_boot)
+    scores = elo_scores(table, models, fits, n_boot)
     return DavidsonFit(
         rule=rule,
-        nu=point.nu,
-        nu_ci95=percentile_ci(nus, n_boot),
-        draw_probability_between_equals=draw_probability(point.nu),
-        draw_probability_ci95=percentile_ci([draw_probability(v) for v in nus if v is not None], n_boot),
+        nu=fits.nu,
+        nu_ci95=nu_ci,
+        draw_probability_between_equals=float(fits.nu / (2 + fits.nu)),
+        draw_probability_ci95=p_ci,
+        draws_used=used,
         bradley_terry=scores,
         ranking=by_score(scores),
         n_topics=len(outcomes),
-        n_drawn=sum(1 for o in outcomes if o["winner"] is None),
+        n_drawn=outcomes.n_drawn,
     )

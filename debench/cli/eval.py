@@ -9,6 +9,7 @@ import click
 
 from debench.cli.common import ENSEMBLE_OPTION, connection_options, data_options, fmt, print_results_table, recorded_command, report_errors, run_options, run_until_done
 from debench.cli.tasks import include_path_option, selected_tasks
+from debench.task import JUDGE_METHODS
 
 
 @click.command("eval")
@@ -19,7 +20,7 @@ from debench.cli.tasks import include_path_option, selected_tasks
 @connection_options
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N documents.")
 @click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True)
-@click.option("--method", type=click.Choice(["direct", "debatrix-h", "debatrix-f"]), default=None, help="Judge method (default: the task's).")
+@click.option("--method", type=click.Choice(JUDGE_METHODS), default=None, help="Judge method (default: the task's).")
 @data_options
 @click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=0), default=None, help="Bootstrap resamples for CIs (default: the task's, 1000).")
 @click.option("--judging-manual", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Replace the judging guide of tasks that use one (DebateBench).")

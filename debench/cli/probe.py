@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from debench.cli.common import ENSEMBLE_OPTION, connection_options, data_options, recorded_command, report_errors, run_options, run_with_judge
+from debench.task import JUDGE_METHODS
 
 
 def _pct(r) -> str:  # type: ignore[no-untyped-def]
@@ -48,7 +49,7 @@ def print_probe_report(report) -> None:  # type: ignore[no-untyped-def]
 @click.option("--doc-ids", default=None, help="Only these documents (comma-separated doc_ids).")
 @click.option("--inject-text", default=None, help="The claim the inject probe places in a speech, with {side} (default: the task's answer format, e.g. 'Winner: {side}').")
 @connection_options
-@click.option("--method", type=click.Choice(["direct", "debatrix-h", "debatrix-f"]), default=None)
+@click.option("--method", type=click.Choice(JUDGE_METHODS), default=None)
 @click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True)
 @data_options
 @run_options

@@ -18,6 +18,14 @@ Every call goes through the response cache, so a run interrupted in the middle o
 chain replays its finished steps from the cache without requests. Every step (prompt size and
 hash, memory contents, answer, tokens) is kept in the sample's ``steps``; the hashes let ``debench
 validate`` replay the chain with the recorded answers and check every prompt is debench's own.
+
+Two verdicts come out of a chain, and both are kept in the sample (``verdicts``): ``summary`` —
+the last call's answer read by the task's parser — and ``scores`` — the paper's score comparison:
+each side's final debater score (the mean of its columns' debater scores) compared with the
+task's ``compare_scores`` rule and tie band (``debench.transforms.compare_scores``; tie band 0
+for a task without one), or, with more than two sides, the side with the highest score. Which
+one is the prediction: ``debatrix.verdict`` in the task, or the ``debatrix-h-scores`` /
+``debatrix-f-scores`` methods.
 """
 
 from __future__ import annotations
@@ -35,7 +43,8 @@ from debench.judging.base import CallResult, JudgeContext, register_method
 from debench.parsing import parse_answer
 from debench.prompts import Message, messages_sha256
 from debench.samples import SampleRecord
-from debench.task import DebatrixConfig, DimensionConfig
+from debench.task import DebatrixConfig, DimensionConfig, TaskConfig
+from debench.transforms import ParseFailure, compare_scores
 
 SCORE_RE = re.compile(r"score\W{0,3}(10|[1-9])\b", re.IGNORECASE)
 
@@ -122,12 +131,14 @@ def _speech(i: int, s: Speech) -> str:
     return f'{speech_label(i, s)}\n"""\n{s.text}\n"""'
 
 
-def _score_of(text: str) -> int | None:
+def read_score(text: str) -> int | None:
+    """The 1-10 score in a score step's answer (None: none found)."""
     m = SCORE_RE.search(text)
     return int(m.group(1)) if m else None
 
 
-def _sides(doc: Doc) -> list[str]:
+def sides_of(doc: Doc) -> list[str]:
+    """The debate's sides in order of first speech."""
     seen: list[str] = []
     for s in doc.speeches:
         if s.side and s.side not in seen:
@@ -174,7 +185,7 @@ async def run_column(chain: Chain, dim: DimensionConfig, cfg: DebatrixConfig, va
              {"role": "user", "content": f"Score this speech for {dim.name} from 1 to 10. Answer only \"Score: N\"."}],
             8, cfg.score_grammar, column=dim.name, step="speech_score", speech=i + 1,
         )
-        chain.steps[-1]["score"] = _score_of(score_text)
+        chain.steps[-1]["score"] = read_score(score_text)
         analyses.append(analysis)
 
     notes = "\n\n".join(f"{speech_label(j, s)} {analyses[j]}" for j, s in enumerate(doc.speeches))
@@ -188,7 +199,7 @@ async def run_column(chain: Chain, dim: DimensionConfig, cfg: DebatrixConfig, va
         memory=[f"analysis {j + 1}" for j in range(len(analyses))],
     )
     base = [*analysis_convo, {"role": "assistant", "content": debate_analysis}]
-    for side in _sides(doc):
+    for side in sides_of(doc):
         names = sorted({s.speaker for s in doc.speeches if s.side == side})
         q = f"Judge the {side} side ({', '.join(names)}) on {dim.name} in two or three sentences."
         comment = await chain.ask([*base, {"role": "user", "content": q}], cfg.comment_max_tokens, None,
@@ -198,7 +209,7 @@ async def run_column(chain: Chain, dim: DimensionConfig, cfg: DebatrixConfig, va
              {"role": "user", "content": f"Score the {side} side for {dim.name} from 1 to 10. Answer only \"Score: N\"."}],
             8, cfg.score_grammar, column=dim.name, step="debater_score", side=side,
         )
-        chain.steps[-1]["score"] = _score_of(score_text)
+        chain.steps[-1]["score"] = read_score(score_text)
     return await chain.ask(
         [*base, {"role": "user", "content": f"Which side did better on {dim.name}, and why? Compare them in a few sentences."}],
         cfg.comment_max_tokens, None, column=dim.name, step="column_verdict",
@@ -224,11 +235,52 @@ async def run_columns(ctx: JudgeContext, doc: Doc, cfg: DebatrixConfig, variant:
     return chain, {dim.name: text for dim, text in zip(cfg.dimensions, texts, strict=True)}
 
 
-async def judge_debatrix(ctx: JudgeContext, doc: Doc, variant: str) -> SampleRecord:
+def debater_scores(steps: list[dict[str, Any]], sides: list[str]) -> dict[str, float | None]:
+    """Each side's final debater score: the mean of its ``debater_score`` steps (one per column);
+    None when a column gave it no readable score."""
+    out: dict[str, float | None] = {}
+    for side in sides:
+        values = [st.get("score") for st in steps if st.get("step") == "debater_score" and st.get("side") == side]
+        out[side] = None if not values or any(v is None for v in values) else sum(values) / len(values)
+    return out
+
+
+def score_verdict(task: TaskConfig, scores: dict[str, float | None]) -> tuple[Any, str | None]:
+    """The score-comparison verdict from the sides' final scores, or None and why not."""
+    missing = [side for side, v in scores.items() if v is None]
+    if missing:
+        return None, f"no debater score for {', '.join(missing)}"
+    sides = list(scores)
+    choices = task.parser.choices
+    if len(sides) == 2:
+        rule = dict(task.parser.transform_args) if task.parser.transform == "compare_scores" else {}
+        labels = rule.get("labels") or sides
+        if set(labels) != set(sides):
+            labels = sides
+        rule["labels"] = labels
+        try:
+            value: Any = compare_scores(float(scores[labels[0]]), float(scores[labels[1]]), rule)  # type: ignore[arg-type]
+        except ParseFailure as exc:
+            return None, str(exc)
+    else:
+        top = max(v for v in scores.values() if v is not None)
+        best = [side for side, v in scores.items() if v == top]
+        value = best[0] if len(best) == 1 else "tie"
+    if choices is not None and value not in choices:
+        return None, f"the scores give '{value}', not one of the task's answers" if value != "tie" else "the top score is shared and the task has no tie"
+    return value, None
+
+
+def uses_scores(task: TaskConfig, method: str) -> bool:
+    """Whether a Debatrix run's prediction is its score verdict."""
+    return method.endswith("-scores") or (task.debatrix is not None and task.debatrix.verdict == "scores")
+
+
+async def judge_debatrix(ctx: JudgeContext, doc: Doc, variant: str, by_scores: bool = False) -> SampleRecord:
     cfg = ctx.task.debatrix
     if cfg is None:
         raise UserError(f"task '{ctx.task.name}' has no 'debatrix' section, so --method debatrix-{variant} cannot run it")
-    if len(_sides(doc)) < 2:
+    if len(sides_of(doc)) < 2:
         raise UserError(f"task '{ctx.task.name}': Debatrix needs documents with speeches from two or more sides")
     chain, verdicts = await run_columns(ctx, doc, cfg, variant)
     system = {"role": "system", "content": _system(str(doc.fields.get("motion", "")))}
@@ -245,12 +297,18 @@ async def judge_debatrix(ctx: JudgeContext, doc: Doc, variant: str) -> SampleRec
         cfg.verdict_max_tokens, cfg.verdict_grammar, step="verdict",
     )
     parsed = parse_answer(final, ctx.task.parser, debate_text(doc))
+    from_scores, why = score_verdict(ctx.task, debater_scores(chain.steps, sides_of(doc)))
+    if by_scores or cfg.verdict == "scores":
+        ok, prediction, reason = from_scores is not None, from_scores, None if from_scores is not None else f"score verdict: {why}"
+    else:
+        ok, prediction, reason = parsed.ok, parsed.value, parsed.reason
     return SampleRecord(
         doc_id=doc.doc_id,
-        status="ok" if parsed.ok else "parse_failure",
-        prediction=parsed.value,
+        status="ok" if ok else "parse_failure",
+        prediction=prediction,
+        verdicts={"summary": parsed.value if parsed.ok else None, "scores": from_scores},
         response=final,
-        parse_error=parsed.reason,
+        parse_error=reason,
         target=doc.target,
         prompt_tokens=chain.prompt_tokens,
         completion_tokens=chain.completion_tokens,
@@ -270,3 +328,13 @@ async def judge_debatrix_h(ctx: JudgeContext, doc: Doc) -> SampleRecord:
 @register_method("debatrix-f")
 async def judge_debatrix_f(ctx: JudgeContext, doc: Doc) -> SampleRecord:
     return await judge_debatrix(ctx, doc, "f")
+
+
+@register_method("debatrix-h-scores")
+async def judge_debatrix_h_scores(ctx: JudgeContext, doc: Doc) -> SampleRecord:
+    return await judge_debatrix(ctx, doc, "h", by_scores=True)
+
+
+@register_method("debatrix-f-scores")
+async def judge_debatrix_f_scores(ctx: JudgeContext, doc: Doc) -> SampleRecord:
+    return await judge_debatrix(ctx, doc, "f", by_scores=True)

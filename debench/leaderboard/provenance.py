@@ -118,9 +118,10 @@ class RecordChecker:
         elif self.kind == "ensemble":
             self._check_ensemble(rec, line)
         else:
-            self._check_response(rec.response, rec.status, rec.prediction, rec.doc_id, line, "")
             if self.method.startswith("debatrix"):
                 self._check_debatrix(rec, line)
+            else:
+                self._check_response(rec.response, rec.status, rec.prediction, rec.doc_id, line, "")
 
     def _check_messages(self, rec: SampleRecord, line: int) -> None:
         """The prompt of an answered ``direct`` record is the installed task's for its document (a
@@ -184,6 +185,13 @@ class RecordChecker:
     def _check_debatrix(self, rec: SampleRecord, line: int) -> None:
         """Ends with the verdict step, and every prompt of the chain is the installed task's: the chain,
         replayed with the recorded answers, asks only prompts the record holds (``replay``)."""
+        from debench.judging.debatrix import (
+            debater_scores,
+            read_score,
+            score_verdict,
+            sides_of,
+            uses_scores,
+        )
         from debench.leaderboard.replay import replay
 
         last = rec.steps[-1] if rec.steps else {}
@@ -202,6 +210,20 @@ class RecordChecker:
             )
         if got.response != rec.response:
             raise _err(self.samples, line, "response", f"'{rec.doc_id}': replayed with the recorded answers, the chain ends with {shown(got.response)}, not the recorded response")
+        for i, step in enumerate(rec.steps):
+            if step.get("step") in ("speech_score", "debater_score") and step.get("score") != read_score(str(step.get("answer") or "")):
+                raise _err(self.samples, line, f"steps.{i}.score", f"'{rec.doc_id}': score {shown(step.get('score'))} is not what its answer says")
+        by_scores, _ = score_verdict(self.task, debater_scores(rec.steps, sides_of(self.docs[rec.doc_id])))
+        parsed = parse_answer(rec.response, self.task.parser, debate_text(self.docs[rec.doc_id])) if isinstance(rec.response, str) else None
+        summary = parsed.value if parsed is not None and parsed.ok else None
+        verdicts = rec.verdicts or {}
+        if not same(verdicts.get("summary"), summary) or not same(verdicts.get("scores"), by_scores):
+            raise _err(self.samples, line, "verdicts", f"'{rec.doc_id}': verdicts {shown(verdicts)} are not the summary {shown(summary)} and the score verdict {shown(by_scores)} its steps give")
+        if uses_scores(self.task, self.method):
+            if rec.status != ("ok" if by_scores is not None else "parse_failure") or not same(rec.prediction, by_scores):
+                raise _err(self.samples, line, "prediction", f"prediction {shown(rec.prediction)} (status {rec.status}) for '{rec.doc_id}' is not the score verdict {shown(by_scores)}")
+        else:
+            self._check_response(rec.response, rec.status, rec.prediction, rec.doc_id, line, "")
 
     def _check_ensemble(self, rec: SampleRecord, line: int) -> None:
         parts = [(i, s) for i, s in enumerate(rec.steps) if s.get("step") == "member"]
@@ -243,7 +265,13 @@ class RecordChecker:
         if self.kind == "ensemble":
             traced = f"every member's prediction follows from its raw answer; the {self.aggregate} rule re-applied"
         elif self.method.startswith("debatrix"):
-            traced = "every prediction follows from the recorded verdict (the last Debatrix step) through the task's parser"
+            from debench.judging.debatrix import uses_scores
+
+            traced = (
+                "every prediction is the score verdict recomputed from the recorded debater scores (each read again from its answer)"
+                if uses_scores(self.task, self.method)
+                else "every prediction follows from the recorded verdict (the last Debatrix step) through the task's parser"
+            )
         else:
             traced = "every prediction follows from the recorded raw response through the task's parser"
         return Provenance(basis="responses", checks=[traced])
