@@ -52,26 +52,82 @@ def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _resolve_includes(path: Path, depth: int = 0) -> dict[str, Any]:
-    """``include: other.yaml`` (relative to the file) is read first and overridden key by key."""
+def tasks_dir() -> Path:
+    """debench's own task files (``tasks/``; ``debench/_tasks`` inside the wheel)."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "_tasks", here.parent / "tasks"):
+        if candidate.is_dir():
+            return candidate
+    raise UserError("debench's task directory is missing from the installation")
+
+
+def _root_of(path: Path) -> Path:
+    """The folder a task file may read from: its own (debench's ``tasks/`` for debench's own files)."""
+    return path.parent.resolve()
+
+
+def _inside(name: Any, base: Path, root: Path, path: Path, field: str, what: str) -> Path:
+    """``name`` (as written in the task file ``path``), relative to ``base``: the file it names,
+    which must lie in ``root`` once every symlink is followed. A task file is data: it may not read
+    (and so send to a model) a file elsewhere — an absolute path, a ``..`` escape or a symlink
+    pointing out is one line naming the file and field."""
+    if not isinstance(name, str) or not name.strip():
+        raise UserError(f"{what} must be a file name", path=str(path), field=field)
+    if Path(name).is_absolute():
+        raise UserError(f"'{name}' is an absolute path; a task file may only name files in its own folder ({root})", path=str(path), field=field)
+    target = (base / name).resolve()
+    if not target.is_relative_to(root):
+        how = "leads out of" if ".." in Path(name).parts else "is a symlink out of"
+        raise UserError(f"'{name}' {how} the task file's folder ({root}); a task file may only name files in its own folder", path=str(path), field=field)
+    return target
+
+
+def _shipped(name: Any) -> Path | None:
+    """An absolute ``include:`` of one of debench's own task files (``tasks/``), or None."""
+    if not isinstance(name, str) or not Path(name).is_absolute():
+        return None
+    try:
+        own = tasks_dir().resolve()
+    except UserError:
+        return None
+    target = Path(name).resolve()
+    return target if target.is_relative_to(own) else None
+
+
+def _resolve_includes(path: Path, root: Path | None = None, depth: int = 0) -> tuple[dict[str, Any], dict[str, Path]]:
+    """The task file's fields, with ``include: other.yaml`` (a file in the task file's folder, or
+    one of debench's own task files) read first and overridden key by key; and the file each
+    ``prompt.files`` entry names, resolved against the folder of the file that declares it."""
+    root = _root_of(path) if root is None else root
     raw = _read_yaml(path)
+    own_files = _prompt_file_paths(raw, path, root)
     inc = raw.pop("include", None)
     if inc is None:
-        return raw
+        return raw, own_files
     if depth >= 3:
         raise UserError("includes nested more than 3 deep", path=str(path), field="include")
-    if not isinstance(inc, str):
-        raise UserError("include must be a file name", path=str(path), field="include")
-    return _merge(_resolve_includes(path.parent / inc, depth + 1), raw)
+    shipped = _shipped(inc)
+    if shipped is not None:
+        base, base_files = _resolve_includes(shipped, tasks_dir().resolve(), depth + 1)
+    else:
+        base, base_files = _resolve_includes(_inside(inc, path.parent, root, path, "include", "include"), root, depth + 1)
+    return _merge(base, raw), {**base_files, **own_files}
 
 
-def _read_prompt_files(raw: dict[str, Any], path: Path) -> None:
+def _prompt_file_paths(raw: dict[str, Any], path: Path, root: Path) -> dict[str, Path]:
     prompt = raw.get("prompt")
     if not isinstance(prompt, dict) or not isinstance(prompt.get("files"), dict):
+        return {}
+    return {str(name): _inside(rel, path.parent, root, path, f"prompt.files.{name}", "a prompt file") for name, rel in prompt["files"].items()}
+
+
+def _read_prompt_files(raw: dict[str, Any], files: dict[str, Path], path: Path) -> None:
+    """``prompt.files`` contents copied into ``prompt.variables``."""
+    prompt = raw.get("prompt")
+    if not isinstance(prompt, dict) or not files:
         return
     variables = dict(prompt.get("variables") or {})
-    for name, rel in prompt["files"].items():
-        file = path.parent / str(rel)
+    for name, file in files.items():
         try:
             variables[name] = file.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
@@ -86,8 +142,8 @@ def load_task_file(path: str | Path) -> TaskConfig:
     from debench.task import TaskConfig
 
     path = Path(path)
-    raw = _resolve_includes(path)
-    _read_prompt_files(raw, path)
+    raw, files = _resolve_includes(path)
+    _read_prompt_files(raw, files, path)
     try:
         task = TaskConfig.model_validate(raw)
     except ValidationError as exc:
@@ -113,7 +169,7 @@ class TaskSummary(NamedTuple):
 def read_summary(path: Path) -> TaskSummary:
     """A task file's name, group and description, read without validating it (``debench tasks``:
     YAML only, no plug-in registry, no template engine)."""
-    raw = _resolve_includes(Path(path))
+    raw, _ = _resolve_includes(Path(path))
     lines = str(raw.get("description") or "").strip().splitlines()
     group = raw.get("group")
     return TaskSummary(str(raw.get("name") or Path(path).stem), str(group) if group else None, lines[0] if lines else "", Path(path))

@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from clihelp import run_cli
+import debench
+
+from clihelp import invoke, run_cli
 from debench.errors import UserError
 from debench.registry import load_task, task_names, tasks_dir
 from debench.task_files import load_task_file
@@ -93,6 +95,81 @@ def test_user_task_file_by_path(tmp_path: Path) -> None:
     proc = run_cli("eval", "--task", str(path), "--model", "baseline/random", "--data-source", "sample", "--output-dir", str(out), "--no-progress")
     assert proc.returncode == 0, proc.stderr
     assert list((out / "baseline__random").glob("results_my_likert_*.json"))
+
+
+SECRET = "debench-test-secret-7f3a"
+
+
+def _outside_secret(tmp_path: Path) -> Path:
+    """A file outside the task's folder that a task file must not be able to read."""
+    secret = tmp_path / "private" / "notes.txt"
+    secret.parent.mkdir()
+    secret.write_text(SECRET)
+    return secret
+
+
+def _prompt_file_task(folder: Path, rel: str) -> Path:
+    def mutate(raw):  # type: ignore[no-untyped-def]
+        raw["prompt"]["files"] = {"secret": rel}
+        raw["prompt"]["user"] += "{{ secret }}"
+
+    folder.mkdir(exist_ok=True)
+    return _write_variant(folder, mutate)
+
+
+@pytest.mark.parametrize("attack", ["absolute", "etc-passwd", "dotdot", "symlink"])
+def test_a_prompt_file_outside_the_task_folder_is_refused(tmp_path: Path, attack: str) -> None:
+    """A task file from someone else is data: it may not copy another file of the user's into
+    every prompt (and so to a model provider). Refused before any data is read, CLI and API alike."""
+    secret = _outside_secret(tmp_path)
+    folder = tmp_path / "tasks"
+    folder.mkdir()
+    rel = {"absolute": str(secret), "etc-passwd": "/etc/passwd", "dotdot": "../../../../../../../../etc/passwd", "symlink": "manual.md"}[attack]
+    if attack == "symlink":
+        (folder / "manual.md").symlink_to(secret)
+    path = _prompt_file_task(folder, rel)
+    line = invoke("eval", "--task", str(path), "--model", "baseline/random", "--data-source", "sample", "--output-dir", str(tmp_path / "out")).one_line_error()
+    assert str(path) in line and "field 'prompt.files.secret'" in line and "own folder" in line
+    assert SECRET not in line
+    with pytest.raises(UserError, match="prompt.files.secret"):
+        debench.evaluate(str(path), "baseline/random", data_source="sample", output_dir=tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("attack", ["absolute", "dotdot", "symlink"])
+def test_an_include_outside_the_task_folder_is_refused(tmp_path: Path, attack: str) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "outside.yaml").write_text((tasks_dir() / "ibm_speech_likert.yaml").read_text())
+    folder = tmp_path / "tasks"
+    folder.mkdir()
+    inc = {"absolute": str(elsewhere / "outside.yaml"), "dotdot": "../elsewhere/outside.yaml", "symlink": "base.yaml"}[attack]
+    if attack == "symlink":
+        (folder / "base.yaml").symlink_to(elsewhere / "outside.yaml")
+    path = folder / "mine.yaml"
+    path.write_text(f"include: {inc}\nname: mine\n")
+    line = invoke("eval", "--task", str(path), "--model", "baseline/random").one_line_error()
+    assert str(path) in line and "field 'include'" in line and "own folder" in line
+    with pytest.raises(UserError, match="field 'include'"):
+        debench.evaluate(str(path), "baseline/random")
+
+
+def test_includes_and_prompt_files_inside_the_folder_still_work(tmp_path: Path) -> None:
+    """Subfolders, a symlink that stays inside, a nested include that climbs back to the task's
+    own folder, and debench's own task files (by their installed path) are all inside."""
+    folder = tmp_path / "tasks"
+    (folder / "bases").mkdir(parents=True)
+    (folder / "guide.md").write_text("GUIDE TEXT")
+    (folder / "guide_link.md").symlink_to(folder / "guide.md")
+    (folder / "bases" / "_a.yaml").write_text("include: ../_b.yaml\nprompt: {files: {guide: ../guide_link.md}}\n")
+    (folder / "_b.yaml").write_text(f"include: {tasks_dir() / 'ibm_speech_likert.yaml'}\n")
+    path = folder / "mine.yaml"
+    path.write_text("include: bases/_a.yaml\nname: mine\n")
+    task = load_task_file(path)
+    assert task.name == "mine" and task.prompt.variables["guide"] == "GUIDE TEXT"
+    assert task.prompt.files == {"guide": "../guide_link.md"}  # as written: the identity holds no path of the machine
+    verdict = load_task_file(tasks_dir() / "debatebench_verdict.yaml")  # its base's prompt file, read from tasks/
+    assert verdict.prompt.variables["judging_manual"].strip()
 
 
 def test_tasks_command_lists_descriptions() -> None:
