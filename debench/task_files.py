@@ -176,7 +176,11 @@ def read_summary(path: Path) -> TaskSummary:
 
 
 def check_names(task: TaskConfig, path: Path) -> None:
-    """Every metric and report the task names exists."""
+    """The data adapter and every metric and report the task names exist."""
+    from debench.data.base import ADAPTERS
+
+    if task.dataset.adapter not in ADAPTERS:
+        raise UserError(ADAPTERS.unknown_message(task.dataset.adapter), path=str(path), field="dataset.adapter")
     # debench's own metric and report names are known without importing their code (numpy,
     # scipy): a run starts sooner; only another name loads a registry
     from debench.metrics.names import BUILTIN_NAMES, BUILTIN_REPORTS, STATUS_METRICS

@@ -46,8 +46,9 @@ def _write_variant(tmp_path: Path, mutate) -> Path:  # type: ignore[no-untyped-d
         (lambda r: r["generation"].__setitem__("max_tokens", -5), "generation.max_tokens"),
         (lambda r: r.__setitem__("surprise", 1), "surprise"),
         (lambda r: r["parser"].__setitem__("transform", "exec"), "parser.transform"),
+        (lambda r: r["dataset"].__setitem__("adapter", "ibm_speech"), "dataset.adapter"),
     ],
-    ids=["bad-regex", "unknown-metric", "missing-prompt", "bad-template", "negative-max-tokens", "unknown-key", "unknown-transform"],
+    ids=["bad-regex", "unknown-metric", "missing-prompt", "bad-template", "negative-max-tokens", "unknown-key", "unknown-transform", "unknown-adapter"],
 )
 def test_invalid_task_names_file_and_field(tmp_path: Path, mutate, field: str) -> None:  # type: ignore[no-untyped-def]
     path = _write_variant(tmp_path, mutate)
@@ -60,6 +61,8 @@ def test_invalid_task_names_file_and_field(tmp_path: Path, mutate, field: str) -
         assert f"field '{field}" in msg
     else:
         assert "template syntax error" in msg
+    if field == "dataset.adapter":  # at load, before any data is read, with the did-you-mean
+        assert "unknown data adapter 'ibm_speech'; did you mean 'ibm_speeches'?" in msg
 
 
 def test_malformed_yaml_cli_one_line_exit_2(tmp_path: Path) -> None:
