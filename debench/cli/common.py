@@ -110,7 +110,7 @@ ENSEMBLE_OPTION = click.option(
 MODEL_ARGS_HELP = (
     "key=value,... Generation settings (temperature, top_p, top_k, min_p, max_tokens, seed, stop=a|b, presence_penalty, "
     "frequency_penalty, repetition_penalty) override the task's in every request; client settings: timeout, max_retries, "
-    "base_delay, max_delay, client=auto|http|litellm, grammar=true, context_window, api_key; n_parallel, n_ctx (local model)."
+    "base_delay, max_delay, connect_grace (seconds a refused connection is retried, default 20), client=auto|http|litellm, grammar=true, context_window, api_key; n_parallel, n_ctx (local model)."
 )
 
 endpoint_options = _stack(

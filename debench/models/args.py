@@ -7,7 +7,8 @@ Two kinds of keys:
   ``seed``, ``stop``, ``presence_penalty``, ``frequency_penalty``, ``repetition_penalty``):
   they override the task's settings in every request the model makes, in every command and
   client, and they are part of the model's identity (so of cache keys and run fingerprints);
-* **client settings** (``timeout``, ``max_retries``, ``base_delay``, ``max_delay``, ``client``,
+* **client settings** (``timeout``, ``max_retries``, ``base_delay``, ``max_delay``,
+  ``connect_grace``, ``client``,
   ``grammar``, ``context_window``, ``api_key``, and ``n_parallel`` / ``n_ctx`` for the local
   model): how requests are made, never what is asked.
 
@@ -48,6 +49,7 @@ class ClientArgs(BaseModel):
     max_retries: int | None = Field(default=None, ge=0)
     base_delay: float | None = Field(default=None, ge=0)
     max_delay: float | None = Field(default=None, gt=0)
+    connect_grace: float | None = Field(default=None, ge=0, le=3600)
     client: Literal["auto", "http", "litellm"] = "auto"
     grammar: bool = False
     context_window: int | None = Field(default=None, ge=1)
@@ -58,7 +60,7 @@ class ClientArgs(BaseModel):
 
 GENERATION_KEYS = tuple(GenerationArgs.model_fields)
 CLIENT_KEYS = tuple(ClientArgs.model_fields)
-RETRY_KEYS = ("timeout", "max_retries", "base_delay", "max_delay")
+RETRY_KEYS = ("timeout", "max_retries", "base_delay", "max_delay", "connect_grace")
 LOCAL_ONLY = ("n_parallel", "n_ctx")
 SERVER_ONLY = ("client", "grammar", "context_window", "api_key")
 """Keys only network models use (litellm providers and OpenAI-compatible servers)."""
@@ -159,3 +161,21 @@ def check_kind(args: ModelArgs, kind: str, name: str) -> None:
     unused = [k for k in given if (k in LOCAL_ONLY and kind != "local") or (k in SERVER_ONLY and kind == "local")]
     if unused:
         raise UserError(f"model argument '{sorted(unused)[0]}' does not apply to {name}")
+
+
+def check_api_base(url: str) -> str:
+    """An ``--api-base``: an http(s) URL with a host (and a port that exists), without its
+    trailing slash; anything else is one line before any request is made."""
+    from urllib.parse import urlsplit
+
+    text = url.strip()
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 - raises ValueError for a port out of range or not a number
+        ok = parts.scheme in ("http", "https") and bool(parts.hostname) and not any(c.isspace() for c in text)
+    except ValueError:
+        ok = False
+    if not ok:
+        raise UserError(f"'{url}' is not a server URL (expected http://host:port/v1 or https://host/v1)", field="--api-base")
+    return text.rstrip("/")
+

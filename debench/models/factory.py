@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from debench.errors import UserError
-from debench.models.args import ModelArgs, check_kind, parse_model_args, split_model_spec
+from debench.models.args import RETRY_KEYS, ModelArgs, check_api_base, check_kind, parse_model_args, split_model_spec
 from debench.models.base import Model
 from debench.models.retry import RetryPolicy
 from debench.redact import remember_secret
@@ -46,6 +46,7 @@ def make_model(
 ) -> Model:
     """One model from its string; ``model_args`` (``--model-args``) apply under the string's own
     ``@key=value`` settings. Unknown or inapplicable arguments are a ``UserError``."""
+    api_bases = [check_api_base(b) for b in api_bases] if api_bases else None
     base, own = split_model_spec(spec)
     args = as_model_args(model_args).merged(own)
     kind = model_kind(base)
@@ -53,7 +54,7 @@ def make_model(
     client = args.client
     key = client.api_key or api_key
     remember_secret(key)
-    retry_kwargs = {k: getattr(client, k) for k in ("max_retries", "base_delay", "max_delay", "timeout") if getattr(client, k) is not None}
+    retry_kwargs = {k: getattr(client, k) for k in RETRY_KEYS if getattr(client, k) is not None}
     retry = RetryPolicy(**retry_kwargs) if retry_kwargs else None
     generation = args.generation_overrides
     name = spec.strip()
