@@ -91,6 +91,18 @@ def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "__", text).strip("_") or "model"
 
 
+def run_stem(task: TaskConfig, fingerprint: str, limit: int | None = None, doc_ids: list[str] | None = None) -> str:
+    """How a run's files are named: ``<task>_<fingerprint>``, then ``_limit<N>`` for a run over the
+    first N documents (and ``_docs<digest>`` for chosen documents). Every file of such a run (samples
+    log, results, batches, repeats, plots, reports) is named apart from a run over more documents,
+    so it never replaces or mixes with one; the same command finds its own files again (resume).
+    The answers both runs share come from the response cache."""
+    stem = f"{task.name}_{fingerprint}"
+    if doc_ids:
+        stem += "_docs" + hashlib.sha256("\n".join(doc_ids).encode()).hexdigest()[:8]
+    return stem + (f"_limit{limit}" if limit is not None else "")
+
+
 def task_sha(task: TaskConfig) -> str:
     return hashlib.sha256(task.model_dump_json().encode()).hexdigest()
 
@@ -274,14 +286,15 @@ async def _run_once(
 ) -> tuple[EvalOutput, dict[str, SampleRecord]]:
     fp = run_fingerprint(task, model.identity(), dataset.content_hash, method, repeat)
     out_dir = opts.model_dir(model)
-    samples_path = out_dir / f"samples_{task.name}_{fp}.jsonl"
-    results_path = out_dir / f"results_{task.name}_{fp}.json"
+    stem = run_stem(task, fp, opts.limit)
+    samples_path = out_dir / f"samples_{stem}.jsonl"
+    results_path = out_dir / f"results_{stem}.json"
     settings = opts.run_settings(model, method, store_messages=opts.store_messages, repeat=repeat)
     run_model = model
     if opts.batch:
         from debench.models.batched import BatchedModel
 
-        run_model = BatchedModel(model, out_dir / f"batches_{task.name}_{fp}.json", poll_s=opts.batch_poll_s, progress=opts.progress)
+        run_model = BatchedModel(model, out_dir / f"batches_{stem}.json", poll_s=opts.batch_poll_s, progress=opts.progress)
         settings.concurrency = max(1, len(docs))  # every request joins the batch at once
     records, caller = await run_samples(task, docs, run_model, samples_path, settings)
     config = {
@@ -300,7 +313,7 @@ async def _run_once(
         "command": opts.command,
     }
     if opts.batch:
-        config["batch"] = {"state_file": f"batches_{task.name}_{fp}.json", "batches": [b.batch_id for b in run_model.state.batches]}  # type: ignore[attr-defined]
+        config["batch"] = {"state_file": f"batches_{stem}.json", "batches": [b.batch_id for b in run_model.state.batches]}  # type: ignore[attr-defined]
     if repeat is not None:
         config["repeat"] = repeat
         config["generation"]["seed"] = (config["generation"]["seed"] or 0) + repeat

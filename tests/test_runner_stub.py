@@ -183,7 +183,7 @@ def test_resume_after_interruption_loses_and_duplicates_nothing(tmp_path: Path, 
 
 def test_permanent_errors_fail_fast(tmp_path: Path) -> None:
     """A 422 (a request the server will not process) is not retried: exactly one request per
-    sample, recorded as an error with its one attempt. (A 404 or 401 stops the run: see
+    sample, recorded as an error with its one attempt. (A 404 stops the run: see
     test_dead_endpoints.py.)"""
     import http.server
     import threading

@@ -71,7 +71,7 @@ def classify_http_exception(exc: BaseException) -> FailureKind:
     """'context' | 'permanent' | 'transient' | 'unreachable' | 'fatal' (see ``debench.models.retry``),
     as ``litellm_model.classify_exception`` decides: 429 / 408 / 409 / 5xx, dropped connections,
     timeouts and unreadable answers are retried; a refused connection only for the grace period;
-    404 and 401 stop the run; anything else fails its sample at once."""
+    a 404 stops the run; anything else fails its sample at once."""
     if isinstance(exc, HTTPStatusError):
         if exc.status in TRANSIENT_STATUS or exc.status >= 500:
             return "transient"

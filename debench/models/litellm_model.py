@@ -52,7 +52,7 @@ def classify_exception(exc: BaseException) -> FailureKind:
     Only known transient failures are retried: rate limits (429), timeouts (408), conflicts
     (409), server errors (5xx), dropped connections and the provider classes for them. A refused
     connection (litellm reports it as a 500) is retried only for the grace period; a 404 (no such
-    path or model) or a rejected key (401) stops the run. Anything else (a bad request, a bug)
+    path or model) stops the run. Anything else (a bad request, a rejected key, a bug)
     fails its sample at once: retrying it would only cost time."""
     litellm = _litellm()
     if isinstance(exc, litellm.ContextWindowExceededError):
@@ -60,7 +60,7 @@ def classify_exception(exc: BaseException) -> FailureKind:
     if unreachable(exc):
         return "unreachable"
     status = getattr(exc, "status_code", None)
-    if isinstance(exc, (litellm.NotFoundError, litellm.AuthenticationError)) or status in FATAL_STATUS:
+    if isinstance(exc, litellm.NotFoundError) or status in FATAL_STATUS:
         return "fatal"
     if isinstance(status, int) and (status >= 500 or status in TRANSIENT_STATUS):
         return "transient"

@@ -8,7 +8,7 @@ litellm path in everything the harness relies on:
   timeouts and unreadable answers are transient (retried with backoff honouring ``Retry-After``
   and ``retry-after-ms``, capped by ``max_retries`` and ``max_delay``); a refused connection is
   retried for ``connect_grace`` seconds, then the run stops naming the URL, as it does at once on
-  a 404 or 401; other 4xx fail their sample at once; a context-length error becomes
+  a 404; other 4xx fail their sample at once; a context-length error becomes
   ``ContextOverflow`` (the sample is *not completed*);
 * a per-request ``timeout``; the api key from ``--api-key`` or ``OPENAI_API_KEY`` (local servers
   get a placeholder);

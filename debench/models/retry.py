@@ -9,8 +9,8 @@ Failure kinds (``FailureKind``), decided by each client's ``classify``:
 * ``unreachable`` (nothing accepts the connection: refused, unknown host): retried only for
   ``connect_grace`` seconds (default 20) in case the server is starting, then the run stops with
   one line naming the URL (``EndpointError``, exit code 2);
-* ``fatal`` (the endpoint cannot work: 404 for the path, 401): the run stops at once, one line
-  naming the URL (``EndpointError``);
+* ``fatal`` (the endpoint cannot work: a 404 for its path or model): the run stops at once, one
+  line naming the URL (``EndpointError``);
 * ``context`` (the prompt does not fit): the sample is *not completed*;
 * ``permanent`` (anything else: a bad request, a bug): the sample is an error at once.
 
@@ -38,9 +38,9 @@ FailureKind = Literal["context", "permanent", "transient", "unreachable", "fatal
 
 TRANSIENT_STATUS = frozenset({408, 409, 429})
 """HTTP statuses retried besides 5xx: timeout, conflict, rate limit."""
-FATAL_STATUS = frozenset({401, 404})
-"""Answers no request to this endpoint can get past: a path (or model) the server does not have, a
-key it rejects. The run stops with one line naming the URL."""
+FATAL_STATUS = frozenset({404})
+"""Answers no request to this endpoint can get past: a path (or model) the server does not have.
+The run stops with one line naming the URL."""
 TRANSIENT_EXCEPTIONS: tuple[type[BaseException], ...] = (TimeoutError, asyncio.TimeoutError, ConnectionError)
 """Failures of the network itself (a refused or dropped connection, a timeout), in any client."""
 
@@ -50,8 +50,14 @@ class TransientModelError(Exception):
 
 
 class EndpointError(UserError):
-    """An endpoint that cannot work (nothing listening past the grace period, a 404 for its path,
-    a rejected key): the run stops with one line naming it (exit code 2); finished work is kept."""
+    """An endpoint that cannot work (nothing listening past the grace period, a 404 for its path):
+    the run stops with one line naming it (exit code 2); finished work is kept. Its message is
+    redacted (a server's answer may echo the key it was sent)."""
+
+    def __init__(self, message: str):
+        from debench.redact import Redactor
+
+        super().__init__(Redactor().text(message))
 
 
 def unreachable(exc: BaseException) -> bool:
@@ -212,6 +218,4 @@ def _hint(exc: BaseException, where: str) -> str:
     status = getattr(exc, "status", None) or getattr(exc, "status_code", None)
     if status == 404 and "/v1" not in where and "://" in where:
         return " (an OpenAI-compatible server's api base usually ends in /v1)"
-    if status == 401:
-        return " (check --api-key or the provider's key variable)"
     return ""

@@ -21,7 +21,7 @@ from debench.data.base import Doc, Speech
 from debench.data.loading import load_task_data
 from debench.errors import UserError
 from debench.registry import task_file_label
-from debench.pipeline import RunOptions, dataset_info, ensure_method_supported, generation_record, task_sha, usage_info
+from debench.pipeline import RunOptions, dataset_info, ensure_method_supported, generation_record, run_stem, task_sha, usage_info
 from debench.prompts import check_templates
 from debench.metrics.bootstrap import mean_ci, mean_diff_ci
 from debench.models.base import Model
@@ -127,8 +127,9 @@ async def rate_speeches(task: TaskConfig, task_path: Path, model: Model, speeche
     base_fp = run_fingerprint(task, model.identity(), dataset.content_hash, task.method)
     fp = hashlib.sha256(f"{base_fp}|{content}".encode()).hexdigest()[:12]
     out_dir = opts.model_dir(model)
-    samples_path = out_dir / f"speech_rating_samples_{task.name}_{fp}.jsonl"
-    report_path = out_dir / f"speech_rating_{task.name}_{fp}.json"
+    stem = run_stem(task, fp, opts.limit)
+    samples_path = out_dir / f"speech_rating_samples_{stem}.jsonl"
+    report_path = out_dir / f"speech_rating_{stem}.json"
     settings = opts.run_settings(model, task.method)
     records, caller = await run_samples(task, docs, model, samples_path, settings)
     recs = {r.doc_id: r for r in records}
