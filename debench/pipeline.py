@@ -9,13 +9,23 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import Field
 
 from debench.atomic import write_json_record
 from debench.data.base import Doc, LoadedDataset
-from debench.data.loading import DataSource, Documents, load_task_data, run_documents
+from debench.data.loading import Documents, load_task_data, run_documents
 from debench.errors import UserError
 from debench.models.base import Model
+from debench.options import (
+    DataOptions,
+    JobOptions,
+    Method,
+    NBootstrap,
+    Repeats,
+    Seconds,
+)
 from debench.prompts import check_templates
 from debench.registry import task_file_label
 from debench.runner import RunSettings, error_summary, run_fingerprint, run_samples
@@ -27,20 +37,11 @@ if TYPE_CHECKING:  # scoring, results, plots and repeats are imported after the 
     from debench.results import DatasetInfo, Results, UsageInfo
 
 
-@dataclass
-class RunOptions:
-    """What every command that runs a judge over a task's documents takes (eval, probe, rate-speeches)."""
+class RunOptions(JobOptions, DataOptions):
+    """What every command that runs a judge over a task's documents takes (eval, probe,
+    rate-speeches): typed and checked once for the CLI and the API (``debench.options``)."""
 
     output_dir: Path = Path("results")
-    limit: int | None = None
-    concurrency: int | None = None
-    seed: int = 0
-    data_source: DataSource = "auto"
-    data_dir: str | None = None
-    use_cache: bool = True
-    cache_path: Path | None = None
-    progress: bool = True
-    command: list[str] = field(default_factory=list)
 
     def model_dir(self, model: Model) -> Path:
         """Where a run's files for ``model`` go."""
@@ -58,21 +59,36 @@ class RunOptions:
         )
 
 
-@dataclass
 class EvalOptions(RunOptions):
-    method: str | None = None
-    n_bootstrap: int | None = None
+    """``debench eval`` and ``debench.evaluate``."""
+
+    FLAGS: ClassVar[dict[str, str]] = {"n_bootstrap": "--bootstrap"}
+
+    method: Method | None = None
+    n_bootstrap: NBootstrap | None = None
     store_messages: bool = True
     plots: bool = True
-    """Speech-rating tasks: score-distribution and per-source SVG plots beside the results."""
-    repeats: int = 1
+    """Speech-rating tasks: score-distribution and per-source plots beside the results."""
+    repeats: Repeats = 1
     """Judge each document this many times (``debench.repeats``)."""
     force: bool = False
     """Allow ``repeats`` at temperature 0."""
     batch: bool = False
     """Send the requests through the provider's batch API (``debench.models.batched``)."""
-    batch_poll_s: float = 30.0
+    batch_poll: Seconds = 30.0
     """Seconds between two looks at a submitted batch."""
+
+
+class ScoreOptions(DataOptions):
+    """``debench score`` and ``debench.score``: predictions scored against the first ``limit``
+    documents."""
+
+    FLAGS: ClassVar[dict[str, str]] = {"n_bootstrap": "--bootstrap"}
+
+    output: Path | None = None
+    n_bootstrap: NBootstrap | None = None
+    plots: bool = True
+    command: list[str] = Field(default_factory=list)
 
 
 @dataclass
@@ -294,7 +310,7 @@ async def _run_once(
     if opts.batch:
         from debench.models.batched import BatchedModel
 
-        run_model = BatchedModel(model, out_dir / f"batches_{stem}.json", poll_s=opts.batch_poll_s, progress=opts.progress)
+        run_model = BatchedModel(model, out_dir / f"batches_{stem}.json", poll_s=opts.batch_poll, progress=opts.progress)
         settings.concurrency = max(1, len(docs))  # every request joins the batch at once
     records, caller = await run_samples(task, docs, run_model, samples_path, settings)
     config = {

@@ -7,9 +7,10 @@ import hashlib
 import json
 from pathlib import Path
 
-import debench
 from clihelp import invoke
 from conftest import DATA_DIR, real_data_dir
+
+import debench
 from debench.samples import read_records
 
 

@@ -21,6 +21,7 @@ from debench.registry import task_file_label
 from debench.pipeline import RunOptions, dataset_info, ensure_method_supported, generation_record, run_stem, task_sha, usage_info
 from debench.prompts import check_templates
 from debench.models.base import Model
+from debench.options import Method
 from debench.probes.base import ProbeContext, ProbedDoc, ProbeSpec
 from debench.probes.inject import claim_for_task
 from debench.probes.report import ProbeReport, ProbeSummary
@@ -30,10 +31,11 @@ from debench.runner import error_summary, run_fingerprint, run_samples
 from debench.task import TaskConfig
 
 
-@dataclass
 class ProbeOptions(RunOptions):
+    """``debench probe``: ``doc_ids`` chooses documents (before ``limit``)."""
+
     doc_ids: list[str] | None = None
-    method: str | None = None
+    method: Method | None = None
     inject_text: str | None = None
 
 

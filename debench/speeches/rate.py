@@ -13,6 +13,7 @@ import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 
@@ -25,6 +26,7 @@ from debench.pipeline import RunOptions, dataset_info, ensure_method_supported, 
 from debench.prompts import check_templates
 from debench.metrics.bootstrap import mean_ci, mean_diff_ci
 from debench.models.base import Model
+from debench.options import NBootstrap
 from debench.plots import plot_source_means
 from debench.results import ModelInfo, TaskInfo, now_iso, package_versions
 from debench.runner import error_summary, run_fingerprint, run_samples
@@ -34,13 +36,14 @@ from debench.speeches.report import Comparison, Estimate, SourceRating, Speeches
 from debench.task import TaskConfig
 
 
-@dataclass
 class RateOptions(RunOptions):
-    """``limit`` counts topics: only the first N topics of the file (sorted)."""
+    """``debench rate-speeches``: ``limit`` counts topics: only the first N topics of the file (sorted)."""
+
+    FLAGS: ClassVar[dict[str, str]] = {"n_bootstrap": "--bootstrap"}
 
     human_sources: list[str] | None = None
     """Annotated sources to rate beside the file (default: all)."""
-    n_bootstrap: int | None = None
+    n_bootstrap: NBootstrap | None = None
 
 
 @dataclass
