@@ -61,44 +61,43 @@ def tasks_dir() -> Path:
     raise UserError("debench's task directory is missing from the installation")
 
 
-def _root_of(path: Path) -> Path:
-    """The folder a task file may read from: its own (debench's ``tasks/`` for debench's own files)."""
-    return path.parent.resolve()
-
-
-def _inside(name: Any, base: Path, root: Path, path: Path, field: str, what: str) -> Path:
-    """``name`` (as written in the task file ``path``), relative to ``base``: the file it names,
-    which must lie in ``root`` once every symlink is followed. A task file is data: it may not read
-    (and so send to a model) a file elsewhere — an absolute path, a ``..`` escape or a symlink
-    pointing out is one line naming the file and field."""
-    if not isinstance(name, str) or not name.strip():
-        raise UserError(f"{what} must be a file name", path=str(path), field=field)
-    if Path(name).is_absolute():
-        raise UserError(f"'{name}' is an absolute path; a task file may only name files in its own folder ({root})", path=str(path), field=field)
-    target = (base / name).resolve()
-    if not target.is_relative_to(root):
-        how = "leads out of" if ".." in Path(name).parts else "is a symlink out of"
-        raise UserError(f"'{name}' {how} the task file's folder ({root}); a task file may only name files in its own folder", path=str(path), field=field)
-    return target
-
-
-def _shipped(name: Any) -> Path | None:
-    """An absolute ``include:`` of one of debench's own task files (``tasks/``), or None."""
-    if not isinstance(name, str) or not Path(name).is_absolute():
-        return None
+def _own_tasks() -> Path | None:
     try:
-        own = tasks_dir().resolve()
+        return tasks_dir().resolve()
     except UserError:
         return None
-    target = Path(name).resolve()
-    return target if target.is_relative_to(own) else None
+
+
+def _inside(name: Any, base: Path, root: Path, path: Path, field: str, what: str) -> tuple[Path, Path]:
+    """The file ``name`` (as written in the task file ``path``, relative to ``base``) names, and the
+    folder that file's own includes and prompt files must stay in. It must lie, once every symlink
+    is followed, in ``root`` (the named task file's folder) or among debench's own task files
+    (``tasks/``). A task file is data: it may not read (and so send to a model) any other file — an
+    absolute path elsewhere, a ``..`` escape or a symlink pointing out is one line naming the file
+    and field."""
+    if not isinstance(name, str) or not name.strip():
+        raise UserError(f"{what} must be a file name", path=str(path), field=field)
+    target = (base / name).resolve()
+    if target.is_relative_to(root):
+        return target, root
+    own = _own_tasks()
+    if own is not None and target.is_relative_to(own):
+        return target, own
+    how = "is an absolute path outside" if Path(name).is_absolute() else "leads out of" if ".." in Path(name).parts else "is a symlink out of"
+    raise UserError(
+        f"'{name}' {how} the task file's folder ({root}); a task file may only name files in its own folder (or debench's own task files)",
+        path=str(path),
+        field=field,
+    )
 
 
 def _resolve_includes(path: Path, root: Path | None = None, depth: int = 0) -> tuple[dict[str, Any], dict[str, Path]]:
     """The task file's fields, with ``include: other.yaml`` (a file in the task file's folder, or
     one of debench's own task files) read first and overridden key by key; and the file each
-    ``prompt.files`` entry names, resolved against the folder of the file that declares it."""
-    root = _root_of(path) if root is None else root
+    ``prompt.files`` entry names, resolved against the folder of the file that declares it.
+    ``root``: the folder every file named may lie in — the named task file's own (for debench's own
+    task files, ``tasks/``)."""
+    root = path.parent.resolve() if root is None else root
     raw = _read_yaml(path)
     own_files = _prompt_file_paths(raw, path, root)
     inc = raw.pop("include", None)
@@ -106,11 +105,8 @@ def _resolve_includes(path: Path, root: Path | None = None, depth: int = 0) -> t
         return raw, own_files
     if depth >= 3:
         raise UserError("includes nested more than 3 deep", path=str(path), field="include")
-    shipped = _shipped(inc)
-    if shipped is not None:
-        base, base_files = _resolve_includes(shipped, tasks_dir().resolve(), depth + 1)
-    else:
-        base, base_files = _resolve_includes(_inside(inc, path.parent, root, path, "include", "include"), root, depth + 1)
+    base_path, base_root = _inside(inc, path.parent, root, path, "include", "include")
+    base, base_files = _resolve_includes(base_path, base_root, depth + 1)
     return _merge(base, raw), {**base_files, **own_files}
 
 
@@ -118,7 +114,7 @@ def _prompt_file_paths(raw: dict[str, Any], path: Path, root: Path) -> dict[str,
     prompt = raw.get("prompt")
     if not isinstance(prompt, dict) or not isinstance(prompt.get("files"), dict):
         return {}
-    return {str(name): _inside(rel, path.parent, root, path, f"prompt.files.{name}", "a prompt file") for name, rel in prompt["files"].items()}
+    return {str(name): _inside(rel, path.parent, root, path, f"prompt.files.{name}", "a prompt file")[0] for name, rel in prompt["files"].items()}
 
 
 def _read_prompt_files(raw: dict[str, Any], files: dict[str, Path], path: Path) -> None:

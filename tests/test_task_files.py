@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -173,6 +174,11 @@ def test_includes_and_prompt_files_inside_the_folder_still_work(tmp_path: Path) 
     assert task.prompt.files == {"guide": "../guide_link.md"}  # as written: the identity holds no path of the machine
     verdict = load_task_file(tasks_dir() / "debatebench_verdict.yaml")  # its base's prompt file, read from tasks/
     assert verdict.prompt.variables["judging_manual"].strip()
+    # debench's own task files by a relative path too (benchmarks/tasks/ does this), and their
+    # own prompt files from tasks/
+    rel = os.path.relpath(tasks_dir() / "debatebench_verdict.yaml", folder)
+    (folder / "bench.yaml").write_text(f"include: {rel}\nname: bench\n")
+    assert load_task_file(folder / "bench.yaml").prompt.variables["judging_manual"] == verdict.prompt.variables["judging_manual"]
 
 
 def test_tasks_command_lists_descriptions() -> None:

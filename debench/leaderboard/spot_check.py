@@ -30,6 +30,7 @@ from debench.leaderboard.provenance import SpotCheck
 from debench.leaderboard.validate import ValidatedSubmission
 from debench.models.args import ClientArgs, GenerationArgs, ModelArgs
 from debench.models.base import Model
+from debench.models.retry import EndpointError
 from debench.samples import SampleRecord, read_records
 
 MIN_AGREEMENT = 0.8
@@ -95,7 +96,10 @@ async def spot_check(sub: ValidatedSubmission, settings: SpotCheckSettings) -> S
     model = model_from_identity(sub.identity, settings.api_key)
     run = RunSettings(concurrency=settings.concurrency or model.default_concurrency, use_cache=False, progress=False, method=results.task.method)
     with tempfile.TemporaryDirectory(prefix="debench-spot-") as tmp:
-        records, _ = await run_samples(sub.task, docs, model, Path(tmp) / "spot.jsonl", run)
+        try:
+            records, _ = await run_samples(sub.task, docs, model, Path(tmp) / "spot.jsonl", run)
+        except EndpointError as exc:  # the endpoint cannot work (nothing listening, a 404): nothing was re-judged
+            raise UserError(f"the spot check could not re-judge the {len(docs)} documents with {results.model.name}: {exc}", path=str(sub.results_path), field="spot_check") from None
     failed = [r for r in records if r.status in ("error", "not_completed")]
     if failed:
         raise UserError(

@@ -3,7 +3,7 @@
 Originals and every probed copy go through ``run_samples`` as ordinary documents — cached,
 concurrent, resumable — into one per-sample log, ``probe_samples_<task>_<fingerprint>.jsonl``
 (the fingerprint is the one ``eval`` uses: task, model, data, method; a run over fewer documents,
-``--limit`` or ``--doc-ids``, names its files apart: ``pipeline.run_stem``). Probed copies have their
+``--limit`` or ``--doc-ids``, names its report and pairs apart: ``pipeline.run_stem``). Probed copies have their
 own doc_ids (``<id>#<probe>:<content hash>``), so runs with other probes share the log and the
 originals' answers. The report and one line per (probe, document) pair are written beside it.
 """
@@ -115,7 +115,7 @@ async def run_probes(task: TaskConfig, task_path: Path, model: Model, specs: lis
     fp = run_fingerprint(task, model.identity(), dataset.content_hash, method)
     out_dir = opts.model_dir(model)
     stem = run_stem(task, fp, opts.limit, opts.doc_ids)
-    samples_path = out_dir / f"probe_samples_{stem}.jsonl"
+    samples_path = out_dir / f"probe_samples_{run_stem(task, fp)}.jsonl"  # shared by every selection: its keys are the documents' content
     report_path = out_dir / f"probes_{stem}.json"
     pairs_path = out_dir / f"probe_pairs_{stem}.jsonl"
     settings = opts.run_settings(model, method)
