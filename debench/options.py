@@ -21,7 +21,16 @@ import functools
 import inspect
 from collections.abc import Callable, Iterable
 from pathlib import Path, PurePath
-from typing import Annotated, Any, ClassVar, Literal, Self, TypeVar, get_args, get_origin
+from typing import (
+    Annotated,
+    Any,
+    ClassVar,
+    Literal,
+    Self,
+    TypeVar,
+    get_args,
+    get_origin,
+)
 
 from pydantic import (
     BaseModel,
