@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from debench.errors import UserError
-from debench.pipeline import EvalOptions, EvalOutput, build_results, evaluate_task, select_docs, with_judging_manual
+from debench.options import checked_keywords
+from debench.pipeline import EvalOptions, EvalOutput, ScoreOptions, build_results, evaluate_task, select_docs, with_judging_manual
 from debench.task import TaskConfig
 
 if TYPE_CHECKING:  # results (and scoring, numpy) are imported when a run is scored, not before it starts
@@ -46,6 +47,7 @@ def resolve_tasks(tasks: str | Path | Sequence[str | Path], include_paths: Seque
     return list(resolve(specs, include_paths).tasks)
 
 
+@checked_keywords
 async def aevaluate(
     tasks: str | Path | Sequence[str | Path],
     model: str,
@@ -75,20 +77,18 @@ async def aevaluate(
     """Judge every document of every task with ``model`` (a model string, or several
     comma-separated with ``ensemble``); write results and samples under ``output_dir``.
     ``tasks`` may name groups and folders of task files; ``include_paths`` are lm-eval's
-    ``--include_path`` (their task files become known by name)."""
+    ``--include_path`` (their task files become known by name). The options are ``debench eval``'s,
+    checked by the same rules (``debench.pipeline.EvalOptions``): a bad value or an unknown keyword
+    is a one-line ``UserError`` before any work."""
     from debench.models.factory import make_judge
 
-    resolved = resolve_tasks(tasks, include_paths)
-    if judging_manual is not None:
-        resolved = [(with_judging_manual(t, Path(judging_manual)), p) for t, p in resolved]
-    judge = make_judge(model, ensemble, api_base=api_base, api_key=api_key, model_args=model_args, seed=seed)
-    opts = EvalOptions(
-        output_dir=Path(output_dir),
+    opts = EvalOptions.of(
+        output_dir=output_dir,
         limit=limit,
         concurrency=concurrency,
         seed=seed,
-        data_source=data_source,  # type: ignore[arg-type]
-        data_dir=str(data_dir) if data_dir is not None else None,
+        data_source=data_source,
+        data_dir=data_dir,
         use_cache=use_cache,
         progress=progress,
         method=method,
@@ -96,13 +96,17 @@ async def aevaluate(
         repeats=repeats,
         force=force,
         batch=batch,
-        batch_poll_s=batch_poll,
+        batch_poll=batch_poll,
         command=list(command),
     )
     from debench.models.managed_server import server_scope
 
     with server_scope():  # a vllm/ server started for this call stops with it (or with the command)
+        judge = make_judge(model, ensemble, api_base=api_base, api_key=api_key, model_args=model_args, seed=seed)
         try:
+            resolved = resolve_tasks(tasks, include_paths)
+            if judging_manual is not None:
+                resolved = [(with_judging_manual(t, Path(judging_manual)), p) for t, p in resolved]
             return [await evaluate_task(task, path, judge, opts) for task, path in resolved]
         finally:
             await judge.aclose()
@@ -120,6 +124,7 @@ def evaluate(tasks: str | Path | Sequence[str | Path], model: str, **options: An
     return asyncio.run(aevaluate(tasks, model, **options))
 
 
+@checked_keywords
 def score(
     task: str | Path,
     predictions: str | Path,
@@ -133,19 +138,21 @@ def score(
     command: Sequence[str] = (),
 ) -> Results:
     """Score a predictions file (JSONL: ``{"doc_id", "response"}`` or ``{"doc_id", "prediction"}``,
-    or a samples log) without calling any model; written to ``output`` when given."""
+    or a samples log) without calling any model; written to ``output`` when given. The options are
+    ``debench score``'s, checked by the same rules (``debench.pipeline.ScoreOptions``)."""
     from debench.data.loading import load_task_data
     from debench.plots import speech_rating_plots
     from debench.predictions import load_predictions
     from debench.registry import task_file_label
     from debench.results import write_results
 
+    opts = ScoreOptions.of(output=output, limit=limit, data_source=data_source, data_dir=data_dir, n_bootstrap=n_bootstrap, plots=plots, command=list(command))
     resolved = resolve_tasks([task])
     if len(resolved) != 1:
         raise UserError(f"names {len(resolved)} tasks; scoring takes one task", field="--task")
     (task_cfg, path), = resolved
-    dataset = load_task_data(task_cfg, data_source, data_dir)  # type: ignore[arg-type]
-    docs = select_docs(dataset, limit)
+    dataset = load_task_data(task_cfg, opts.data_source, opts.data_dir)
+    docs = select_docs(dataset, opts.limit)
     records = load_predictions(Path(predictions), task_cfg, docs)
     results = build_results(
         task_cfg,
@@ -153,14 +160,14 @@ def score(
         dataset,
         docs,
         records,
-        config={"task_file": task_file_label(path), "predictions": str(predictions), "limit": limit, "data_source": data_source, "command": list(command)},
+        config={"task_file": task_file_label(path), "predictions": str(predictions), "limit": opts.limit, "data_source": opts.data_source, "command": opts.command},
         n_requests=0,
-        n_bootstrap=n_bootstrap,
+        n_bootstrap=opts.n_bootstrap,
         samples_file=None,
         method=task_cfg.method,
     )
-    if output is not None:
-        if plots:
-            results.plots = [p.name for p in speech_rating_plots(results, Path(output))]
-        write_results(results, Path(output))
+    if opts.output is not None:
+        if opts.plots:
+            results.plots = [p.name for p in speech_rating_plots(results, opts.output)]
+        write_results(results, opts.output)
     return results

@@ -37,7 +37,8 @@ def check_fits(model: Model, messages: list[Message], max_tokens: int) -> None:
 
 
 class Caller:
-    """Calls through one response cache; ``n_requests`` counts the requests made (retries included)."""
+    """Calls through one response cache; ``n_requests`` counts the requests made (retries and the
+    attempts of calls that failed included)."""
 
     def __init__(self, cache: ResponseCache | None = None, *, seed_offset: int | None = None, max_in_flight: int | None = None):
         self.cache = cache
@@ -77,11 +78,16 @@ class Caller:
             model.check_ready()  # a missing key or dependency: one line, before the first request
             check_fits(model, messages, gen.max_tokens)
         started = time.perf_counter()
-        if self._slots is None:
-            response = await model.generate(request)
-        else:
-            async with self._slots:
+        try:
+            if self._slots is None:
                 response = await model.generate(request)
+            else:
+                async with self._slots:
+                    response = await model.generate(request)
+        except Exception as exc:
+            if model.makes_requests:  # a call that failed made requests too (its error carries them)
+                self.n_requests += getattr(exc, "attempts", 0)
+            raise
         if key is not None and self.cache is not None:
             self.cache.put(key, response)
         if model.makes_requests:

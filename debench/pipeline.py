@@ -9,13 +9,23 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import Field
 
 from debench.atomic import write_json_record
 from debench.data.base import Doc, LoadedDataset
-from debench.data.loading import DataSource, Documents, load_task_data, run_documents
+from debench.data.loading import Documents, load_task_data, run_documents
 from debench.errors import UserError
 from debench.models.base import Model
+from debench.options import (
+    DataOptions,
+    JobOptions,
+    Method,
+    NBootstrap,
+    Repeats,
+    Seconds,
+)
 from debench.prompts import check_templates
 from debench.registry import task_file_label
 from debench.runner import RunSettings, error_summary, run_fingerprint, run_samples
@@ -27,20 +37,11 @@ if TYPE_CHECKING:  # scoring, results, plots and repeats are imported after the 
     from debench.results import DatasetInfo, Results, UsageInfo
 
 
-@dataclass
-class RunOptions:
-    """What every command that runs a judge over a task's documents takes (eval, probe, rate-speeches)."""
+class RunOptions(JobOptions, DataOptions):
+    """What every command that runs a judge over a task's documents takes (eval, probe,
+    rate-speeches): typed and checked once for the CLI and the API (``debench.options``)."""
 
     output_dir: Path = Path("results")
-    limit: int | None = None
-    concurrency: int | None = None
-    seed: int = 0
-    data_source: DataSource = "auto"
-    data_dir: str | None = None
-    use_cache: bool = True
-    cache_path: Path | None = None
-    progress: bool = True
-    command: list[str] = field(default_factory=list)
 
     def model_dir(self, model: Model) -> Path:
         """Where a run's files for ``model`` go."""
@@ -58,21 +59,36 @@ class RunOptions:
         )
 
 
-@dataclass
 class EvalOptions(RunOptions):
-    method: str | None = None
-    n_bootstrap: int | None = None
+    """``debench eval`` and ``debench.evaluate``."""
+
+    FLAGS: ClassVar[dict[str, str]] = {"n_bootstrap": "--bootstrap"}
+
+    method: Method | None = None
+    n_bootstrap: NBootstrap | None = None
     store_messages: bool = True
     plots: bool = True
-    """Speech-rating tasks: score-distribution and per-source SVG plots beside the results."""
-    repeats: int = 1
+    """Speech-rating tasks: score-distribution and per-source plots beside the results."""
+    repeats: Repeats = 1
     """Judge each document this many times (``debench.repeats``)."""
     force: bool = False
     """Allow ``repeats`` at temperature 0."""
     batch: bool = False
     """Send the requests through the provider's batch API (``debench.models.batched``)."""
-    batch_poll_s: float = 30.0
+    batch_poll: Seconds = 30.0
     """Seconds between two looks at a submitted batch."""
+
+
+class ScoreOptions(DataOptions):
+    """``debench score`` and ``debench.score``: predictions scored against the first ``limit``
+    documents."""
+
+    FLAGS: ClassVar[dict[str, str]] = {"n_bootstrap": "--bootstrap"}
+
+    output: Path | None = None
+    n_bootstrap: NBootstrap | None = None
+    plots: bool = True
+    command: list[str] = Field(default_factory=list)
 
 
 @dataclass
@@ -89,6 +105,18 @@ class EvalOutput:
 
 def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "__", text).strip("_") or "model"
+
+
+def run_stem(task: TaskConfig, fingerprint: str, limit: int | None = None, doc_ids: list[str] | None = None) -> str:
+    """How a run's files are named: ``<task>_<fingerprint>``, then ``_limit<N>`` for a run over the
+    first N documents (and ``_docs<digest>`` for chosen documents). Every file of such a run (samples
+    log, results, batches, repeats, plots, reports) is named apart from a run over more documents,
+    so it never replaces or mixes with one; the same command finds its own files again (resume).
+    The answers both runs share come from the response cache."""
+    stem = f"{task.name}_{fingerprint}"
+    if doc_ids:
+        stem += "_docs" + hashlib.sha256("\n".join(doc_ids).encode()).hexdigest()[:8]
+    return stem + (f"_limit{limit}" if limit is not None else "")
 
 
 def task_sha(task: TaskConfig) -> str:
@@ -274,14 +302,15 @@ async def _run_once(
 ) -> tuple[EvalOutput, dict[str, SampleRecord]]:
     fp = run_fingerprint(task, model.identity(), dataset.content_hash, method, repeat)
     out_dir = opts.model_dir(model)
-    samples_path = out_dir / f"samples_{task.name}_{fp}.jsonl"
-    results_path = out_dir / f"results_{task.name}_{fp}.json"
+    stem = run_stem(task, fp, opts.limit)
+    samples_path = out_dir / f"samples_{stem}.jsonl"
+    results_path = out_dir / f"results_{stem}.json"
     settings = opts.run_settings(model, method, store_messages=opts.store_messages, repeat=repeat)
     run_model = model
     if opts.batch:
         from debench.models.batched import BatchedModel
 
-        run_model = BatchedModel(model, out_dir / f"batches_{task.name}_{fp}.json", poll_s=opts.batch_poll_s, progress=opts.progress)
+        run_model = BatchedModel(model, out_dir / f"batches_{stem}.json", poll_s=opts.batch_poll, progress=opts.progress)
         settings.concurrency = max(1, len(docs))  # every request joins the batch at once
     records, caller = await run_samples(task, docs, run_model, samples_path, settings)
     config = {
@@ -300,7 +329,7 @@ async def _run_once(
         "command": opts.command,
     }
     if opts.batch:
-        config["batch"] = {"state_file": f"batches_{task.name}_{fp}.json", "batches": [b.batch_id for b in run_model.state.batches]}  # type: ignore[attr-defined]
+        config["batch"] = {"state_file": f"batches_{stem}.json", "batches": [b.batch_id for b in run_model.state.batches]}  # type: ignore[attr-defined]
     if repeat is not None:
         config["repeat"] = repeat
         config["generation"]["seed"] = (config["generation"]["seed"] or 0) + repeat

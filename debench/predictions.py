@@ -1,8 +1,8 @@
 """Reading a predictions file for ``debench score``.
 
 One JSON object per line: ``{"doc_id": ..., "response": "<raw model text>"}`` (goes through the
-task's parser) or ``{"doc_id": ..., "prediction": <parsed value>}`` (``null`` = a parse failure).
-A samples log written by ``debench eval`` is accepted as well (its ``status`` is honoured, and a
+task's parser) or ``{"doc_id": ..., "prediction": <parsed value>}`` (``null`` = a parse failure), never
+both. A samples log written by ``debench eval`` is accepted as well (its ``status`` is honoured, and a
 Debatrix record's ``verdicts`` are kept and scored apart).
 """
 
@@ -72,6 +72,13 @@ def _verdicts(value: Any, task: TaskConfig, where: str, path: Path) -> dict[str,
 
 def _record(obj: dict[str, Any], doc_id: str, doc: Doc, task: TaskConfig, where: str, path: Path) -> SampleRecord:
     status = obj.get("status")
+    if status is None and "prediction" in obj and "response" in obj:
+        # only a samples log (its lines carry a status) holds both: elsewhere one would be ignored
+        raise UserError(
+            f"{where}: holds both 'prediction' and 'response' for '{doc_id}'; give one (a parsed value, or the raw answer to parse)",
+            path=str(path),
+            field="prediction",
+        )
     if status in ("error", "not_completed"):
         return SampleRecord(doc_id=doc_id, status=status, error=obj.get("error"), target=doc.target)
     verdicts = _verdicts(obj.get("verdicts"), task, where, path)

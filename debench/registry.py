@@ -17,20 +17,12 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from debench.errors import UserError
 from debench.paths import portable_path
-from debench.task_files import TaskSummary, load_task_file, read_summary
+from debench.task_files import TaskSummary, load_task_file, read_summary, tasks_dir
 
 if TYPE_CHECKING:
     from debench.task import TaskConfig
 
 YAML_SUFFIXES = (".yaml", ".yml")
-
-
-def tasks_dir() -> Path:
-    here = Path(__file__).resolve().parent
-    for candidate in (here / "_tasks", here.parent / "tasks"):
-        if candidate.is_dir():
-            return candidate
-    raise UserError("debench's task directory is missing from the installation")
 
 
 def task_file_label(path: Path) -> str:

@@ -100,14 +100,21 @@ async def _execute(job: Job, redactor: Redactor) -> BaseModel:
     try:
         return await job.run()
     except ContextOverflow as exc:
-        return job.failure("not_completed", redactor.text(str(exc)))
+        return _attempted(job.failure("not_completed", redactor.text(str(exc))), exc)
     except UserError:
         raise  # a configuration problem: stop the run (finished records are already saved)
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # noqa: BLE001 - permanent, or transient past its retry cap: recorded, retried on resume
         text = str(exc) if isinstance(exc, (PermanentModelError, TransientModelError)) else f"{type(exc).__name__}: {exc}"
-        return job.failure("error", redactor.text(text)[:500])
+        return _attempted(job.failure("error", redactor.text(text)[:500]), exc)
+
+
+def _attempted(record: BaseModel, exc: BaseException) -> BaseModel:
+    """A failure record with the requests its call made (``attempts``, carried by the error)."""
+    if "attempts" in type(record).model_fields:
+        record.attempts = getattr(exc, "attempts", 0)  # type: ignore[attr-defined]
+    return record
 
 
 CLAIM_BATCH = 64

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SerializerFunctionWrapHandler, StringConstraints, field_validator, model_serializer, model_validator
 
 from debench.errors import UserError
+from debench.options import Method
 
 
 
@@ -355,8 +356,8 @@ class DebatrixConfig(_Strict):
         return data
 
 
-JUDGE_METHODS = ("direct", "debatrix-h", "debatrix-f", "debatrix-h-scores", "debatrix-f-scores")
-JudgeMethodName = Literal["direct", "debatrix-h", "debatrix-f", "debatrix-h-scores", "debatrix-f-scores"]
+JudgeMethodName = Method
+JUDGE_METHODS: tuple[str, ...] = get_args(Method)
 
 
 class TaskConfig(_Strict):

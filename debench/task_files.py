@@ -52,26 +52,78 @@ def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _resolve_includes(path: Path, depth: int = 0) -> dict[str, Any]:
-    """``include: other.yaml`` (relative to the file) is read first and overridden key by key."""
+def tasks_dir() -> Path:
+    """debench's own task files (``tasks/``; ``debench/_tasks`` inside the wheel)."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "_tasks", here.parent / "tasks"):
+        if candidate.is_dir():
+            return candidate
+    raise UserError("debench's task directory is missing from the installation")
+
+
+def _own_tasks() -> Path | None:
+    try:
+        return tasks_dir().resolve()
+    except UserError:
+        return None
+
+
+def _inside(name: Any, base: Path, root: Path, path: Path, field: str, what: str) -> tuple[Path, Path]:
+    """The file ``name`` (as written in the task file ``path``, relative to ``base``) names, and the
+    folder that file's own includes and prompt files must stay in. It must lie, once every symlink
+    is followed, in ``root`` (the named task file's folder) or among debench's own task files
+    (``tasks/``). A task file is data: it may not read (and so send to a model) any other file — an
+    absolute path elsewhere, a ``..`` escape or a symlink pointing out is one line naming the file
+    and field."""
+    if not isinstance(name, str) or not name.strip():
+        raise UserError(f"{what} must be a file name", path=str(path), field=field)
+    target = (base / name).resolve()
+    if target.is_relative_to(root):
+        return target, root
+    own = _own_tasks()
+    if own is not None and target.is_relative_to(own):
+        return target, own
+    how = "is an absolute path outside" if Path(name).is_absolute() else "leads out of" if ".." in Path(name).parts else "is a symlink out of"
+    raise UserError(
+        f"'{name}' {how} the task file's folder ({root}); a task file may only name files in its own folder (or debench's own task files)",
+        path=str(path),
+        field=field,
+    )
+
+
+def _resolve_includes(path: Path, root: Path | None = None, depth: int = 0) -> tuple[dict[str, Any], dict[str, Path]]:
+    """The task file's fields, with ``include: other.yaml`` (a file in the task file's folder, or
+    one of debench's own task files) read first and overridden key by key; and the file each
+    ``prompt.files`` entry names, resolved against the folder of the file that declares it.
+    ``root``: the folder every file named may lie in — the named task file's own (for debench's own
+    task files, ``tasks/``)."""
+    root = path.parent.resolve() if root is None else root
     raw = _read_yaml(path)
+    own_files = _prompt_file_paths(raw, path, root)
     inc = raw.pop("include", None)
     if inc is None:
-        return raw
+        return raw, own_files
     if depth >= 3:
         raise UserError("includes nested more than 3 deep", path=str(path), field="include")
-    if not isinstance(inc, str):
-        raise UserError("include must be a file name", path=str(path), field="include")
-    return _merge(_resolve_includes(path.parent / inc, depth + 1), raw)
+    base_path, base_root = _inside(inc, path.parent, root, path, "include", "include")
+    base, base_files = _resolve_includes(base_path, base_root, depth + 1)
+    return _merge(base, raw), {**base_files, **own_files}
 
 
-def _read_prompt_files(raw: dict[str, Any], path: Path) -> None:
+def _prompt_file_paths(raw: dict[str, Any], path: Path, root: Path) -> dict[str, Path]:
     prompt = raw.get("prompt")
     if not isinstance(prompt, dict) or not isinstance(prompt.get("files"), dict):
+        return {}
+    return {str(name): _inside(rel, path.parent, root, path, f"prompt.files.{name}", "a prompt file")[0] for name, rel in prompt["files"].items()}
+
+
+def _read_prompt_files(raw: dict[str, Any], files: dict[str, Path], path: Path) -> None:
+    """``prompt.files`` contents copied into ``prompt.variables``."""
+    prompt = raw.get("prompt")
+    if not isinstance(prompt, dict) or not files:
         return
     variables = dict(prompt.get("variables") or {})
-    for name, rel in prompt["files"].items():
-        file = path.parent / str(rel)
+    for name, file in files.items():
         try:
             variables[name] = file.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
@@ -86,8 +138,8 @@ def load_task_file(path: str | Path) -> TaskConfig:
     from debench.task import TaskConfig
 
     path = Path(path)
-    raw = _resolve_includes(path)
-    _read_prompt_files(raw, path)
+    raw, files = _resolve_includes(path)
+    _read_prompt_files(raw, files, path)
     try:
         task = TaskConfig.model_validate(raw)
     except ValidationError as exc:
@@ -113,14 +165,18 @@ class TaskSummary(NamedTuple):
 def read_summary(path: Path) -> TaskSummary:
     """A task file's name, group and description, read without validating it (``debench tasks``:
     YAML only, no plug-in registry, no template engine)."""
-    raw = _resolve_includes(Path(path))
+    raw, _ = _resolve_includes(Path(path))
     lines = str(raw.get("description") or "").strip().splitlines()
     group = raw.get("group")
     return TaskSummary(str(raw.get("name") or Path(path).stem), str(group) if group else None, lines[0] if lines else "", Path(path))
 
 
 def check_names(task: TaskConfig, path: Path) -> None:
-    """Every metric and report the task names exists."""
+    """The data adapter and every metric and report the task names exist."""
+    from debench.data.base import ADAPTERS
+
+    if task.dataset.adapter not in ADAPTERS:
+        raise UserError(ADAPTERS.unknown_message(task.dataset.adapter), path=str(path), field="dataset.adapter")
     # debench's own metric and report names are known without importing their code (numpy,
     # scipy): a run starts sooner; only another name loads a registry
     from debench.metrics.names import BUILTIN_NAMES, BUILTIN_REPORTS, STATUS_METRICS

@@ -20,7 +20,7 @@ from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
 from debench.models.factory import make_judge
 from debench.pipeline import EvalOptions, evaluate_task
-from debench.models.factory import make_model, parse_model_args
+from debench.models.factory import make_model
 from debench.registry import load_task
 from debench.samples import read_records
 from debench.testing.stub_server import LIKERT_TEMPLATES, LIKERT_UNPARSEABLE, StubServer, prompt_key

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,8 @@ from typing import Any
 import pytest
 import yaml
 
-from clihelp import run_cli
+import debench
+from clihelp import invoke, run_cli
 from conftest import real_data_dir
 from debench.data.generic import records_hash
 from debench.data.loading import load_task_data
@@ -183,14 +185,18 @@ def _rows_file(tmp_path: Path, rows: list[Any], name: str = "bad.jsonl") -> Path
         ([{**ROWS[0], "turns": "not a list"}], "turns", "expected a list of speeches"),
         ([{**ROWS[0], "turns": [{"name": "x"}]}], "turns", "expected a mapping with the key 'said'"),
         ([{**ROWS[0], "winner": None}], "winner", "record 1: no gold value"),
+        ([ROWS[0], {**ROWS[1], "turns": [*ROWS[1]["turns"][:1], {**ROWS[1]["turns"][1], "position": "C"}]}], "turns",
+         "record 2, speech 2: side 'C' is not in dataset.fields.speeches.side_map (A, B)"),
+        ([{**ROWS[0], "turns": [{"name": "Mara", "said": "no side given"}]}], "turns", "record 1, speech 1: no side (key 'position') is not in"),
     ],
-    ids=["unmapped-gold", "duplicate-id", "missing-column", "speeches-not-a-list", "speech-without-text", "null-gold"],
+    ids=["unmapped-gold", "duplicate-id", "missing-column", "speeches-not-a-list", "speech-without-text", "null-gold", "unmapped-side", "missing-side"],
 )
 def test_bad_records_are_one_line_errors_naming_file_and_field(tmp_path: Path, rows: list[Any], field: str, message: str) -> None:
     task = _rows_file(tmp_path, rows)
-    proc = run_cli("eval", "--task", str(task), "--model", "baseline/random", "--output-dir", str(tmp_path / "out"))
-    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
-    assert str(tmp_path / "bad.jsonl") in proc.stderr and f"field '{field}'" in proc.stderr and message in proc.stderr
+    line = invoke("eval", "--task", str(task), "--model", "baseline/random", "--output-dir", str(tmp_path / "out")).one_line_error()
+    assert str(tmp_path / "bad.jsonl") in line and f"field '{field}'" in line and message in line
+    with pytest.raises(UserError, match=re.escape(message)):
+        debench.evaluate(str(task), "baseline/random", output_dir=tmp_path / "out")
 
 
 def test_unreadable_files_are_one_line_errors(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from debench.models.base import ContextOverflow, PermanentModelError, Request, U
 from debench.models.factory import make_model, parse_model_args
 from debench.models.litellm_model import LiteLLMModel
 from debench.models.openai_http import OpenAIHTTPModel, classify_http_exception, HTTPStatusError
-from debench.models.retry import TransientModelError
+from debench.models.retry import EndpointError, TransientModelError
 from debench.task import GenerationConfig
 from debench.testing.stub_server import FaultPlan, StubServer, fixed_responder
 
@@ -114,11 +114,19 @@ def fixed_server(status: int, body: dict, headers: dict[str, str] | None = None)
 
 
 def test_permanent_error_fails_fast() -> None:
+    err = {"error": {"message": "unsupported parameter", "type": "invalid_request_error", "code": "unprocessable"}}
+    with fixed_server(422, err) as (base, hits), pytest.raises(PermanentModelError, match="unsupported parameter") as info:
+        asyncio.run(_generate(_model(base), _request()))
+    assert hits == ["/v1/chat/completions"] and info.value.attempts == 1  # type: ignore[attr-defined]
+
+
+def test_a_404_stops_the_run_naming_the_url() -> None:
+    """A 404 (no such path or model): every request would fail the same way."""
     err = {"error": {"message": "model not found", "type": "invalid_request_error", "code": "model_not_found"}}
-    with fixed_server(404, err) as (base, hits):
-        with pytest.raises(PermanentModelError, match="model not found"):
-            asyncio.run(_generate(_model(base), _request()))
-    assert hits == ["/v1/chat/completions"]
+    with fixed_server(404, err) as (base, hits), pytest.raises(EndpointError) as info:
+        asyncio.run(_generate(_model(base), _request()))
+    assert f"POST {base}/chat/completions" in str(info.value) and "model not found" in str(info.value)
+    assert hits == ["/v1/chat/completions"] and info.value.attempts == 1  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize(
@@ -147,13 +155,34 @@ def test_retry_after_ms_header_is_read() -> None:
 
 
 def test_classification_matches_the_litellm_path() -> None:
+    """Only failures known to be transient are retried, by either client; a refused connection
+    is 'unreachable' (retried for the grace period only), a 404 'fatal'."""
+    import aiohttp
+    import litellm
+
+    from debench.models.litellm_model import classify_exception
+
     def kind(status: int, msg: str = "x") -> str:
         return classify_http_exception(HTTPStatusError(status, msg, None))
 
     assert [kind(s) for s in (408, 409, 429, 500, 502, 503)] == ["transient"] * 6
-    assert [kind(s) for s in (400, 401, 403, 404, 422)] == ["permanent"] * 5
+    assert [kind(s) for s in (400, 401, 403, 422)] == ["permanent"] * 4
+    assert kind(404) == "fatal"
     assert kind(400, "maximum context length exceeded") == "context"
     assert classify_http_exception(ConnectionResetError()) == "transient"
+    assert classify_http_exception(aiohttp.ServerDisconnectedError()) == "transient"
+    refused = ConnectionRefusedError(111, "Connect call failed")
+    assert classify_http_exception(refused) == "unreachable"
+    assert classify_http_exception(aiohttp.InvalidURL("not-a-url")) == "permanent"  # an aiohttp.ClientError, not transient
+    assert classify_http_exception(aiohttp.TooManyRedirects(None, ())) == "permanent"  # type: ignore[arg-type]
+    # litellm reports a refused connection as a 500 whose cause is the refusal
+    wrapped = litellm.InternalServerError("Connection error.", llm_provider="openai", model="x")
+    wrapped.__cause__ = refused
+    assert classify_exception(wrapped) == "unreachable"
+    assert classify_exception(litellm.InternalServerError("boom", llm_provider="openai", model="x")) == "transient"
+    assert classify_exception(litellm.NotFoundError("no such model", llm_provider="openai", model="x")) == "fatal"
+    assert classify_exception(litellm.BadRequestError("bad", llm_provider="openai", model="x")) == "permanent"
+    assert classify_exception(litellm.RateLimitError("slow", llm_provider="openai", model="x")) == "transient"
 
 
 def test_identity_is_the_litellm_identity_and_cost_uses_the_price_table() -> None:

@@ -91,6 +91,8 @@ def test_retries_are_capped_and_failures_recorded_as_errors(tmp_path: Path) -> N
     assert out.results.metrics["kendall_tau_c"].value is None and out.results.metrics["kendall_tau_c"].n == 0
     recs = read_records(out.samples_path)
     assert {r.status for r in recs} == {"error"} and all("gave up after 3 attempts" in r.error for r in recs)
+    assert {r.attempts for r in recs} == {3}  # the record counts the requests its error names
+    assert out.results.usage.n_requests == stats.total_requests == 18
 
 
 def test_cached_rerun_makes_no_request(tmp_path: Path) -> None:
@@ -180,7 +182,9 @@ def test_resume_after_interruption_loses_and_duplicates_nothing(tmp_path: Path, 
 
 
 def test_permanent_errors_fail_fast(tmp_path: Path) -> None:
-    """A 404 (unknown model) is not retried: exactly one request per sample, recorded as an error."""
+    """A 422 (a request the server will not process) is not retried: exactly one request per
+    sample, recorded as an error with its one attempt. (A 404 stops the run: see
+    test_dead_endpoints.py.)"""
     import http.server
     import threading
 
@@ -190,8 +194,8 @@ def test_permanent_errors_fail_fast(tmp_path: Path) -> None:
         def do_POST(self) -> None:  # noqa: N802 - http.server's naming
             self.rfile.read(int(self.headers.get("content-length", 0)))
             hits.append(self.path)
-            body = b'{"error": {"message": "model not found", "type": "invalid_request_error", "code": "model_not_found"}}'
-            self.send_response(404)
+            body = b'{"error": {"message": "unsupported parameter", "type": "invalid_request_error", "code": "unprocessable"}}'
+            self.send_response(422)
             self.send_header("content-type", "application/json")
             self.send_header("content-length", str(len(body)))
             self.end_headers()
@@ -214,4 +218,5 @@ def test_permanent_errors_fail_fast(tmp_path: Path) -> None:
         server.server_close()
     assert len(hits) == 3  # max_retries=4 was allowed, none was used
     assert out.results.n_errors == 3
-    assert all(r.status == "error" and "NotFoundError" in r.error for r in read_records(out.samples_path))
+    assert all(r.status == "error" and "UnprocessableEntityError" in r.error and r.attempts == 1 for r in read_records(out.samples_path))
+    assert out.results.usage.n_requests == 3

@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy.stats import kendalltau, pearsonr
 
-from clihelp import run_cli
+import debench
+
+from clihelp import invoke, run_cli
 from conftest import real_data_dir
 from debench.data.ibm_speeches import load_ibm_speeches
+from debench.errors import UserError
 from debench.results import validate_results_dict
 
 
@@ -90,15 +94,19 @@ def test_null_prediction_is_a_parse_failure(tmp_path: Path, ibm_docs) -> None:  
         (lambda docs: [{"doc_id": docs[0].doc_id, "prediction": "4"}], "invalid prediction"),
         (lambda docs: [{"doc_id": docs[0].doc_id}], "needs a 'prediction' or a 'response'"),
         (lambda docs: [{"prediction": 3}], "missing or non-string doc_id"),
+        (lambda docs: [{"doc_id": docs[0].doc_id, "prediction": 3, "response": "Score: 5"}], "holds both 'prediction' and 'response'"),
     ],
-    ids=["unknown", "duplicate", "missing", "out-of-range", "wrong-type", "no-value", "no-doc-id"],
+    ids=["unknown", "duplicate", "missing", "out-of-range", "wrong-type", "no-value", "no-doc-id", "both-values"],
 )
 def test_bad_predictions_one_line_exit_2(tmp_path: Path, ibm_docs, rows, needle: str) -> None:  # type: ignore[no-untyped-def]
+    """In process (CLI and API): the cheapest way a user writes each bad file."""
     path = _write(tmp_path / "bad.jsonl", rows(ibm_docs))
-    proc, out = _score(tmp_path, path)
-    assert proc.returncode == 2
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and needle in lines[0] and str(path) in lines[0], proc.stderr
+    out = tmp_path / "scored.json"
+    data_dir = str(real_data_dir("ibm_debate_speeches").parent)
+    line = invoke("score", "--task", "ibm_speech_likert", "--predictions", str(path), "--output", str(out), "--data-dir", data_dir).one_line_error()
+    assert needle in line and str(path) in line
+    with pytest.raises(UserError, match=re.escape(needle)):
+        debench.score("ibm_speech_likert", path, output=out, data_dir=data_dir)
     assert not out.exists()
 
 

@@ -38,6 +38,15 @@ def test_every_declared_metric_name_is_registered_by_its_module() -> None:
     assert set(REPORTS.names()) == BUILTIN_REPORTS
 
 
+def test_every_declared_adapter_name_is_registered_by_its_module() -> None:
+    from debench.data.base import ADAPTERS
+
+    for name, module in ADAPTERS.declared.items():
+        importlib.import_module(module)
+        assert name in ADAPTERS._items, (name, module)
+    assert set(ADAPTERS.names()) == set(ADAPTERS.declared)
+
+
 def test_looking_up_a_metric_imports_only_its_module() -> None:
     loaded = imported_after("from debench.metrics.base import METRICS\nassert 'kendall_tau_c' in METRICS\nMETRICS.get('accuracy')")
     assert "scipy" not in loaded

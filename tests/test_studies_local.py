@@ -24,9 +24,12 @@ def _probe(tmp_path: Path, doc_ids: str, probes: str) -> tuple[dict, dict, list[
                    "--probe", probes, "--output-dir", str(tmp_path), "--no-progress", env={"DEBENCH_DATA_DIR": str(DATA_DIR)})
     assert proc.returncode == 0, proc.stderr
     print(proc.stdout)
-    report = json.loads(next(tmp_path.glob("local__smollm2/probes_debateart_winner_*.json")).read_text())
+    # each selection of documents has its own report and pairs (named apart); the samples log is shared
+    reports = [json.loads(p.read_text()) for p in tmp_path.glob("local__smollm2/probes_debateart_winner_*.json")]
+    (report,) = [r for r in reports if r["config"]["doc_ids"] == doc_ids.split(",")]
     recs = {r.doc_id: r for r in read_records(next(tmp_path.glob("local__smollm2/probe_samples_*.jsonl")))}
-    pairs = [json.loads(line) for line in next(tmp_path.glob("local__smollm2/probe_pairs_*.jsonl")).read_text().splitlines()]
+    pairs_file = tmp_path / "local__smollm2" / report["pairs_file"]
+    pairs = [json.loads(line) for line in pairs_file.read_text().splitlines()]
     return report, recs, pairs
 
 

@@ -61,8 +61,6 @@ def arena_key(debaters: dict[str, Model], judges: dict[str, Model], topics: list
 def check_arena(debaters: dict[str, Model], judges: dict[str, Model], settings: ArenaSettings) -> None:
     if len(debaters) < 2 and not settings.self_play:
         raise UserError("--models needs at least two models (or --self-play)", field="--models")
-    if settings.rounds < 2:
-        raise UserError("--rounds must be at least 2 (side 1 opens, side 2 answers)", field="--rounds")
     if not judges:
         raise UserError("no judge", field="--judge")
     for label, m in judges.items():

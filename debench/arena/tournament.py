@@ -16,7 +16,7 @@ import itertools
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
@@ -28,6 +28,7 @@ from debench.data.transcript import debate_text
 from debench.errors import UserError
 from debench.grammars import load_grammar
 from debench.models.base import ContextOverflow, Model
+from debench.options import Concurrency, JobOptions, Rounds, SpeechTokens
 from debench.parsing import parse_answer
 from debench.redact import Redactor
 from debench.task import GenerationConfig, TaskConfig
@@ -83,15 +84,24 @@ class DebateRecord(BaseModel):
         return next((v for v in self.verdicts if v.judge == judge), None)
 
 
-@dataclass
-class ArenaSettings:
-    rounds: int = 4
-    concurrency: int = 4
+class ArenaSettings(JobOptions):
+    """``debench arena``: the protocol (rounds, reason, self-play, speech length) and how it runs;
+    typed and checked as every command's options are (``debench.options``)."""
+
+    FLAGS: ClassVar[dict[str, str]] = {"ask_reason": "--reason"}
+
+    rounds: Rounds = 4
+    concurrency: Concurrency = 4
+    """Debates in flight."""
     ask_reason: bool = False
     self_play: bool = False
-    use_cache: bool = True
-    progress: bool = True
-    debater_generation: GenerationConfig = field(default_factory=lambda: GenerationConfig(temperature=0.0, max_tokens=350))
+    max_tokens: SpeechTokens = 350
+    """Length cap of each speech (a debater's own max_tokens setting wins)."""
+
+    @property
+    def debater_generation(self) -> GenerationConfig:
+        """What every speech asks for: greedy, ``max_tokens``, the run's seed."""
+        return GenerationConfig(temperature=0.0, max_tokens=self.max_tokens, seed=self.seed)
 
 
 def schedule(models: list[str], topics: list[Topic], self_play: bool) -> list[tuple[int, str, str]]:

@@ -7,19 +7,19 @@ from pathlib import Path
 
 import click
 
-from debench.cli.common import endpoint_options, recorded_command, report_errors, run_options, run_with_models
+from debench.cli.common import checked, endpoint_options, recorded_command, report_errors, run_options, run_with_models
 from debench.errors import UserError
 
 
 @click.group("arena", invoke_without_command=True)
 @click.option("--models", default=None, help="Debaters, comma-separated; 'model@temperature=0.9' varies generation settings.")
 @click.option("--judge", default=None, help="The judge; several, comma-separated, each decide every debate (or are combined with --ensemble majority).")
-@click.option("--ensemble", type=click.Choice(["majority"]), default=None, help="Combine the --judge models into one judge that votes on the winner.")
+@click.option("--ensemble", type=checked("ArenaEnsemble"), default=None, help="Combine the --judge models into one judge that votes on the winner.")
 @click.option("--topics", "topics_file", type=click.Path(dir_okay=False, path_type=Path), default=None, help="One question per line (or 'question | side 1 | side 2'), or YAML.")
-@click.option("--rounds", type=click.IntRange(min=2), default=4, show_default=True, help="Speeches per debate (side 1 opens, the last speaker concludes).")
-@click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True, help="Debates in flight.")
+@click.option("--rounds", type=checked("Rounds"), default=4, show_default=True, help="Speeches per debate (side 1 opens, the last speaker concludes).")
+@click.option("--concurrency", type=checked("Concurrency"), default=4, show_default=True, help="Debates in flight.")
 @endpoint_options
-@click.option("--max-tokens", type=click.IntRange(min=16), default=350, show_default=True, help="Length cap of each speech (a debater's own max_tokens setting wins).")
+@click.option("--max-tokens", type=checked("SpeechTokens"), default=350, show_default=True, help="Length cap of each speech (a debater's own max_tokens setting wins).")
 @click.option("--reason", is_flag=True, help="Also ask the judge for the main reason of its verdict.")
 @click.option("--self-play", is_flag=True, help="Also let each model debate itself (reported apart, never ranked).")
 @click.option("--rule", type=click.Choice(["strict", "lenient"]), default="strict", show_default=True)
@@ -37,8 +37,11 @@ def arena_group(ctx, models, judge, ensemble, topics_file, rounds, concurrency, 
     from debench.arena.topics import load_topics
     from debench.arena.tournament import ArenaSettings
     from debench.models.factory import make_judge, make_model, split_bases
-    from debench.task import GenerationConfig
 
+    settings = ArenaSettings(
+        rounds=rounds, concurrency=concurrency, ask_reason=reason, self_play=self_play, max_tokens=max_tokens, seed=seed, use_cache=not no_cache,
+        progress=not no_progress, max_error_rate=max_error_rate, command=recorded_command(),
+    )
     bases = split_bases(api_base)
     names = [m.strip() for m in models.split(",") if m.strip()]
     if len(set(names)) != len(names):
@@ -53,13 +56,9 @@ def arena_group(ctx, models, judge, ensemble, topics_file, rounds, concurrency, 
     else:
         judges = {j: make_model(j, api_bases=bases, api_key=api_key, model_args=model_args, seed=seed) for j in judge_specs}
     topics = load_topics(topics_file)
-    settings = ArenaSettings(
-        rounds=rounds, concurrency=concurrency, ask_reason=reason, self_play=self_play, use_cache=not no_cache,
-        progress=not no_progress, debater_generation=GenerationConfig(temperature=0.0, max_tokens=max_tokens, seed=seed),
-    )
     out = run_with_models(
         [*debaters.values(), *judges.values()],
-        lambda: run_arena(debaters, judges, topics, output_dir, settings, config={"command": recorded_command(), "seed": seed}),
+        lambda: run_arena(debaters, judges, topics, output_dir, settings, config={"command": settings.command, "seed": settings.seed}),
         saved="finished debates are saved",
     )
     click.echo(f"{len(out.records)} debates, {len(judges)} judge(s): {out.n_judged} verdicts, {out.n_parse_failures} unparseable, "
@@ -67,7 +66,7 @@ def arena_group(ctx, models, judge, ensemble, topics_file, rounds, concurrency, 
     click.echo(f"  transcripts: {out.out_dir / 'debates.jsonl'}\n  judgments:   {out.judgments_path}")
     if out.n_judged:
         _rank_and_report(out.judgments_path, rule, reference, out.out_dir / "ranking.json", out.out_dir / "bradley_terry.png", 1000, seed)
-    if report_errors("arena", out.errors, len(out.records), max_error_rate):
+    if report_errors("arena", out.errors, len(out.records), settings.max_error_rate):
         sys.exit(1)
 
 

@@ -1,8 +1,14 @@
-"""What every command shares: its options, the exit codes, result tables, running a judge.
+"""What every command shares: its options, the exit codes, result tables, running a judge, and
+the one error reporter.
 
 Exit codes: 0 done; 1 done, but more than ``--max-error-rate`` (default 5%) of the samples ended
 in errors (results are written first); 2 a problem the user can fix (one line naming the file or
-option); 130 interrupted (everything finished is kept; rerun the same command to resume)."""
+option: a ``UserError``, a file the user named that cannot be read or written, or a bad option —
+click's usage errors are reported in the same one line); 130 interrupted (everything finished is
+kept; rerun the same command to resume). Every refusal is listed in ``docs/errors.md``.
+
+Option values are checked by the types of ``debench.options`` (``checked("Limit")``), the same
+rules the Python API's options models apply."""
 
 from __future__ import annotations
 
@@ -77,7 +83,28 @@ def run_with_models(models, work, saved: str = "finished samples are saved"):  #
     return run_until_done(run, saved)
 
 
-DEFAULT_MAX_ERROR_RATE = 0.05
+class checked(click.ParamType):
+    """A click type checked by one of ``debench.options``' types: the same range, choices and
+    one-line message as the Python API. ``debench.options`` (pydantic) is imported when a value is
+    checked or ``--help`` shows one, not when the CLI starts."""
+
+    def __init__(self, type_name: str):
+        self.type_name = type_name
+        self.name = type_name.lower()
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from debench.options import check_value
+
+        flag = max(param.opts, key=len) if param is not None and param.opts else self.name
+        return check_value(self.type_name, value, flag)
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str | None:
+        from debench.options import metavar
+
+        return metavar(self.type_name)
+
+
+DEFAULT_MAX_ERROR_RATE = 0.05  # debench.options.DEFAULT_MAX_ERROR_RATE (not imported: the CLI starts without pydantic)
 
 
 def report_errors(label: str, errors: Sequence[tuple[str, int]], n: int, max_error_rate: float) -> bool:
@@ -109,7 +136,7 @@ def _stack(options: list[Callable[[Any], Any]]) -> Callable[[Any], Any]:
 
 ENSEMBLE_OPTION = click.option(
     "--ensemble",
-    type=click.Choice(["mean", "median", "majority"]),
+    type=checked("Ensemble"),
     default=None,
     help="Judge with every model in --model (comma-separated) and combine their parsed answers.",
 )
@@ -117,9 +144,10 @@ ENSEMBLE_OPTION = click.option(
 MODEL_ARGS_HELP = (
     "key=value,... Generation settings (temperature, top_p, top_k, min_p, max_tokens, seed, stop=a|b, presence_penalty, "
     "frequency_penalty, repetition_penalty) override the task's in every request; client settings: timeout, max_retries, "
-    "base_delay, max_delay, client=auto|http|litellm, grammar=true, context_window, api_key; n_parallel, n_ctx (local/, gguf/); "
-    "revision (vllm/, gguf/hf:); the vLLM server debench starts: tensor_parallel_size, data_parallel_size, max_model_len, "
-    "gpu_memory_utilization, dtype, quantization, server_args, vllm_command, startup_timeout. See docs/models.md."
+    "base_delay, max_delay, connect_grace (seconds a refused connection is retried, default 20), client=auto|http|litellm, grammar=true, "
+    "context_window, api_key; n_parallel, n_ctx (local/, gguf/); revision (vllm/, gguf/hf:); the vLLM server debench starts: "
+    "tensor_parallel_size, data_parallel_size, max_model_len, gpu_memory_utilization, dtype, quantization, server_args, vllm_command, "
+    "startup_timeout. See docs/models.md."
 )
 
 endpoint_options = _stack(
@@ -132,24 +160,24 @@ endpoint_options = _stack(
 """How the models are reached: shared by every command that calls a model."""
 
 connection_options = _stack(
-    [endpoint_options, click.option("--concurrency", type=click.IntRange(min=1), default=None, help="Requests in flight (default: per model kind).")]
+    [endpoint_options, click.option("--concurrency", type=checked("Concurrency"), default=None, help="Requests in flight (default: per model kind).")]
 )
 
 data_options = _stack(
     [
-        click.option("--data-source", type=click.Choice(["auto", "hub", "local", "sample"]), default="auto", show_default=True),
+        click.option("--data-source", type=checked("DataSource"), default="auto", show_default=True),
         click.option("--data-dir", default=None, help="Local copies of the data sets (default: $DEBENCH_DATA_DIR)."),
     ]
 )
 
 run_options = _stack(
     [
-        click.option("--seed", type=int, default=0, show_default=True, help="Seed for baselines and sampling."),
+        click.option("--seed", type=checked("Seed"), default=0, show_default=True, help="Seed for baselines and sampling."),
         click.option("--no-cache", is_flag=True, help="Do not read or write the response cache."),
         click.option("--no-progress", is_flag=True),
         click.option(
             "--max-error-rate",
-            type=click.FloatRange(0, 1),
+            type=checked("Share"),
             default=DEFAULT_MAX_ERROR_RATE,
             show_default=True,
             help="Exit 1 (after writing everything) when more than this share of samples ended in errors.",
@@ -158,9 +186,55 @@ run_options = _stack(
 )
 
 
+def report_error(message: str) -> None:
+    """The one way debench refuses: one line on stderr, secrets masked."""
+    from debench.redact import Redactor
+
+    click.echo(f"debench: error: {Redactor().text(' '.join(message.split()))}", err=True)
+
+
+def usage_line(exc: click.UsageError) -> str:
+    """click's usage error (a bad or missing option, an unknown command) as one line naming the
+    option, with where to read more, instead of click's usage text."""
+    where = exc.ctx.command_path if exc.ctx is not None else "debench"
+    return f"{exc.format_message()} (see '{where} --help')"
+
+
+class OneLineError(click.ClickException):
+    """A usage error shown as debench shows every refusal: one line, exit code 2."""
+
+    exit_code = 2
+
+    @classmethod
+    def of(cls, exc: click.UsageError) -> click.ClickException:
+        if isinstance(exc, click.exceptions.NoArgsIsHelpError):
+            return exc  # `debench` alone: the help, as click shows it
+        return cls(usage_line(exc))
+
+    def show(self, file: Any = None) -> None:
+        report_error(self.message)
+
+
 class DebenchGroup(click.Group):
-    """Turns user errors into one line on stderr and exit code 2; stops the servers a command
-    started (``vllm/`` models) however it ends."""
+    """Turns user errors into one line on stderr and exit code 2 (``UserError``, files the user
+    named, and click's usage errors, which click would print as several lines of usage text); stops
+    the servers a command started (``vllm/`` models) however it ends."""
+
+    def resolve_command(self, ctx: click.Context, args: list[str]):  # type: ignore[no-untyped-def]
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            import difflib
+
+            close = difflib.get_close_matches(name, self.list_commands(ctx), n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else f" (commands: {', '.join(self.list_commands(ctx))})"
+            raise click.UsageError(f"no such command '{name}'{hint}", ctx)
+        return super().resolve_command(ctx, args)
+
+    def make_context(self, info_name, args, parent=None, **extra):  # type: ignore[no-untyped-def]
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as exc:  # debench's own options (-v, --version)
+            raise OneLineError.of(exc) from None
 
     def invoke(self, ctx: click.Context):  # type: ignore[no-untyped-def]
         from debench.models.managed_server import server_scope
@@ -168,8 +242,10 @@ class DebenchGroup(click.Group):
         try:
             with server_scope():
                 return super().invoke(ctx)
+        except click.UsageError as exc:  # a command's options, or an unknown command
+            raise OneLineError.of(exc) from None
         except UserError as exc:
-            click.echo(f"debench: error: {exc}", err=True)
+            report_error(str(exc))
             ctx.exit(2)
         except OSError as exc:
             # a file or folder the user named or pointed at (read-only, missing, full disk): one
@@ -177,5 +253,5 @@ class DebenchGroup(click.Group):
             if exc.filename is None:
                 raise
             where = exc.filename if exc.filename2 is None else f"{exc.filename} -> {exc.filename2}"
-            click.echo(f"debench: error: {where}: {exc.strerror or type(exc).__name__}", err=True)
+            report_error(f"{where}: {exc.strerror or type(exc).__name__}")
             ctx.exit(2)

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import click
 
-from debench.cli.common import ENSEMBLE_OPTION, connection_options, data_options, fmt, print_results_table, recorded_command, report_errors, run_options, run_until_done
+from debench.cli.common import ENSEMBLE_OPTION, checked, connection_options, data_options, fmt, print_results_table, recorded_command, report_errors, run_options, run_until_done
 from debench.cli.tasks import include_path_option, selected_tasks
-from debench.task import JUDGE_METHODS
 
 
 @click.command("eval")
@@ -18,16 +17,16 @@ from debench.task import JUDGE_METHODS
 @click.option("--model", "model_spec", required=True, help="litellm model string, openai/<name> with --api-base, vllm/<model or path> (a vLLM server debench starts), gguf/<file>, local/smollm2, or baseline/<name> (docs/models.md), optionally with @key=value;... settings; several, comma-separated, with --ensemble.")
 @ENSEMBLE_OPTION
 @connection_options
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N documents.")
+@click.option("--limit", type=checked("Limit"), default=None, help="Only the first N documents (its files are named apart: ..._limit<N>).")
 @click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True)
-@click.option("--method", type=click.Choice(JUDGE_METHODS), default=None, help="Judge method (default: the task's).")
+@click.option("--method", type=checked("Method"), default=None, help="Judge method (default: the task's).")
 @data_options
-@click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=0), default=None, help="Bootstrap resamples for CIs (default: the task's, 1000).")
+@click.option("--bootstrap", "n_bootstrap", type=checked("NBootstrap"), default=None, help="Bootstrap resamples for CIs (default: the task's, 1000).")
 @click.option("--judging-manual", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Replace the judging guide of tasks that use one (DebateBench).")
-@click.option("--repeats", type=click.IntRange(min=1), default=1, show_default=True, help="Judge every document K times (seed + k) and report the judge's consistency.")
+@click.option("--repeats", type=checked("Repeats"), default=1, show_default=True, help="Judge every document K times (seed + k) and report the judge's consistency.")
 @click.option("--force", is_flag=True, help="Allow --repeats at temperature 0 (to measure a provider's own nondeterminism).")
 @click.option("--batch", is_flag=True, help="Send the requests through the provider's batch API (OpenAI-compatible /v1/files + /v1/batches): cheaper, answers within 24 h; rerun the same command to resume a submitted batch.")
-@click.option("--batch-poll", type=click.FloatRange(min=0), default=30.0, show_default=True, help="Seconds between two looks at a submitted batch.")
+@click.option("--batch-poll", type=checked("Seconds"), default=30.0, show_default=True, help="Seconds between two looks at a submitted batch.")
 @run_options
 def eval_cmd(task_spec, model_spec, ensemble, api_base, api_key, model_args, concurrency, limit, output_dir, method, data_source, data_dir, n_bootstrap, judging_manual, repeats, force, batch, batch_poll, seed, no_cache, no_progress, max_error_rate) -> None:  # type: ignore[no-untyped-def]
     """Evaluate a judge model on one or more tasks."""

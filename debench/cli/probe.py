@@ -7,8 +7,7 @@ from pathlib import Path
 
 import click
 
-from debench.cli.common import ENSEMBLE_OPTION, connection_options, data_options, recorded_command, report_errors, run_options, run_with_judge
-from debench.task import JUDGE_METHODS
+from debench.cli.common import ENSEMBLE_OPTION, checked, connection_options, data_options, recorded_command, report_errors, run_options, run_with_judge
 
 
 def _pct(r) -> str:  # type: ignore[no-untyped-def]
@@ -45,11 +44,11 @@ def print_probe_report(report) -> None:  # type: ignore[no-untyped-def]
 @ENSEMBLE_OPTION
 @click.option("--probe", "probe_spec", default="all", show_default=True,
               help="Probes or aliases, comma-separated: swap (swap_sides, relabel_teams), length (pad_length, trim_length), inject, all; pad_length:1.5 sets an argument.")
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N documents.")
+@click.option("--limit", type=checked("Limit"), default=None, help="Only the first N documents.")
 @click.option("--doc-ids", default=None, help="Only these documents (comma-separated doc_ids).")
 @click.option("--inject-text", default=None, help="The claim the inject probe places in a speech, with {side} (default: the task's answer format, e.g. 'Winner: {side}').")
 @connection_options
-@click.option("--method", type=click.Choice(JUDGE_METHODS), default=None)
+@click.option("--method", type=checked("Method"), default=None)
 @click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True)
 @data_options
 @run_options
@@ -77,6 +76,7 @@ def probe_cmd(task_spec, model_spec, ensemble, probe_spec, limit, doc_ids, injec
         progress=not no_progress,
         method=method,
         inject_text=inject_text,
+        max_error_rate=max_error_rate,
         command=recorded_command(),
     )
 
@@ -89,6 +89,6 @@ def probe_cmd(task_spec, model_spec, ensemble, probe_spec, limit, doc_ids, injec
         click.echo(f"  report:  {out.report_path}\n  pairs:   {out.pairs_path}\n  samples: {out.samples_path}")
     failed = False
     for out in outputs:
-        failed |= report_errors(f"probe {out.report.task.name}", out.errors, out.n_samples, max_error_rate)
+        failed |= report_errors(f"probe {out.report.task.name}", out.errors, out.n_samples, opts.max_error_rate)
     if failed:
         sys.exit(1)

@@ -6,17 +6,17 @@ from pathlib import Path
 
 import click
 
-from debench.cli.common import print_results_table, recorded_command
+from debench.cli.common import checked, print_results_table, recorded_command
 
 
 @click.command("score")
 @click.option("--task", "task_spec", required=True, help="Task name or path to a task YAML file.")
 @click.option("--predictions", required=True, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--output", required=True, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="Score only the first N documents.")
-@click.option("--data-source", type=click.Choice(["auto", "hub", "local", "sample"]), default="auto", show_default=True)
+@click.option("--limit", type=checked("Limit"), default=None, help="Score only the first N documents.")
+@click.option("--data-source", type=checked("DataSource"), default="auto", show_default=True)
 @click.option("--data-dir", default=None)
-@click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=0), default=None)
+@click.option("--bootstrap", "n_bootstrap", type=checked("NBootstrap"), default=None)
 def score_cmd(task_spec, predictions, output, limit, data_source, data_dir, n_bootstrap) -> None:  # type: ignore[no-untyped-def]
     """Re-score predictions without calling any model."""
     from debench.api import score

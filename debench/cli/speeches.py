@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from debench.cli.common import ENSEMBLE_OPTION, connection_options, data_options, recorded_command, report_errors, run_options, run_with_judge
+from debench.cli.common import ENSEMBLE_OPTION, checked, connection_options, data_options, recorded_command, report_errors, run_options, run_with_judge
 from debench.errors import UserError
 
 
@@ -22,11 +22,11 @@ def _est(e) -> str:  # type: ignore[no-untyped-def]
 @click.option("--model", "model_spec", required=True, help="The model that writes the speeches.")
 @click.option("--output", required=True, type=click.Path(dir_okay=False, path_type=Path), help="CSV to write (id, topic, source, text).")
 @click.option("--topics", "topics_file", type=click.Path(dir_okay=False, path_type=Path), default=None, help="One topic per line (default: the IBM speeches' 76 topics).")
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N topics (sorted).")
-@click.option("--words", type=click.IntRange(min=10), default=600, show_default=True, help="Word limit; longer speeches lose sentences from the end.")
-@click.option("--per-topic", type=click.IntRange(min=1), default=2, show_default=True)
-@click.option("--temperature", type=click.FloatRange(min=0), default=1.0, show_default=True)
-@click.option("--max-tokens", type=click.IntRange(min=16), default=None, help="Default: 1024 per 600 words.")
+@click.option("--limit", type=checked("Limit"), default=None, help="Only the first N topics (sorted).")
+@click.option("--words", type=checked("Words"), default=600, show_default=True, help="Word limit; longer speeches lose sentences from the end.")
+@click.option("--per-topic", type=checked("PerTopic"), default=2, show_default=True)
+@click.option("--temperature", type=checked("Temperature"), default=1.0, show_default=True)
+@click.option("--max-tokens", type=checked("SpeechTokens"), default=None, help="Default: 1024 per 600 words.")
 @connection_options
 @data_options
 @run_options
@@ -36,17 +36,18 @@ def generate_speeches_cmd(model_spec, output, topics_file, limit, words, per_top
     from debench.models.factory import make_judge
     from debench.speeches.generate import GenerateOptions, generate_speeches, ibm_topics, read_topics, write_generated
 
-    topics = read_topics(topics_file) if topics_file else ibm_topics(data_source, data_dir)
-    if limit is not None:
-        topics = topics[:limit]
+    opts = GenerateOptions(words=words, per_topic=per_topic, temperature=temperature, max_tokens=max_tokens, seed=seed, limit=limit,
+                           data_source=data_source, data_dir=data_dir, concurrency=concurrency, use_cache=not no_cache,
+                           progress=not no_progress, max_error_rate=max_error_rate, command=recorded_command())  # fmt: skip
+    topics = read_topics(topics_file) if topics_file else ibm_topics(opts.data_source, opts.data_dir)
+    if opts.limit is not None:
+        topics = topics[: opts.limit]
     model = make_judge(model_spec, None, api_base=api_base, api_key=api_key, model_args=model_args, seed=seed)
-    opts = GenerateOptions(words=words, per_topic=per_topic, temperature=temperature, max_tokens=max_tokens, seed=seed,
-                           concurrency=concurrency, use_cache=not no_cache, progress=not no_progress)
     out = run_with_judge(model, lambda: generate_speeches(model, topics, output, opts), saved="finished speeches are saved")
-    meta_path = write_generated(output, out, model, topics, opts, recorded_command())
+    meta_path = write_generated(output, out, model, topics, opts, opts.command)
     click.echo(f"{len(out.rows)} speeches on {len(topics)} topics by {model.name} ({out.n_trimmed} trimmed to {words} words)")
     click.echo(f"  speeches: {output}\n  settings: {meta_path}\n  log:      {out.log_path}")
-    if report_errors("generate-speeches", out.errors, len(out.records), max_error_rate):
+    if report_errors("generate-speeches", out.errors, len(out.records), opts.max_error_rate):
         sys.exit(1)
 
 
@@ -55,11 +56,11 @@ def generate_speeches_cmd(model_spec, output, topics_file, limit, words, per_top
 @click.option("--model", "model_spec", required=True, help="The judge (several, comma-separated, with --ensemble).")
 @ENSEMBLE_OPTION
 @click.option("--task", "task_spec", default="ibm_speech_likert", show_default=True, help="The speech-rating task whose prompt and parser are used.")
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N topics of the file (sorted); the annotated speeches follow.")
+@click.option("--limit", type=checked("Limit"), default=None, help="Only the first N topics of the file (sorted); the annotated speeches follow.")
 @click.option("--human-sources", default=None, help="Annotated sources to rate beside the file, comma-separated (default: all 8).")
 @connection_options
 @click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True)
-@click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=0), default=None)
+@click.option("--bootstrap", "n_bootstrap", type=checked("NBootstrap"), default=None)
 @data_options
 @run_options
 def rate_speeches_cmd(speeches_file, model_spec, ensemble, task_spec, limit, human_sources, api_base, api_key, model_args, concurrency, output_dir, n_bootstrap, data_source, data_dir, seed, no_cache, no_progress, max_error_rate) -> None:  # type: ignore[no-untyped-def]
@@ -75,7 +76,7 @@ def rate_speeches_cmd(speeches_file, model_spec, ensemble, task_spec, limit, hum
     model = make_judge(model_spec, ensemble, api_base=api_base, api_key=api_key, model_args=model_args, seed=seed)
     opts = RateOptions(output_dir=output_dir, limit=limit, human_sources=sources, concurrency=concurrency, data_source=data_source,
                        data_dir=data_dir, use_cache=not no_cache, progress=not no_progress, n_bootstrap=n_bootstrap, seed=seed,
-                       command=recorded_command())
+                       max_error_rate=max_error_rate, command=recorded_command())
 
     out = run_with_judge(model, lambda: rate_speeches(task, path, model, speeches_file, opts))
     r = out.report
@@ -93,5 +94,5 @@ def rate_speeches_cmd(speeches_file, model_spec, ensemble, task_spec, limit, hum
     click.echo(f"  report:  {out.report_path}\n  samples: {out.samples_path}")
     for plot in r.plots:
         click.echo(f"  plot:    {out.report_path.parent / plot}")
-    if report_errors("rate-speeches", out.errors, out.n_samples, max_error_rate):
+    if report_errors("rate-speeches", out.errors, out.n_samples, opts.max_error_rate):
         sys.exit(1)

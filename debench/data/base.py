@@ -73,9 +73,16 @@ class Adapter(BaseModel):
 
 ADAPTERS: Registry[Adapter] = Registry(
     "data adapter",
-    ["debench.data.ibm_speeches", "debench.data.debateart", "debench.data.bp_competition", "debench.data.debatebench", "debench.data.generic"],
+    {
+        "debench.data.ibm_speeches": ["ibm_speeches"],
+        "debench.data.debateart": ["debateart"],
+        "debench.data.bp_competition": ["bp_competition"],
+        "debench.data.debatebench": ["debatebench"],
+        "debench.data.generic": ["generic"],
+    },
     field="dataset.adapter",
 )
+"""Declared by module, so a task file's adapter is checked when it is loaded, importing nothing."""
 
 
 def register_adapter(name: str, *, patterns: Iterable[str] = (), speech_label: Callable[[int, Speech], str] | None = None):

@@ -22,7 +22,7 @@ from debench.data.base import ADAPTERS, Adapter, Doc, LoadedDataset, Speech
 from debench.data.files import read_csv
 from debench.data.transcript import SIDE_AND_SPEAKER, format_transcript
 from debench.errors import DataError, UserError
-from debench.task import GENERIC_ADAPTER, DatasetConfig, FieldMap, HubSource, value_key
+from debench.task import GENERIC_ADAPTER, DatasetConfig, FieldMap, HubSource, SpeechListFields, value_key
 
 ADAPTERS.add(GENERIC_ADAPTER, Adapter(name=GENERIC_ADAPTER, load=None, speech_label=SIDE_AND_SPEAKER))
 
@@ -157,12 +157,27 @@ def _speeches(row: dict[str, Any], fm: FieldMap, i: int, where: str) -> list[Spe
     for k, item in enumerate(items):
         if not isinstance(item, dict) or spec.text not in item:
             raise DataError(f"record {i + 1}, speech {k + 1}: expected a mapping with the key '{spec.text}'", path=where, field=spec.field)
-        side = item.get(spec.side) if spec.side else None
-        if side is not None:
-            side = spec.side_map.get(value_key(side), str(side))
+        side = _side(item, spec, i, k, where)
         speaker = item.get(spec.speaker) if spec.speaker else None
         out.append(Speech(speaker="" if speaker is None else str(speaker), side=side, text=str(item[spec.text] or "")))
     return out
+
+
+def _side(item: dict[str, Any], spec: SpeechListFields, i: int, k: int, where: str) -> str | None:
+    """A speech's side: its raw value through ``side_map``. With a map, every speech's side must be
+    one of its keys (a side outside it would reach the prompt and the baselines unmapped)."""
+    if spec.side is None:
+        return None
+    raw = item.get(spec.side)
+    if not spec.side_map:
+        return None if raw is None else str(raw)
+    key = None if raw is None else value_key(raw)
+    if key not in spec.side_map:
+        got = f"side {raw!r}" if raw is not None else f"no side (key '{spec.side}')"
+        raise DataError(
+            f"record {i + 1}, speech {k + 1}: {got} is not in dataset.fields.speeches.side_map ({', '.join(spec.side_map)})", path=where, field=spec.field
+        )
+    return spec.side_map[key]
 
 
 def _gold(row: dict[str, Any], fm: FieldMap, i: int, where: str) -> Any:

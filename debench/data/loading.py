@@ -20,7 +20,7 @@ import os
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Literal, NamedTuple
+from typing import NamedTuple
 
 from pydantic import PrivateAttr
 
@@ -29,12 +29,12 @@ from debench.data.fetched import fetched_dir, read_fetch_record
 from debench.data.generic import load_generic
 from debench.data.ibm_speeches import iter_ibm_speeches, run_order
 from debench.errors import DataError, UserError
+from debench.options import DataSource
 from debench.paths import portable_path
 from debench.task import GENERIC_ADAPTER, TaskConfig
 
 log = logging.getLogger(__name__)
 
-DataSource = Literal["auto", "hub", "local", "sample"]
 SAMPLES_DIR = Path(__file__).parent / "samples"
 
 

@@ -35,7 +35,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from debench.data.base import Doc
+from debench.data.base import Doc, Speech
 from debench.data.transcript import SIDE_AND_SPEAKER, debate_text
 from debench.errors import UserError
 from debench.grammars import load_grammar

@@ -180,7 +180,7 @@ def rejudge(
         with tempfile.TemporaryDirectory(prefix="debench-spot-") as tmp:
             records, _ = asyncio.run(run_samples(sub.task, [by_id[d] for d in ids], model, Path(tmp) / "spot.jsonl", run))
     except UserError as exc:
-        raise UserError(f"the spot check could not run {sub.results.model.name}: {exc}", path=str(sub.results_path), field="spot_check") from None
+        raise UserError(f"the spot check could not re-judge the {len(ids)} documents with {sub.results.model.name}: {exc}", path=str(sub.results_path), field="spot_check") from None
     failed = [r for r in records if r.status in ("error", "not_completed")]
     if failed:
         raise UserError(

@@ -7,7 +7,8 @@ Two kinds of keys:
   ``seed``, ``stop``, ``presence_penalty``, ``frequency_penalty``, ``repetition_penalty``):
   they override the task's settings in every request the model makes, in every command and
   client, and they are part of the model's identity (so of cache keys and run fingerprints);
-* **client settings** (``timeout``, ``max_retries``, ``base_delay``, ``max_delay``, ``client``,
+* **client settings** (``timeout``, ``max_retries``, ``base_delay``, ``max_delay``,
+  ``connect_grace``, ``client``,
   ``grammar``, ``context_window``, ``api_key``, and ``n_parallel`` / ``n_ctx`` for the embedded
   llama.cpp models): how requests are made, never what is asked;
 * **server settings** (``revision`` for ``vllm/`` and Hub ``gguf/`` weights; the rest for the vLLM
@@ -54,6 +55,7 @@ class ClientArgs(BaseModel):
     max_retries: int | None = Field(default=None, ge=0)
     base_delay: float | None = Field(default=None, ge=0)
     max_delay: float | None = Field(default=None, gt=0)
+    connect_grace: float | None = Field(default=None, ge=0, le=3600)
     client: Literal["auto", "http", "litellm"] = "auto"
     grammar: bool = False
     context_window: int | None = Field(default=None, ge=1)
@@ -84,7 +86,7 @@ class ServerArgs(BaseModel):
 GENERATION_KEYS = tuple(GenerationArgs.model_fields)
 CLIENT_KEYS = tuple(ClientArgs.model_fields)
 SERVER_KEYS = tuple(ServerArgs.model_fields)
-RETRY_KEYS = ("timeout", "max_retries", "base_delay", "max_delay")
+RETRY_KEYS = ("timeout", "max_retries", "base_delay", "max_delay", "connect_grace")
 LLAMA_CPP_KEYS = ("n_parallel", "n_ctx")
 VLLM_START_KEYS = tuple(k for k in SERVER_KEYS if k != "revision")
 """Settings of the vLLM server debench starts (meaningless for a server given with --api-base)."""
@@ -205,4 +207,22 @@ def check_kind(args: ModelArgs, kind: str, name: str) -> None:
         return
     unused = sorted(given - KIND_KEYS[kind])
     if unused:
-        raise UserError(f"model argument '{unused[0]}' does not apply to {name}")
+        raise UserError(f"model argument '{sorted(unused)[0]}' does not apply to {name}")
+
+
+def check_api_base(url: str) -> str:
+    """An ``--api-base``: an http(s) URL with a host (and a port that exists), without its
+    trailing slash; anything else is one line before any request is made."""
+    from urllib.parse import urlsplit
+
+    text = url.strip()
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 - raises ValueError for a port out of range or not a number
+        ok = parts.scheme in ("http", "https") and bool(parts.hostname) and not any(c.isspace() for c in text)
+    except ValueError:
+        ok = False
+    if not ok:
+        raise UserError(f"'{url}' is not a server URL (expected http://host:port/v1 or https://host/v1)", field="--api-base")
+    return text.rstrip("/")
+

@@ -13,13 +13,15 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, Protocol
 
 import aiohttp
 
 from debench.models.http_errors import MalformedResponse, classify_http_exception, error_message, header_retry_after, http_error, retry_after_of
-from debench.models.retry import FailureKind, RetryPolicy, call_with_retries, retry_after_from_exception
+from debench.errors import UserError
+from debench.models.retry import EndpointError, FailureKind, RetryPolicy, call_with_retries, retry_after_from_exception
 
 ENDPOINT = "/v1/chat/completions"
 WINDOW = "24h"
@@ -39,6 +41,19 @@ class BatchAPI(Protocol):
     async def content(self, file_id: str) -> bytes: ...
 
     async def aclose(self) -> None: ...
+
+
+@contextmanager
+def no_batch_endpoints(server: str) -> Iterator[None]:
+    """A 404 from the Files or Batch API means the server has none: ``--batch`` cannot work there
+    (one line, exit code 2, before any sample is judged)."""
+    try:
+        yield
+    except EndpointError as exc:
+        status = getattr(exc.__cause__, "status", None) or getattr(exc.__cause__, "status_code", None)
+        if status != 404:
+            raise
+        raise UserError(f"{server} has no batch endpoints (Files + Batch API): {exc}; run without --batch", field="--batch") from exc
 
 
 class HTTPBatchAPI:
@@ -73,7 +88,9 @@ class HTTPBatchAPI:
             except ValueError as exc:
                 raise MalformedResponse(f"unreadable answer from {path}: {body[:200]!r}") from exc
 
-        result, _ = await call_with_retries(once, policy=self.retry, rng=self._rng, classify=classify_http_exception, retry_after=retry_after_of)
+        where = f"{method} {self.api_base}{path}"
+        with no_batch_endpoints(self.api_base):
+            result, _ = await call_with_retries(once, policy=self.retry, rng=self._rng, classify=classify_http_exception, retry_after=retry_after_of, where=where)
         return result
 
     async def upload(self, data: bytes, filename: str) -> str:
@@ -124,9 +141,11 @@ class LiteLLMBatchAPI:
         self._rng = random.Random(seed)
 
     async def _call(self, fn: Any, **kwargs: Any) -> Any:
-        result, _ = await call_with_retries(
-            lambda: fn(**kwargs, **self._kw), policy=self.retry, rng=self._rng, classify=self.classify, retry_after=retry_after_from_exception
-        )
+        where = f"{fn.__name__} at {self._kw.get('api_base') or self.provider}"
+        with no_batch_endpoints(self._kw.get("api_base") or self.provider):
+            result, _ = await call_with_retries(
+                lambda: fn(**kwargs, **self._kw), policy=self.retry, rng=self._rng, classify=self.classify, retry_after=retry_after_from_exception, where=where
+            )
         return result
 
     async def upload(self, data: bytes, filename: str) -> str:

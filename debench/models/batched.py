@@ -254,6 +254,7 @@ class BatchedModel(Model):
         if future is None or future.done():
             return
         if exc is not None:
+            exc.attempts = 1  # type: ignore[attr-defined] # the request was sent once, in the batch
             future.set_exception(exc)
         else:
             future.set_result(response)  # type: ignore[arg-type]

@@ -8,13 +8,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from pydantic import Field
+
 from debench.errors import UserError
-from debench.models.args import ModelArgs, check_kind, parse_model_args, split_model_spec
+from debench.models.args import RETRY_KEYS, ModelArgs, check_api_base, check_kind, parse_model_args, split_model_spec
 from debench.models.base import Model
 from debench.models.retry import RetryPolicy
+from debench.options import Ensemble, ModelString, Options, Seed
 from debench.redact import remember_secret
 
-__all__ = ["make_judge", "make_model", "parse_model_args"]
+__all__ = ["JudgeOptions", "make_judge", "make_model", "parse_model_args"]
 
 ArgsLike = ModelArgs | Mapping[str, Any] | str | None
 
@@ -48,6 +51,7 @@ def make_model(
 ) -> Model:
     """One model from its string; ``model_args`` (``--model-args``) apply under the string's own
     ``@key=value`` settings. Unknown or inapplicable arguments are a ``UserError``."""
+    api_bases = [check_api_base(b) for b in api_bases] if api_bases else None
     base, own = split_model_spec(spec)
     args = as_model_args(model_args).merged(own)
     kind = model_kind(base)
@@ -55,7 +59,7 @@ def make_model(
     client = args.client
     key = client.api_key or api_key
     remember_secret(key)
-    retry_kwargs = {k: getattr(client, k) for k in ("max_retries", "base_delay", "max_delay", "timeout") if getattr(client, k) is not None}
+    retry_kwargs = {k: getattr(client, k) for k in RETRY_KEYS if getattr(client, k) is not None}
     retry = RetryPolicy(**retry_kwargs) if retry_kwargs else None
     generation = args.generation_overrides
     name = spec.strip()
@@ -127,6 +131,18 @@ def split_bases(api_base: str | None) -> list[str] | None:
     return [b.strip() for b in api_base.split(",") if b.strip()] if api_base else None
 
 
+class JudgeOptions(Options):
+    """The judge a command (or ``debench.evaluate``) names: its model string(s), how they are
+    combined and reached. Checked before any model is made."""
+
+    model: ModelString = Field(json_schema_extra={"expects": "a model string such as 'gpt-4o' or 'baseline/random'"})
+    ensemble: Ensemble | None = None
+    api_base: str | None = Field(default=None, json_schema_extra={"expects": "a server URL, or several comma-separated"})
+    api_key: str | None = None
+    model_args: str | dict[str, Any] | None = Field(default=None, json_schema_extra={"expects": "'key=value,...' or a mapping of settings"})
+    seed: Seed = 0
+
+
 def make_judge(
     model_spec: str,
     ensemble: str | None,
@@ -138,6 +154,8 @@ def make_judge(
     cache_path: Path | None = None,
 ) -> Model:
     """One model, or with ``ensemble`` several comma-separated models combined into one judge."""
+    if not isinstance(model_args, ModelArgs):
+        JudgeOptions.of(model=model_spec, ensemble=ensemble, api_base=api_base, api_key=api_key, model_args=model_args, seed=seed)
     bases = split_bases(api_base)
     specs = [m.strip() for m in model_spec.split(",") if m.strip()]
     args = as_model_args(model_args)

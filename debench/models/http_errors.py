@@ -8,7 +8,7 @@ from typing import Any
 
 import aiohttp
 
-from debench.models.retry import TRANSIENT_EXCEPTIONS, TRANSIENT_STATUS, FailureKind, parse_retry_after
+from debench.models.retry import FATAL_STATUS, TRANSIENT_EXCEPTIONS, TRANSIENT_STATUS, FailureKind, parse_retry_after, unreachable
 
 CONTEXT_MARKERS = (
     "context_length_exceeded",
@@ -62,17 +62,29 @@ class MalformedResponse(Exception):
     """A 200 answer without a usable completion."""
 
 
+TRANSIENT_AIOHTTP = (aiohttp.ServerDisconnectedError, aiohttp.ServerTimeoutError, aiohttp.ClientPayloadError, aiohttp.ClientOSError)
+"""aiohttp's failures of a connection that was made (dropped, reset, timed out, cut short): worth
+retrying. Its other errors (a malformed URL, too many redirects, a certificate) are not."""
+
+
 def classify_http_exception(exc: BaseException) -> FailureKind:
-    """'context' | 'permanent' | 'transient', as ``litellm_model.classify_exception`` decides:
-    429 / 408 / 409 / 5xx, connection failures, timeouts and unreadable answers are retried;
-    anything else fails its sample at once."""
+    """'context' | 'permanent' | 'transient' | 'unreachable' | 'fatal' (see ``debench.models.retry``),
+    as ``litellm_model.classify_exception`` decides: 429 / 408 / 409 / 5xx, dropped connections,
+    timeouts and unreadable answers are retried; a refused connection only for the grace period;
+    a 404 stops the run; anything else fails its sample at once."""
     if isinstance(exc, HTTPStatusError):
         if exc.status in TRANSIENT_STATUS or exc.status >= 500:
             return "transient"
+        if exc.status in FATAL_STATUS:
+            return "fatal"
         if exc.status in (400, 413) and any(m in exc.message.lower() for m in CONTEXT_MARKERS):
             return "context"
         return "permanent"
-    if isinstance(exc, (aiohttp.ClientError, MalformedResponse, *TRANSIENT_EXCEPTIONS)):
+    if unreachable(exc):
+        return "unreachable"
+    if isinstance(exc, aiohttp.ClientSSLError):
+        return "fatal"
+    if isinstance(exc, (*TRANSIENT_AIOHTTP, MalformedResponse, *TRANSIENT_EXCEPTIONS)):
         return "transient"
     return "permanent"
 

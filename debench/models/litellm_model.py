@@ -14,6 +14,7 @@ from typing import Any
 from debench.errors import UserError
 from debench.models.base import Model, ModelResponse, Request, Usage
 from debench.models.retry import (
+    FATAL_STATUS,
     TRANSIENT_EXCEPTIONS,
     TRANSIENT_STATUS,
     FailureKind,
@@ -21,6 +22,7 @@ from debench.models.retry import (
     TransientModelError,
     call_with_retries,
     retry_after_from_exception,
+    unreachable,
 )
 from debench.prompts import Message
 from debench.task import GenerationConfig
@@ -45,16 +47,21 @@ go to OpenAI-compatible servers in the request body and to providers as their ow
 
 
 def classify_exception(exc: BaseException) -> FailureKind:
-    """'context' | 'transient' | 'permanent'.
+    """'context' | 'transient' | 'permanent' | 'unreachable' | 'fatal' (see ``debench.models.retry``).
 
     Only known transient failures are retried: rate limits (429), timeouts (408), conflicts
-    (409), server errors (5xx), dropped or refused connections and the provider classes for
-    them. Anything else (a bad request, authentication, an unknown model, a bug) fails its sample
-    at once: retrying it would only cost time."""
+    (409), server errors (5xx), dropped connections and the provider classes for them. A refused
+    connection (litellm reports it as a 500) is retried only for the grace period; a 404 (no such
+    path or model) stops the run. Anything else (a bad request, a rejected key, a bug)
+    fails its sample at once: retrying it would only cost time."""
     litellm = _litellm()
     if isinstance(exc, litellm.ContextWindowExceededError):
         return "context"
+    if unreachable(exc):
+        return "unreachable"
     status = getattr(exc, "status_code", None)
+    if isinstance(exc, litellm.NotFoundError) or status in FATAL_STATUS:
+        return "fatal"
     if isinstance(status, int) and (status >= 500 or status in TRANSIENT_STATUS):
         return "transient"
     transient = (
@@ -100,6 +107,7 @@ class LiteLLMModel(Model):
         self._rng = random.Random(seed)
         self._router: Any = None
         self._checked = False
+        self._where: str | None = None
 
     # identity: everything that can change an answer, nothing that cannot (keys, timeouts)
     def identity(self) -> dict[str, Any]:
@@ -236,6 +244,13 @@ class LiteLLMModel(Model):
             params["api_base"] = self.api_bases[0]
         return await _litellm().acompletion(model=self.litellm_name, **params)
 
+    def where(self) -> str:
+        """What a request calls, for messages: the chat URL(s) of the api base(s), or the model."""
+        if self._where is None:
+            bases = ", ".join(f"{b}/chat/completions" for b in self.api_bases)
+            self._where = bases or f"model '{self.name}' ({self._provider()})"
+        return self._where
+
     def check_ready(self) -> None:
         """Before the first request (cached answers still serve without it): an unknown provider
         or a missing API key is a user error (one line, exit 2), not a run of failed samples.
@@ -277,6 +292,7 @@ class LiteLLMModel(Model):
             rng=self._rng,
             classify=classify_exception,
             retry_after=retry_after_from_exception,
+            where=self.where(),
         )
         return self._to_response(response, attempts)
 

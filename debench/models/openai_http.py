@@ -6,8 +6,10 @@ litellm path in everything the harness relies on:
 
 * the same retry loop (``retry.call_with_retries``): 429 / 408 / 409 / 5xx, dropped connections,
   timeouts and unreadable answers are transient (retried with backoff honouring ``Retry-After``
-  and ``retry-after-ms``, capped by ``max_retries`` and ``max_delay``); other 4xx fail at once;
-  a context-length error becomes ``ContextOverflow`` (the sample is *not completed*);
+  and ``retry-after-ms``, capped by ``max_retries`` and ``max_delay``); a refused connection is
+  retried for ``connect_grace`` seconds, then the run stops naming the URL, as it does at once on
+  a 404; other 4xx fail their sample at once; a context-length error becomes
+  ``ContextOverflow`` (the sample is *not completed*);
 * a per-request ``timeout``; the api key from ``--api-key`` or ``OPENAI_API_KEY`` (local servers
   get a placeholder);
 * the same request body litellm sends (``extra_body`` and the GBNF ``grammar`` merged into it),
@@ -44,6 +46,10 @@ from debench.models.http_errors import (  # noqa: F401 - re-exported: the client
 )
 from debench.models.retry import RetryPolicy, call_with_retries
 from debench.prompts import Message
+
+CONNECT_TIMEOUT_S = 10.0
+"""A connection not accepted within this is an unreachable endpoint (retried for the grace period)."""
+
 
 class OpenAIHTTPModel(Model):
     kind = "openai-http"
@@ -133,7 +139,7 @@ class OpenAIHTTPModel(Model):
             connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=300)
             self._session = aiohttp.ClientSession(
                 connector=connector,
-                timeout=aiohttp.ClientTimeout(total=self.retry.timeout),
+                timeout=aiohttp.ClientTimeout(total=self.retry.timeout, sock_connect=min(self.retry.timeout, CONNECT_TIMEOUT_S)),
                 headers=self._headers,
                 skip_auto_headers=("User-Agent",),
             )
@@ -160,6 +166,7 @@ class OpenAIHTTPModel(Model):
             rng=self._rng,
             classify=classify_http_exception,
             retry_after=retry_after_of,
+            where=f"POST {self.url}",
         )
         u = Usage.of(data.get("usage"))
         cost = self._price.cost(u) if self._price else None

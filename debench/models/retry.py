@@ -1,6 +1,21 @@
 """Retry policy: exponential backoff with jitter, honouring Retry-After, capped; and the one retry
-loop every network model uses (litellm or the direct HTTP client), so that both classify, wait,
-cap and count attempts the same way."""
+loop every network model uses (litellm, the direct HTTP client, the batch clients), so that all
+classify, wait, cap and count attempts the same way.
+
+Failure kinds (``FailureKind``), decided by each client's ``classify``:
+
+* ``transient`` (429, 408, 409, 5xx, a dropped connection, a timeout): retried with backoff, at
+  most ``max_retries`` times, then the sample is an error (``TransientModelError``);
+* ``unreachable`` (nothing accepts the connection: refused, unknown host): retried only for
+  ``connect_grace`` seconds (default 20) in case the server is starting, then the run stops with
+  one line naming the URL (``EndpointError``, exit code 2);
+* ``fatal`` (the endpoint cannot work: a 404 for its path or model): the run stops at once, one
+  line naming the URL (``EndpointError``);
+* ``context`` (the prompt does not fit): the sample is *not completed*;
+* ``permanent`` (anything else: a bad request, a bug): the sample is an error at once.
+
+Every exception raised here carries ``attempts``: the requests that call made.
+"""
 
 from __future__ import annotations
 
@@ -19,16 +34,55 @@ from debench.models.base import ContextOverflow, PermanentModelError
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-FailureKind = Literal["context", "permanent", "transient"]
+FailureKind = Literal["context", "permanent", "transient", "unreachable", "fatal"]
 
 TRANSIENT_STATUS = frozenset({408, 409, 429})
 """HTTP statuses retried besides 5xx: timeout, conflict, rate limit."""
+FATAL_STATUS = frozenset({404})
+"""Answers no request to this endpoint can get past: a path (or model) the server does not have.
+The run stops with one line naming the URL."""
 TRANSIENT_EXCEPTIONS: tuple[type[BaseException], ...] = (TimeoutError, asyncio.TimeoutError, ConnectionError)
 """Failures of the network itself (a refused or dropped connection, a timeout), in any client."""
 
 
 class TransientModelError(Exception):
     """A transient failure (rate limit, 5xx, dropped connection, timeout) still failing at the cap."""
+
+
+class EndpointError(UserError):
+    """An endpoint that cannot work (nothing listening past the grace period, a 404 for its path):
+    the run stops with one line naming it (exit code 2); finished work is kept. Its message is
+    redacted (a server's answer may echo the key it was sent)."""
+
+    def __init__(self, message: str):
+        from debench.redact import Redactor
+
+        super().__init__(Redactor().text(message))
+
+
+def unreachable(exc: BaseException) -> bool:
+    """Nothing accepted the connection (refused, unknown host, connect timeout), in any client:
+    aiohttp's, httpx's (litellm) or the socket's own error, anywhere in the exception's chain."""
+    import socket
+
+    import aiohttp
+
+    kinds: tuple[type[BaseException], ...] = (ConnectionRefusedError, socket.gaierror, aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError)
+    try:
+        import httpx
+
+        kinds += (httpx.ConnectError, httpx.ConnectTimeout)
+    except ImportError:  # pragma: no cover - litellm brings httpx
+        pass
+    ssl = (aiohttp.ClientSSLError,)
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        if isinstance(cur, kinds) and not isinstance(cur, ssl):
+            return True
+        cur = cur.__cause__ or cur.__context__
+    return False
 
 
 @dataclass(frozen=True)
@@ -40,6 +94,9 @@ class RetryPolicy:
     """Cap on any single wait, including a server's Retry-After."""
     timeout: float = 120.0
     """Per-request timeout in seconds."""
+    connect_grace: float = 20.0
+    """Seconds a request keeps retrying an endpoint that refuses connections (a server still
+    starting) before the run stops with one line naming it."""
 
     def backoff(self, attempt: int, rng: random.Random, retry_after: float | None = None) -> float:
         """Seconds to wait before retry number ``attempt`` (1-based)."""
@@ -103,15 +160,19 @@ async def call_with_retries(
     rng: random.Random,
     classify: Callable[[BaseException], FailureKind],
     retry_after: Callable[[BaseException], float | None],
+    where: str = "the model's endpoint",
 ) -> tuple[T, int]:
     """Run ``call`` until it succeeds; returns (result, attempts).
 
     A context overflow raises ``ContextOverflow`` and a permanent error ``PermanentModelError`` at
     once; a transient one is retried after ``policy.backoff`` (honouring Retry-After), at most
-    ``policy.max_retries`` times, then raises ``TransientModelError``. A ``UserError`` is raised
-    as it is (it stops the run).
+    ``policy.max_retries`` times, then raises ``TransientModelError``; an unreachable endpoint is
+    retried for ``policy.connect_grace`` seconds, then (like a fatal answer at once) raises
+    ``EndpointError`` naming ``where`` (the URL called). A ``UserError`` is raised as it is (it
+    stops the run).
     """
     attempt = 0
+    down_since: float | None = None
     while True:
         attempt += 1
         try:
@@ -120,12 +181,42 @@ async def call_with_retries(
             raise  # a problem the user must fix (e.g. their model's server died): never retried
         except Exception as exc:  # noqa: BLE001 - classified below
             kind = classify(exc)
-            if kind == "context":
-                raise ContextOverflow(_first_line(exc, 300)) from exc
-            if kind == "permanent":
-                raise PermanentModelError(f"{type(exc).__name__}: {_first_line(exc, 300)}") from exc
-            if attempt > policy.max_retries:
-                raise TransientModelError(f"gave up after {attempt} attempts: {type(exc).__name__}: {_first_line(exc, 200)}") from exc
+            error = _give_up(exc, kind, attempt, policy, where, down_since)
+            if error is not None:
+                error.attempts = attempt  # type: ignore[attr-defined]
+                raise error from exc
             wait = policy.backoff(attempt, rng, retry_after(exc))
+            if kind == "unreachable":
+                down_since = time.monotonic() if down_since is None else down_since
+                wait = max(0.0, min(wait, down_since + policy.connect_grace - time.monotonic()))
             log.debug("attempt %d failed (%s); retrying in %.2fs", attempt, type(exc).__name__, wait)
             await asyncio.sleep(wait)
+
+
+def _give_up(exc: BaseException, kind: FailureKind, attempt: int, policy: RetryPolicy, where: str, down_since: float | None) -> Exception | None:
+    """The exception that ends this call, or None to retry it."""
+    what = f"{type(exc).__name__}: {_first_line(exc, 300)}"
+    if kind == "context":
+        return ContextOverflow(_first_line(exc, 300))
+    if kind == "permanent":
+        return PermanentModelError(what)
+    if kind == "fatal":
+        return EndpointError(f"{where}: {what}{_hint(exc, where)}")
+    if kind == "unreachable":
+        waited = 0.0 if down_since is None else time.monotonic() - down_since
+        if waited >= policy.connect_grace or attempt > policy.max_retries:
+            return EndpointError(
+                f"cannot connect to {where} ({_first_line(exc, 160)}); gave up after {attempt} attempts in {waited:.1f} s "
+                f"(is the server running? --model-args connect_grace=S waits longer for one that is starting)"
+            )
+        return None
+    if attempt > policy.max_retries:
+        return TransientModelError(f"gave up after {attempt} attempts: {type(exc).__name__}: {_first_line(exc, 200)}")
+    return None
+
+
+def _hint(exc: BaseException, where: str) -> str:
+    status = getattr(exc, "status", None) or getattr(exc, "status_code", None)
+    if status == 404 and "/v1" not in where and "://" in where:
+        return " (an OpenAI-compatible server's api base usually ends in /v1)"
+    return ""

@@ -2,7 +2,8 @@
 
 Originals and every probed copy go through ``run_samples`` as ordinary documents — cached,
 concurrent, resumable — into one per-sample log, ``probe_samples_<task>_<fingerprint>.jsonl``
-(the fingerprint is the one ``eval`` uses: task, model, data, method). Probed copies have their
+(the fingerprint is the one ``eval`` uses: task, model, data, method; a run over fewer documents,
+``--limit`` or ``--doc-ids``, names its report and pairs apart: ``pipeline.run_stem``). Probed copies have their
 own doc_ids (``<id>#<probe>:<content hash>``), so runs with other probes share the log and the
 originals' answers. The report and one line per (probe, document) pair are written beside it.
 """
@@ -17,9 +18,10 @@ from debench.data.base import Doc, get_adapter
 from debench.data.loading import load_task_data
 from debench.errors import UserError
 from debench.registry import task_file_label
-from debench.pipeline import RunOptions, dataset_info, ensure_method_supported, generation_record, task_sha, usage_info
+from debench.pipeline import RunOptions, dataset_info, ensure_method_supported, generation_record, run_stem, task_sha, usage_info
 from debench.prompts import check_templates
 from debench.models.base import Model
+from debench.options import Method
 from debench.probes.base import ProbeContext, ProbedDoc, ProbeSpec
 from debench.probes.inject import claim_for_task
 from debench.probes.report import ProbeReport, ProbeSummary
@@ -29,10 +31,11 @@ from debench.runner import error_summary, run_fingerprint, run_samples
 from debench.task import TaskConfig
 
 
-@dataclass
 class ProbeOptions(RunOptions):
+    """``debench probe``: ``doc_ids`` chooses documents (before ``limit``)."""
+
     doc_ids: list[str] | None = None
-    method: str | None = None
+    method: Method | None = None
     inject_text: str | None = None
 
 
@@ -111,9 +114,10 @@ async def run_probes(task: TaskConfig, task_path: Path, model: Model, specs: lis
 
     fp = run_fingerprint(task, model.identity(), dataset.content_hash, method)
     out_dir = opts.model_dir(model)
-    samples_path = out_dir / f"probe_samples_{task.name}_{fp}.jsonl"
-    report_path = out_dir / f"probes_{task.name}_{fp}.json"
-    pairs_path = out_dir / f"probe_pairs_{task.name}_{fp}.jsonl"
+    stem = run_stem(task, fp, opts.limit, opts.doc_ids)
+    samples_path = out_dir / f"probe_samples_{run_stem(task, fp)}.jsonl"  # shared by every selection: its keys are the documents' content
+    report_path = out_dir / f"probes_{stem}.json"
+    pairs_path = out_dir / f"probe_pairs_{stem}.jsonl"
     settings = opts.run_settings(model, method)
     records, caller = await run_samples(task, all_docs, model, samples_path, settings)
     by_id = {r.doc_id: r for r in records}

@@ -21,9 +21,10 @@ from typing import Literal
 from pydantic import BaseModel
 
 from debench.calls import Caller
-from debench.data.loading import DataSource, load_task_data
+from debench.data.loading import load_task_data
 from debench.errors import UserError
 from debench.models.base import Model
+from debench.options import DataOptions, DataSource, JobOptions, PerTopic, SpeechTokens, Temperature, Words
 from debench.record_log import RecordLog
 from debench.runner import RunSettings, open_cache, run_jobs
 from debench.atomic import write_json_record
@@ -44,16 +45,15 @@ USER = (
 NAMESPACE = uuid.UUID("6f1d2b0e-3c55-4c1a-9a53-0d6f3b1e8a21")
 
 
-@dataclass
-class GenerateOptions:
-    words: int = 600
-    per_topic: int = 2
-    temperature: float = 1.0
-    max_tokens: int | None = None
-    seed: int = 0
-    concurrency: int | None = None
-    use_cache: bool = True
-    progress: bool = True
+class GenerateOptions(JobOptions, DataOptions):
+    """``debench generate-speeches``: ``limit`` keeps the first N topics (sorted); the data options
+    say where the IBM topics are read from when no topics file is given."""
+
+    words: Words = 600
+    per_topic: PerTopic = 2
+    temperature: Temperature = 1.0
+    max_tokens: SpeechTokens | None = None
+    """None: 1,024 per 600 words (``default_max_tokens``)."""
 
 
 class SpeechRecord(BaseModel):
@@ -178,8 +178,6 @@ class SpeechJob:
 
 async def generate_speeches(model: Model, topics: list[str], output: Path, opts: GenerateOptions) -> GenerateOutput:
     """Every speech of every topic through the shared runner; rows in topic order."""
-    if opts.words < 1 or opts.per_topic < 1:
-        raise UserError("--words and --per-topic must be positive")
     settings = RunSettings(concurrency=opts.concurrency or model.default_concurrency, use_cache=opts.use_cache, progress=opts.progress)
     caller = Caller(open_cache(model, settings))
     log_path = output.with_name(f"{output.name}.samples_{run_key(model, opts)}.jsonl")

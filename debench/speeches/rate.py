@@ -13,6 +13,7 @@ import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 
@@ -21,10 +22,11 @@ from debench.data.base import Doc, Speech
 from debench.data.loading import load_task_data
 from debench.errors import UserError
 from debench.registry import task_file_label
-from debench.pipeline import RunOptions, dataset_info, ensure_method_supported, generation_record, task_sha, usage_info
+from debench.pipeline import RunOptions, dataset_info, ensure_method_supported, generation_record, run_stem, task_sha, usage_info
 from debench.prompts import check_templates
 from debench.metrics.bootstrap import mean_ci, mean_diff_ci
 from debench.models.base import Model
+from debench.options import NBootstrap
 from debench.plots import plot_source_means
 from debench.results import ModelInfo, TaskInfo, now_iso, package_versions
 from debench.runner import error_summary, run_fingerprint, run_samples
@@ -34,13 +36,14 @@ from debench.speeches.report import Comparison, Estimate, SourceRating, Speeches
 from debench.task import TaskConfig
 
 
-@dataclass
 class RateOptions(RunOptions):
-    """``limit`` counts topics: only the first N topics of the file (sorted)."""
+    """``debench rate-speeches``: ``limit`` counts topics: only the first N topics of the file (sorted)."""
+
+    FLAGS: ClassVar[dict[str, str]] = {"n_bootstrap": "--bootstrap"}
 
     human_sources: list[str] | None = None
     """Annotated sources to rate beside the file (default: all)."""
-    n_bootstrap: int | None = None
+    n_bootstrap: NBootstrap | None = None
 
 
 @dataclass
@@ -127,8 +130,9 @@ async def rate_speeches(task: TaskConfig, task_path: Path, model: Model, speeche
     base_fp = run_fingerprint(task, model.identity(), dataset.content_hash, task.method)
     fp = hashlib.sha256(f"{base_fp}|{content}".encode()).hexdigest()[:12]
     out_dir = opts.model_dir(model)
-    samples_path = out_dir / f"speech_rating_samples_{task.name}_{fp}.jsonl"
-    report_path = out_dir / f"speech_rating_{task.name}_{fp}.json"
+    stem = run_stem(task, fp, opts.limit)
+    samples_path = out_dir / f"speech_rating_samples_{stem}.jsonl"
+    report_path = out_dir / f"speech_rating_{stem}.json"
     settings = opts.run_settings(model, task.method)
     records, caller = await run_samples(task, docs, model, samples_path, settings)
     recs = {r.doc_id: r for r in records}

@@ -440,12 +440,14 @@ class _StubCore:
         model: str,
         record_requests: bool,
         prefix_cache: bool = False,
+        batch_endpoints: bool = True,
     ) -> None:
         if latency < 0:
             raise ValueError("latency must be >= 0")
         self.latency = latency
         self.prefix_cache: PrefixCache | None = PrefixCache() if prefix_cache else None
         self.batches = BatchDesk(self._answer)
+        self.batch_endpoints = batch_endpoints
         self.responder = responder
         self.model = model
         self.recorder = _Recorder(record_requests)
@@ -467,7 +469,8 @@ class _StubCore:
         for prefix in ("/v1", ""):
             app.router.add_post(f"{prefix}/chat/completions", self._completions)
             app.router.add_get(f"{prefix}/models", self._models)
-            self.batches.routes(app, prefix)
+            if self.batch_endpoints:
+                self.batches.routes(app, prefix)
         app.router.add_get("/health", self._health)
         app.router.add_get("/_stub/stats", self._stats)
         app.router.add_post("/_stub/reset", self._reset)
@@ -645,6 +648,7 @@ class StubServer:
 
     ``port=0`` picks a free port. ``responder`` defaults to ``likert_responder()``, ``faults`` to a
     plan without faults. ``record_requests=False`` keeps no request bodies (for benchmarks).
+    ``batch_endpoints=False`` serves no Files and Batch endpoints (a server ``--batch`` cannot use).
     """
 
     def __init__(
@@ -658,6 +662,7 @@ class StubServer:
         record_requests: bool = True,
         prefix_cache: bool = False,
         batch: BatchPlan | None = None,
+        batch_endpoints: bool = True,
     ) -> None:
         self._core = _StubCore(
             latency=latency,
@@ -666,6 +671,7 @@ class StubServer:
             model=model,
             record_requests=record_requests,
             prefix_cache=prefix_cache,
+            batch_endpoints=batch_endpoints,
         )
         if batch is not None:
             self._core.batches.plan = batch
