@@ -24,6 +24,7 @@ from debench.data.fetch import Fetcher, fetch_targets
 from debench.data.fetched import RECORD_NAME, data_root, fetched_dir
 from debench.data.loading import SAMPLES_DIR, content_hash, load_task_data
 from debench.errors import UserError
+from debench.paths import portable_path
 from debench.registry import load_task, tasks_dir
 from debench.task_files import load_task_file
 
@@ -147,8 +148,8 @@ def test_fetch_then_auto_uses_the_fetched_copy(server: Server, tmp_path: Path, m
         record = json.loads((target / RECORD_NAME).read_text())
         assert record["checked"] == ["content_hash"] and record["content_hash"] == task.dataset.fetch.content_hash  # type: ignore[union-attr]
         ds = load_task_data(task, "auto")  # no DEBENCH_DATA_DIR, Hub offline: the fetched copy, not the sample
-        assert ds.source == "local" and ds.location == str(target) and not ds.is_sample and len(ds.docs) == n_docs
-        assert load_task_data(task, "local").location == str(target)
+        assert ds.source == "local" and ds.location == portable_path(str(target)) and not ds.is_sample and len(ds.docs) == n_docs
+        assert load_task_data(task, "local").location == portable_path(str(target))
     assert _leftovers() == []
     # the same command again: nothing downloaded
     again = run_cli("data", "fetch", str(da), "--no-progress")
@@ -160,7 +161,7 @@ def test_fetch_then_auto_uses_the_fetched_copy(server: Server, tmp_path: Path, m
     ev = run_cli("eval", "--task", str(bp), "--model", "baseline/last", "--output-dir", str(out), "--no-progress")
     assert ev.returncode == 0, ev.stderr
     res = json.loads(next((out / "baseline__last").glob("results_fx_bp_*.json")).read_text())
-    assert res["dataset"]["location"] == str(fetched_dir("fixture/fx_bp")) and res["dataset"]["is_sample"] is False
+    assert res["dataset"]["location"] == portable_path(str(fetched_dir("fixture/fx_bp"))) and res["dataset"]["is_sample"] is False
 
 
 def _refused(proc, what: str) -> None:  # type: ignore[no-untyped-def]
@@ -238,7 +239,7 @@ def test_hub_files_of_the_shipped_ibm_tasks_checked_against_the_shipped_sha256(s
     assert "checked: sha256 and content_hash" in proc.stdout
     monkeypatch.delenv("DEBENCH_DATA_DIR", raising=False)
     ds = load_task_data(load_task("ibm_speech_likert")[0], "auto")
-    assert len(ds.docs) == 631 and ds.location == str(fetched_dir("ibm_debate_speeches"))
+    assert len(ds.docs) == 631 and ds.location == portable_path(str(fetched_dir("ibm_debate_speeches")))
     assert ds.content_hash == load_task_data(load_task("ibm_speech_likert")[0], "local", real.parent.parent).content_hash
     # a Hub file that differs from the published one is refused
     server.files["/datasets/noystl/speech-quality-dataset/resolve/main/data.csv"] = real.read_bytes()[:-10]
@@ -279,7 +280,7 @@ def test_a_data_set_without_a_checksum_needs_allow_unverified(server: Server, tm
     assert proc.returncode == 0, proc.stderr
     assert "checked: nothing (--allow-unverified)" in proc.stdout and len(server.requests) == 2
     ds = load_task_data(load_task("debatebench_verdict")[0], "auto")
-    assert ds.location == str(fetched_dir("debatebench")) and not ds.is_sample
+    assert ds.location == portable_path(str(fetched_dir("debatebench"))) and not ds.is_sample
     assert ds.content_hash == content_hash(sample, get_adapter("debatebench").patterns)
 
 

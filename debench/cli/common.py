@@ -186,11 +186,19 @@ run_options = _stack(
 )
 
 
+QUOTED_LINE = "  | "
+"""A line a message quotes verbatim (a server's last log lines) starts with this, and is kept as a line."""
+
+
 def report_error(message: str) -> None:
-    """The one way debench refuses: one line on stderr, secrets masked."""
+    """The one way debench refuses: one line on stderr (a message's own line breaks folded), secrets
+    masked; only quoted lines (``QUOTED_LINE``, e.g. the log of a server that died) follow it."""
     from debench.redact import Redactor
 
-    click.echo(f"debench: error: {Redactor().text(' '.join(message.split()))}", err=True)
+    lines = message.split("\n")
+    quoted = [line for line in lines if line.startswith(QUOTED_LINE)]
+    head = " ".join(" ".join(line for line in lines if not line.startswith(QUOTED_LINE)).split())
+    click.echo(Redactor().text("\n".join([f"debench: error: {head}", *quoted])), err=True)
 
 
 def usage_line(exc: click.UsageError) -> str:
