@@ -78,7 +78,7 @@ def as_bool(cell: str, path: Path, column: str) -> bool:
 
 def read_yaml(path: Path) -> Any:
     try:
-        return yaml.load(path.read_text(encoding="utf-8"), Loader=SAFE_LOADER)  # noqa: S506 - a safe loader
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=SAFE_LOADER)
     except FileNotFoundError:
         raise DataError("file not found", path=str(path)) from None
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
