@@ -48,6 +48,7 @@ def test_krippendorff_alpha_by_hand() -> None:
     assert nominal_alpha(np.array([[0, 1, 0]], dtype=float)) is None
 
 
+@pytest.mark.slow  # simulated judges on many debates, with bootstrap CIs
 def test_judges_who_agree_and_a_judge_who_reverses() -> None:
     strengths = {"A": 1.2, "B": 0.4, "C": -0.4, "D": -1.2}
     fair = simulate(strengths, [SynthJudge("fair1"), SynthJudge("fair2")], n_topics=25, seed=7)

@@ -10,22 +10,17 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from debench.testing.browser import chromium_paths
 
 REPO = Path(__file__).resolve().parent.parent
 PAGE = REPO / "leaderboard" / "index.html"
 JSON = REPO / "leaderboard" / "leaderboard.json"
 
-pytestmark = pytest.mark.skipif(
-    None in chromium_paths(),
-    reason="Debian's chromium and chromium-driver are not installed (.ci/run installs them: apt-get install chromium chromium-driver)",
-)
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("chromium")]  # every test here drives the browser
 
 EXTRACT = """
 function cell(td){
@@ -95,13 +90,9 @@ def board() -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def driver() -> Iterator[Any]:
-    pytest.importorskip("selenium.webdriver", reason="selenium is in the [test] extra")
-    from debench.testing.browser import headless_chromium
-
-    with headless_chromium() as drv:  # no network at all: the page must not need it
-        drv.get(PAGE.as_uri())
-        yield drv
+def driver(chromium: Any) -> Any:
+    chromium.get(PAGE.as_uri())  # no network at all: the page must not need it
+    return chromium
 
 
 def _num(text: str) -> float:

@@ -83,6 +83,7 @@ def board():  # type: ignore[no-untyped-def]
     return build_leaderboard(ok, SEEDS)
 
 
+@pytest.mark.real_data("ranks the committed submissions, which validate only against the real data's content hashes")
 def test_unequal_task_sets(board) -> None:  # type: ignore[no-untyped-def]
     assert board.overall_tasks == ["bp_top_team", "ibm_speech_likert"]
     rows = {r.model: r for r in board.overview}
@@ -95,6 +96,7 @@ def test_unequal_task_sets(board) -> None:  # type: ignore[no-untyped-def]
     assert board.overview[0].model == "baseline/random"  # judges ranked overall come first
 
 
+@pytest.mark.real_data("ranks the committed submissions, which validate only against the real data's content hashes")
 def test_tiers_on_real_entries(board) -> None:  # type: ignore[no-untyped-def]
     bp = next(t for t in board.tasks if t.name == "bp_top_team")
     by_model = {e.model: e for e in bp.entries}
@@ -114,6 +116,7 @@ def test_tiers_on_real_entries(board) -> None:  # type: ignore[no-untyped-def]
     assert ibm.entries[-1] is unranked
 
 
+@pytest.mark.real_data("ranks the committed submissions, which validate only against the real data's content hashes")
 def test_partial_runs_are_shown_not_ranked(tmp_path: Path) -> None:
     from lbhelp import eval_run
 

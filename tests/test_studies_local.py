@@ -14,7 +14,7 @@ from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
 from debench.samples import read_records
 
-pytestmark = pytest.mark.local_model
+pytestmark = [pytest.mark.local_model, pytest.mark.slow, pytest.mark.xdist_group("local_model")]  # one embedded-model server per worker
 
 SHORTEST, SECOND = "debateart_4395", "debateart_4642"  # the two shortest prompts (~800 and ~1,300 tokens)
 
@@ -46,6 +46,7 @@ def _check(report: dict, recs: dict, pairs: list[dict], sources: list[str]) -> N
             assert s["effect"]["rate"]["k"] == sum(p["probed"]["verdict"] == p["target_side"] for p in eligible)
 
 
+@pytest.mark.real_data("the two shortest real DebateArt debates, by id")
 def test_every_probe_on_real_debates(tmp_path: Path) -> None:
     real_data_dir("debatrix_panelbench")
     report, recs, pairs = _probe(tmp_path, SHORTEST, "all")
@@ -58,6 +59,7 @@ def test_every_probe_on_real_debates(tmp_path: Path) -> None:
     _check(report, {k: v for k, v in recs.items() if "#pad" not in k and "#trim" not in k}, pairs, [SHORTEST, SECOND])
 
 
+@pytest.mark.real_data("the real BP debates are too long for the local model's context (the sample's are not)")
 def test_bp_debates_too_long_for_the_local_model_are_counted_not_sent(tmp_path: Path) -> None:
     real_data_dir("debatrix_panelbench")
     proc = run_cli("probe", "--task", "bp_top_team", "--model", "local/smollm2", "--limit", "2", "--probe", "swap",
