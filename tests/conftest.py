@@ -72,16 +72,50 @@ def real_data_dir(name: str) -> Path:
     return path
 
 
+EMBEDDED_MODEL_MODULES = frozenset({"test_local_model.py", "test_studies_local.py"})
+"""The modules of the ``local_model`` tests (``test_tiers.py`` checks that no other has one): under
+pytest-xdist they run on one worker, which starts the embedded model's server once and never runs
+two llama.cpp servers at a time on the same cores."""
+
+
+def _start_order(item: pytest.Item) -> int:
+    if item.get_closest_marker("local_model"):
+        return 0
+    return 1 if item.get_closest_marker("slow") else 2
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``-n N`` (xdist's default ``--dist load``): each test module is one unit of work, so that a
+    module's fixtures are set up once (real runs the leaderboard tests share, the browser), and the
+    embedded model's modules are one unit together; units go to workers in collection order (the
+    longest first, see ``pytest_collection_modifyitems``). Any other ``--dist`` is xdist's own."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByModule(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:  # the hook xdist's own LoadFileScheduling overrides
+            module = nodeid.split("::", 1)[0]
+            return "embedded model" if Path(module).name in EMBEDDED_MODEL_MODULES else module
+
+    config.option.loadscopereorder = False  # collection order, not the number of tests per unit
+    return ByModule(config, log)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Without the real data, a test marked ``real_data(why)`` (its assertions are about the real data
-    sets: their size, the papers' figures, files the samples do not have) skips, saying why."""
-    if HAVE_REAL_DATA:
-        return
-    for item in items:
-        mark = item.get_closest_marker("real_data")
-        if mark is not None:
-            why = mark.args[0] if mark.args else "its assertions are about the real data"
-            item.add_marker(pytest.mark.skip(reason=f"needs the real data sets (DEBENCH_DATA_DIR; absent at {REAL_DATA_DIR}): {why}"))
+    sets: their size, the papers' figures, files the samples do not have) skips, saying why.
+
+    Under pytest-xdist the longest work starts first (the embedded model's tests, then the other
+    slow ones), so that no worker is left with it at the end."""
+    if not HAVE_REAL_DATA:
+        for item in items:
+            mark = item.get_closest_marker("real_data")
+            if mark is not None:
+                why = mark.args[0] if mark.args else "its assertions are about the real data"
+                item.add_marker(pytest.mark.skip(reason=f"needs the real data sets (DEBENCH_DATA_DIR; absent at {REAL_DATA_DIR}): {why}"))
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        items.sort(key=_start_order)  # stable: the same order in every worker, as xdist requires
 
 
 @pytest.fixture(autouse=True)
@@ -98,8 +132,8 @@ def data_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def chromium() -> Iterator[Any]:
-    """One headless Chromium (network off) for the session's browser tests (``slow``, run on one
-    xdist worker: ``xdist_group("chromium")``); they skip, saying why, where it is not installed."""
+    """One headless Chromium (network off) for the browser tests of a process (they are ``slow``);
+    they skip, saying why, where it is not installed."""
     from debench.testing.browser import chromium_paths, headless_chromium
 
     if None in chromium_paths():

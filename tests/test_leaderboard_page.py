@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parent.parent
 PAGE = REPO / "leaderboard" / "index.html"
 JSON = REPO / "leaderboard" / "leaderboard.json"
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("chromium")]  # every test here drives the browser
+pytestmark = pytest.mark.slow  # every test here drives the browser
 
 EXTRACT = """
 function cell(td){

@@ -14,7 +14,7 @@ from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
 from debench.grammars import grammar_names, load_grammar
 
-pytestmark = [pytest.mark.local_model, pytest.mark.slow, pytest.mark.xdist_group("local_model")]  # one embedded-model server per worker
+pytestmark = [pytest.mark.local_model, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
 from debench.samples import read_records
 
-pytestmark = [pytest.mark.local_model, pytest.mark.slow, pytest.mark.xdist_group("local_model")]  # one embedded-model server per worker
+pytestmark = [pytest.mark.local_model, pytest.mark.slow]
 
 SHORTEST, SECOND = "debateart_4395", "debateart_4642"  # the two shortest prompts (~800 and ~1,300 tokens)
 

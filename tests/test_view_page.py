@@ -91,8 +91,7 @@ def _search(drv: Any, text: str) -> None:
     drv.execute_script("return new Promise(function(r){setTimeout(r, 300);})")
 
 
-@pytest.mark.slow
-@pytest.mark.xdist_group("chromium")
+@pytest.mark.slow  # drives the browser
 @pytest.mark.real_data("the page of a run on 80 IBM speeches (the sample has 8)")
 def test_filters_and_search_in_chromium(driver: Any, likert_run: Path, likert_page: Path) -> None:
     records = read_records(likert_run.parent / json.loads(likert_run.read_text())["samples_file"])
@@ -149,8 +148,7 @@ def test_no_secret_reaches_the_page(likert_page: Path) -> None:
     assert "(my key is ***, and ***)" in html and "[api_key=***]" in html
 
 
-@pytest.mark.slow
-@pytest.mark.xdist_group("chromium")
+@pytest.mark.slow  # drives the browser
 def test_confusion_matrix_debatrix_steps_and_ensemble_members(tmp_path: Path, driver: Any) -> None:
     real_data_dir("debatrix_panelbench")
     with StubServer(responder=fixed_responder("Both sides argue with care.\nScore: 6\nWinner: pro")) as srv:
@@ -198,8 +196,7 @@ def _arena_responder(request: dict[str, Any]) -> str:
     return f"{request['model']} argues its side."
 
 
-@pytest.mark.slow
-@pytest.mark.xdist_group("chromium")
+@pytest.mark.slow  # drives the browser
 def test_arena_page_lists_every_judges_verdict(driver: Any, tmp_path: Path) -> None:
     topics = tmp_path / "t.txt"
     topics.write_text("Is tea better than coffee?\nShould cities ban cars?\n", encoding="utf-8")
