@@ -44,6 +44,7 @@ def _data() -> None:
 
 
 @pytest.mark.real_data("24 IBM speeches (the sample has 8)")
+@pytest.mark.slow  # a live run, a batch run and its rerun: about 3.5 s
 def test_a_batch_run_answers_as_a_live_run_at_the_batch_price(tmp_path: Path) -> None:
     with StubServer() as srv:
         live = run_cli(*eval_args(srv.base_url, tmp_path / "live"), env={"DEBENCH_CACHE_DIR": str(tmp_path / "c1")})

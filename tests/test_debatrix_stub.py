@@ -157,6 +157,7 @@ def column_sequences(bodies: list[dict[str, Any]], dims: list[str]) -> dict[str 
     return out
 
 
+@pytest.mark.slow  # every column of every step, twice (one at a time and at once): about 2.7 s
 @pytest.mark.parametrize("method", ["debatrix-h", "debatrix-f"])
 def test_columns_run_at_once_with_the_same_calls_and_answers(tmp_path: Path, method: str) -> None:
     """One 3-column debate: at --concurrency 1 the calls go one at a time (as before the columns ran

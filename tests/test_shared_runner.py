@@ -87,6 +87,7 @@ def _eval_cmd(base: str, out: Path, limit: int) -> list[str]:
 
 
 @pytest.mark.slow  # two real processes on one run
+@pytest.mark.real_data("40 IBM speeches (the sample has 8)")
 def test_two_concurrent_evals_share_the_work(tmp_path: Path) -> None:
     """Both finish, the log ends with every document exactly once, and the documents are paid for
     once (only those both had in flight at the same moment can be asked twice)."""

@@ -71,6 +71,7 @@ def test_bp_debates_too_long_for_the_local_model_are_counted_not_sent(tmp_path: 
     assert report["usage"]["n_requests"] == 0 and report["usage"]["prompt_tokens"] == 0
 
 
+@pytest.mark.real_data("rates the generated speeches beside the real data's Human expert speeches on the same topic (the sample has too few)")
 def test_speeches_written_and_rated_by_the_local_model(tmp_path: Path) -> None:
     real_data_dir("ibm_debate_speeches")
     env = {"DEBENCH_DATA_DIR": str(DATA_DIR)}
