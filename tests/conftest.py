@@ -84,6 +84,7 @@ def _start_order(item: pytest.Item) -> int:
     return 1 if item.get_closest_marker("slow") else 2
 
 
+@pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: without xdist, unknown and never called
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """``-n N`` (xdist's default ``--dist load``): each test module is one unit of work, so that a
     module's fixtures are set up once (real runs the leaderboard tests share, the browser), and the
