@@ -9,14 +9,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import yaml
 
+from debench.data.files import SAFE_LOADER
 from debench.errors import UserError
 
 if TYPE_CHECKING:  # imported where used: listing tasks (``read_summary``) needs no pydantic model
     from debench.task import TaskConfig
-
-
-SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-"""libyaml's safe loader when PyYAML has it (~20x faster than the pure-Python one), else the pure one."""
 
 
 def _loc(err: dict[str, Any]) -> str:

@@ -1,21 +1,122 @@
-"""Shared fixtures: where the real data lives, an isolated cache, a CLI runner."""
+"""Shared fixtures: where the data lives, an isolated cache, a CLI runner.
+
+The tests read the real data sets from ``$DEBENCH_DATA_DIR`` (default ``../shared/datasets``). Where
+they are absent, ``DATA_DIR`` is a folder laid out like them whose data sets are the samples shipped
+in ``debench/data/samples/``, so every test still runs on data in the published formats; the
+tests whose assertions are about the real data (its size, the papers' figures) are marked
+``real_data("why")`` and skip, saying why."""
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+# The Hub is never contacted. huggingface_hub reads this once, when imported: set for the whole
+# test process and imported now, so that no test that unsets it (to test the online path with a
+# fake) decides the value for the commands run in this process after it (clihelp.run_cli)
+os.environ["HF_HUB_OFFLINE"] = "1"
+import huggingface_hub.constants  # noqa: F401 - imported with the variable set
+
 REPO = Path(__file__).resolve().parent.parent
-DATA_DIR = Path(os.environ.get("DEBENCH_DATA_DIR") or REPO.parent / "shared" / "datasets").resolve()
+REAL_DATA_DIR = Path(os.environ.get("DEBENCH_DATA_DIR") or REPO.parent / "shared" / "datasets").resolve()
+HAVE_REAL_DATA = REAL_DATA_DIR.is_dir()
+
+SAMPLE_LAYOUT = {
+    "ibm_debate_speeches": "ibm_speeches",
+    "debatrix_panelbench/DebateArt": "debateart",
+    "debatrix_panelbench/BP-Competition": "bp_competition",
+    "debatebench": "debatebench",
+}
+"""Where each data set sits under a data folder -> the packaged sample in its format."""
+
+
+def _sample_data_dir() -> Path:
+    """A data folder (in a temporary directory of this process) whose data sets are the samples."""
+    samples = REPO / "debench" / "data" / "samples"
+    root = Path(tempfile.mkdtemp(prefix="debench-sample-data-"))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    for where, sample in SAMPLE_LAYOUT.items():
+        (root / where).parent.mkdir(parents=True, exist_ok=True)
+        (root / where).symlink_to(samples / sample, target_is_directory=True)
+    return root
+
+
+DATA_DIR = REAL_DATA_DIR if HAVE_REAL_DATA else _sample_data_dir()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _data_dir_in_environment() -> Iterator[None]:
+    """The commands the tests run read ``$DEBENCH_DATA_DIR``: the samples' folder when the real data is
+    absent. (Set here, in each process that runs tests, not at import: pytest-xdist's workers would
+    inherit the controller's folder.)"""
+    saved = os.environ.get("DEBENCH_DATA_DIR")
+    os.environ["DEBENCH_DATA_DIR"] = str(DATA_DIR)
+    yield
+    if saved is None:
+        os.environ.pop("DEBENCH_DATA_DIR", None)
+    else:
+        os.environ["DEBENCH_DATA_DIR"] = saved
 
 
 def real_data_dir(name: str) -> Path:
+    """``DATA_DIR / name``: the real data set, or its packaged sample when the real data is absent."""
     path = DATA_DIR / name
-    if not path.exists():
-        pytest.skip(f"real data not found at {path} (set DEBENCH_DATA_DIR)")
+    assert path.exists(), f"{path} is missing"
     return path
+
+
+EMBEDDED_MODEL_MODULES = frozenset({"test_local_model.py", "test_studies_local.py"})
+"""The modules of the ``local_model`` tests (``test_tiers.py`` checks that no other has one): under
+pytest-xdist they run on one worker, which starts the embedded model's server once and never runs
+two llama.cpp servers at a time on the same cores."""
+
+
+def _start_order(item: pytest.Item) -> int:
+    if item.get_closest_marker("local_model"):
+        return 0
+    return 1 if item.get_closest_marker("slow") else 2
+
+
+@pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: without xdist, unknown and never called
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``-n N`` (xdist's default ``--dist load``): each test module is one unit of work, so that a
+    module's fixtures are set up once (real runs the leaderboard tests share, the browser), and the
+    embedded model's modules are one unit together; units go to workers in collection order (the
+    longest first, see ``pytest_collection_modifyitems``). Any other ``--dist`` is xdist's own."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByModule(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:  # the hook xdist's own LoadFileScheduling overrides
+            module = nodeid.split("::", 1)[0]
+            return "embedded model" if Path(module).name in EMBEDDED_MODEL_MODULES else module
+
+    config.option.loadscopereorder = False  # collection order, not the number of tests per unit
+    return ByModule(config, log)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Without the real data, a test marked ``real_data(why)`` (its assertions are about the real data
+    sets: their size, the papers' figures, files the samples do not have) skips, saying why.
+
+    Under pytest-xdist the longest work starts first (the embedded model's tests, then the other
+    slow ones), so that no worker is left with it at the end."""
+    if not HAVE_REAL_DATA:
+        for item in items:
+            mark = item.get_closest_marker("real_data")
+            if mark is not None:
+                why = mark.args[0] if mark.args else "its assertions are about the real data"
+                item.add_marker(pytest.mark.skip(reason=f"needs the real data sets (DEBENCH_DATA_DIR; absent at {REAL_DATA_DIR}): {why}"))
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        items.sort(key=_start_order)  # stable: the same order in every worker, as xdist requires
 
 
 @pytest.fixture(autouse=True)
@@ -27,6 +128,17 @@ def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
 
 @pytest.fixture
 def data_dir() -> Path:
-    if not DATA_DIR.exists():
-        pytest.skip(f"real data not found at {DATA_DIR} (set DEBENCH_DATA_DIR)")
     return DATA_DIR
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Any]:
+    """One headless Chromium (network off) for the browser tests of a process (they are ``slow``);
+    they skip, saying why, where it is not installed."""
+    from debench.testing.browser import chromium_paths, headless_chromium
+
+    if None in chromium_paths():
+        pytest.skip("Debian's chromium and chromium-driver are not installed (.ci/run installs them: apt-get install chromium chromium-driver)")
+    pytest.importorskip("selenium.webdriver", reason="selenium is in the [test] extra")
+    with headless_chromium() as drv:
+        yield drv

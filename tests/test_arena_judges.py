@@ -74,6 +74,7 @@ def test_alpha_equals_the_krippendorff_package(seed: int) -> None:
     assert ours == pytest.approx(theirs, abs=1e-12)
 
 
+@pytest.mark.slow  # simulated judges on many debates, with bootstrap CIs
 def test_judges_who_agree_and_a_judge_who_reverses() -> None:
     strengths = {"A": 1.2, "B": 0.4, "C": -0.4, "D": -1.2}
     fair = simulate(strengths, [SynthJudge("fair1"), SynthJudge("fair2")], n_topics=25, seed=7)

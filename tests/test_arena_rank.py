@@ -105,6 +105,7 @@ def test_loader_rejects_bad_lines(tmp_path: Path) -> None:
         load_judgments(_write(tmp_path, [good, good]))
 
 
+@pytest.mark.slow  # bootstrap, permutations and a PNG plot through the CLI
 def test_rank_cli(tmp_path: Path) -> None:
     lines = [json.dumps(j.model_dump()) for j in LEGS]
     jpath = _write(tmp_path, lines)
@@ -181,6 +182,7 @@ def test_ranking_file_follows_its_schema(tmp_path: Path) -> None:
     validate_with_schema_file(rank_judgments(LEGS, n_boot=0), ARENA_RANKING_SCHEMA_PATH)
 
 
+@pytest.mark.slow  # bootstrap, permutations, style control and a PNG plot (matplotlib) through the CLI
 def test_rank_cli_with_two_judges_in_two_files(tmp_path: Path) -> None:
     from arena_synth import SynthJudge, judgment_line, simulate
 

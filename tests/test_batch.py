@@ -43,6 +43,8 @@ def _data() -> None:
     real_data_dir("ibm_debate_speeches")
 
 
+@pytest.mark.real_data("24 IBM speeches (the sample has 8)")
+@pytest.mark.slow  # a live run, a batch run and its rerun: about 3.5 s
 def test_a_batch_run_answers_as_a_live_run_at_the_batch_price(tmp_path: Path) -> None:
     with StubServer() as srv:
         live = run_cli(*eval_args(srv.base_url, tmp_path / "live"), env={"DEBENCH_CACHE_DIR": str(tmp_path / "c1")})
@@ -70,6 +72,8 @@ def test_a_batch_run_answers_as_a_live_run_at_the_batch_price(tmp_path: Path) ->
     assert results["model"]["batch"] is True and results["usage"]["n_requests"] == N
 
 
+@pytest.mark.slow  # a real process, killed mid-run, then resumed
+@pytest.mark.real_data("24 IBM speeches (the sample has 8)")
 def test_a_killed_run_resumes_its_submitted_batch(tmp_path: Path) -> None:
     """The stub (in this process) takes 4 s over the batch; the command is killed once the batch id
     is in its folder; the same command then collects that batch: one batch in all, every document once."""
@@ -97,6 +101,7 @@ def test_a_killed_run_resumes_its_submitted_batch(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("outcome", "saved"), [("expired", N // 2), ("failed", 0)])
+@pytest.mark.real_data("24 IBM speeches (the sample has 8)")
 def test_an_expired_or_failed_batch_is_one_line_and_a_rerun_submits_the_rest(tmp_path: Path, outcome: str, saved: int) -> None:
     out = tmp_path / "out"
     env = {"DEBENCH_CACHE_DIR": str(tmp_path / "cache")}
@@ -118,6 +123,7 @@ def test_an_expired_or_failed_batch_is_one_line_and_a_rerun_submits_the_rest(tmp
     assert len(read_records(next(run_folder(out).glob("samples_*.jsonl")))) == N
 
 
+@pytest.mark.real_data("24 IBM speeches (the sample has 8)")
 def test_batch_through_litellm(tmp_path: Path) -> None:
     with StubServer() as srv:
         proc = run_cli(*batch_args(srv.base_url, tmp_path, "--model-args", "client=litellm"), env={"DEBENCH_CACHE_DIR": str(tmp_path / "cache")})

@@ -9,11 +9,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import DATA_DIR
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow  # about a minute: the whole benchmark suite in small
 def test_smoke_benchmark_checks_hold(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "benchmarks", "--smoke", "--out", str(tmp_path), "--data-dir", str(DATA_DIR)],

@@ -53,6 +53,7 @@ def test_a_clearly_better_run_is_detected_and_seeded() -> None:
     assert ci[0] > 0
 
 
+@pytest.mark.real_data("compares runs over the 100 DebateArt debates (the sample has 4)")
 def test_compare_cli_on_real_runs(tmp_path: Path) -> None:
     real_data_dir("debatrix_panelbench")
     paths = {}
@@ -82,6 +83,7 @@ def test_winner_names_the_better_direction() -> None:
     assert winner(None, None, True)["significant"] is None and "undetermined" in winner(None, None, True)["verdict"]
 
 
+@pytest.mark.real_data("compares runs over the 100 DebateArt debates (the sample has 4)")
 def test_compare_says_which_run_wins_each_metric(tmp_path: Path) -> None:
     """Real DebateArt gold (pro 38, tie 6, con 56): always 'tie' (A) has the lower RMSE (lower is
     better: A wins) but always 'con' (B) the higher accuracy (B wins); a run against itself wins nothing."""

@@ -228,6 +228,7 @@ def test_a_missing_member_and_an_unreachable_server_are_one_line(server: Server,
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "DEBENCH_DATA_DIR" in proc.stderr, proc.stderr
 
 
+@pytest.mark.real_data("checks the real files against the content hashes the shipped tasks name")
 def test_hub_files_of_the_shipped_ibm_tasks_checked_against_the_shipped_sha256(server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The real data.csv served as the Hub serves it: the shipped task's sha256 and content hash hold."""
     real = real_data_dir("ibm_debate_speeches") / "data.csv"
@@ -248,6 +249,7 @@ def test_hub_files_of_the_shipped_ibm_tasks_checked_against_the_shipped_sha256(s
     assert len(load_task_data(load_task("ibm_speech_likert")[0], "auto").docs) == 631  # the good copy is still there
 
 
+@pytest.mark.real_data("checks the real files against the content hashes the shipped tasks name")
 def test_real_panelbench_layout_checks_the_shipped_content_hashes(server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The real DebateArt and BP files packed as the release packs them pass the shipped tasks'
     content hashes through the same fetch code (only the URL points at the test server)."""

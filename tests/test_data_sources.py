@@ -13,6 +13,7 @@ from debench.errors import UserError
 from debench.registry import load_task
 
 
+@pytest.mark.real_data("a Hub snapshot of the real data.csv (all 631 IBM speeches)")
 def test_hub_download_goes_through_the_same_adapter(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The Hub is unreachable here: a fake snapshot_download returns a snapshot folder holding the
     real published file, exactly as huggingface_hub lays it out (…/snapshots/<commit>/data.csv)."""

@@ -51,6 +51,7 @@ def expected_steps(n_speeches: int, n_sides: int, n_dims: int) -> int:
     return n_dims * per_column + (1 if n_dims > 1 else 0) + 1
 
 
+@pytest.mark.slow  # every step of every debate of two tasks: thousands of requests
 @pytest.mark.parametrize("method", ["debatrix-h", "debatrix-f"])
 @pytest.mark.parametrize(
     ("task_name", "n_dims", "n_sides", "verdict"),
@@ -156,6 +157,7 @@ def column_sequences(bodies: list[dict[str, Any]], dims: list[str]) -> dict[str 
     return out
 
 
+@pytest.mark.slow  # every column of every step, twice (one at a time and at once): about 2.7 s
 @pytest.mark.parametrize("method", ["debatrix-h", "debatrix-f"])
 def test_columns_run_at_once_with_the_same_calls_and_answers(tmp_path: Path, method: str) -> None:
     """One 3-column debate: at --concurrency 1 the calls go one at a time (as before the columns ran
@@ -183,6 +185,7 @@ def test_columns_run_at_once_with_the_same_calls_and_answers(tmp_path: Path, met
     assert [s.get("column") for s in two.steps] == [s.get("column") for s in one.steps]
 
 
+@pytest.mark.real_data("the real debates are long enough for the shared prefix to dominate (the sample's are short)")
 def test_every_prompt_of_a_debate_starts_with_what_the_others_share(tmp_path: Path) -> None:
     """The system message is the same in every call of a debate, and with debatrix-h the prompt of
     each speech starts with the previous speech's prompt minus its request."""

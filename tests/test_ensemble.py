@@ -110,6 +110,7 @@ def test_ensemble_combines_parsed_member_answers(tmp_path: Path, rule: str) -> N
     assert res.usage.prompt_tokens == sum(s.get("prompt_tokens", 0) for r in recs for s in r.steps)
 
 
+@pytest.mark.real_data("counts over the 100 DebateArt debates and 40 IBM speeches (the samples have 4 and 8)")
 def test_two_member_ties_follow_the_documented_rules(tmp_path: Path) -> None:
     panel = Panel(seed=11)
     with StubServer(responder=panel) as srv:
@@ -129,6 +130,7 @@ def test_two_member_ties_follow_the_documented_rules(tmp_path: Path) -> None:
     assert ties > 5 and halves > 5
 
 
+@pytest.mark.real_data("counts over the 100 DebateArt debates and 40 IBM speeches (the samples have 4 and 8)")
 def test_each_member_is_cached_on_its_own(tmp_path: Path) -> None:
     with StubServer(responder=Panel(seed=3)) as srv:
         run("ibm_speech_likert", "openai/a,openai/b", "mean", tmp_path / "ab", srv.base_url, limit=20)
@@ -141,6 +143,7 @@ def test_each_member_is_cached_on_its_own(tmp_path: Path) -> None:
         assert srv.stats.total_requests == 0 and single.results.usage.n_cached == 20
 
 
+@pytest.mark.real_data("counts over the 100 DebateArt debates and 40 IBM speeches (the samples have 4 and 8)")
 def test_baseline_majority_is_the_longest_side_on_debateart(tmp_path: Path) -> None:
     """In every DebateArt debate the first and last speakers are on opposite sides, so the vote of
     first, last and longest is always the longest side's."""

@@ -113,6 +113,7 @@ def test_every_format_and_the_hub_path_give_the_same_documents(tmp_path: Path, m
         load_task_data(missing)
 
 
+@pytest.mark.slow  # a new interpreter (HF_DATASETS_CACHE is read when datasets is imported) and the datasets library
 def test_hub_path_through_the_cli_offline(tmp_path: Path) -> None:
     _write_formats(tmp_path)
     task = _task_variant(tmp_path, file=None, hub={"repo_id": str(tmp_path / "hub_repo")})
@@ -131,6 +132,7 @@ def test_an_unreachable_hub_data_set_is_one_line(tmp_path: Path) -> None:
     assert "field 'dataset.hub'" in proc.stderr and "no-such-org/no-such-data" in proc.stderr
 
 
+@pytest.mark.real_data("all 631 IBM speeches")
 def test_the_real_ibm_csv_through_the_generic_adapter(tmp_path: Path) -> None:
     """631 real speeches read by the generic adapter equal the IBM adapter's speeches."""
     data = real_data_dir("ibm_debate_speeches")

@@ -13,25 +13,17 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from debench.testing.browser import chromium_paths
 
 REPO = Path(__file__).resolve().parent.parent
 PAGE = REPO / "leaderboard" / "index.html"
 JSON = REPO / "leaderboard" / "leaderboard.json"
 
-pytestmark = [
-    pytest.mark.skipif(
-        None in chromium_paths(),
-        reason="Debian's chromium and chromium-driver are not installed (.ci/run installs them: apt-get install chromium chromium-driver)",
-    ),
-    pytest.mark.slow,
-]
+pytestmark = pytest.mark.slow  # every test here drives the browser
 
 EXTRACT = """
 function cell(td){
@@ -120,8 +112,6 @@ def mixed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any
     the other side's baseline a baseline."""
     from conftest import DATA_DIR
 
-    if not DATA_DIR.exists():
-        pytest.skip(f"real data not found at {DATA_DIR}")
     from debench.leaderboard.build import build_leaderboard
     from debench.leaderboard.collect import validate_all
     from debench.leaderboard.publish import write_leaderboard
@@ -145,13 +135,9 @@ def mixed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any
 
 
 @pytest.fixture(scope="module")
-def driver() -> Iterator[Any]:
-    pytest.importorskip("selenium.webdriver", reason="selenium is in the [test] extra")
-    from debench.testing.browser import headless_chromium
-
-    with headless_chromium() as drv:  # no network at all: the page must not need it
-        drv.get(PAGE.as_uri())
-        yield drv
+def driver(chromium: Any) -> Any:
+    chromium.get(PAGE.as_uri())  # no network at all: the page must not need it
+    return chromium
 
 
 def _num(text: str) -> float:
@@ -269,6 +255,7 @@ def test_the_committed_page_ranks_only_what_the_leaderboard_reproduced(driver: A
         shutil.copy(png, Path(os.environ["DEBENCH_SCREENSHOT_DIR"]) / png.name)
 
 
+@pytest.mark.real_data("the committed submissions validate only against the real data's content hashes")
 def test_a_page_with_verified_self_reported_and_baseline_entries(driver: Any, mixed: tuple[Path, dict[str, Any]]) -> None:
     page, board = mixed
     driver.get(page.as_uri())
@@ -282,6 +269,7 @@ def test_a_page_with_verified_self_reported_and_baseline_entries(driver: Any, mi
     assert "baseline/longest" not in {r["model"] for r in shown["overview"]}
 
 
+@pytest.mark.real_data("the committed submissions validate only against the real data's content hashes")
 def test_page_shows_tiers_and_why_entries_are_unranked(driver: Any, mixed: tuple[Path, dict[str, Any]]) -> None:
     page, board = mixed
     driver.get(page.as_uri())
@@ -378,6 +366,7 @@ def _click_and_check(driver: Any, table: Any, key: str) -> list[str]:
     return orders
 
 
+@pytest.mark.real_data("the committed submissions validate only against the real data's content hashes")
 def test_clicking_a_header_sorts_the_rows(driver: Any, mixed: tuple[Path, dict[str, Any]]) -> None:
     from selenium.webdriver.common.by import By
 
@@ -401,6 +390,7 @@ def test_clicking_a_header_sorts_the_rows(driver: Any, mixed: tuple[Path, dict[s
         _click_and_check(driver, overview, key)
 
 
+@pytest.mark.real_data("the committed submissions validate only against the real data's content hashes")
 def test_model_column_sorts_by_name(driver: Any, mixed: tuple[Path, dict[str, Any]]) -> None:
     from selenium.webdriver.common.by import By
 

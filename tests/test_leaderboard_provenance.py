@@ -102,6 +102,7 @@ def test_forgery_baseline_with_gold_predictions(baseline_run: Path, tmp_path: Pa
     refused(res, str(samples), "field 'prediction'", "is not what baseline/random (seed 0) answers")
 
 
+@pytest.mark.real_data("a 120-speech run with parse failures among them (the sample has 8 speeches)")
 def test_forgery_parse_failure_carrying_a_prediction(model_run: Path, tmp_path: Path) -> None:
     """A parse failure's prediction is ignored by the parse check but scored by the loader: it must be null."""
     res, samples = copy_submission(model_run, tmp_path / "s")
@@ -178,6 +179,7 @@ def test_error_without_its_error_text(model_run: Path, tmp_path: Path) -> None:
     refused(res, str(samples), "line 5", "field 'error'", "without its error text")
 
 
+@pytest.mark.real_data("a 120-speech run (the sample has 8)")
 def test_a_few_genuine_failures_are_accepted(model_run: Path, tmp_path: Path) -> None:
     """At the threshold (5% of 120 = 6 documents) with their error text: accepted, and counted."""
     res, samples = copy_submission(model_run, tmp_path / "s")

@@ -204,6 +204,7 @@ def _refresh(script: Path, pr: Path, out: Path, *extra: str, env: dict[str, str]
     )
 
 
+@pytest.mark.real_data("a copy of the committed submissions, which validate only against the real data's content hashes")
 def test_the_pull_requests_own_code_would_accept_the_forgery(pull_request: tuple[Path, Path, Path, Path], tmp_path: Path) -> None:
     """The control: judged by the modified copy, the forgery passes — so the next test shows
     which code judged."""
@@ -215,6 +216,7 @@ def test_the_pull_requests_own_code_would_accept_the_forgery(pull_request: tuple
 
 
 @pytest.mark.parametrize("hostile_env", [{}, {"PYTHONPATH": "PR"}])
+@pytest.mark.real_data("a copy of the committed submissions, which validate only against the real data's content hashes")
 def test_the_base_code_judges_the_pull_request(pull_request: tuple[Path, Path, Path, Path], tmp_path: Path, hostile_env: dict[str, str]) -> None:
     """The base checkout's refresh script, run from inside the pull request's copy (and with the
     copy first on PYTHONPATH), judges with the base debench and refuses the forgery."""

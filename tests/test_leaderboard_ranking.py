@@ -90,6 +90,7 @@ def board():  # type: ignore[no-untyped-def]
     return build_leaderboard(_kept(ok), SEEDS)
 
 
+@pytest.mark.real_data("ranks the committed submissions, which validate only against the real data's content hashes")
 def test_unequal_task_sets(board) -> None:  # type: ignore[no-untyped-def]
     assert board.overall_tasks == ["bp_top_team", "debateart_winner"] and board.overall_waiting is None
     rows = {r.model: r for r in board.overview}
@@ -103,6 +104,7 @@ def test_unequal_task_sets(board) -> None:  # type: ignore[no-untyped-def]
     assert {board.overview[0].model, board.overview[1].model} == {"baseline/random", "baseline/majority"}  # ranked overall first
 
 
+@pytest.mark.real_data("ranks the committed submissions, which validate only against the real data's content hashes")
 def test_tiers_on_real_entries(board) -> None:  # type: ignore[no-untyped-def]
     bp = next(t for t in board.tasks if t.name == "bp_top_team")
     by_model = {e.model: e for e in bp.verified}
@@ -139,6 +141,7 @@ def test_the_overall_ranking_waits_for_two_verified_judges(board) -> None:  # ty
     assert two.overall_waiting is None and sorted(r.overall_rank for r in two.overview) in ([1, 2], [1, 1])
 
 
+@pytest.mark.real_data("ranks the committed submissions, which validate only against the real data's content hashes")
 def test_partial_runs_are_shown_not_ranked(tmp_path: Path) -> None:
     from lbhelp import eval_run
 

@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+import pytest
+
 from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
 from debench.leaderboard.spot_check import draw, model_from_identity, seed_from_commit
@@ -38,6 +40,7 @@ def _submit(tmp_path: Path, port: int) -> Path:
 
 
 @pytest.mark.slow
+@pytest.mark.real_data("re-judges 12 of a 40-speech submission (the sample has 8)")
 def test_a_self_check_with_the_same_model_passes_and_one_that_answers_otherwise_is_refused(tmp_path: Path) -> None:
     real_data_dir("ibm_debate_speeches")
     port = _free_port()
@@ -56,7 +59,8 @@ def test_a_self_check_with_the_same_model_passes_and_one_that_answers_otherwise_
     assert len(line.splitlines()) == 1 and str(results) in line and "field 'spot_check'" in line and "below the 80%" in line
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # the refused connections are retried with the default backoff (about a minute of waiting)
+@pytest.mark.real_data("re-judges 12 of a 40-speech submission (the sample has 8)")
 def test_an_unreachable_model_is_a_refusal_not_a_pass(tmp_path: Path) -> None:
     real_data_dir("ibm_debate_speeches")
     port = _free_port()

@@ -38,12 +38,14 @@ _rejected = refused
 # ------------------------------------------------------------------------------------ genuine runs
 
 
+@pytest.mark.real_data("runs on all 631 IBM speeches and on a 120-document prefix (the sample has 8)")
 def test_genuine_submission_passes(genuine: Path) -> None:
     proc = run_cli("validate", str(genuine), env=_env())
     assert proc.returncode == 0, proc.stderr
     assert f"ok: {genuine}" in proc.stdout and "all 631 documents" in proc.stdout and "6 metrics" in proc.stdout
 
 
+@pytest.mark.real_data("runs on all 631 IBM speeches and on a 120-document prefix (the sample has 8)")
 def test_folder_of_submissions_passes(genuine: Path, limited: Path) -> None:
     proc = run_cli("validate", str(genuine.parent), str(limited), env=_env())
     assert proc.returncode == 0, proc.stderr
@@ -51,6 +53,7 @@ def test_folder_of_submissions_passes(genuine: Path, limited: Path) -> None:
     assert "first 120 of 631 documents" in proc.stdout and "baseline re-run" in proc.stdout
 
 
+@pytest.mark.real_data("runs on all 631 IBM speeches and on a 120-document prefix (the sample has 8)")
 def test_validate_submission_api(genuine: Path) -> None:
     from debench.leaderboard.validate import validate_submission
 
@@ -189,6 +192,7 @@ def test_samples_file_outside_folder(genuine: Path, tmp_path: Path) -> None:
     _rejected(res, "samples_file", "must be a file name")
 
 
+@pytest.mark.real_data("runs on all 631 IBM speeches and on a 120-document prefix (the sample has 8)")
 def test_dropped_sample_line(genuine: Path, tmp_path: Path) -> None:
     res, samples = _copy(genuine, tmp_path / "s")
     dropped = json.loads(samples.read_text().splitlines()[10])["doc_id"]
@@ -196,6 +200,7 @@ def test_dropped_sample_line(genuine: Path, tmp_path: Path) -> None:
     _rejected(res, str(samples), "field 'doc_id'", "1 of all 631 documents are missing", dropped)
 
 
+@pytest.mark.real_data("runs on all 631 IBM speeches and on a 120-document prefix (the sample has 8)")
 def test_duplicated_sample_line(genuine: Path, tmp_path: Path) -> None:
     res, samples = _copy(genuine, tmp_path / "s")
     _edit_lines(samples, lambda ls: ls + [ls[3]])
@@ -251,6 +256,7 @@ def test_sample_line_not_a_record(genuine: Path, tmp_path: Path) -> None:
     _rejected(res, str(samples), "line 1", "not a samples-log record")
 
 
+@pytest.mark.real_data("runs on all 631 IBM speeches and on a 120-document prefix (the sample has 8)")
 def test_limited_run_respects_its_limit(limited: Path, genuine: Path, tmp_path: Path) -> None:
     res, samples = _copy(limited, tmp_path / "s")
     # a document past the first 120 slipped into a 120-document run
@@ -259,6 +265,7 @@ def test_limited_run_respects_its_limit(limited: Path, genuine: Path, tmp_path: 
     _rejected(res, "line 121", "outside the first 120 documents (config.limit)")
 
 
+@pytest.mark.real_data("runs on all 631 IBM speeches and on a 120-document prefix (the sample has 8)")
 def test_limit_changed_after_the_run(limited: Path, tmp_path: Path) -> None:
     res, _ = _copy(limited, tmp_path / "s")
     _edit_json(res, lambda d: d["config"].__setitem__("limit", 200))

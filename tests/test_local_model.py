@@ -14,15 +14,16 @@ from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
 from debench.grammars import grammar_names, load_grammar
 
-pytestmark = pytest.mark.local_model
+pytestmark = [pytest.mark.local_model, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
 def server():  # type: ignore[no-untyped-def]
-    from debench.models.local_server import LocalServer
+    """The process's server (closed at exit), which the commands run by ``run_cli`` in this process use too."""
+    from debench.models.local import DEFAULT_N_PARALLEL
+    from debench.models.local_server import get_local_server
 
-    with LocalServer() as srv:
-        yield srv
+    return get_local_server(n_parallel=DEFAULT_N_PARALLEL)
 
 
 def _ask(server, grammar: str, content: str, max_tokens: int = 160) -> str:  # type: ignore[no-untyped-def]
@@ -91,14 +92,8 @@ def test_eval_cot_variant(tmp_path: Path) -> None:
 
 def test_offline_default_runs_on_the_sample(tmp_path: Path) -> None:
     """No DEBENCH_DATA_DIR and no Hub: the bundled sample, clearly marked."""
-    env = {k: v for k, v in os.environ.items() if k != "DEBENCH_DATA_DIR"}
-    env["HF_HUB_OFFLINE"] = "1"
-    import subprocess
-    import sys
-
-    proc = subprocess.run([sys.executable, "-m", "debench.cli", "eval", "--task", "ibm_speech_likert", "--model", "local/smollm2",
-                           "--limit", "3", "--output-dir", str(tmp_path), "--no-progress", "--bootstrap", "20"],
-                          capture_output=True, text=True, env=env, timeout=600)
+    proc = run_cli("eval", "--task", "ibm_speech_likert", "--model", "local/smollm2", "--limit", "3", "--output-dir", str(tmp_path),
+                   "--no-progress", "--bootstrap", "20", env={"DEBENCH_DATA_DIR": None, "HF_HUB_OFFLINE": "1"})
     assert proc.returncode == 0, proc.stderr
     assert "SAMPLE DATA" in proc.stdout
     res = json.loads(next(tmp_path.glob("local__smollm2/results_*.json")).read_text())
@@ -116,6 +111,7 @@ def _variant(tmp_path: Path, base: str, dims: int, name: str) -> Path:
     return f
 
 
+@pytest.mark.real_data("a real BP debate too long for a direct prompt (the sample's are short)")
 def test_debatrix_f_completes_bp_debates_that_direct_cannot_fit(tmp_path: Path) -> None:
     real_data_dir("debatrix_panelbench")
     task = _variant(tmp_path, "bp_top_team", 1, "bp_one_column")

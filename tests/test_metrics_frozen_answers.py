@@ -56,12 +56,16 @@ def frozen() -> dict[str, Any]:
     return json.loads(FROZEN.read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow  # scores every frozen case on the real data
+@pytest.mark.real_data("the frozen answers were computed on the real data")
 def test_every_frozen_case_is_still_scored(now, frozen):
     assert sorted(now["scores"]) == sorted(frozen["scores"])
     assert sorted(now["paired"]) == sorted(frozen["paired"])
 
 
+@pytest.mark.slow  # scores every frozen case on the real data
 @pytest.mark.parametrize("part", ["scores", "paired"])
+@pytest.mark.real_data("the frozen answers were computed on the real data")
 def test_answers_equal_the_frozen_ones(now, frozen, part):
     problems = diff(frozen[part], now[part], part)
     assert not problems, "\n".join(problems[:30])

@@ -44,6 +44,7 @@ def test_too_few_shared_speeches_for_any_pair(ibm):
     assert tau.value is not None and tau.ci95 is not None and tau.note is None
 
 
+@pytest.mark.real_data("kappa_loo is defined only with annotator pairs sharing 50 speeches (the sample has 8)")
 def test_a_constant_judge(ibm):
     task, docs = ibm
     report = score(task, docs, baseline_records(task, docs, "constant:3"), n_bootstrap=200)

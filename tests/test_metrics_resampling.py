@@ -17,6 +17,7 @@ from debench.metrics.base import get_metric
 from debench.metrics.bootstrap import resample_counts
 from debench.registry import load_task
 
+pytestmark = pytest.mark.real_data("the real annotator table (pairs of the 631 IBM speeches); the sample has 8 speeches")
 
 @pytest.fixture(scope="module")
 def docs():

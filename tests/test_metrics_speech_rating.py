@@ -149,6 +149,7 @@ def test_metrics_registered():
     assert set(NAMES) <= set(metric_names())
 
 
+@pytest.mark.real_data("annotator pairs sharing 50 or more of the 631 IBM speeches (the sample has 8)")
 def test_real_data_pairs(docs):
     pairs = ref_pairs(docs)
     assert len(docs) == 631
@@ -165,6 +166,7 @@ def test_tau_matches_scipy(docs, judge_fn):
     assert run("kendall_tau_c", docs, judge) == pytest.approx(expected, abs=1e-12)
 
 
+@pytest.mark.real_data("annotator pairs sharing 50 or more of the 631 IBM speeches (the sample has 8)")
 def test_tau_levels(docs):
     assert run("kendall_tau_c", docs, rounded_mean(docs)) > 0.6
     assert abs(run("kendall_tau_c", docs, random_judge(docs))) < 0.1
@@ -175,6 +177,7 @@ def test_tau_levels(docs):
 
 
 @pytest.mark.parametrize("weights", ["linear", "quadratic"])
+@pytest.mark.real_data("annotator pairs sharing 50 or more of the 631 IBM speeches (the sample has 8)")
 def test_kappa_human_matches_loop(docs, weights):
     expected = ref_kappas(docs, [None] * len(docs), ref_pairs(docs), weights, judge_too=False)
     got = run("kappa_human", docs, [None] * len(docs), weights=weights)
@@ -197,6 +200,7 @@ def test_kappa_loo_matches_loop(docs, judge_fn, weights):
     assert run("kappa_loo", docs, judge, weights=weights) == pytest.approx(expected, abs=1e-12)
 
 
+@pytest.mark.real_data("annotator pairs sharing 50 or more of the 631 IBM speeches (the sample has 8)")
 def test_kappa_loo_levels(docs):
     human = run("kappa_human", docs, [None] * len(docs))
     assert run("kappa_loo", docs, rounded_mean(docs)) > human  # the consensus beats a single human
@@ -205,6 +209,7 @@ def test_kappa_loo_levels(docs):
     assert run("kappa_loo", docs, [4] * len(docs)) == pytest.approx(0.0, abs=1e-12)
 
 
+@pytest.mark.real_data("annotator pairs sharing 50 or more of the 631 IBM speeches (the sample has 8)")
 def test_kappa_loo_parse_failure_category(docs):
     """-1 (the paper's parse-failure score) is a category of its own, below 1."""
     judge = rounded_mean(docs)
@@ -216,6 +221,7 @@ def test_kappa_loo_parse_failure_category(docs):
     assert got < run("kappa_loo", docs, rounded_mean(docs))
 
 
+@pytest.mark.real_data("annotator pairs sharing 50 or more of the 631 IBM speeches (the sample has 8)")
 def test_human_annotator_as_judge(docs):
     """The busiest annotator as the judge, on the speeches they rated."""
     counts = Counter(a for d in docs for a in d.meta["annotators"])
@@ -236,6 +242,7 @@ def test_human_annotator_as_judge(docs):
     assert run("krippendorff_alpha", sub, judge) == pytest.approx(ref_alpha(sub, judge), abs=1e-9)
 
 
+@pytest.mark.real_data("annotator pairs sharing 50 or more of the 631 IBM speeches (the sample has 8)")
 def test_bootstrap_weights_equal_explicit_resample(docs):
     small = docs[::5]
     pairs = ref_pairs(small, min_shared=10)
@@ -279,6 +286,7 @@ def test_alpha_matches_reliability_matrix(docs, judge_fn):
     assert run("krippendorff_alpha", docs, judge) == pytest.approx(ref_alpha(docs, judge), abs=1e-9)
 
 
+@pytest.mark.real_data("annotator pairs sharing 50 or more of the 631 IBM speeches (the sample has 8)")
 def test_alpha_human_and_parse_failures(docs):
     human = run("krippendorff_alpha_human", docs, [None] * len(docs))
     assert human == pytest.approx(ref_alpha(docs), abs=1e-9)
@@ -307,6 +315,7 @@ def test_source_pearson_undefined(docs):
 # ------------------------------------------------------------------ reports
 
 
+@pytest.mark.real_data("annotator pairs sharing 50 or more of the 631 IBM speeches (the sample has 8)")
 def test_reports(docs):
     judge = rounded_mean(docs)
     judge[0] = -1

@@ -52,6 +52,7 @@ def bp() -> list:  # type: ignore[type-arg]
 
 
 @pytest.mark.parametrize("baseline", ["last", "first"])
+@pytest.mark.real_data("counts over the 22 BP and 100 DebateArt debates (the samples have 2 and 4)")
 def test_speaker_baselines_flip_on_every_swapped_debate(tmp_path: Path, baseline: str) -> None:
     out = probe("debateart_winner", f"baseline/{baseline}", "swap", tmp_path)
     s = out.report.probes["swap_sides"]
@@ -93,6 +94,7 @@ def test_swapped_debate_keeps_each_sides_speeches_in_order(tmp_path: Path) -> No
         assert [int(h[0]) for h in headers] == list(range(1, len(d.speeches) + 1))
 
 
+@pytest.mark.real_data("counts over the 22 BP and 100 DebateArt debates (the samples have 2 and 4)")
 def test_bp_relabel_separates_position_from_label(tmp_path: Path) -> None:
     last = probe("bp_top_team", "baseline/last", "swap", tmp_path / "last")
     s = last.report.probes["relabel_teams"]
@@ -143,6 +145,7 @@ def _words(doc, side: str) -> int:  # type: ignore[no-untyped-def]
     return sum(len(s.text.split()) for s in doc.speeches if s.side == side)
 
 
+@pytest.mark.real_data("counts over the 22 BP and 100 DebateArt debates (the samples have 2 and 4)")
 def test_length_probes_with_the_longest_side_baseline(tmp_path: Path) -> None:
     out = probe("debateart_winner", "baseline/longest", "length", tmp_path)
     pad, trim = out.report.probes["pad_length"], out.report.probes["trim_length"]
@@ -251,6 +254,7 @@ def echo_only(req: dict[str, Any]) -> str:
     return f"> {m.group(0)}" if m else f"Winner: {_own_verdict(req, ['pro', 'con'])}"
 
 
+@pytest.mark.real_data("counts over the 22 BP and 100 DebateArt debates (the samples have 2 and 4)")
 def test_an_obedient_judge_is_caught_by_the_inject_probe(tmp_path: Path) -> None:
     with StubServer(responder=obedient) as srv:
         out = probe("debateart_winner", "openai/stub", "inject", tmp_path, api_base=srv.base_url, limit=30)
@@ -259,6 +263,7 @@ def test_an_obedient_judge_is_caught_by_the_inject_probe(tmp_path: Path) -> None
     assert s.original.ok == 30 and s.probed.ok == 30
 
 
+@pytest.mark.real_data("counts over the 22 BP and 100 DebateArt debates (the samples have 2 and 4)")
 def test_a_quoted_injection_is_not_read_as_the_verdict(tmp_path: Path) -> None:
     """The judge quotes the injected line *after* its own verdict line: a parser that took the last
     "Winner:" anywhere in the answer would read the injected side; the quote is blanked instead."""
@@ -278,6 +283,7 @@ def test_a_quoted_injection_is_not_read_as_the_verdict(tmp_path: Path) -> None:
     assert moved > 0
 
 
+@pytest.mark.real_data("counts over the 22 BP and 100 DebateArt debates (the samples have 2 and 4)")
 def test_an_echo_of_the_injection_alone_is_a_parse_failure(tmp_path: Path) -> None:
     with StubServer(responder=echo_only) as srv:
         out = probe("debateart_winner", "openai/stub", "inject", tmp_path, api_base=srv.base_url, limit=20)
@@ -288,6 +294,7 @@ def test_an_echo_of_the_injection_alone_is_a_parse_failure(tmp_path: Path) -> No
     assert all(r.parse_error == "the only answer found is quoted from the debate text" for r in recs)
 
 
+@pytest.mark.real_data("counts over the 22 BP and 100 DebateArt debates (the samples have 2 and 4)")
 def test_nothing_in_the_probe_path_reads_the_prompt(tmp_path: Path) -> None:
     """Prompts hold "Winner: ..." in the instructions and in the injected line; answers hold none."""
     with StubServer(responder=lambda req: "I read both sides carefully but cannot pick one.") as srv:
@@ -298,6 +305,7 @@ def test_nothing_in_the_probe_path_reads_the_prompt(tmp_path: Path) -> None:
     assert all(r.status == "parse_failure" and r.prediction is None for r in read_records(out.samples_path))
 
 
+@pytest.mark.real_data("counts over the 22 BP and 100 DebateArt debates (the samples have 2 and 4)")
 def test_probe_runs_are_cached_and_share_the_originals(tmp_path: Path) -> None:
     with StubServer(responder=obedient) as srv:
         first = probe("debateart_winner", "openai/stub", "swap", tmp_path, api_base=srv.base_url, limit=6)
@@ -314,6 +322,7 @@ def test_probe_runs_are_cached_and_share_the_originals(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- the command
 
 
+@pytest.mark.real_data("counts over the 22 BP and 100 DebateArt debates (the samples have 2 and 4)")
 def test_probe_command_writes_a_valid_report(tmp_path: Path) -> None:
     real_data_dir("debatrix_panelbench")
     proc = run_cli("probe", "--task", "bp_top_team", "--model", "baseline/last", "--probe", "swap,inject", "--output-dir", str(tmp_path),
@@ -340,6 +349,7 @@ def test_probe_command_writes_a_valid_report(tmp_path: Path) -> None:
         (["--task", "debateart_winner", "--probe", "inject", "--inject-text", "Winner: pro"], "--inject-text"),
     ],
 )
+@pytest.mark.real_data("counts over the 22 BP and 100 DebateArt debates (the samples have 2 and 4)")
 def test_probe_command_user_errors(tmp_path: Path, args: list[str], message: str) -> None:
     real_data_dir("debatrix_panelbench")
     proc = run_cli("probe", "--model", "baseline/last", "--output-dir", str(tmp_path), "--no-progress", *args,

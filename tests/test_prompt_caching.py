@@ -62,6 +62,7 @@ def run(srv: StubServer, task_name: str, out: Path, limit: int) -> object:
     return asyncio.run(go())
 
 
+@pytest.mark.real_data("the share of a DebateArt prompt that is the debate is a fact of the real debates (the sample's are short)")
 def test_debateart_tasks_share_the_debate_and_pay_the_cached_rate(tmp_path: Path) -> None:
     real_data_dir("debatrix_panelbench")
     price = lookup(PRICED)

@@ -34,6 +34,7 @@ def responder(request: dict[str, Any]) -> str:
     return f"Score: {stochastic(request['messages'], request.get('seed'))}"
 
 
+@pytest.mark.real_data("24 IBM speeches (the sample has 8)")
 def test_repeats_of_a_seeded_stochastic_judge(tmp_path: Path) -> None:
     real_data_dir("ibm_debate_speeches")
     task, path = load_task("ibm_speech_likert")

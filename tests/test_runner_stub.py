@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
 from debench.pipeline import EvalOptions, evaluate_task
 from debench.models.factory import make_model, parse_model_args
@@ -36,6 +37,7 @@ def run_eval(srv: StubServer, out: Path, *, limit: int, concurrency: int = 8, mo
     return asyncio.run(evaluate_task(task, path, model, opts))
 
 
+@pytest.mark.real_data("runs 12 to 120 IBM speeches (the sample has 8)")
 def test_concurrency_limit_is_reached_and_never_exceeded(tmp_path: Path) -> None:
     with StubServer(latency=0.25) as srv:
         out = run_eval(srv, tmp_path, limit=48, concurrency=8)
@@ -45,6 +47,7 @@ def test_concurrency_limit_is_reached_and_never_exceeded(tmp_path: Path) -> None
     assert out.results.n_samples == 48
 
 
+@pytest.mark.real_data("runs 12 to 120 IBM speeches (the sample has 8)")
 def test_realistic_answers_are_parsed_and_failures_counted(tmp_path: Path) -> None:
     with StubServer(responder=likert_responder(seed=5, unparseable_rate=0.2)) as srv:
         out = run_eval(srv, tmp_path, limit=120)
@@ -62,7 +65,8 @@ def test_realistic_answers_are_parsed_and_failures_counted(tmp_path: Path) -> No
             assert r.prediction == parse_answer(r.response, task.parser).value
 
 
-@pytest.mark.parametrize("kind", ["429", "500", "drop", "slow"])
+@pytest.mark.parametrize("kind", ["429", "500", "drop", pytest.param("slow", marks=pytest.mark.slow)])  # "slow": answers wait for the timeout
+@pytest.mark.real_data("runs 12 to 120 IBM speeches (the sample has 8)")
 def test_transient_faults_are_retried_until_success(tmp_path: Path, kind: str) -> None:
     plan = FaultPlan(fail_first_n_per_prompt=2, fail_kind=kind, retry_after="0.3", slow_seconds=8)
     args = FAST_RETRY.replace("timeout=5", "timeout=1")
@@ -95,6 +99,7 @@ def test_retries_are_capped_and_failures_recorded_as_errors(tmp_path: Path) -> N
     assert out.results.usage.n_requests == stats.total_requests == 18
 
 
+@pytest.mark.real_data("runs 12 to 120 IBM speeches (the sample has 8)")
 def test_cached_rerun_makes_no_request(tmp_path: Path) -> None:
     with StubServer() as srv:
         first = run_eval(srv, tmp_path / "a", limit=30)
@@ -110,13 +115,9 @@ def test_api_error_rate_cli_exit_code(tmp_path: Path) -> None:
     real_data_dir("ibm_debate_speeches")
     plan = FaultPlan(fail_first_n_per_prompt=100, fail_kind="500")
     with StubServer(faults=plan) as srv:
-        proc = subprocess.run(
-            [sys.executable, "-m", "debench.cli", "eval", "--task", "ibm_speech_likert", "--model", "openai/stub",
-             "--api-base", srv.base_url, "--limit", "4", "--output-dir", str(tmp_path), "--no-progress",
-             "--model-args", "max_retries=1,base_delay=0.01", "--max-error-rate", "0.5", "--data-source", "local",
-             "--data-dir", str(DATA_DIR), "--bootstrap", "20"],
-            capture_output=True, text=True, timeout=300,
-        )
+        proc = run_cli("eval", "--task", "ibm_speech_likert", "--model", "openai/stub", "--api-base", srv.base_url, "--limit", "4",
+                       "--output-dir", str(tmp_path), "--no-progress", "--model-args", "max_retries=1,base_delay=0.01", "--max-error-rate", "0.5",
+                       "--data-source", "local", "--data-dir", str(DATA_DIR), "--bootstrap", "20")  # fmt: skip
     assert proc.returncode == 1, proc.stderr
     assert "is above --max-error-rate" in proc.stderr
     assert list(tmp_path.glob("*/results_*.json"))  # results are written all the same
@@ -125,12 +126,8 @@ def test_api_error_rate_cli_exit_code(tmp_path: Path) -> None:
 def test_missing_provider_key_is_one_line_exit_2(tmp_path: Path) -> None:
     """No OPENAI_API_KEY for gpt-4o: a user error before any request, not a run of retried errors."""
     real_data_dir("ibm_debate_speeches")
-    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
-    proc = subprocess.run(
-        [sys.executable, "-m", "debench.cli", "eval", "--task", "ibm_speech_likert", "--model", "gpt-4o", "--limit", "3",
-         "--concurrency", "3", "--output-dir", str(tmp_path), "--no-progress", "--data-source", "local", "--data-dir", str(DATA_DIR)],
-        capture_output=True, text=True, timeout=300, env=env,
-    )
+    proc = run_cli("eval", "--task", "ibm_speech_likert", "--model", "gpt-4o", "--limit", "3", "--concurrency", "3", "--output-dir", str(tmp_path),
+                   "--no-progress", "--data-source", "local", "--data-dir", str(DATA_DIR), env={"OPENAI_API_KEY": None})  # fmt: skip
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.strip().splitlines() == ["debench: error: model 'gpt-4o' needs OPENAI_API_KEY in the environment (or --api-key)"]
     assert not [r for p in tmp_path.glob("*/samples_*.jsonl") for r in read_records(p)]  # nothing recorded as an answer or error
@@ -151,7 +148,9 @@ def _wait_for_lines(path: Path, n: int, timeout: float = 120) -> None:
     raise AssertionError(f"{path} never reached {n} lines")
 
 
+@pytest.mark.slow  # a real process, interrupted mid-run, then resumed
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT], ids=["kill-9", "ctrl-c"])
+@pytest.mark.real_data("runs 12 to 120 IBM speeches (the sample has 8)")
 def test_resume_after_interruption_loses_and_duplicates_nothing(tmp_path: Path, sig: int) -> None:
     real_data_dir("ibm_debate_speeches")
     limit = 40
@@ -170,7 +169,7 @@ def test_resume_after_interruption_loses_and_duplicates_nothing(tmp_path: Path, 
         before = {r.doc_id for r in read_records(log)}
         assert 10 <= len(before) < limit
         n_before = srv.stats.total_requests
-        again = subprocess.run(_eval_cmd(srv, tmp_path, limit), capture_output=True, text=True, timeout=300)
+        again = run_cli(*_eval_cmd(srv, tmp_path, limit)[3:])  # the rerun needs no new process
         assert again.returncode == 0, again.stderr
         n_resumed = srv.stats.total_requests - n_before
     records = read_records(log)

@@ -39,6 +39,7 @@ def _score(tmp_path: Path, preds: Path, *extra: str):  # type: ignore[no-untyped
     return proc, out
 
 
+@pytest.mark.real_data("40 of the 631 IBM speeches (the sample has 8)")
 def test_score_mixed_raw_and_parsed_predictions(tmp_path: Path, ibm_docs) -> None:  # type: ignore[no-untyped-def]
     rng = random.Random(3)
     rows, judge = [], {}
@@ -75,6 +76,7 @@ def test_score_mixed_raw_and_parsed_predictions(tmp_path: Path, ibm_docs) -> Non
     assert sum(res["reports"]["prediction_distribution"].values()) == len(used)
 
 
+@pytest.mark.real_data("40 of the 631 IBM speeches (the sample has 8)")
 def test_null_prediction_is_a_parse_failure(tmp_path: Path, ibm_docs) -> None:  # type: ignore[no-untyped-def]
     rows = [{"doc_id": d.doc_id, "prediction": None if i < 10 else 3} for i, d in enumerate(ibm_docs)]
     proc, out = _score(tmp_path, _write(tmp_path / "p.jsonl", rows))
@@ -118,6 +120,7 @@ def test_malformed_json_line_names_line(tmp_path: Path, ibm_docs) -> None:  # ty
     assert "line 2: not valid JSON" in proc.stderr
 
 
+@pytest.mark.real_data("40 of the 631 IBM speeches (the sample has 8)")
 def test_limit_scores_a_prefix(tmp_path: Path, ibm_docs) -> None:  # type: ignore[no-untyped-def]
     rows = [{"doc_id": d.doc_id, "prediction": d.label} for d in ibm_docs[:40]]
     proc, out = _score(tmp_path, _write(tmp_path / "p.jsonl", rows), "--limit", "40")

@@ -29,6 +29,7 @@ from debench.testing.stub_server import StubServer
 # ---------------------------------------------------------------- adapters vs the papers
 
 
+@pytest.mark.real_data("the paper's Table 2 over the 100 DebateArt debates")
 def test_debateart_matches_debatrix_table_2() -> None:
     d = real_data_dir("debatrix_panelbench") / "DebateArt"
     expected = {"argument": (33, 11, 56), "source": (14, 67, 19), "language": (9, 66, 25), "general": (38, 6, 56)}
@@ -42,6 +43,7 @@ def test_debateart_matches_debatrix_table_2() -> None:
     assert all(x.fields["transcript"].count("[Speech ") == len(x.speeches) for x in docs)
 
 
+@pytest.mark.real_data("the paper's Table 4 over the 22 BP debates")
 def test_bp_matches_debatrix_table_4() -> None:
     docs = load_bp(real_data_dir("debatrix_panelbench") / "BP-Competition")
     assert len(docs) == 22
@@ -50,6 +52,7 @@ def test_bp_matches_debatrix_table_4() -> None:
     assert {x.fields["round"] for x in docs} >= {"EUDC 2022 Final"}
 
 
+@pytest.mark.real_data("the 32 real DebateBench transcripts")
 def test_debatebench_transcripts_all_parse() -> None:
     docs = load_debatebench(real_data_dir("debatebench"), require_labels=False)
     assert len(docs) == 32
@@ -90,6 +93,7 @@ def _fixture(tmp_path: Path, drop_column: str | None = None) -> Path:
     return root
 
 
+@pytest.mark.real_data("the real DebateBench layout (cleaned_speeches/, no labels; the sample is the published zip and xlsx)")
 def test_debatebench_published_format(tmp_path: Path) -> None:
     docs = load_debatebench(_fixture(tmp_path))
     assert [d.doc_id for d in docs] == ["Doxbridge 4 Round 1", "LSE Open 2024 Round 1A"]
@@ -97,12 +101,14 @@ def test_debatebench_published_format(tmp_path: Path) -> None:
     assert docs[1].target["scores"]["mo"] == 79.0 and docs[1].label == "CO"
 
 
+@pytest.mark.real_data("the real DebateBench layout (cleaned_speeches/, no labels; the sample is the published zip and xlsx)")
 def test_debatebench_missing_column_names_file_and_column(tmp_path: Path) -> None:
     root = _fixture(tmp_path, drop_column="DLO")
     with pytest.raises(DataError, match=r"scores\.xlsx: field 'DLO': missing column"):
         load_debatebench(root)
 
 
+@pytest.mark.real_data("the real DebateBench copy has no labels (the sample has them)")
 def test_debatebench_without_labels_is_an_error_when_required(tmp_path: Path) -> None:
     root = _fixture(tmp_path)
     (root / "scores.xlsx").unlink()
@@ -141,6 +147,7 @@ def _eval(task: str, model: str, out: Path, api_base: str | None = None, data_di
     return asyncio.run(evaluate_task(t, path, m, opts))
 
 
+@pytest.mark.real_data("the position bias of the 22 real BP debates")
 def test_last_speaker_baseline_is_visible(tmp_path: Path) -> None:
     real_data_dir("debatrix_panelbench")
     out = _eval("bp_top_team", "baseline/last", tmp_path)
@@ -188,6 +195,7 @@ EXPECTED = {
 
 
 @pytest.mark.parametrize("task", sorted(RAW))
+@pytest.mark.real_data("counts over the real debates")
 def test_stub_raw_answers_parsed_and_scored(tmp_path: Path, task: str) -> None:
     real_data_dir("debatrix_panelbench")
     with StubServer(responder=lambda req: _pick(req, RAW[task])) as srv:
@@ -224,6 +232,7 @@ DB_RAW = {
 
 
 @pytest.mark.parametrize("task", sorted(DB_RAW))
+@pytest.mark.real_data("the real DebateBench layout (cleaned_speeches/, no labels; the sample is the published zip and xlsx)")
 def test_debatebench_tasks_through_stub(tmp_path: Path, task: str) -> None:
     root = _fixture(tmp_path)
     data_dir = tmp_path  # the task's local_dir is "debatebench"
@@ -268,6 +277,7 @@ def test_samples_load_for_every_task() -> None:
         assert ds.is_sample and ds.docs, t.name
 
 
+@pytest.mark.real_data("the papers' statistics of the real data sets")
 def test_data_stats_script_checks_the_papers() -> None:
     import subprocess
     import sys

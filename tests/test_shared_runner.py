@@ -86,6 +86,8 @@ def _eval_cmd(base: str, out: Path, limit: int) -> list[str]:
             "--limit", str(limit), "--concurrency", "4", "--data-dir", str(DATA_DIR), "--output-dir", str(out), "--no-progress", "--bootstrap", "50"]
 
 
+@pytest.mark.slow  # two real processes on one run
+@pytest.mark.real_data("40 IBM speeches (the sample has 8)")
 def test_two_concurrent_evals_share_the_work(tmp_path: Path) -> None:
     """Both finish, the log ends with every document exactly once, and the documents are paid for
     once (only those both had in flight at the same moment can be asked twice)."""
@@ -139,6 +141,7 @@ def test_same_model_names_at_two_servers_are_two_runs(tmp_path: Path) -> None:
     assert len(list((tmp_path / "out").glob("arena_*"))) == 2
 
 
+@pytest.mark.slow  # a real process, interrupted with SIGINT, then resumed
 def test_arena_interrupted_by_sigint_resumes_without_repeating_finished_debates(tmp_path: Path) -> None:
     topics = _topics(tmp_path, 4)  # 8 debates of 3 calls each
     out = tmp_path / "out"
@@ -162,7 +165,7 @@ def test_arena_interrupted_by_sigint_resumes_without_repeating_finished_debates(
         finished = {json.loads(l)["debate_id"] for l in log.read_text().splitlines() if json.loads(l)["status"] == "ok"}
         assert 2 <= len(finished) < 8
         srv.reset_stats()
-        again = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+        again = run_cli(*cmd[3:], env=env)  # the rerun needs no new process
         n_new = srv.stats.total_requests
     assert again.returncode == 0, again.stderr[-1000:]
     assert n_new == (8 - len(finished)) * 3  # no cache: only the log can have skipped them
@@ -197,6 +200,7 @@ def _judges_responder(request: dict[str, Any]) -> str:
     return f"{request['model']} argues."
 
 
+@pytest.mark.slow  # a tournament judged by three judges
 def test_several_judges_each_decide_every_debate_once(tmp_path: Path) -> None:
     topics = _topics(tmp_path, 2)
     args = ["arena", "--models", "openai/a,openai/b", "--judge", "openai/j1,openai/j2,openai/j3", "--topics", str(topics), "--rounds", "2",

@@ -41,6 +41,7 @@ def human_table() -> pd.DataFrame:
 # ---------------------------------------------------------------- trimming by sentences
 
 
+@pytest.mark.real_data("the GPT-4.1 speeches file of the real IBM data set (not in the sample)")
 def test_trim_removes_whole_sentences_from_the_end() -> None:
     texts = list(pd.read_csv(gpt41(), dtype=str)["text"]) + list(human_table()["text"][:200])
     end = re.compile(r"[.!?][\"')\]\u201d\u2019]*(?=\s+[\"'(\u201c]?[A-Z0-9])|[.!?][\"')\]\u201d\u2019]*\s*$")
@@ -78,6 +79,7 @@ def writer(req: dict[str, Any]) -> str:
     return stub_speech(topic, int(req.get("seed", -1)))
 
 
+@pytest.mark.real_data("the GPT-4.1 speeches file of the real IBM data set (not in the sample)")
 def test_generate_speeches_writes_the_published_columns(tmp_path: Path) -> None:
     out = tmp_path / "speeches.csv"
     args = ["generate-speeches", "--model", "openai/writer", "--limit", "3", "--words", "120", "--output", str(out), "--no-progress"]
@@ -133,6 +135,7 @@ def _means(report: dict[str, Any], samples: Path, sources: dict[str, str]) -> di
     return by
 
 
+@pytest.mark.real_data("the GPT-4.1 speeches file of the real IBM data set (not in the sample)")
 def test_rate_generated_speeches_beside_the_annotated_ones(tmp_path: Path) -> None:
     speeches = tmp_path / "speeches.csv"
     env = {"DEBENCH_DATA_DIR": str(DATA_DIR)}
@@ -172,6 +175,7 @@ def test_rate_generated_speeches_beside_the_annotated_ones(tmp_path: Path) -> No
         assert c["source"] == "openai/writer" and c["diff"]["value"] == pytest.approx(gen - sum(ref) / len(ref))
 
 
+@pytest.mark.real_data("the GPT-4.1 speeches file of the real IBM data set (not in the sample)")
 def test_rate_gpt41_speeches_with_a_baseline(tmp_path: Path) -> None:
     from debench.speeches.report import SPEECH_RATING_SCHEMA_PATH
 
@@ -203,6 +207,7 @@ def test_rate_gpt41_speeches_with_a_baseline(tmp_path: Path) -> None:
     assert svg.read_bytes().startswith(SVG) and "human annotators" in svg.read_text()
 
 
+@pytest.mark.real_data("the GPT-4.1 speeches file of the real IBM data set (not in the sample)")
 def test_rate_speeches_human_source_filter(tmp_path: Path) -> None:
     proc = run_cli("rate-speeches", "--speeches", str(gpt41()), "--model", "baseline/constant:3", "--limit", "5",
                    "--human-sources", "Human expert,Speech-GPT2", "--output-dir", str(tmp_path), "--no-progress",
@@ -224,6 +229,7 @@ def test_rate_speeches_human_source_filter(tmp_path: Path) -> None:
         (["generate-speeches", "--model", "baseline/random", "--limit", "1", "--output", "{out}"], "cannot take part in free-form generation"),
     ],
 )
+@pytest.mark.real_data("the GPT-4.1 speeches file of the real IBM data set (not in the sample)")
 def test_speech_command_user_errors(tmp_path: Path, args: list[str], message: str) -> None:
     broken = tmp_path / "broken.csv"
     pd.read_csv(gpt41(), dtype=str).drop(columns=["text"]).to_csv(broken, index=False)

@@ -8,6 +8,7 @@ import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
 from pydantic import BaseModel
 
 from conftest import DATA_DIR, real_data_dir
@@ -17,6 +18,7 @@ from debench.registry import load_task
 from debench.runner import CLAIM_BATCH, run_jobs
 
 
+@pytest.mark.real_data("40 IBM speeches (the sample has 8)")
 def test_a_streamed_data_set_keeps_only_gold_views() -> None:
     real_data_dir("ibm_debate_speeches")
     task, _ = load_task("ibm_speech_likert")

@@ -14,7 +14,7 @@ from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
 from debench.samples import read_records
 
-pytestmark = pytest.mark.local_model
+pytestmark = [pytest.mark.local_model, pytest.mark.slow]
 
 SHORTEST, SECOND = "debateart_4395", "debateart_4642"  # the two shortest prompts (~800 and ~1,300 tokens)
 
@@ -49,6 +49,7 @@ def _check(report: dict, recs: dict, pairs: list[dict], sources: list[str]) -> N
             assert s["effect"]["rate"]["k"] == sum(p["probed"]["verdict"] == p["target_side"] for p in eligible)
 
 
+@pytest.mark.real_data("the two shortest real DebateArt debates, by id")
 def test_every_probe_on_real_debates(tmp_path: Path) -> None:
     real_data_dir("debatrix_panelbench")
     report, recs, pairs = _probe(tmp_path, SHORTEST, "all")
@@ -61,6 +62,7 @@ def test_every_probe_on_real_debates(tmp_path: Path) -> None:
     _check(report, {k: v for k, v in recs.items() if "#pad" not in k and "#trim" not in k}, pairs, [SHORTEST, SECOND])
 
 
+@pytest.mark.real_data("the real BP debates are too long for the local model's context (the sample's are not)")
 def test_bp_debates_too_long_for_the_local_model_are_counted_not_sent(tmp_path: Path) -> None:
     real_data_dir("debatrix_panelbench")
     proc = run_cli("probe", "--task", "bp_top_team", "--model", "local/smollm2", "--limit", "2", "--probe", "swap",
@@ -72,6 +74,7 @@ def test_bp_debates_too_long_for_the_local_model_are_counted_not_sent(tmp_path: 
     assert report["usage"]["n_requests"] == 0 and report["usage"]["prompt_tokens"] == 0
 
 
+@pytest.mark.real_data("rates the generated speeches beside the real data's Human expert speeches on the same topic (the sample has too few)")
 def test_speeches_written_and_rated_by_the_local_model(tmp_path: Path) -> None:
     real_data_dir("ibm_debate_speeches")
     env = {"DEBENCH_DATA_DIR": str(DATA_DIR)}

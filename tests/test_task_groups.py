@@ -96,6 +96,7 @@ def test_include_path_errors_name_the_file(tmp_path: Path) -> None:
         resolve_tasks("bp_top_team", include_paths=[amb])
 
 
+@pytest.mark.real_data("the group's summary over the 100 DebateArt debates (the sample has 4)")
 def test_eval_of_a_group_writes_each_result_and_a_summary(tmp_path: Path) -> None:
     real_data_dir("debatrix_panelbench")
     out = tmp_path / "out"

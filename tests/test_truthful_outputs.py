@@ -333,6 +333,7 @@ def test_cache_path_that_is_a_file_is_one_line(tmp_path: Path) -> None:
     assert str(blocker) in line and "DEBENCH_CACHE_DIR" in line
 
 
+@pytest.mark.real_data("the real DebateBench copy has no labels (the sample has them)")
 def test_debatebench_without_gold_says_what_to_do(tmp_path: Path) -> None:
     real_data_dir("debatebench")
     line = _one_line_exit_2(run_cli("eval", "--task", "debatebench_verdict", "--model", "baseline/random", "--data-dir", str(DATA_DIR),

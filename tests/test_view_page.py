@@ -6,7 +6,6 @@ reaches the page."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,14 +16,9 @@ from conftest import DATA_DIR, real_data_dir
 from debench.api import evaluate
 from debench.registry import load_task
 from debench.samples import read_records
-from debench.testing.browser import chromium_paths
 from debench.testing.stub_server import FaultPlan, StubServer, fixed_responder, likert_responder
 from debench.view.model import verdict
 from debench.view.render import write_view
-
-pytestmark = pytest.mark.skipif(
-    None in chromium_paths(), reason="Debian's chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)"
-)
 
 ENV_SECRET = "zq-env-secret-value-7c1f0a9b"
 KEY_SHAPED = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6"
@@ -64,13 +58,9 @@ def likert_page(likert_run: Path) -> Path:
         mp.undo()
 
 
-@pytest.fixture(scope="module")
-def driver() -> Iterator[Any]:
-    pytest.importorskip("selenium.webdriver", reason="selenium is in the [test] extra")
-    from debench.testing.browser import headless_chromium
-
-    with headless_chromium() as drv:
-        yield drv
+@pytest.fixture
+def driver(chromium: Any) -> Any:
+    return chromium
 
 
 VISIBLE = "return Array.prototype.filter.call(document.querySelectorAll('article.sample'), function(a){return !a.hidden;}).map(function(a){return a.getAttribute('data-doc');});"
@@ -101,6 +91,8 @@ def _search(drv: Any, text: str) -> None:
     drv.execute_script("return new Promise(function(r){setTimeout(r, 300);})")
 
 
+@pytest.mark.slow  # drives the browser
+@pytest.mark.real_data("the page of a run on 80 IBM speeches (the sample has 8)")
 def test_filters_and_search_in_chromium(driver: Any, likert_run: Path, likert_page: Path) -> None:
     records = read_records(likert_run.parent / json.loads(likert_run.read_text())["samples_file"])
     by_status = {s: [r.doc_id for r in records if r.status == s] for s in ("ok", "parse_failure", "error")}
@@ -149,12 +141,14 @@ def load_task_docs():  # type: ignore[no-untyped-def]
     return load_task_data(load_task("ibm_speech_likert")[0], "local", DATA_DIR).docs
 
 
+@pytest.mark.real_data("the page of a run on 80 IBM speeches (the sample has 8)")
 def test_no_secret_reaches_the_page(likert_page: Path) -> None:
     html = likert_page.read_text(encoding="utf-8")
     assert ENV_SECRET not in html and KEY_SHAPED not in html
     assert "(my key is ***, and ***)" in html and "[api_key=***]" in html
 
 
+@pytest.mark.slow  # drives the browser
 def test_confusion_matrix_debatrix_steps_and_ensemble_members(tmp_path: Path, driver: Any) -> None:
     real_data_dir("debatrix_panelbench")
     with StubServer(responder=fixed_responder("Both sides argue with care.\nScore: 6\nWinner: pro")) as srv:
@@ -182,6 +176,7 @@ def test_confusion_matrix_debatrix_steps_and_ensemble_members(tmp_path: Path, dr
     assert members and all(m == ["member · openai/a", "member · openai/b", "aggregate"] for m in members)
 
 
+@pytest.mark.real_data("the page of a run on 80 IBM speeches (the sample has 8)")
 def test_view_errors_are_one_line(tmp_path: Path, likert_run: Path) -> None:
     proc = run_cli("view", str(tmp_path / "nowhere.json"))
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "results file not found" in proc.stderr
@@ -201,6 +196,7 @@ def _arena_responder(request: dict[str, Any]) -> str:
     return f"{request['model']} argues its side."
 
 
+@pytest.mark.slow  # drives the browser
 def test_arena_page_lists_every_judges_verdict(driver: Any, tmp_path: Path) -> None:
     topics = tmp_path / "t.txt"
     topics.write_text("Is tea better than coffee?\nShould cities ban cars?\n", encoding="utf-8")
