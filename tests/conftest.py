@@ -72,7 +72,7 @@ def real_data_dir(name: str) -> Path:
     return path
 
 
-EMBEDDED_MODEL_MODULES = frozenset({"test_local_model.py", "test_studies_local.py"})
+EMBEDDED_MODEL_MODULES = frozenset({"test_local_model.py", "test_studies_local.py", "test_leaderboard_local.py"})
 """The modules of the ``local_model`` tests (``test_tiers.py`` checks that no other has one): under
 pytest-xdist they run on one worker, which starts the embedded model's server once and never runs
 two llama.cpp servers at a time on the same cores."""
@@ -142,3 +142,15 @@ def chromium() -> Iterator[Any]:
     pytest.importorskip("selenium.webdriver", reason="selenium is in the [test] extra")
     with headless_chromium() as drv:
         yield drv
+
+
+@pytest.fixture
+def smollm2(tmp_path: Path) -> Path:
+    """A copy of the committed, verified embedded-model submission (results, samples, its record)."""
+    real_data_dir("ibm_debate_speeches")
+    src = REPO / "leaderboard" / "submissions" / "local__smollm2"
+    if not list(src.glob("spotcheck_*.json")):
+        pytest.skip("the committed local/smollm2 submission has no spot-check record")
+    subs = tmp_path / "leaderboard" / "submissions"
+    shutil.copytree(src, subs / "local__smollm2")
+    return subs

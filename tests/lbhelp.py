@@ -64,8 +64,8 @@ def edit_lines(path: Path, change: Callable[[list[str]], list[str]]) -> None:
 def rescore(results: Path) -> None:
     """Recompute the results file's metrics, counts and reports from its (edited) samples log with
     debench's own scorer — what a forger would do so the numbers match."""
-    from debench.pipeline import select_docs
     from debench.data.loading import load_task_data
+    from debench.pipeline import select_docs
     from debench.predictions import load_predictions
     from debench.registry import load_task
     from debench.scoring import score
@@ -205,3 +205,16 @@ def refresh_main(*argv: str) -> tuple[int, str, str]:
         except SystemExit as exc:  # argparse's usage errors
             code = int(exc.code or 0)
     return code, out.getvalue(), err.getvalue()
+
+
+# -- the committed, verified embedded-model submission
+
+
+def smollm2_record(subs: Path) -> Path:
+    (rec,) = (subs / "local__smollm2").glob("spotcheck_*.json")
+    return rec
+
+
+def smollm2_results(subs: Path) -> Path:
+    (res,) = (subs / "local__smollm2").glob("results_*.json")
+    return res

@@ -5,21 +5,27 @@ endpoint, seeded by a commit after the merge, its record committed and checked a
 from __future__ import annotations
 
 import json
-import shutil
 import socket
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-import pytest
-
 from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
+from lbhelp import (
+    COMMIT,
+    TRUSTED,
+    board_build,
+    board_json,
+    edit_json,
+    entries_of,
+    smollm2_record,
+    smollm2_results,
+)
+
 from debench.leaderboard.spot_check import draw, model_from_identity, seed_from_commit
 from debench.samples import SampleRecord
 from debench.testing.stub_server import StubServer, fixed_responder, likert_responder
-from lbhelp import COMMIT, SEEDS, TRUSTED, board_build, board_json, edit_json, edit_records, entries_of, rescore
 
 TASK = "ibm_speech_likert"
 
@@ -86,28 +92,6 @@ def test_the_model_is_rebuilt_from_its_identity_and_the_draw_is_seeded() -> None
 # ------------------------------------------------------------------- the leaderboard's spot check
 
 
-@pytest.fixture
-def smollm2(tmp_path: Path) -> Path:
-    """A copy of the committed, verified embedded-model submission (results, samples, its record)."""
-    real_data_dir("ibm_debate_speeches")
-    src = SEEDS / "local__smollm2"
-    if not list(src.glob("spotcheck_*.json")):
-        pytest.skip("the committed local/smollm2 submission has no spot-check record")
-    subs = tmp_path / "leaderboard" / "submissions"
-    shutil.copytree(src, subs / "local__smollm2")
-    return subs
-
-
-def _record(subs: Path) -> Path:
-    (rec,) = (subs / "local__smollm2").glob("spotcheck_*.json")
-    return rec
-
-
-def _results(subs: Path) -> Path:
-    (res,) = (subs / "local__smollm2").glob("results_*.json")
-    return res
-
-
 @pytest.mark.slow
 def test_the_committed_record_verifies_the_embedded_model(smollm2: Path, tmp_path: Path) -> None:
     got = board_build(smollm2, tmp_path / "out")
@@ -115,7 +99,7 @@ def test_the_committed_record_verifies_the_embedded_model(smollm2: Path, tmp_pat
     (entry,) = entries_of(board_json(tmp_path / "out"), TASK)["verified"]
     assert entry["rank"] == 1 and entry["tier"] == 1 and entry["standing"] == "verified"
     spot = entry["provenance"]["spot_check"]
-    rec = json.loads(_record(smollm2).read_text())
+    rec = json.loads(smollm2_record(smollm2).read_text())
     assert spot["seed"] == int(rec["seed_commit"][:16], 16) and spot["n_docs"] == 8 and spot["endpoint"] == "smollm2"
     assert spot["agreement"] == rec["agreement"] >= 0.8
 
@@ -137,16 +121,16 @@ def test_the_committed_record_verifies_the_embedded_model(smollm2: Path, tmp_pat
     ],
 )
 def test_a_tampered_record_is_refused(smollm2: Path, tmp_path: Path, tamper: Any, field: str) -> None:
-    edit_json(_record(smollm2), tamper)
+    edit_json(smollm2_record(smollm2), tamper)
     got = board_build(smollm2, tmp_path / "out")
     assert got.exit_code == 2, got.stdout
     (line,) = got.stderr.strip().splitlines()
-    assert str(_record(smollm2)) in line and f"field '{field}'" in line, line
+    assert str(smollm2_record(smollm2)) in line and f"field '{field}'" in line, line
 
 
 @pytest.mark.slow
 def test_changed_submission_files_void_the_record(smollm2: Path, tmp_path: Path) -> None:
-    edit_json(_results(smollm2), lambda d: d["usage"].__setitem__("n_requests", 632))
+    edit_json(smollm2_results(smollm2), lambda d: d["usage"].__setitem__("n_requests", 632))
     got = board_build(smollm2, tmp_path / "out")
     assert got.exit_code == 2 and "results_sha256" in got.stderr and "changed after the leaderboard's spot check" in got.stderr
 
@@ -169,7 +153,7 @@ def test_a_failed_record_removes_the_entry_with_the_reason(smollm2: Path, tmp_pa
         r["agreement"] = sum(d["agree"] for d in r["documents"]) / len(r["documents"])
         r["passed"] = False
 
-    edit_json(_record(smollm2), fail)
+    edit_json(smollm2_record(smollm2), fail)
     got = board_build(smollm2, tmp_path / "out")
     assert got.exit_code == 0, got.stderr
     board = board_json(tmp_path / "out")
@@ -185,14 +169,14 @@ def test_a_spot_check_that_cannot_build_its_model_removes_the_entry(smollm2: Pat
     from debench.registry import load_task
     from debench.runner import run_fingerprint
 
-    _record(smollm2).unlink()
+    smollm2_record(smollm2).unlink()
     task, _ = load_task(TASK)
 
     def other_weights(d: dict[str, Any]) -> None:
         d["model"]["identity"]["weights"] = d["model"]["weights"] = "SmolLM2-1.7B-Instruct.Q8_0.gguf"
         d["config"]["fingerprint"] = run_fingerprint(task, d["model"]["identity"], d["dataset"]["content_hash"], d["task"]["method"])
 
-    edit_json(_results(smollm2), other_weights)
+    edit_json(smollm2_results(smollm2), other_weights)
     got = board_build(smollm2, tmp_path / "out")
     assert got.exit_code == 0, got.stderr
     (entry,) = entries_of(board_json(tmp_path / "out"), TASK)["self_reported"]
@@ -204,27 +188,3 @@ def test_a_spot_check_that_cannot_build_its_model_removes_the_entry(smollm2: Pat
     (removed,) = board["removed"]
     assert "the spot check cannot build the model local/smollm2" in removed["reason"]
     assert not list(smollm2.rglob("spotcheck_*.json"))
-
-
-@pytest.mark.slow
-@pytest.mark.local_model
-def test_answers_the_embedded_model_does_not_give_fail_the_jobs_spot_check(smollm2: Path, tmp_path: Path) -> None:
-    """The refresh job re-judges through the model it serves itself: answers the submission made up
-    (every speech 'Score: 3', a rating this model never gives here) agree on none of the 8 drawn
-    speeches; the entry is removed and the failed record kept, so the next build removes it again
-    without re-running anything."""
-    _record(smollm2).unlink()
-    res = _results(smollm2)
-    samples = res.parent / json.loads(res.read_text())["samples_file"]
-    edit_records(samples, lambda i, rec: rec.update(response="Score: 3", prediction=3))
-    rescore(res)
-    got = board_build(smollm2, tmp_path / "out", "--spot-check-commit", COMMIT)
-    assert got.exit_code == 0, got.stderr
-    board = board_json(tmp_path / "out")
-    (removed,) = board["removed"]
-    assert "failed the leaderboard's spot check" in removed["reason"] and "0% of 8 documents agreed" in removed["reason"]
-    record = json.loads(_record(smollm2).read_text())
-    assert record["passed"] is False and record["seed_commit"] == COMMIT and record["endpoints"][0]["id"] == "smollm2"
-    assert all(d["submitted"] == "3" and d["rejudged"] in ("1", "2", "4", "5") for d in record["documents"])
-    got = board_build(smollm2, tmp_path / "again")
-    assert got.exit_code == 0 and board_json(tmp_path / "again")["removed"][0]["reason"] == removed["reason"]
