@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from importlib import metadata
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parent.parent
 PACKAGE = REPO / "debench"
 PROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
@@ -125,3 +127,14 @@ def test_the_installed_versions_are_within_the_declared_ranges() -> None:
     for dist, floor in floors.items():
         installed = metadata.version(dist)
         assert tuple(int(x) for x in re.findall(r"\d+", installed)[:3]) >= tuple(int(x) for x in re.findall(r"\d+", floor)[:3]), (dist, installed, floor)
+
+
+def test_a_missing_extra_is_a_one_line_error_naming_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """xllamacpp comes with the ``local`` extra, no longer at one exact version: without it, the
+    embedded server says which extra to install (and debench itself imports fine)."""
+    from debench.errors import UserError
+    from debench.models.local_server import LocalServer
+
+    monkeypatch.setitem(sys.modules, "xllamacpp", None)  # import xllamacpp -> ImportError
+    with pytest.raises(UserError, match=r"needs xllamacpp, debench's 'local' extra: pip install 'debench\[local\]'"):
+        LocalServer(tmp_path / "model.gguf").start()
