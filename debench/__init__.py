@@ -10,11 +10,14 @@ from typing import Any as _Any
 # litellm fetches a remote cost map at import unless told otherwise; debench must work offline.
 _os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-__version__ = "0.1.0"
 __all__ = ["aevaluate", "evaluate", "load_results", "score"]
 
 
 def __getattr__(name: str) -> _Any:
+    if name == "__version__":
+        from debench.version import debench_version
+
+        return debench_version()
     if name in __all__:
         from debench import api
 

@@ -76,8 +76,10 @@ class Results(BaseModel):
 
 
 def package_versions() -> dict[str, str | None]:
-    out: dict[str, str | None] = {"python": platform.python_version()}
-    for name in ("debench", "litellm", "numpy", "scipy", "krippendorff", "datasets", "xllamacpp"):
+    from debench.version import debench_version
+
+    out: dict[str, str | None] = {"python": platform.python_version(), "debench": debench_version()}
+    for name in ("litellm", "numpy", "scipy", "krippendorff", "datasets", "xllamacpp"):
         try:
             out[name] = metadata.version(name)
         except metadata.PackageNotFoundError:

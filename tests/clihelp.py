@@ -56,6 +56,17 @@ DEFAULT_WARNING_FILTERS = (
 )
 """CPython's warning filters when started without ``-W`` (pytest replaces them during a test)."""
 
+LITELLM_IMPORT_FILTERS = (
+    ".*conflict with protected namespace.*",
+    ".*Accessing the.*attribute on the instance is deprecated.*",
+    ".*`ReadOnly` qualifier.*",
+)
+"""The warnings litellm ignores from its import on (``litellm/__init__.py``; newer versions in
+``litellm._process_defaults``). A new process that uses litellm has these filters; in this one,
+pytest dropped them at the end of the test that first imported litellm. Without them, newer
+litellm's TypedDicts (``ReadOnly`` items) made pydantic print warnings above a command's output
+that no real process prints (seen with litellm 1.110.2 and pydantic 2.14)."""
+
 
 Env = Mapping[str, "str | None"]
 """Changes to this process's environment for one command: a value, or None to unset the variable."""
@@ -174,6 +185,9 @@ def _as_a_new_process(args: tuple[str, ...], env: dict[str, str], cwd: Path | No
             warnings.resetwarnings()
             for action, category, module in DEFAULT_WARNING_FILTERS:
                 warnings.filterwarnings(action, category=category, module=module, append=True)
+            if "litellm" in sys.modules:
+                for message in LITELLM_IMPORT_FILTERS:
+                    warnings.filterwarnings("ignore", message=message)
             warnings.showwarning = _show_warning
             yield
     finally:

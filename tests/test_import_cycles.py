@@ -90,7 +90,7 @@ def test_no_import_cycles_inside_debench() -> None:
 
 
 LAYERS = [
-    ("foundations", {"errors", "registries", "atomic", "redact", "text", "json_schema", "record_log", "jsonl", "paths", "options"}),
+    ("foundations", {"errors", "registries", "atomic", "redact", "text", "json_schema", "record_log", "jsonl", "paths", "options", "version"}),
     ("configuration", {"task", "grammars", "transforms", "parsing", "quotes", "templates"}),
     ("data", {"data", "prompts", "samples"}),
     ("models", {"models", "cache", "calls"}),

@@ -10,8 +10,18 @@ import click
 from debench.cli.common import DebenchGroup
 
 
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    # debench.__version__, not click's package_name lookup: it also answers from a source tree
+    # that is not installed (and reads the package metadata only when asked)
+    if value and not ctx.resilient_parsing:
+        from debench.version import debench_version
+
+        click.echo(f"debench, version {debench_version()}")
+        ctx.exit()
+
+
 @click.group(cls=DebenchGroup)
-@click.version_option(package_name="debench", prog_name="debench")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version, help="Show the version and exit.")
 @click.option("-v", "--verbose", count=True, help="More logging (-vv for debug).")
 def main(verbose: int) -> None:
     """Benchmarks of language models as debate judges."""

@@ -255,7 +255,7 @@ def build_leaderboard(
     reported: Reported | None = None,
     title: str = "debench leaderboard",
 ) -> Leaderboard:
-    from debench import __version__
+    from debench.version import debench_version
 
     by_task: dict[str, list[Kept]] = {}
     tasks: dict[str, TaskConfig] = {}
@@ -269,7 +269,7 @@ def build_leaderboard(
     return Leaderboard(
         title=title,
         generated_at=max(stamps) if stamps else None,
-        debench_version=__version__,
+        debench_version=debench_version(),
         n_submissions=len({s.submission for s, _, _ in kept}),
         max_incomplete_share=MAX_INCOMPLETE_SHARE,
         max_left_out_share=MAX_LEFT_OUT_SHARE,

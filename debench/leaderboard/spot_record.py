@@ -97,7 +97,7 @@ def _now() -> str:
 
 
 def make_record(sub: ValidatedSubmission, got: Rejudged, endpoints: tuple[Endpoint, ...], commit: str, n: int) -> SpotCheckRecord:
-    from debench import __version__
+    from debench.version import debench_version
 
     docs = []
     for r in got.records:
@@ -120,7 +120,7 @@ def make_record(sub: ValidatedSubmission, got: Rejudged, endpoints: tuple[Endpoi
         agreement=agreement,
         threshold=MIN_AGREEMENT,
         passed=agreement >= MIN_AGREEMENT,
-        debench_version=__version__,
+        debench_version=debench_version(),
         checked_at=_now(),
     )
 

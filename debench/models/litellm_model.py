@@ -223,10 +223,13 @@ class LiteLLMModel(Model):
         return body
 
     def batch_cost(self, usage: Usage) -> float | None:
-        """An answer's price through the batch API (the table's batch rates)."""
-        from debench.models.price_table import lookup
+        """An answer's price through the batch API (the batch rates of litellm's table)."""
+        from debench.models.price_table import price_of
 
-        price = lookup(self.litellm_name)
+        try:
+            price = price_of(_litellm().get_model_info(self.litellm_name))
+        except Exception:  # noqa: BLE001 - a model litellm's table does not know: no price
+            return None
         return price.cost(usage, batch=True) if price else None
 
     def _get_router(self) -> Any:

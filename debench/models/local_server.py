@@ -55,7 +55,7 @@ class LocalServer:
         try:
             import xllamacpp
         except ImportError:
-            raise UserError("the embedded llama.cpp server (local/smollm2, gguf/<file>) needs xllamacpp: pip install xllamacpp==2026.10.11549") from None
+            raise UserError("the embedded llama.cpp server (local/smollm2, gguf/<file>) needs xllamacpp, debench's 'local' extra: pip install 'debench[local]' (in a checkout: pip install -e '.[local]')") from None
         p = xllamacpp.CommonParams()
         p.model.path = str(self.gguf)
         p.n_ctx = self.n_ctx

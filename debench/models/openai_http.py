@@ -13,8 +13,8 @@ litellm path in everything the harness relies on:
 * a per-request ``timeout``; the api key from ``--api-key`` or ``OPENAI_API_KEY`` (local servers
   get a placeholder);
 * the same request body litellm sends (``extra_body`` and the GBNF ``grammar`` merged into it),
-  the server's usage, and the cost and context window from litellm's model table when the model
-  is in it;
+  the server's usage, and the cost and context window from debench's snapshot of the OpenAI rows
+  of litellm's model table (``price_table.py``) when the model is in it, else ``cost: null``;
 * the same ``identity``, so cache keys and run fingerprints do not depend on the client.
 
 Why it exists: on 2 cores litellm's per-call overhead (~4 ms: a thread hop, the OpenAI SDK's

@@ -1,22 +1,25 @@
-"""Prices and context windows from litellm's bundled model table, read without importing litellm.
+"""Prices and context windows of OpenAI's chat models for the direct HTTP client, from a snapshot of
+litellm's model table shipped with debench (``openai_prices.json``), read without importing litellm.
 
-Importing litellm costs ~4 s and ~200 MB; the direct HTTP client only needs one row of the table
-litellm ships (``model_prices_and_context_window_backup.json``, the one litellm itself uses with
-``LITELLM_LOCAL_MODEL_COST_MAP=True``).
+Importing litellm costs ~4 s and ~200 MB, which the direct client (``openai_http.py``) exists to
+avoid; it only needs the rows of the models it can call, OpenAI's chat models. The snapshot is
+taken from litellm's public ``litellm.model_cost`` by ``scripts/refresh_prices.py`` and names the
+litellm version it came from. A model not in it gets ``cost: null`` (never a guessed price). The
+litellm client prices with litellm's own table (``litellm.completion_cost``, ``get_model_info``).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
+import logging
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
 from debench.models.base import Usage
-
-TABLE_FILE = "model_prices_and_context_window_backup.json"
 
 
 class ModelPrice(BaseModel):
@@ -63,24 +66,57 @@ BATCH_DISCOUNT = 0.5
 """OpenAI's Batch API price cut, used for a model whose table row gives no batch price."""
 
 
-def _table_path() -> Path | None:
-    spec = importlib.util.find_spec("litellm")  # locates the package without importing it
-    if spec is None or not spec.submodule_search_locations:
+SNAPSHOT = Path(__file__).resolve().parent / "openai_prices.json"
+
+
+class PriceSnapshot(BaseModel):
+    """``openai_prices.json``: rows keyed by the model's name at OpenAI (``gpt-4o-mini``)."""
+
+    source: str
+    """Where the rows came from: the litellm version and its table."""
+    rows: dict[str, ModelPrice]
+
+
+def price_of(row: Mapping[str, Any] | None) -> ModelPrice | None:
+    """The fields the harness uses of one row of litellm's table (``litellm.model_cost[name]`` or
+    ``litellm.get_model_info(name)``); None without one."""
+    if not row:
         return None
-    path = Path(next(iter(spec.submodule_search_locations))) / TABLE_FILE
-    return path if path.is_file() else None
+    return ModelPrice.model_validate({k: row.get(k) for k in ModelPrice.model_fields})
+
+
+@lru_cache(maxsize=1)
+def snapshot() -> PriceSnapshot | None:
+    """The shipped table, or None (and a warning) when it is missing or unreadable: every cost is
+    then null, nothing fails."""
+    path = SNAPSHOT
+    try:
+        return PriceSnapshot.model_validate_json(path.read_bytes())
+    except (OSError, ValueError) as exc:
+        logging.getLogger(__name__).warning("no price table (%s: %s): costs are null", path, exc)
+        return None
 
 
 @lru_cache(maxsize=64)
 def lookup(model: str) -> ModelPrice | None:
-    """The row of an ``openai/<name>`` (or bare) model string, or None when the table has none."""
-    path = _table_path()
-    if path is None:
-        return None
-    table = json.loads(path.read_text(encoding="utf-8"))
-    bare = model.removeprefix("openai/")
-    for key in (model, bare):
-        row = table.get(key)
-        if isinstance(row, dict) and (key == model or row.get("litellm_provider") == "openai"):
-            return ModelPrice.model_validate({k: row.get(k) for k in ModelPrice.model_fields})
-    return None
+    """The row of an ``openai/<name>`` (or bare) OpenAI model string, or None when the snapshot has none."""
+    table = snapshot()
+    return table.rows.get(model.removeprefix("openai/")) if table else None
+
+
+def snapshot_from(model_cost: Mapping[str, Mapping[str, Any]], source: str) -> PriceSnapshot:
+    """The rows of ``openai_prices.json`` from litellm's table (``litellm.model_cost``): OpenAI's
+    chat models, the fields ``ModelPrice`` keeps (``scripts/refresh_prices.py`` writes it)."""
+    rows = {}
+    for name, row in sorted(model_cost.items()):
+        if isinstance(row, Mapping) and row.get("litellm_provider") == "openai" and row.get("mode") == "chat":
+            price = price_of(row)
+            if price is not None:
+                rows[name] = price
+    return PriceSnapshot(source=source, rows=rows)
+
+
+def snapshot_json(table: PriceSnapshot) -> str:
+    """The file's text: one row per line, unset fields left out, so a refresh diffs row by row."""
+    lines = [json.dumps(name) + ": " + json.dumps(price.model_dump(exclude_none=True), sort_keys=True) for name, price in table.rows.items()]
+    return '{"source": ' + json.dumps(table.source) + ',\n "rows": {\n  ' + ",\n  ".join(lines) + "\n }\n}\n"
