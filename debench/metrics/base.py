@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from debench.data.base import Doc
-from debench.metrics.names import BUILTIN, STATUS_METRICS
+from debench.metrics.names import BUILTIN
 from debench.registries import Registry
 
 NOT_FINITE = "the value is not a finite number"
