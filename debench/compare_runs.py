@@ -15,7 +15,8 @@ from debench.metrics.compare import paired_bootstrap, paired_permutation
 from debench.predictions import load_predictions
 from debench.registry import load_task
 from debench.results import load_results
-from debench.scoring import STATUS_METRICS, scored_pairs
+from debench.metrics.names import STATUS_METRICS
+from debench.scoring import scored_pairs
 
 ALPHA = 0.05
 """A difference counts when its two-sided p-value is below this."""

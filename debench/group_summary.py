@@ -18,7 +18,8 @@ from pydantic import BaseModel, Field
 
 from debench.atomic import write_json_record
 from debench.json_schema import document_schema
-from debench.metrics.base import STATUS_METRICS, get_metric
+from debench.metrics.base import get_metric
+from debench.metrics.names import STATUS_METRICS
 from debench.results import Results, now_iso
 
 SCHEMA_VERSION = "1.0"

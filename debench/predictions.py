@@ -16,7 +16,8 @@ from debench.data.base import Doc
 from debench.data.transcript import debate_text
 from debench.errors import UserError
 from debench.jsonl import iter_jsonl_objects
-from debench.parsing import ParseFailure, check_shape, parse_answer
+from debench.parsing import check_shape, parse_answer
+from debench.transforms import ParseFailure
 from debench.samples import SampleRecord
 from debench.task import TaskConfig
 
@@ -24,7 +25,8 @@ from debench.task import TaskConfig
 def check_prediction(value: Any, task: TaskConfig) -> Any:
     """Validate a parsed prediction against the task's answer space; returns it normalized."""
     p = task.parser
-    expected = {"int": int, "float": (int, float), "str": str, "list": list, "dict": dict}[p.type]
+    kinds: dict[str, type | tuple[type, ...]] = {"int": int, "float": (int, float), "str": str, "list": list, "dict": dict}
+    expected = kinds[p.type]
     if isinstance(value, bool) or not isinstance(value, expected):
         raise ValueError(f"expected a {p.type}, got {json.dumps(value)[:40]}")
     try:

@@ -21,7 +21,7 @@ from collections import Counter, deque
 from collections.abc import Iterable, Sequence, Sized
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel
 from tqdm import tqdm
@@ -58,15 +58,22 @@ class RunSettings:
     """Repeat k of ``eval --repeats``: requests carry the seed ``seed + k``."""
 
 
+FailureStatus = Literal["error", "not_completed"]
+"""How a job that produced no answer ended: the model failed, or the prompt did not fit."""
+
+
 class Job(Protocol):
-    key: str
+    @property
+    def key(self) -> str:
+        """The job's id in the log (a document's id, a debate's, a speech's)."""
+        ...
 
     async def run(self) -> BaseModel:
         """Do the work; raise ``ContextOverflow`` or a model error on failure."""
         ...
 
-    def failure(self, status: str, error: str) -> BaseModel:
-        """The record of a job that ended in ``status`` ('error' | 'not_completed')."""
+    def failure(self, status: FailureStatus, error: str) -> BaseModel:
+        """The record of a job that ended in ``status``."""
         ...
 
 
@@ -113,7 +120,7 @@ async def _execute(job: Job, redactor: Redactor) -> BaseModel:
 def _attempted(record: BaseModel, exc: BaseException) -> BaseModel:
     """A failure record with the requests its call made (``attempts``, carried by the error)."""
     if "attempts" in type(record).model_fields:
-        record.attempts = getattr(exc, "attempts", 0)  # type: ignore[attr-defined]
+        return record.model_copy(update={"attempts": getattr(exc, "attempts", 0)})
     return record
 
 
@@ -226,8 +233,8 @@ class JudgeDocJob:
     async def run(self) -> SampleRecord:
         return await self.method(self.ctx, self.doc)
 
-    def failure(self, status: str, error: str) -> SampleRecord:
-        return SampleRecord(doc_id=self.doc.doc_id, status=status, error=error, target=self.doc.target)  # type: ignore[arg-type]
+    def failure(self, status: FailureStatus, error: str) -> SampleRecord:
+        return SampleRecord(doc_id=self.doc.doc_id, status=status, error=error, target=self.doc.target)
 
 
 async def run_samples(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import pairwise
 from typing import Any
 
@@ -9,7 +10,8 @@ import numpy as np
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 from debench.data.base import Doc
-from debench.metrics.base import STATUS_METRICS, get_metric
+from debench.metrics.base import get_metric
+from debench.metrics.names import STATUS_METRICS
 from debench.metrics.bootstrap import point_and_ci, proportion_ci
 from debench.metrics.reports import get_report
 from debench.samples import SampleRecord
@@ -84,7 +86,7 @@ def score(
     )
 
 
-def metric_values(task: TaskConfig, use_docs: list[Doc], preds: list[Any], statuses: list[str], n_boot: int, seed: int) -> dict[str, MetricValue]:
+def metric_values(task: TaskConfig, use_docs: list[Doc], preds: list[Any], statuses: Sequence[str], n_boot: int, seed: int) -> dict[str, MetricValue]:
     """The task's metrics on these predictions (status metrics from ``statuses``)."""
     pred_arr = np.empty(len(preds), dtype=object)
     pred_arr[:] = preds
@@ -120,7 +122,7 @@ def verdicts_report(task: TaskConfig, docs: list[Doc], records: dict[str, Sample
     return out
 
 
-def _status_metric(name: str, statuses: list[str]) -> MetricValue:
+def _status_metric(name: str, statuses: Sequence[str]) -> MetricValue:
     if name == "parse_failure_rate":
         answered = [s for s in statuses if s in ("ok", "parse_failure")]
         flags = np.array([s == "parse_failure" for s in answered], dtype=float)

@@ -18,6 +18,8 @@ from debench.options import Method
 
 
 
+RegexFlag = Literal["IGNORECASE", "MULTILINE", "DOTALL"]
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -260,7 +262,7 @@ class ParserConfig(_Strict):
     match: Literal["first", "last"] = "last"
     """Which occurrence of the winning pattern to take."""
     group: int = 1
-    flags: list[Literal["IGNORECASE", "MULTILINE", "DOTALL"]] = Field(default_factory=lambda: ["IGNORECASE"])
+    flags: list[RegexFlag] = Field(default_factory=lambda: list[RegexFlag](["IGNORECASE"]))
     type: Literal["int", "float", "str", "list", "dict"] = "str"
     map: dict[str, Any] = Field(default_factory=dict)
     """Value mapping applied after extraction (keys compared case-insensitively, stripped)."""

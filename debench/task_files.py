@@ -4,6 +4,7 @@ registries. Any problem is one ``UserError`` naming the file and the field."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -16,7 +17,7 @@ if TYPE_CHECKING:  # imported where used: listing tasks (``read_summary``) needs
     from debench.task import TaskConfig
 
 
-def _loc(err: dict[str, Any]) -> str:
+def _loc(err: Mapping[str, Any]) -> str:
     return ".".join(str(p) for p in err.get("loc", ())) or "<root>"
 
 

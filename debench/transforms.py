@@ -33,8 +33,8 @@ def compare_scores(a: float, b: float, args: dict[str, Any]) -> str:
     if not (lo <= a <= hi and lo <= b <= hi):
         raise ParseFailure(f"scores outside {lo}-{hi}")
     if abs(a - b) <= band:
-        return args.get("tie", "tie")
-    return labels[0] if a > b else labels[1]
+        return str(args.get("tie", "tie"))
+    return str(labels[0] if a > b else labels[1])
 
 
 @register_transform("compare_scores")

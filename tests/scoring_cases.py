@@ -31,7 +31,8 @@ from debench.models.base import Request
 from debench.models.baselines import make_baseline
 from debench.registry import load_task
 from debench.samples import SampleRecord
-from debench.scoring import STATUS_METRICS, score, scored_pairs
+from debench.metrics.names import STATUS_METRICS
+from debench.scoring import score, scored_pairs
 from debench.task import MetricConfig, TaskConfig
 
 REPO_ROOT = Path(__file__).resolve().parent.parent

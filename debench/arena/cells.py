@@ -78,7 +78,7 @@ class PairCells:
 
     @property
     def n_covariates(self) -> int:
-        return self.x.shape[1]
+        return int(self.x.shape[1])
 
     def to_models(self, per_pair: np.ndarray) -> np.ndarray:
         """(b, pairs) -> (b, models): + at i, - at j."""

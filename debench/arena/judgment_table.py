@@ -9,6 +9,7 @@ same model against itself on a topic); every other debate has leg 0.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -71,7 +72,8 @@ class JudgmentTable:
     @property
     def ranked(self) -> np.ndarray:
         """Rows between two different models (self-play is reported apart, never ranked)."""
-        return self.side1 != self.side2
+        mask: np.ndarray = self.side1 != self.side2
+        return mask
 
     def debaters(self) -> list[int]:
         """Codes of the models that met a different model, in name order."""
@@ -163,7 +165,7 @@ class TableBuilder:
         self.judge_ids: dict[str, set[str]] = {}
         self.debater_ids: dict[str, set[str]] = {}
 
-    def add(self, line: dict, file: int, number: int) -> None:  # type: ignore[type-arg]
+    def add(self, line: dict[str, Any], file: int, number: int) -> None:
         get = line.get
         judge = get("judge")
         label = UNNAMED_JUDGE if judge is None else judge

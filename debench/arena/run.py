@@ -64,8 +64,9 @@ def check_arena(debaters: dict[str, Model], judges: dict[str, Model], settings: 
     if not judges:
         raise UserError("no judge", field="--judge")
     for label, m in judges.items():
-        if m.composite and getattr(m, "aggregate", "majority") != "majority":
-            raise UserError(f"an ensemble judge votes on the winner: use --ensemble majority (got {m.aggregate})", field="--ensemble")  # type: ignore[attr-defined]
+        aggregate = getattr(m, "aggregate", "majority")  # an ensemble's; a single model has none
+        if m.composite and aggregate != "majority":
+            raise UserError(f"an ensemble judge votes on the winner: use --ensemble majority (got {aggregate})", field="--ensemble")
 
 
 async def run_arena(

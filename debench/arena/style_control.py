@@ -31,7 +31,8 @@ STEPS = round(1 / ROUNDING)
 def normalised_difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     total = a + b
-    return np.divide(a - b, total, out=np.zeros_like(total), where=total > 0)
+    out: np.ndarray = np.divide(a - b, total, out=np.zeros_like(total), where=total > 0)
+    return out
 
 
 def raw_covariates(legs: JudgmentTable, controls: Sequence[str]) -> tuple[np.ndarray | None, str | None]:

@@ -31,6 +31,7 @@ from debench.models.base import ContextOverflow, Model
 from debench.options import Concurrency, JobOptions, Rounds, SpeechTokens
 from debench.parsing import parse_answer
 from debench.redact import Redactor
+from debench.runner import FailureStatus
 from debench.task import GenerationConfig, TaskConfig
 from debench.text import word_count
 
@@ -164,7 +165,7 @@ class Arena:
             r = await self.caller.call(model, messages, self.verdict_task.generation, self.judge_grammar, doc=doc, task=self.verdict_task)
         except ContextOverflow as exc:
             return JudgeVerdict(judge=label, status="not_completed", error=str(exc))
-        usage = {"prompt_tokens": r.response.usage.prompt_tokens, "completion_tokens": r.response.usage.completion_tokens, "cached": r.cached}
+        usage: dict[str, Any] = {"prompt_tokens": r.response.usage.prompt_tokens, "completion_tokens": r.response.usage.completion_tokens, "cached": r.cached}
         source = debate_text(doc)
         if r.response.direct:  # an ensemble: the members' winners were voted on; their scores are averaged
             return self._ensemble_verdict(label, r.response, source, usage)
@@ -242,8 +243,8 @@ class DebateJob:
             **self._base(), turns=turns, verdicts=verdicts, status="error" if failed else "ok", error=failed[0].error if failed else None
         )
 
-    def failure(self, status: str, error: str) -> DebateRecord:
-        return DebateRecord(**self._base(), status=status, error=error)  # type: ignore[arg-type]
+    def failure(self, status: FailureStatus, error: str) -> DebateRecord:
+        return DebateRecord(**self._base(), status=status, error=error)
 
 
 def judgment_lines(records: list[DebateRecord], arena: Arena) -> list[dict[str, Any]]:

@@ -27,7 +27,7 @@ from debench.errors import UserError
 @click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True)
 @run_options
 @click.pass_context
-def arena_group(ctx, models, judge, ensemble, topics_file, rounds, concurrency, api_base, api_key, model_args, max_tokens, reason, self_play, rule, reference, output_dir, seed, no_cache, no_progress, max_error_rate) -> None:  # type: ignore[no-untyped-def]
+def arena_group(ctx, models, judge, ensemble, topics_file, rounds, concurrency, api_base, api_key, model_args, max_tokens, reason, self_play, rule, reference, output_dir, seed, no_cache, no_progress, max_error_rate) -> None:
     """Models debate each other on every topic (home and away); judges decide; models are ranked."""
     if ctx.invoked_subcommand is not None:
         return
@@ -70,10 +70,10 @@ def arena_group(ctx, models, judge, ensemble, topics_file, rounds, concurrency, 
         sys.exit(1)
 
 
-def _rank_and_report(judgments, rule, reference, output, plot, n_boot, seed, controls=("length",), n_perm=10000) -> None:  # type: ignore[no-untyped-def]
+def _rank_and_report(judgments, rule, reference, output, plot, n_boot, seed, controls=("length",), n_perm=10000) -> None:
     from debench.arena.report import rank_files, summary_lines
 
-    paths = [judgments] if isinstance(judgments, (str, Path)) else list(judgments)
+    paths = [Path(judgments)] if isinstance(judgments, (str, Path)) else [Path(p) for p in judgments]
     result = rank_files(paths, rule, reference, output, plot, n_boot, seed, controls, n_perm)
     for line in summary_lines(result):
         click.echo(line)
@@ -92,7 +92,7 @@ def _rank_and_report(judgments, rule, reference, output, plot, n_boot, seed, con
 @click.option("--n-boot", type=click.IntRange(min=0), default=1000, show_default=True)
 @click.option("--n-perm", type=click.IntRange(min=0), default=10000, show_default=True, help="Permutations of the self-preference test.")
 @click.option("--seed", type=int, default=0, show_default=True)
-def arena_rank_cmd(judgments, rule, reference, output, plot, control, n_boot, n_perm, seed) -> None:  # type: ignore[no-untyped-def]
+def arena_rank_cmd(judgments, rule, reference, output, plot, control, n_boot, n_perm, seed) -> None:
     """Rank models from saved judgments (from a run or from elsewhere; one judge or several)."""
     controls = () if control == "none" else tuple(control.split("+"))
     _rank_and_report(list(judgments), rule, reference, output, plot, n_boot, seed, controls, n_perm)

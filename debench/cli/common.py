@@ -32,7 +32,7 @@ def fmt(x: float | None) -> str:
     return "—" if x is None else f"{x:.4f}"
 
 
-def print_results_table(results) -> None:  # type: ignore[no-untyped-def]
+def print_results_table(results) -> None:
     r = results
     title = f"{r.task.name} (v{r.task.version}, {r.task.method}) | {r.model.name}"
     if r.dataset.is_sample:
@@ -52,7 +52,7 @@ def print_results_table(results) -> None:  # type: ignore[no-untyped-def]
     )
 
 
-def run_until_done(work, saved: str = "finished samples are saved"):  # type: ignore[no-untyped-def]
+def run_until_done(work, saved: str = "finished samples are saved"):
     """``asyncio.run(work())`` for work that closes its own models (the Python API's); Ctrl-C
     exits 130 with a line saying what was kept and how to resume."""
     import asyncio  # here: `debench tasks` and `--help` do not need it
@@ -64,16 +64,16 @@ def run_until_done(work, saved: str = "finished samples are saved"):  # type: ig
         sys.exit(130)
 
 
-def run_with_judge(model, work, saved: str = "finished samples are saved"):  # type: ignore[no-untyped-def]
+def run_with_judge(model, work, saved: str = "finished samples are saved"):
     """``asyncio.run(work())``, closing the model's connections after it; Ctrl-C exits 130 with a
     line saying what was kept and how to resume."""
     return run_with_models([model], work, saved)
 
 
-def run_with_models(models, work, saved: str = "finished samples are saved"):  # type: ignore[no-untyped-def]
+def run_with_models(models, work, saved: str = "finished samples are saved"):
     """``run_with_judge`` for a command with several models (the arena's debaters and judges)."""
 
-    async def run():  # type: ignore[no-untyped-def]
+    async def run():
         try:
             return await work()
         finally:
@@ -228,7 +228,7 @@ class DebenchGroup(click.Group):
     named, and click's usage errors, which click would print as several lines of usage text); stops
     the servers a command started (``vllm/`` models) however it ends."""
 
-    def resolve_command(self, ctx: click.Context, args: list[str]):  # type: ignore[no-untyped-def]
+    def resolve_command(self, ctx: click.Context, args: list[str]):
         name = args[0] if args else ""
         if name and not name.startswith("-") and self.get_command(ctx, name) is None:
             import difflib
@@ -238,13 +238,13 @@ class DebenchGroup(click.Group):
             raise click.UsageError(f"no such command '{name}'{hint}", ctx)
         return super().resolve_command(ctx, args)
 
-    def make_context(self, info_name, args, parent=None, **extra):  # type: ignore[no-untyped-def]
+    def make_context(self, info_name, args, parent=None, **extra):
         try:
             return super().make_context(info_name, args, parent, **extra)
         except click.UsageError as exc:  # debench's own options (-v, --version)
             raise OneLineError.of(exc) from None
 
-    def invoke(self, ctx: click.Context):  # type: ignore[no-untyped-def]
+    def invoke(self, ctx: click.Context):
         from debench.models.managed_server import server_scope
 
         try:

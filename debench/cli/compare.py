@@ -17,7 +17,7 @@ from debench.cli.common import fmt
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--data-dir", default=None, help="Local copies of the data sets (default: $DEBENCH_DATA_DIR).")
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Also write the comparison as JSON.")
-def compare_cmd(results_a, results_b, test, n_resamples, seed, data_dir, output) -> None:  # type: ignore[no-untyped-def]
+def compare_cmd(results_a, results_b, test, n_resamples, seed, data_dir, output) -> None:
     """Paired test of two runs of the same task on the same documents (A minus B): for each metric,
     which direction is better and which run wins (or that the difference is not significant at 0.05)."""
     import json

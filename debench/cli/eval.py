@@ -28,7 +28,7 @@ from debench.cli.tasks import include_path_option, selected_tasks
 @click.option("--batch", is_flag=True, help="Send the requests through the provider's batch API (OpenAI-compatible /v1/files + /v1/batches): cheaper, answers within 24 h; rerun the same command to resume a submitted batch.")
 @click.option("--batch-poll", type=checked("Seconds"), default=30.0, show_default=True, help="Seconds between two looks at a submitted batch.")
 @run_options
-def eval_cmd(task_spec, model_spec, ensemble, api_base, api_key, model_args, concurrency, limit, output_dir, method, data_source, data_dir, n_bootstrap, judging_manual, repeats, force, batch, batch_poll, seed, no_cache, no_progress, max_error_rate) -> None:  # type: ignore[no-untyped-def]
+def eval_cmd(task_spec, model_spec, ensemble, api_base, api_key, model_args, concurrency, limit, output_dir, method, data_source, data_dir, n_bootstrap, judging_manual, repeats, force, batch, batch_poll, seed, no_cache, no_progress, max_error_rate) -> None:
     """Evaluate a judge model on one or more tasks."""
     from debench.api import aevaluate
 
@@ -61,7 +61,7 @@ def eval_cmd(task_spec, model_spec, ensemble, api_base, api_key, model_args, con
         sys.exit(1)
 
 
-def print_repeats(r) -> None:  # type: ignore[no-untyped-def]
+def print_repeats(r) -> None:
     a = r.agreement
     click.echo(f"{r.task.name} | {r.model.name} | {r.repeats} repeats (seeds {r.seeds[0]}..{r.seeds[-1]}, temperature {r.temperature:g})")
     click.echo(f"  agreement with the modal answer: mean {fmt(a.mean)} over {a.n_docs} documents, {a.n_unanimous} unanimous")

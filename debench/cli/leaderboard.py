@@ -20,7 +20,7 @@ spot_check_model_args_option = click.option(
 )
 
 
-def _operator_args(text: str | None):  # type: ignore[no-untyped-def]  # ModelArgs, imported on use
+def _operator_args(text: str | None):  # ModelArgs, imported on use
     from debench.models.args import parse_model_args
 
     return parse_model_args(text, "--spot-check-model-args") if text else None

@@ -10,14 +10,14 @@ import click
 from debench.cli.common import ENSEMBLE_OPTION, checked, connection_options, data_options, recorded_command, report_errors, run_options, run_with_judge
 
 
-def _pct(r) -> str:  # type: ignore[no-untyped-def]
+def _pct(r) -> str:
     if r.value is None:
         return "—"
     ci = f" [{r.ci95[0]:.2f}, {r.ci95[1]:.2f}]" if r.ci95 else ""
     return f"{r.value:.2f}{ci} n={r.n}"
 
 
-def print_probe_report(report) -> None:  # type: ignore[no-untyped-def]
+def print_probe_report(report) -> None:
     title = f"{report.task.name} | {report.model.name}"
     if report.dataset.is_sample:
         title += " | SAMPLE DATA"
@@ -52,7 +52,7 @@ def print_probe_report(report) -> None:  # type: ignore[no-untyped-def]
 @click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True)
 @data_options
 @run_options
-def probe_cmd(task_spec, model_spec, ensemble, probe_spec, limit, doc_ids, inject_text, api_base, api_key, model_args, concurrency, method, output_dir, data_source, data_dir, seed, no_cache, no_progress, max_error_rate) -> None:  # type: ignore[no-untyped-def]
+def probe_cmd(task_spec, model_spec, ensemble, probe_spec, limit, doc_ids, inject_text, api_base, api_key, model_args, concurrency, method, output_dir, data_source, data_dir, seed, no_cache, no_progress, max_error_rate) -> None:
     """Bias probes: rerun debates with the speaking order swapped or the BP teams relabelled, one side
     padded or trimmed, or a verdict-claiming line injected; report verdict flips, position, length
     and injection statistics with 95% CIs. The seed also picks the inject probe's side."""
@@ -80,7 +80,7 @@ def probe_cmd(task_spec, model_spec, ensemble, probe_spec, limit, doc_ids, injec
         command=recorded_command(),
     )
 
-    async def run_all():  # type: ignore[no-untyped-def]
+    async def run_all():
         return [await run_probes(t, p, model, specs, opts) for t, p in tasks]
 
     outputs = run_with_judge(model, run_all)

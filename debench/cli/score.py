@@ -17,7 +17,7 @@ from debench.cli.common import checked, print_results_table, recorded_command
 @click.option("--data-source", type=checked("DataSource"), default="auto", show_default=True)
 @click.option("--data-dir", default=None)
 @click.option("--bootstrap", "n_bootstrap", type=checked("NBootstrap"), default=None)
-def score_cmd(task_spec, predictions, output, limit, data_source, data_dir, n_bootstrap) -> None:  # type: ignore[no-untyped-def]
+def score_cmd(task_spec, predictions, output, limit, data_source, data_dir, n_bootstrap) -> None:
     """Re-score predictions without calling any model."""
     from debench.api import score
 

@@ -11,7 +11,7 @@ from debench.cli.common import ENSEMBLE_OPTION, checked, connection_options, dat
 from debench.errors import UserError
 
 
-def _est(e) -> str:  # type: ignore[no-untyped-def]
+def _est(e) -> str:
     if e is None or e.value is None:
         return "—"
     ci = f" [{e.ci95[0]:.2f}, {e.ci95[1]:.2f}]" if e.ci95 else ""
@@ -30,7 +30,7 @@ def _est(e) -> str:  # type: ignore[no-untyped-def]
 @connection_options
 @data_options
 @run_options
-def generate_speeches_cmd(model_spec, output, topics_file, limit, words, per_topic, temperature, max_tokens, api_base, api_key, model_args, concurrency, data_source, data_dir, seed, no_cache, no_progress, max_error_rate) -> None:  # type: ignore[no-untyped-def]
+def generate_speeches_cmd(model_spec, output, topics_file, limit, words, per_topic, temperature, max_tokens, api_base, api_key, model_args, concurrency, data_source, data_dir, seed, no_cache, no_progress, max_error_rate) -> None:
     """Write opening speeches supporting each topic (Debatable Intelligence §5.3), trimmed by sentences to the word limit.
     Speech k of a topic uses generation seed SEED+k."""
     from debench.models.factory import make_judge
@@ -63,7 +63,7 @@ def generate_speeches_cmd(model_spec, output, topics_file, limit, words, per_top
 @click.option("--bootstrap", "n_bootstrap", type=checked("NBootstrap"), default=None)
 @data_options
 @run_options
-def rate_speeches_cmd(speeches_file, model_spec, ensemble, task_spec, limit, human_sources, api_base, api_key, model_args, concurrency, output_dir, n_bootstrap, data_source, data_dir, seed, no_cache, no_progress, max_error_rate) -> None:  # type: ignore[no-untyped-def]
+def rate_speeches_cmd(speeches_file, model_spec, ensemble, task_spec, limit, human_sources, api_base, api_key, model_args, concurrency, output_dir, n_bootstrap, data_source, data_dir, seed, no_cache, no_progress, max_error_rate) -> None:
     """Rate a file of speeches beside the human-annotated IBM speeches on the same topics, with the same judge."""
     from debench.models.factory import make_judge
     from debench.registry import load_task

@@ -14,6 +14,7 @@ import shutil
 import tarfile
 import zipfile
 import zlib
+from typing import IO, TypeVar
 from pathlib import Path, PurePosixPath
 
 from debench.errors import UserError
@@ -90,14 +91,17 @@ def _unpack_zip(path: Path, dest: Path, member: str | None) -> None:
             _copy_member(src, dest / PurePosixPath(member).name)
 
 
-def _only(hits: list, member: str, path: Path):  # type: ignore[no-untyped-def, type-arg]
+_Member = TypeVar("_Member")  # a zip member's name or a tar member
+
+
+def _only(hits: list[_Member], member: str, path: Path) -> _Member:
     if len(hits) != 1:
         what = "no" if not hits else f"{len(hits)} files named"
         raise UserError(f"{path.name} holds {what} '{member}': not the published layout")
     return hits[0]
 
 
-def _copy_member(src, target: Path) -> None:  # type: ignore[no-untyped-def]
+def _copy_member(src: IO[bytes] | None, target: Path) -> None:
     if src is None:
         raise UserError(f"cannot read '{target.name}' from the archive")
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -105,13 +105,13 @@ def parse_transcript(text: str) -> tuple[list[Speech], dict[str, Any]]:
     speeches = []
     n_pois = 0
     for role in ROLES:
-        seg = by_role.get(role)
-        body = "".join(seg["parts"]).strip() if seg else ""
-        if seg is None:
+        found = by_role.get(role)
+        body = "".join(found["parts"]).strip() if found else ""
+        if found is None:
             warnings.append(f"no {role} speech")
         elif not body:
             warnings.append(f"the {role} speech is empty")
-        n_pois += seg["pois"] if seg else 0
+        n_pois += found["pois"] if found else 0
         speeches.append(Speech(speaker=role, side=HOUSE_OF[role], text=re.sub(r"[ \t]*\n\s*\n+", "\n\n", body)))
     return speeches, {"motion": motion, "parse_warnings": warnings, "n_pois": n_pois}
 

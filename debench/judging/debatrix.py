@@ -241,7 +241,8 @@ def debater_scores(steps: list[dict[str, Any]], sides: list[str]) -> dict[str, f
     out: dict[str, float | None] = {}
     for side in sides:
         values = [st.get("score") for st in steps if st.get("step") == "debater_score" and st.get("side") == side]
-        out[side] = None if not values or any(v is None for v in values) else sum(values) / len(values)
+        numbers = [float(v) for v in values if v is not None]
+        out[side] = sum(numbers) / len(numbers) if numbers and len(numbers) == len(values) else None
     return out
 
 
@@ -250,6 +251,7 @@ def score_verdict(task: TaskConfig, scores: dict[str, float | None]) -> tuple[An
     missing = [side for side, v in scores.items() if v is None]
     if missing:
         return None, f"no debater score for {', '.join(missing)}"
+    known = {side: v for side, v in scores.items() if v is not None}
     sides = list(scores)
     choices = task.parser.choices
     if len(sides) == 2:
@@ -259,7 +261,7 @@ def score_verdict(task: TaskConfig, scores: dict[str, float | None]) -> tuple[An
             labels = sides
         rule["labels"] = labels
         try:
-            value: Any = compare_scores(float(scores[labels[0]]), float(scores[labels[1]]), rule)  # type: ignore[arg-type]
+            value: Any = compare_scores(known[labels[0]], known[labels[1]], rule)
         except ParseFailure as exc:
             return None, str(exc)
     else:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from debench.calls import CallResult
 from debench.data.base import Doc
 from debench.data.transcript import debate_text
 from debench.judging.base import JudgeContext, register_method
 from debench.parsing import parse_answer
-from debench.prompts import build_messages
-from debench.samples import SampleRecord
+from debench.prompts import Message, build_messages
+from debench.samples import SampleRecord, Status
 
 
 @register_method("direct")
@@ -17,8 +20,9 @@ async def judge_direct(ctx: JudgeContext, doc: Doc) -> SampleRecord:
     return record_from_response(ctx, doc, messages, result)
 
 
-def record_from_response(ctx: JudgeContext, doc: Doc, messages, result) -> SampleRecord:  # type: ignore[no-untyped-def]
+def record_from_response(ctx: JudgeContext, doc: Doc, messages: list[Message], result: CallResult) -> SampleRecord:
     r = result.response
+    status: Status
     if r.direct:
         status = "ok" if r.parse_error is None else "parse_failure"
         value, reason = (r.prediction, None) if r.parse_error is None else (None, r.parse_error)
@@ -45,7 +49,7 @@ def record_from_response(ctx: JudgeContext, doc: Doc, messages, result) -> Sampl
     )
 
 
-def _all_parts_cached(parts: list[dict]) -> bool:  # type: ignore[type-arg]
+def _all_parts_cached(parts: list[dict[str, Any]]) -> bool:
     """A composite answer (an ensemble) is cached when every part that was called came from the cache."""
     called = [p for p in parts if "cached" in p]
     return bool(called) and all(p["cached"] for p in called)

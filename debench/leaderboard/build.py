@@ -36,7 +36,7 @@ from debench.leaderboard.ranking import competition_ranks, overall_ranks, tiers
 from debench.leaderboard.reported import Reported
 from debench.leaderboard.validate import ValidatedSubmission
 from debench.leaderboard.verify import Removed, Standing
-from debench.scoring import STATUS_METRICS
+from debench.metrics.names import STATUS_METRICS
 from debench.task import TaskConfig
 
 # Metrics that measure the humans against each other: shown as a reference row under the judge
@@ -137,12 +137,19 @@ def _unranked_reason(e: Entry, primary: str) -> str | None:
     return None
 
 
+def _ranked_value(e: Entry, primary: str) -> float:
+    value = e.metrics[primary].value
+    if value is None:  # _unranked_reason leaves an entry without a value unranked: never reached
+        raise ValueError(f"{e.judge}: ranked without a value of {primary}")
+    return float(value)
+
+
 def rank_entries(entries: list[Entry], primary: str, higher_is_better: bool) -> list[Entry]:
     """Set rank, tier and unranked_reason; returns the entries ranked first (by tier, rank), then the others."""
     for e in entries:
         e.unranked_reason = _unranked_reason(e, primary)
     ranked = [e for e in entries if e.unranked_reason is None]
-    values = [float(e.metrics[primary].value) for e in ranked]  # type: ignore[arg-type]
+    values = [_ranked_value(e, primary) for e in ranked]
     cis = [e.metrics[primary].ci95 for e in ranked]
     for e, rank, tier in zip(ranked, competition_ranks(values, higher_is_better), tiers(values, cis, higher_is_better), strict=True):
         e.rank, e.tier = rank, tier
@@ -204,7 +211,7 @@ def task_board(task: TaskConfig, kept: list[Kept], root: Path) -> TaskBoard:
     )
 
 
-def _rows(tasks: list[TaskBoard], standing: str) -> dict[str, OverviewRow]:
+def _rows(tasks: list[TaskBoard], standing: Literal["verified", "self_reported"]) -> dict[str, OverviewRow]:
     rows: dict[str, OverviewRow] = {}
     for t in tasks:
         group = t.verified if standing == "verified" else t.self_reported
@@ -212,7 +219,7 @@ def _rows(tasks: list[TaskBoard], standing: str) -> dict[str, OverviewRow]:
         for e in group:
             row = rows.setdefault(
                 e.judge,
-                OverviewRow(judge=e.judge, model=e.model, method=e.method, standing=e.standing, cells={}, n_tasks=0, overall_rank=None, mean_rank=None, missing_tasks=[]),  # type: ignore[arg-type]
+                OverviewRow(judge=e.judge, model=e.model, method=e.method, standing=standing, cells={}, n_tasks=0, overall_rank=None, mean_rank=None, missing_tasks=[]),
             )
             m = e.metrics[t.primary_metric]
             row.cells[t.name] = OverviewCell(entry=e.id, metric=t.primary_metric, value=m.value, ci95=m.ci95, rank=e.rank, tier=e.tier, n_ranked=ranked)

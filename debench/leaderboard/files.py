@@ -27,7 +27,7 @@ import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from debench.errors import UserError
 from debench.leaderboard.planted_keys import refuse_planted_keys
@@ -67,7 +67,7 @@ def regular_file(path: Path, cap: int, what: str) -> int:
     return st.st_size
 
 
-def open_regular(path: Path):  # type: ignore[no-untyped-def]
+def open_regular(path: Path) -> BinaryIO:
     """A binary file object for ``path``, refusing to follow a symbolic link at the last component."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     return os.fdopen(fd, "rb")
@@ -78,7 +78,7 @@ def read_small(path: Path, cap: int, what: str) -> bytes:
     regular_file(path, cap, what)
     try:
         with open_regular(path) as fh:
-            data = fh.read(cap + 1)
+            data: bytes = fh.read(cap + 1)
     except OSError as exc:
         raise _err(path, f"cannot read the {what} ({exc.strerror or type(exc).__name__})") from None
     if len(data) > cap:
@@ -157,7 +157,10 @@ def _names(results: Path) -> tuple[str | None, list[str]]:
         return None, []
     samples = data.get("samples_file")
     plots = data.get("plots")
-    ok = lambda v: isinstance(v, str) and Path(v).name == v and v not in (".", "..")
+
+    def ok(v: object) -> bool:
+        return isinstance(v, str) and Path(v).name == v and v not in (".", "..")
+
     return (samples if ok(samples) else None), [p for p in plots if ok(p)] if isinstance(plots, list) else []
 
 

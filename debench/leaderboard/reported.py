@@ -80,7 +80,7 @@ def _err(path: Path, field: str | None, message: str) -> UserError:
 
 def _rounds_to(value: float, scale: float, printed: str) -> bool:
     decimals = len(printed.split(".")[1]) if "." in printed else 0
-    return abs(value * scale - float(printed)) <= 0.5 * 10**-decimals + 1e-9
+    return bool(abs(value * scale - float(printed)) <= 0.5 * 10**-decimals + 1e-9)
 
 
 def _check_row(row: ReportedRow, i: int, papers: set[str], path: Path) -> None:

@@ -106,15 +106,14 @@ class _DataCache:
     """Real data sets loaded once per (data dir, adapter, location, options) across many validations."""
 
     def __init__(self) -> None:
-        self._cache: dict[tuple[str, str, str, str], LoadedDataset] = {}
+        self._cache: dict[tuple[str, str, str | None, str], LoadedDataset] = {}
 
     def get(self, task: TaskConfig, data_dir: str | Path | None) -> LoadedDataset:
         from debench.data.loading import load_task_data
 
         key = (str(data_dir), task.dataset.adapter, task.dataset.local_dir, json.dumps(task.dataset.options, sort_keys=True))
         if key not in self._cache:
-            source = "local" if data_dir else "hub"
-            self._cache[key] = load_task_data(task, source, data_dir)  # type: ignore[arg-type]
+            self._cache[key] = load_task_data(task, "local" if data_dir else "hub", data_dir)
         return self._cache[key]
 
 

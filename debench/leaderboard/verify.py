@@ -36,7 +36,7 @@ from debench.leaderboard.spot_record import (
     summary,
     write_record,
 )
-from debench.leaderboard.trusted import TrustedEndpoints, trust
+from debench.leaderboard.trusted import Endpoint, TrustedEndpoints, trust
 from debench.leaderboard.validate import ValidatedSubmission
 from debench.models.args import ModelArgs
 from debench.models.managed_server import server_scope
@@ -65,7 +65,7 @@ class Removed:
     reason: str
 
 
-def _check_now(sub: ValidatedSubmission, trusted_endpoints: tuple, run: SpotCheckRun) -> str | None:  # type: ignore[type-arg]
+def _check_now(sub: ValidatedSubmission, trusted_endpoints: tuple[Endpoint, ...], run: SpotCheckRun) -> str | None:
     """Spot-check ``sub`` now and write its record; returns why it is removed, or None if it passed."""
     keys = {e.model: e.api_key() for e in trusted_endpoints}
     missing = [e.key_env for e in trusted_endpoints if e.kind == "provider" and not keys[e.model]]

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from debench.data.base import Doc
-from debench.metrics.names import BUILTIN, STATUS_METRICS  # noqa: F401 - STATUS_METRICS: re-exported
+from debench.metrics.names import BUILTIN
 from debench.registries import Registry
 
 NOT_FINITE = "the value is not a finite number"
@@ -170,4 +170,5 @@ def ratio(sums: np.ndarray, *, empty: str, transform: Callable[[np.ndarray], np.
 def safe_divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a / b with NaN (no warning) where b is 0; callers mark those values undefined."""
     with np.errstate(all="ignore"):
-        return np.true_divide(a, b)
+        quotient: np.ndarray = np.true_divide(a, b)
+    return quotient

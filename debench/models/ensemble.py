@@ -100,7 +100,8 @@ class EnsembleModel(Model):
         )
         fresh = [p for p in parts if p["status"] != "not_completed" and not p["cached"]]
         prices = [p.get("cost_usd") for p in fresh]
-        cost = None if any(c is None for c in prices) else float(sum(prices))  # type: ignore[arg-type]
+        known = [float(c) for c in prices if c is not None]
+        cost = float(sum(known)) if len(known) == len(prices) else None
         attempts = sum(p.get("attempts", 0) for p in parts)
         values = [p["prediction"] for p in parts if p["status"] == "ok"]
         if not values:

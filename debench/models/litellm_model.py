@@ -10,6 +10,7 @@ import logging
 import os
 import random
 import warnings
+from types import ModuleType
 from typing import Any
 
 from debench.errors import UserError
@@ -34,7 +35,7 @@ __all__ = ["LiteLLMModel", "TransientModelError", "classify_exception"]
 _UNKNOWN = object()
 
 
-def _litellm():  # imported lazily: it is slow to import and baselines never need it
+def _litellm() -> ModuleType:  # imported lazily: it is slow to import and baselines never need it
     import litellm
 
     # litellm.acompletion runs the provider's setup in a thread and awaits the coroutine it returns;

@@ -16,7 +16,7 @@ import uuid
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -26,7 +26,7 @@ from debench.errors import UserError
 from debench.models.base import Model
 from debench.options import DataOptions, DataSource, JobOptions, PerTopic, SpeechTokens, Temperature, Words
 from debench.record_log import RecordLog
-from debench.runner import RunSettings, open_cache, run_jobs
+from debench.runner import FailureStatus, RunSettings, open_cache, run_jobs
 from debench.atomic import write_json_record
 from debench.speeches.files import SpeechRow, write_speeches
 from debench.task import GenerationConfig
@@ -157,7 +157,7 @@ class SpeechJob:
         opts = self.opts
         gen = GenerationConfig(temperature=opts.temperature, max_tokens=opts.max_tokens or default_max_tokens(opts.words), seed=opts.seed + self.k)
         r = await self.caller.call(self.model, messages_for(self.topic, opts.words), gen)
-        base = {
+        base: dict[str, Any] = {
             "id": self.key,
             "topic": self.topic,
             "k": self.k,
@@ -172,8 +172,8 @@ class SpeechJob:
         trimmed = trim_to_words(text, opts.words)
         return SpeechRecord(**base, status="ok", text=trimmed, trimmed=word_count(trimmed) < word_count(text))
 
-    def failure(self, status: str, error: str) -> SpeechRecord:
-        return SpeechRecord(id=self.key, topic=self.topic, k=self.k, status=status, error=error)  # type: ignore[arg-type]
+    def failure(self, status: FailureStatus, error: str) -> SpeechRecord:
+        return SpeechRecord(id=self.key, topic=self.topic, k=self.k, status=status, error=error)
 
 
 async def generate_speeches(model: Model, topics: list[str], output: Path, opts: GenerateOptions) -> GenerateOutput:

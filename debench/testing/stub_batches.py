@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from aiohttp import web
+from aiohttp.web_request import FileField
 from pydantic import BaseModel, ConfigDict, Field
 
 Complete = Callable[[dict[str, Any]], tuple[int, dict[str, Any]]]
@@ -67,7 +68,7 @@ class BatchDesk:
         await asyncio.gather(*self._tasks, return_exceptions=True)
 
     def _store(self, data: bytes, filename: str, purpose: str) -> dict[str, Any]:
-        meta = {"id": f"file-stub-{next(self._ids)}", "object": "file", "bytes": len(data), "created_at": int(time.time()),
+        meta: dict[str, Any] = {"id": f"file-stub-{next(self._ids)}", "object": "file", "bytes": len(data), "created_at": int(time.time()),
                 "filename": filename, "purpose": purpose, "status": "processed"}  # fmt: skip
         self.files[meta["id"]] = (meta, data)
         return meta
@@ -80,7 +81,7 @@ class BatchDesk:
             return _error(400, "expected a multipart form with 'purpose' and 'file'")
         upload = form.get("file")
         purpose = str(form.get("purpose") or "")
-        if upload is None or not hasattr(upload, "file") or not purpose:
+        if not isinstance(upload, FileField) or not purpose:
             return _error(400, "expected a multipart form with 'purpose' and 'file'")
         return web.json_response(self._store(upload.file.read(), str(upload.filename or "upload.jsonl"), purpose))
 

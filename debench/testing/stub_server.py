@@ -285,9 +285,10 @@ class _FaultState:
             return plan.fail_kind
         if self._any_rate:
             draw = _unit_draw(plan.seed, key, attempt)
-            for outcome, threshold in zip(("429", "500", "drop", "slow"), self._thresholds, strict=True):
+            faults: tuple[Outcome, ...] = ("429", "500", "drop", "slow")
+            for outcome, threshold in zip(faults, self._thresholds, strict=True):
                 if draw < threshold:
-                    return outcome  # type: ignore[return-value]
+                    return outcome
         return "ok"
 
 

@@ -17,7 +17,8 @@ from typing import Any
 from debench.data.base import Doc
 from debench.data.loading import load_task_data
 from debench.errors import UserError
-from debench.metrics.base import METRICS, STATUS_METRICS, get_metric
+from debench.metrics.base import METRICS, get_metric
+from debench.metrics.names import STATUS_METRICS
 from debench.registry import load_task
 from debench.results import Results, load_results
 from debench.samples import SampleRecord, read_records
@@ -99,7 +100,8 @@ _STEP_SKIP = {"column", "step", "member", "speech", "side", *_STEP_TEXT}
 
 def _steps(steps: list[dict[str, Any]]) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
     """(Debatrix / method steps, ensemble members and the aggregate), each as title, text, facts."""
-    chain, members = [], []
+    chain: list[dict[str, str]] = []
+    members: list[dict[str, str]] = []
     for step in steps:
         text = next((str(step[k]) for k in _STEP_TEXT if step.get(k) is not None), "")
         facts = "  ".join(f"{k}: {show(v)}" for k, v in step.items() if k not in _STEP_SKIP and v is not None)
