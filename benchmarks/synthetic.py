@@ -13,12 +13,7 @@ import json
 import random
 from pathlib import Path
 
-WORDS = (
-    "the we should policy because evidence people state government society argue clearly must benefit cost "
-    "harm rights freedom economy children education health public private market market's research data "
-    "opponents claim however therefore moreover first second finally important example consider impact "
-    "long term short risk safety justice fair unfair law ban support oppose community future history study"
-).split()
+WORDS = ["the", "we", "should", "policy", "because", "evidence", "people", "state", "government", "society", "argue", "clearly", "must", "benefit", "cost", "harm", "rights", "freedom", "economy", "children", "education", "health", "public", "private", "market", "market's", "research", "data", "opponents", "claim", "however", "therefore", "moreover", "first", "second", "finally", "important", "example", "consider", "impact", "long", "term", "short", "risk", "safety", "justice", "fair", "unfair", "law", "ban", "support", "oppose", "community", "future", "history", "study"]
 SUBJECTS = ("nuclear energy", "school uniforms", "space exploration", "zoos", "social media", "fast food",
             "homework", "organic farming", "tourism", "cryptocurrency", "public libraries", "urban cycling")
 FRAMES = ("We should subsidize {}", "We should ban {}", "We should limit {}", "We should further exploit {}")

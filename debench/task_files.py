@@ -29,7 +29,7 @@ def _read_yaml(path: Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"cannot read task file ({exc.__class__.__name__})", path=str(path)) from None
     try:
-        raw = yaml.load(text, Loader=SAFE_LOADER)  # noqa: S506 - a safe loader
+        raw = yaml.load(text, Loader=SAFE_LOADER)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from arena_synth import SynthJudge, simulate
+
 from debench.arena.judgment_table import table_of
 from debench.arena.judgments import Judgment
 from debench.arena.rank import analyse_judgments
@@ -120,7 +120,7 @@ def test_self_preference_found_through_judge_model_id_when_sides_carry_no_ids() 
 
 
 def test_other_judges_of_the_same_model_are_left_out_of_the_comparison() -> None:
-    judges = panel(1.0) + [SynthJudge("alpha-judge-2", model_id="id-alpha")]
+    judges = [*panel(1.0), SynthJudge("alpha-judge-2", model_id="id-alpha")]
     table = table_of(simulate(STRENGTHS, judges, n_topics=5, seed=1))
     prefs = self_preference(table, TopicDraws(len(table.topics), 20, 0), n_perm=200)
     entries = {x.judge: x for x in prefs.entries}

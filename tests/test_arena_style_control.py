@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from arena_synth import SynthJudge, simulate
+
 from debench.arena.judgments import Judgment
 from debench.arena.rank import analyse_judgments
 from debench.arena.style_control import normalised_difference, z_score
@@ -35,7 +35,7 @@ def test_a_length_loving_judge_has_a_large_length_coefficient_and_control_recove
     assert lc.ranking == PLANTED
     # Without control the talkative weak models climb: the plain ranking is wrong, and far from the controlled one.
     assert lc.plain_ranking != PLANTED and lc.kendall_tau_distance_to_plain is not None and lc.kendall_tau_distance_to_plain >= 0.5
-    for m, s in lc.bradley_terry.items():
+    for s in lc.bradley_terry.values():
         assert s.ci95 is not None and s.ci95[0] <= s.score <= s.ci95[1]
 
 

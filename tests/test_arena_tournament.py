@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +74,7 @@ def test_tournament_transcripts_and_judgments(tmp_path: Path) -> None:
     debater_prompts = [b for b in bodies if b["model"] != "judge"]
     fourth = [b for b in debater_prompts if b["messages"][-1]["content"].count('"""') == 6]
     assert fourth and all("final speech" in b["messages"][0]["content"] for b in fourth)
-    lines = [json.loads(l) for l in out.judgments_path.read_text().splitlines()]
+    lines = [json.loads(line) for line in out.judgments_path.read_text().splitlines()]
     assert {(j["side1"], j["side2"]) for j in lines} == {("strong", "weak"), ("weak", "strong")}
     assert all(set(j) >= {"topic", "side1", "side2", "winner", "side1_score", "side2_score"} for j in lines)
 
@@ -122,5 +123,5 @@ def test_builtin_topics_and_user_files(tmp_path: Path) -> None:
     assert load_topics(f) == [Topic("Is tea better than coffee?", "Tea", "Coffee"), Topic("Should we nap?")]
     bad = tmp_path / "bad.txt"
     bad.write_text("a | b\n")
-    with pytest.raises(UserError, match="question | side 1 | side 2"):
+    with pytest.raises(UserError, match=re.escape("question | side 1 | side 2")):
         load_topics(bad)

@@ -14,9 +14,9 @@ from typing import Any
 
 import pandas as pd
 import pytest
-
 from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
+
 from debench.samples import read_records
 from debench.testing.stub_server import LIKERT_TEMPLATES, LIKERT_UNPARSEABLE, StubServer, prompt_key
 from debench.text import trim_to_words
@@ -153,7 +153,9 @@ def test_rate_generated_speeches_beside_the_annotated_ones(tmp_path: Path) -> No
     topics = sorted(set(df["topic"]))[:2]
     assert report["topics"] == topics
     subset = df[df["topic"].isin(topics)]
-    sources = {**dict(zip(subset["id"], subset["source"])), **{r["id"]: r["source"] for r in csv.DictReader(open(speeches, encoding="utf-8"))}}
+    with open(speeches, encoding="utf-8") as fh:
+        generated = {r["id"]: r["source"] for r in csv.DictReader(fh)}
+    sources = {**dict(zip(subset["id"], subset["source"], strict=True)), **generated}
     recs = read_records(samples)
     assert len(recs) == len(sources) == len(subset) + 4
     for r in recs:  # every prediction is the score the judge's raw answer carried
@@ -177,9 +179,9 @@ def test_rate_generated_speeches_beside_the_annotated_ones(tmp_path: Path) -> No
 
 @pytest.mark.real_data("the GPT-4.1 speeches file of the real IBM data set (not in the sample)")
 def test_rate_gpt41_speeches_with_a_baseline(tmp_path: Path) -> None:
-    from debench.speeches.report import SPEECH_RATING_SCHEMA_PATH
-
     import jsonschema
+
+    from debench.speeches.report import SPEECH_RATING_SCHEMA_PATH
 
     proc = run_cli("rate-speeches", "--speeches", str(gpt41()), "--model", "baseline/random", "--seed", "4",
                    "--output-dir", str(tmp_path), "--no-progress", env={"DEBENCH_DATA_DIR": str(DATA_DIR)})
@@ -190,7 +192,7 @@ def test_rate_gpt41_speeches_with_a_baseline(tmp_path: Path) -> None:
     jsonschema.validate(report, json.loads(SPEECH_RATING_SCHEMA_PATH.read_text()))
     df = human_table()
     gpt = pd.read_csv(gpt41(), dtype=str)
-    sources = {**dict(zip(df["id"], df["source"])), **dict(zip(gpt["id"], gpt["source"]))}
+    sources = {**dict(zip(df["id"], df["source"], strict=True)), **dict(zip(gpt["id"], gpt["source"], strict=True))}
     judged = _means(report, path.parent / report["samples_file"], sources)
     assert len(report["topics"]) == 76 and report["speeches_file"]["n_speeches"] == 152
     counts = {k: v["n_speeches"] for k, v in report["sources"].items()}

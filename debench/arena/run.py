@@ -63,7 +63,7 @@ def check_arena(debaters: dict[str, Model], judges: dict[str, Model], settings: 
         raise UserError("--models needs at least two models (or --self-play)", field="--models")
     if not judges:
         raise UserError("no judge", field="--judge")
-    for label, m in judges.items():
+    for m in judges.values():
         aggregate = getattr(m, "aggregate", "majority")  # an ensemble's; a single model has none
         if m.composite and aggregate != "majority":
             raise UserError(f"an ensemble judge votes on the winner: use --ensemble majority (got {aggregate})", field="--ensemble")

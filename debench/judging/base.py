@@ -16,7 +16,7 @@ from debench.task import GenerationConfig, TaskConfig
 TASK_GRAMMAR = object()
 """Sentinel: use the task's own grammar."""
 
-__all__ = ["METHODS", "CallResult", "JudgeContext", "JudgeMethod", "TASK_GRAMMAR", "get_method", "register_method"]
+__all__ = ["METHODS", "TASK_GRAMMAR", "CallResult", "JudgeContext", "JudgeMethod", "get_method", "register_method"]
 
 
 @dataclass
@@ -33,7 +33,7 @@ class JudgeContext:
         messages: list[Message],
         doc: Doc,
         generation: GenerationConfig | None = None,
-        grammar_text: str | None | object = TASK_GRAMMAR,
+        grammar_text: str | object | None = TASK_GRAMMAR,
     ) -> CallResult:
         """One call for ``doc``: the task's generation settings and grammar unless given."""
         grammar = self.grammar_text if grammar_text is TASK_GRAMMAR else grammar_text

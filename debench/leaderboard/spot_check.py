@@ -95,7 +95,7 @@ def _args_of(identity: dict[str, Any], kind: str, operator: ModelArgs | None) ->
 
 
 def model_from_identity(
-    identity: dict[str, Any], api_key: str | None | Callable[[dict[str, Any]], str | None], operator: ModelArgs | None = None
+    identity: dict[str, Any], api_key: str | Callable[[dict[str, Any]], str | None] | None, operator: ModelArgs | None = None
 ) -> Model:
     """The model a results file's ``model.identity`` names, rebuilt (its identity must come out the
     same). ``api_key``: one key, or a function giving each (member) identity its key; ``operator``:
@@ -158,7 +158,7 @@ def rejudge(
     sub: ValidatedSubmission,
     n: int,
     seed: int,
-    api_key: str | None | Callable[[dict[str, Any]], str | None],
+    api_key: str | Callable[[dict[str, Any]], str | None] | None,
     concurrency: int | None = None,
     operator: ModelArgs | None = None,
 ) -> Rejudged:

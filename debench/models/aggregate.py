@@ -55,7 +55,7 @@ def majority(values: Sequence[Any]) -> Any:
 
 
 def round_half_even(x: float) -> int:
-    return int(round(x))
+    return round(x)
 
 
 def _nearest_choice(x: float, choices: list[Any] | None) -> Any:

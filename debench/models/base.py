@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import abc
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -90,7 +91,7 @@ class Model(abc.ABC):
     composite: bool = False
     """True for a judge made of other models (an ensemble): called through ``generate_with``."""
     default_concurrency: int = 8
-    generation_overrides: dict[str, Any] = {}
+    generation_overrides: Mapping[str, Any] = MappingProxyType({})
     """The model's own generation settings (``--model-args``, ``model@key=value``): they override
     the task's, field by field, in every request."""
 

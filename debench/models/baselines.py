@@ -131,7 +131,7 @@ def _constant_prepare(b: Baseline, docs: Iterable[Doc], task: TaskConfig) -> Any
             raise UserError(f"baseline/constant:{b.arg}: not a number") from None
         if not lo <= value <= hi:
             raise UserError(f"baseline/constant:{b.arg}: outside {lo}-{hi}")
-        return {k: value for k in task.parser.keys or []}
+        return dict.fromkeys(task.parser.keys or [], value)
     choices = _choices(task)
     for c in choices:
         if str(c).lower() == b.arg.lower():

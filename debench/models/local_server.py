@@ -77,7 +77,7 @@ class LocalServer:
         url = self.base_url[: -len("/v1")] + "/health"
         while True:
             try:
-                with urllib.request.urlopen(url, timeout=2) as resp:  # noqa: S310 - 127.0.0.1 only
+                with urllib.request.urlopen(url, timeout=2) as resp:
                     if resp.status == 200:
                         return
             except OSError:

@@ -53,9 +53,7 @@ FILLER = (
 """Content-neutral sentences (no claim, no evidence, no rebuttal), written for debench."""
 
 _STOP = frozenset(
-    "that this with from have they their there were what when which would could should about "
-    "because been into more than them then these those your very will just also only such some "
-    "does doing being over most other many much even like make made here where while after".split()
+    ["that", "this", "with", "from", "have", "they", "their", "there", "were", "what", "when", "which", "would", "could", "should", "about", "because", "been", "into", "more", "than", "them", "then", "these", "those", "your", "very", "will", "just", "also", "only", "such", "some", "does", "doing", "being", "over", "most", "other", "many", "much", "even", "like", "make", "made", "here", "where", "while", "after"]
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
 

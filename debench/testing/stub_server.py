@@ -59,9 +59,9 @@ from debench.testing.stub_batches import BatchDesk, BatchPlan
 
 __all__ = [
     "HOST",
-    "BatchPlan",
     "LIKERT_TEMPLATES",
     "LIKERT_UNPARSEABLE",
+    "BatchPlan",
     "FaultKind",
     "FaultPlan",
     "Outcome",
@@ -595,7 +595,7 @@ class _StubCore:
 
         try:
             content = self.responder(body)
-        except Exception as exc:  # a broken responder is a test bug: make it visible to the client
+        except Exception as exc:  # noqa: BLE001 - a broken responder is a test bug: make it visible to the client
             self.recorder.outcome("responder_error")
             return _error_response(500, f"responder failed: {exc!r}", "server_error", "responder_error")
         return web.Response(body=self._completion_json(body, messages, content), content_type=_JSON)
@@ -607,7 +607,7 @@ class _StubCore:
             return 400, {"error": {"message": "'model' and a non-empty 'messages' are required.", "type": "invalid_request_error", "param": None, "code": None}}
         try:
             content = self.responder(body)
-        except Exception as exc:  # a test bug: visible in the error file
+        except Exception as exc:  # noqa: BLE001 - a broken responder is a test bug: visible in the error file
             return 500, {"error": {"message": f"responder failed: {exc!r}", "type": "server_error", "param": None, "code": "responder_error"}}
         return 200, json.loads(self._completion_json(body, messages, content))
 
@@ -725,7 +725,7 @@ class StubServer:
         try:
             try:
                 runner, self._port = loop.run_until_complete(self._core.start(self._requested_port))
-            except BaseException as exc:  # reported to start() in the caller's thread
+            except BaseException as exc:  # noqa: BLE001 - reported to start() in the caller's thread
                 self._startup_error = exc
                 return
             finally:
@@ -845,7 +845,7 @@ class StubProcess:
     def _call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
         data = None if body is None else json.dumps(body).encode()
         req = urllib.request.Request(self.root_url + path, data=data, method=method, headers={"content-type": _JSON})
-        with urllib.request.urlopen(req, timeout=30) as resp:  # noqa: S310 - 127.0.0.1 only
+        with urllib.request.urlopen(req, timeout=30) as resp:
             return json.loads(resp.read())
 
     @property
