@@ -46,6 +46,7 @@ from pydantic import ValidationError
 
 from debench.data.base import Doc, LoadedDataset
 from debench.errors import UserError
+from debench.jsonl import iter_jsonl_objects
 from debench.leaderboard.compare import close, same, shown
 from debench.leaderboard.files import MAX_RESULTS_BYTES, MAX_SAMPLES_BYTES, iter_lines, read_json_object, regular_file
 from debench.leaderboard.identity import check_identity, check_method, judge_key
@@ -259,15 +260,7 @@ def _read_samples(samples: Path, task: TaskConfig, docs: list[Doc], all_docs: li
     known = {d.doc_id for d in all_docs}
     first_line: dict[str, int] = {}
     kept: dict[str, SampleRecord] = {}
-    for n, raw in iter_lines(samples, "samples file"):
-        if not raw.strip():
-            continue
-        try:
-            obj = json.loads(raw)
-        except UnicodeDecodeError:
-            raise _err(samples, None, f"line {n}: not UTF-8 text") from None
-        except json.JSONDecodeError as exc:
-            raise _err(samples, None, f"line {n}: malformed JSON ({exc.msg})") from None
+    for n, obj in iter_jsonl_objects(samples, "samples file", lines=iter_lines(samples, "samples file")):
         refuse_planted_keys(obj, samples, line=n)
         try:
             rec = SampleRecord.model_validate(obj)
