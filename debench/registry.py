@@ -77,10 +77,6 @@ def _load_shipped(name: str) -> TaskConfig:
     return task
 
 
-def all_tasks() -> list[TaskConfig]:
-    return [load_task(n)[0] for n in task_names()]
-
-
 class ResolvedTask(NamedTuple):
     """A task to run and the file it was read from."""
 

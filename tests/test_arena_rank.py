@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 from clihelp import run_cli
-from debench.arena.judgment_file import load_judgments
+from debench.arena.judgment_file import load_judgment_files
 from debench.arena.judgments import Judgment
-from debench.arena.rank import analyse_judgments, rank_judgments
+from arena_synth import rank_judgments
+from debench.arena.rank import analyse_judgments
 from debench.arena.ranking_distance import kendall_tau_distance
 from debench.errors import UserError
 
@@ -98,11 +99,11 @@ def _write(tmp_path: Path, lines: list[str]) -> Path:
 def test_loader_rejects_bad_lines(tmp_path: Path) -> None:
     good = json.dumps({"topic": "t", "side1": "a", "side2": "b", "winner": 1})
     with pytest.raises(UserError, match="line 2: not valid JSON"):
-        load_judgments(_write(tmp_path, [good, "{oops"]))
+        load_judgment_files([_write(tmp_path, [good, "{oops"])])
     with pytest.raises(UserError, match=r"line 1: .*field 'winner'|field 'winner'"):
-        load_judgments(_write(tmp_path, [json.dumps({"topic": "t", "side1": "a", "side2": "b", "winner": 3})]))
+        load_judgment_files([_write(tmp_path, [json.dumps({"topic": "t", "side1": "a", "side2": "b", "winner": 3})])])
     with pytest.raises(UserError, match="line 2: a second judgment"):
-        load_judgments(_write(tmp_path, [good, good]))
+        load_judgment_files([_write(tmp_path, [good, good])])
 
 
 @pytest.mark.slow  # bootstrap, permutations and a PNG plot through the CLI
@@ -231,7 +232,7 @@ def test_both_legs_of_a_self_play_debate_are_accepted_a_third_is_not(tmp_path: P
 
     rows = [{"topic": "t", "side1": "A", "side2": "A", "winner": w, "judge": "j"} for w in (1, 2)]
     rows += [{"topic": "t", "side1": "A", "side2": "B", "winner": 1, "judge": "j"}, {"topic": "t", "side1": "B", "side2": "A", "winner": 1, "judge": "j"}]
-    table = load_judgments(_write(tmp_path, [json.dumps(r) for r in rows]))
+    table = load_judgment_files([_write(tmp_path, [json.dumps(r) for r in rows])])
     assert table.leg.tolist() == [0, 1, 0, 0]
     r = analyse_judgments(table, n_boot=0)
     assert r.self_play["A"].model_dump() == {"side1_wins": 1, "side2_wins": 1, "ties": 0, "n_legs": 2} and r.models == ["A", "B"]

@@ -177,7 +177,10 @@ def test_pad_keeps_every_word_and_trim_keeps_sentences_in_order() -> None:
     from debench.data.base import get_adapter
     from debench.probes.base import ProbeContext, get_probe
     from debench.probes.length import FILLER
-    from debench.text import split_sentences
+    from debench.text import sentence_spans
+
+    def split_sentences(text: str) -> list[str]:
+        return [text[a:b] for a, b in sentence_spans(text)]
 
     task, _ = load_task("bp_top_team")
     ctx = ProbeContext(task=task, speech_label=get_adapter("bp_competition").speech_label)

@@ -60,6 +60,3 @@ def load_judgment_files(paths: Sequence[Path]) -> JudgmentTable:
             raise UserError("no judgments", path=str(path))
     return builder.table(lambda f, n: f"{paths[f]} line {n}" if f >= 0 else f"judgment {n}")
 
-
-def load_judgments(path: Path) -> JudgmentTable:
-    return load_judgment_files([path])
