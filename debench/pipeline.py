@@ -101,6 +101,8 @@ class EvalOutput:
     repeats: RepeatsReport | None = None
     """With ``--repeats``: the consistency summary (``results`` is then repeat 0's)."""
     repeats_path: Path | None = None
+    group_summary: Path | None = None
+    """When the task was run as part of a group (``--task GROUP``): the group's summary file."""
 
 
 def slug(text: str) -> str:
