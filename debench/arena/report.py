@@ -11,6 +11,7 @@ from debench.arena.judgments import load_reference
 from debench.arena.rank import analyse_judgments
 from debench.arena.ranking_file import ArenaRanking, JudgeRanking, Rule
 from debench.atomic import write_atomic
+from debench.numeric import fmt_estimate
 
 
 def rank_files(
@@ -47,10 +48,6 @@ def format_matrix(result: JudgeRanking) -> str:
     return "\n".join(rows)
 
 
-def _ci(ci: list[float] | None, fmt: str = ".2f") -> str:
-    return f" [{ci[0]:{fmt}}, {ci[1]:{fmt}}]" if ci else ""
-
-
 def summary_lines(result: ArenaRanking) -> list[str]:
     lines = [f"verdicts: {result.verdicts}", f"win matrix (topics won by row against column, {result.rule} rule):", format_matrix(result)]
     lines.append("ranking: " + " > ".join(result.ranking) + f"  ({result.ranking_order})")
@@ -63,16 +60,16 @@ def summary_lines(result: ArenaRanking) -> list[str]:
     if lc is not None:
         lines.append("style-controlled ranking: " + " > ".join(lc.ranking) + f" (plain Bradley-Terry: {' > '.join(lc.plain_ranking)})")
         for name, c in lc.covariates.items():
-            value = "no variation" if c.coefficient is None else f"{c.coefficient:+.3f}{_ci(c.ci95, '+.3f')}"
+            value = "no variation" if c.coefficient is None else fmt_estimate(c.coefficient, c.ci95, "+.3f")
             lines.append(f"  {name} coefficient (logits per SD): {value}")
     for rule, fit in result.davidson.items():
-        lines.append(f"Davidson tie parameter ({rule} rule): nu = {fit.nu:.3f}{_ci(fit.nu_ci95, '.3f')}, {fit.n_drawn} of {fit.n_topics} topics drawn")
+        lines.append(f"Davidson tie parameter ({rule} rule): nu = {fmt_estimate(fit.nu, fit.nu_ci95, '.3f')}, {fit.n_drawn} of {fit.n_topics} topics drawn")
     if result.per_judge:
         for label, r in result.per_judge.items():
             lines.append(f"judge {label}: " + " > ".join(r.ranking))
     if result.judge_agreement is not None:
         a = result.judge_agreement.krippendorff_alpha
-        lines.append("inter-judge agreement: Krippendorff's alpha (nominal) = " + ("undefined" if a.alpha is None else f"{a.alpha:.3f}{_ci(a.ci95, '.3f')}") + f" over {a.n_debates} debates")
+        lines.append("inter-judge agreement: Krippendorff's alpha (nominal) = " + ("undefined" if a.alpha is None else fmt_estimate(a.alpha, a.ci95, ".3f")) + f" over {a.n_debates} debates")
         for p in result.judge_agreement.pairs:
             tau = "n/a" if p.kendall_tau_distance is None else f"{p.kendall_tau_distance:.4f}"
             every = "n/a" if p.kendall_tau_distance_all_verdicts is None else f"{p.kendall_tau_distance_all_verdicts:.4f}"
@@ -85,7 +82,7 @@ def summary_lines(result: ArenaRanking) -> list[str]:
         if e.difference is not None:
             lines.append(
                 f"self-preference of {e.judge} ({', '.join(e.debaters)}): own side's points {e.own_judge_rate:.1%} under its own judgment vs "
-                f"{e.other_judges_rate:.1%} under the others ({e.n_debates} debates), difference {e.difference:+.3f}{_ci(e.difference_ci95, '+.3f')}"
+                f"{e.other_judges_rate:.1%} under the others ({e.n_debates} debates), difference {fmt_estimate(e.difference, e.difference_ci95, '+.3f')}"
                 + ("" if e.p_value is None else f", permutation p = {e.p_value:.4f}")
             )
     lines += [f"note: {n}" for n in ([result.self_preference.note] if result.self_preference.note else []) + result.notes]

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import click
 
-from debench.cli.common import ENSEMBLE_OPTION, checked, connection_options, data_options, fmt, print_results_table, recorded_command, report_errors, run_options, run_until_done
+from debench.cli.common import ENSEMBLE_OPTION, checked, connection_options, data_options, print_results_table, recorded_command, report_errors, run_options, run_until_done
 from debench.cli.tasks import include_path_option, include_paths
+from debench.numeric import fmt, fmt_ci
 
 
 @click.command("eval")
@@ -66,6 +67,6 @@ def print_repeats(r) -> None:  # type: ignore[no-untyped-def]
     click.echo(f"  {'metric':<{width}}  {'majority':>8}  {'95% CI':>19}  {'mean':>8}  {'sd':>8}  {'min':>8}  {'max':>8}")
     for name, m in r.majority_vote.items():
         s = r.spread.get(name)
-        ci = "—" if m.ci95 is None else f"[{m.ci95[0]:.4f}, {m.ci95[1]:.4f}]"
+        ci = fmt_ci(m.ci95)
         cells = [fmt(s.mean), fmt(s.sd), fmt(s.min), fmt(s.max)] if s else ["—"] * 4
         click.echo(f"  {name:<{width}}  {fmt(m.value):>8}  {ci:>19}  " + "  ".join(f"{c:>8}" for c in cells))

@@ -9,13 +9,11 @@ import click
 
 from debench.cli.common import ENSEMBLE_OPTION, checked, connection_options, data_options, recorded_command, report_errors, run_options, run_with_judge
 from debench.errors import UserError
+from debench.numeric import fmt_estimate
 
 
 def _est(e) -> str:  # type: ignore[no-untyped-def]
-    if e is None or e.value is None:
-        return "—"
-    ci = f" [{e.ci95[0]:.2f}, {e.ci95[1]:.2f}]" if e.ci95 else ""
-    return f"{e.value:.2f}{ci}"
+    return "—" if e is None else fmt_estimate(e.value, e.ci95)
 
 
 @click.command("generate-speeches")

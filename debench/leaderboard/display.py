@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from debench import numeric
+
 METRIC_LABELS: dict[str, tuple[str, str]] = {
     "kendall_tau_c": ("Kendall τ", "c"),
     "kappa_loo": ("κ leave-one-out", ""),
@@ -28,12 +30,9 @@ PLAIN_LABELS = {
 
 
 def fmt(x: float | None) -> str:
-    """A metric value: 3 decimals (fewer for large magnitudes), a real minus sign, — when undefined."""
-    if x is None:
-        return "—"
-    ax = abs(x)
-    text = f"{x:.1f}" if ax >= 100 else f"{x:.2f}" if ax >= 10 else f"{x:.3f}"
-    return text.replace("-", "−")
+    """A metric value on the page: 3 decimals (fewer for large magnitudes), a real minus sign, —
+    when undefined (``numeric.fmt``)."""
+    return numeric.fmt(x, "auto", typographic=True)
 
 
 def tick_label(x: float) -> str:

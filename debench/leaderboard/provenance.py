@@ -35,7 +35,7 @@ from pydantic import BaseModel, Field
 from debench.data.base import Doc
 from debench.data.transcript import debate_text
 from debench.errors import UserError
-from debench.leaderboard.compare import same, shown
+from debench.numeric import same, shown
 from debench.parsing import parse_answer
 from debench.prompts import build_messages
 from debench.results import Results

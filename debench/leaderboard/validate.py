@@ -47,7 +47,7 @@ from pydantic import ValidationError
 from debench.data.base import Doc, LoadedDataset
 from debench.errors import UserError
 from debench.jsonl import iter_jsonl_objects
-from debench.leaderboard.compare import close, same, shown
+from debench.numeric import close, same, shown
 from debench.leaderboard.files import MAX_RESULTS_BYTES, MAX_SAMPLES_BYTES, iter_lines, read_json_object, regular_file
 from debench.leaderboard.identity import check_identity, check_method, judge_key
 from debench.leaderboard.installed import installed_task

@@ -18,6 +18,7 @@ from debench.data.base import Doc
 from debench.data.loading import load_task_data
 from debench.errors import UserError
 from debench.metrics.base import METRICS, STATUS_METRICS, get_metric
+from debench.numeric import fmt, fmt_ci
 from debench.registry import load_task
 from debench.results import Results, load_results
 from debench.samples import SampleRecord, read_records
@@ -50,10 +51,6 @@ def show(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.3g}"
     return json.dumps(value, ensure_ascii=False)
-
-
-def _fmt(x: float | None) -> str:
-    return "—" if x is None else f"{x:.4f}"
 
 
 @dataclass
@@ -144,8 +141,7 @@ def build_view(results_path: Path, *, data_dir: str | None = None) -> dict[str, 
     metrics = []
     for name, m in results.metrics.items():
         better = None if name in STATUS_METRICS or name not in METRICS else "higher" if get_metric(name).higher_is_better else "lower"
-        ci = "—" if m.ci95 is None else f"[{_fmt(m.ci95[0])}, {_fmt(m.ci95[1])}]"
-        metrics.append({"name": name, "value": _fmt(m.value), "ci": ci, "n": m.n, "better": better or "—"})
+        metrics.append({"name": name, "value": fmt(m.value), "ci": fmt_ci(m.ci95), "n": m.n, "better": better or "—"})
     counts = {k: sum(1 for s in samples if s["status"] == k) for k in ("ok", "parse_failure", "error", "not_completed")}
     counts["wrong"] = sum(1 for s in samples if s["verdict"] == "wrong")
     counts["correct"] = sum(1 for s in samples if s["verdict"] == "correct")
