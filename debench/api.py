@@ -166,7 +166,7 @@ def score(
     or a samples log) without calling any model; written to ``output`` when given. The options are
     ``debench score``'s, checked by the same rules (``debench.pipeline.ScoreOptions``)."""
     from debench.data.loading import load_task_data
-    from debench.plots import speech_rating_plots
+    from debench.charts import speech_rating_plots
     from debench.predictions import load_predictions
     from debench.registry import task_file_label
     from debench.results import write_results

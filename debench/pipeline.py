@@ -356,7 +356,7 @@ async def _run_once(
         samples_file=samples_path.name,
         method=method,
     )
-    from debench.plots import speech_rating_plots
+    from debench.charts import speech_rating_plots
     from debench.results import write_results
 
     if opts.plots:

@@ -106,7 +106,7 @@ def test_loader_rejects_bad_lines(tmp_path: Path) -> None:
         load_judgment_files([_write(tmp_path, [good, good])])
 
 
-@pytest.mark.slow  # bootstrap, permutations and a PNG plot through the CLI
+@pytest.mark.slow  # bootstrap, permutations and the ratings chart through the CLI
 def test_rank_cli(tmp_path: Path) -> None:
     lines = [json.dumps(j.model_dump()) for j in LEGS]
     jpath = _write(tmp_path, lines)
@@ -114,14 +114,19 @@ def test_rank_cli(tmp_path: Path) -> None:
     ref.write_text("B\nA\n")
     out = tmp_path / "rank.json"
     proc = run_cli("arena", "rank", "--judgments", str(jpath), "--rule", "lenient", "--reference", str(ref), "--output", str(out),
-                   "--plot", str(tmp_path / "bt.png"), "--n-boot", "100")
+                   "--plot", str(tmp_path / "bt.svg"), "--n-boot", "100")
     assert proc.returncode == 0, proc.stderr
     res = json.loads(out.read_text())
     assert res["ranking"] == ["A", "B"] and res["kendall_tau_distance"] == 1.0 and res["rule"] == "lenient"
     assert "A " in proc.stdout and "total" in proc.stdout  # the printed matrix
-    assert (tmp_path / "bt.png").stat().st_size > 1000
+    svg = (tmp_path / "bt.svg").read_text()
+    assert svg.startswith("<svg xmlns") and svg.count('class="pt"') == 2 and ">A<" in svg and "lenient rule" in svg
     bad = run_cli("arena", "rank", "--judgments", str(_write(tmp_path, ["nope"])), "--output", str(out))
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+    # the chart is SVG: another name is refused before any work, in one line, nothing written
+    png = run_cli("arena", "rank", "--judgments", str(jpath), "--output", str(tmp_path / "other.json"), "--plot", str(tmp_path / "bt.png"))
+    assert png.returncode == 2 and png.stderr.count("\n") == 1 and "name the file *.svg" in png.stderr and "--plot" in png.stderr
+    assert not (tmp_path / "other.json").exists() and not (tmp_path / "bt.png").exists()
 
 
 # Moniri, Hassani & Dobriban, Table 1 (GPT-4 judging, strict rule, 25 topics): "x-y" = topics won by
@@ -183,7 +188,7 @@ def test_ranking_file_follows_its_schema(tmp_path: Path) -> None:
     validate_with_schema_file(rank_judgments(LEGS, n_boot=0), ARENA_RANKING_SCHEMA_PATH)
 
 
-@pytest.mark.slow  # bootstrap, permutations, style control and a PNG plot (matplotlib) through the CLI
+@pytest.mark.slow  # bootstrap, permutations, style control and the ratings chart through the CLI
 def test_rank_cli_with_two_judges_in_two_files(tmp_path: Path) -> None:
     from arena_synth import SynthJudge, judgment_line, simulate
 
@@ -193,15 +198,16 @@ def test_rank_cli_with_two_judges_in_two_files(tmp_path: Path) -> None:
         p = tmp_path / f"{judge}.jsonl"
         p.write_text("".join(judgment_line(j) for j in legs if j.judge == judge))
         files += ["--judgments", str(p)]
-    out, png = tmp_path / "rank.json", tmp_path / "ratings.png"
-    proc = run_cli("arena", "rank", *files, "--output", str(out), "--plot", str(png), "--n-boot", "50", "--n-perm", "200", "--control", "length")
+    out, chart = tmp_path / "rank.json", tmp_path / "ratings.svg"
+    proc = run_cli("arena", "rank", *files, "--output", str(out), "--plot", str(chart), "--n-boot", "50", "--n-perm", "200", "--control", "length")
     assert proc.returncode == 0, proc.stderr
     res = json.loads(out.read_text())
     assert res["judges"] == ["x", "y"] and set(res["per_judge"]) == {"x", "y"}
     assert res["settings"]["judgments_files"] == [str(tmp_path / "x.jsonl"), str(tmp_path / "y.jsonl")] and res["settings"]["n_permutations"] == 200
     assert res["per_judge"]["x"]["length_controlled"]["covariates"]["length"]["coefficient"] > 0.5
     assert "Krippendorff's alpha (nominal)" in proc.stdout and "style-controlled ranking" in proc.stdout and "Davidson tie parameter" in proc.stdout
-    assert png.stat().st_size > 1000
+    svg = chart.read_text()  # plain and controlled ratings side by side: two points per model
+    assert svg.count('class="pt"') == 6 and "controlled for length" in svg and "plain Bradley–Terry" in svg
     again = run_cli("arena", "rank", *files[:2], *files[:2], "--output", str(out), "--n-boot", "0")
     assert again.returncode == 2 and "a second judgment" in again.stderr and again.stderr.count("\n") == 1
 

@@ -90,12 +90,12 @@ def test_no_import_cycles_inside_debench() -> None:
 
 
 LAYERS = [
-    ("foundations", {"errors", "registries", "atomic", "redact", "text", "json_schema", "record_log", "jsonl", "paths", "options"}),
+    ("foundations", {"errors", "registries", "atomic", "redact", "text", "json_schema", "record_log", "jsonl", "paths", "options", "numeric", "charts"}),
     ("configuration", {"task", "grammars", "transforms", "parsing", "quotes", "templates"}),
     ("data", {"data", "prompts", "samples"}),
     ("models", {"models", "cache", "calls"}),
     ("judging", {"judging"}),
-    ("scoring", {"metrics", "scoring", "results", "plots", "predictions", "group_summary"}),
+    ("scoring", {"metrics", "scoring", "results", "predictions", "group_summary"}),
     ("running", {"runner", "pipeline", "repeats", "api", "task_files", "registry"}),
     ("studies", {"probes", "speeches", "arena", "compare_runs"}),
     ("publishing", {"leaderboard", "view"}),

@@ -1,5 +1,5 @@
 """``debench arena rank`` end to end: read judgment files, analyse, write ``ranking.json`` (and the
-plot), and the text summary printed on the terminal."""
+ratings chart, an SVG), and the text summary printed on the terminal."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ from debench.arena.judgments import load_reference
 from debench.arena.rank import analyse_judgments
 from debench.arena.ranking_file import ArenaRanking, JudgeRanking, Rule
 from debench.atomic import write_atomic
-from debench.numeric import fmt_estimate
+from debench.charts import Estimate, Forest, ForestRow, Svg, forest
+from debench.errors import UserError
+from debench.numeric import fmt, fmt_estimate
 
 
 def rank_files(
@@ -25,16 +27,35 @@ def rank_files(
     controls: Sequence[str] = ("length",),
     n_perm: int = 10000,
 ) -> ArenaRanking:
+    """Rank, write ``output`` and, with ``plot``, the ratings chart (an ``.svg`` file: any other
+    name is refused before the work starts)."""
+    if plot is not None and Path(plot).suffix.lower() != ".svg":
+        raise UserError("the ratings chart is an SVG drawing: name the file *.svg", path=str(plot), field="--plot")
     result = analyse_judgments(
         load_judgment_files(judgments), rule, load_reference(reference) if reference else None, n_boot, seed, controls, n_perm,
         files=[str(p) for p in judgments],
     )
     write_atomic(output, result.model_dump_json(indent=2) + "\n")
     if plot:
-        from debench.arena.plot import plot_bradley_terry
-
-        plot_bradley_terry(result, plot, subtitle=result.verdicts)
+        ratings_chart(result, subtitle=result.verdicts).save(Path(plot))
     return result
+
+
+def ratings_chart(result: JudgeRanking, subtitle: str = "") -> Svg:
+    """The plain Bradley–Terry ratings with their 95% intervals and, when the judgments carry the
+    covariates, the style-controlled ones beside them on the same scale (a rating that moves
+    under control is seen moving); models by plain rating, best first."""
+    plain, controlled = result.bradley_terry, result.length_controlled
+    rows = []
+    for m in sorted(plain, key=lambda m: (-plain[m].score, m)):
+        points = [Estimate(plain[m].score, plain[m].ci95, text=fmt(plain[m].score, ".0f"), title=f"{m}, plain: {fmt_estimate(plain[m].score, plain[m].ci95, '.1f')}")]
+        if controlled is not None:
+            c = controlled.bradley_terry.get(m)
+            points.append(Estimate(None) if c is None else Estimate(c.score, c.ci95, text=fmt(c.score, ".0f"), title=f"{m}, controlled: {fmt_estimate(c.score, c.ci95, '.1f')}"))
+        rows.append(ForestRow(m, points))
+    title = f"Debate arena ratings ({result.rule} rule)" + ("" if controlled else ": no style control (see notes)")
+    series = ["plain Bradley–Terry", f"controlled for {', '.join(controlled.controls)}"] if controlled else []
+    return forest(Forest(title + (f"\n{subtitle}" if subtitle else ""), rows, series=series, axis="score (Elo-like, 95% CI over topics)", empty="no ranked model"))
 
 
 def format_matrix(result: JudgeRanking) -> str:

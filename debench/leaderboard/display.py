@@ -35,11 +35,6 @@ def fmt(x: float | None) -> str:
     return numeric.fmt(x, "auto", typographic=True)
 
 
-def tick_label(x: float) -> str:
-    text = f"{x:.3f}".rstrip("0").rstrip(".")
-    return ("0" if text in ("-0", "") else text).replace("-", "−")
-
-
 def metric_label(name: str) -> tuple[str, str]:
     return METRIC_LABELS.get(name, (name.replace("_", " "), ""))
 

@@ -26,7 +26,7 @@ from debench.leaderboard.board import (
     TaskBoard,
 )
 from debench.leaderboard.display import fmt, metric_label, num_attr
-from debench.leaderboard.plots import DistributionPlot, ForestPlot, task_plots
+from debench.leaderboard.plots import task_plots
 from debench.leaderboard.reported import ReportedRow
 
 _TEMPLATES = resources.files("debench.leaderboard") / "templates"
@@ -40,7 +40,8 @@ class TaskSection:
     board: TaskBoard | None
     reported: list[ReportedRow] = field(default_factory=list)
     reported_metrics: list[str] = field(default_factory=list)
-    plots: list[ForestPlot | DistributionPlot] = field(default_factory=list)
+    plots: list[Markup] = field(default_factory=list)
+    """SVG charts (``leaderboard.plots``, drawn by ``debench.charts``)."""
 
 
 def _human_refs(t: TaskBoard) -> dict[str, HumanReference]:

@@ -26,7 +26,7 @@ from debench.prompts import check_templates
 from debench.metrics.bootstrap import mean_ci, mean_diff_ci
 from debench.models.base import Model
 from debench.options import NBootstrap
-from debench.plots import plot_source_means
+from debench.charts import source_means
 from debench.results import ModelInfo, now_iso, package_versions
 from debench.runner import error_summary, run_fingerprint, run_samples
 from debench.samples import SampleRecord
@@ -171,12 +171,11 @@ async def rate_speeches(task: TaskConfig, task_path: Path, model: Model, speeche
     }
     plots: list[str] = []
     if plot_rows:
-        svg = plot_source_means(
-            plot_rows, report_path.with_name(report_path.stem + "_sources.svg"),
-            title=f"Mean score per source ({len(topics)} topics)\n{task.name} | {model.name}",
+        chart = source_means(
+            plot_rows, title=f"Mean score per source ({len(topics)} topics)\n{task.name} | {model.name}",
             subtitle="no human ratings exist for: " + ", ".join(file_sources),
         )
-        plots.append(svg.name)
+        plots.append(chart.save(report_path.with_name(report_path.stem + "_sources.svg")).name)
     report = SpeechRatingReport(
         task=task_info(task, task.method),
         model=ModelInfo(**model.describe()),
