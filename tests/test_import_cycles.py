@@ -91,7 +91,7 @@ def test_no_import_cycles_inside_debench() -> None:
 
 LAYERS = [
     ("foundations", {"errors", "registries", "atomic", "redact", "text", "json_schema", "record_log", "jsonl", "paths", "options", "numeric", "charts"}),
-    ("configuration", {"task", "grammars", "transforms", "parsing", "quotes", "templates"}),
+    ("configuration", {"task", "grammars", "transforms", "parsing", "quotes", "prompt_sandbox"}),
     ("data", {"data", "prompts", "samples"}),
     ("models", {"models", "cache", "calls"}),
     ("judging", {"judging"}),
