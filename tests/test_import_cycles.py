@@ -98,7 +98,7 @@ LAYERS = [
     ("scoring", {"metrics", "scoring", "results", "predictions", "group_summary"}),
     ("running", {"runner", "pipeline", "repeats", "api", "task_files", "registry"}),
     ("studies", {"probes", "speeches", "arena", "compare_runs"}),
-    ("publishing", {"leaderboard", "view"}),
+    ("publishing", {"leaderboard", "view", "pages"}),
     ("interface", {"cli"}),
     ("test support", {"testing"}),
 ]

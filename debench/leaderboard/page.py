@@ -1,22 +1,16 @@
-"""The static leaderboard page: one self-contained HTML file rendered from Jinja2 templates.
-
-The templates (``templates/page.html.j2`` with its ``tables`` and ``plots`` macros) are rendered
-with autoescape on, so every name, description or string taken from a submission or a paper
-is escaped wherever it lands. Inline CSS and JS (``templates/page.css``, ``page.js``), plots as
-inline SVG (geometry from ``debench.leaderboard.plots``), no external asset and no network access
-(a Content-Security-Policy forbids any load). The leaderboard JSON is embedded in the page
-(``<script type="application/json" id="leaderboard-data">``, with ``<``, ``>`` and ``&`` written
-as unicode escapes so no string can close the script element).
+"""The static leaderboard page: one self-contained HTML file (``debench.pages``: templates
+``leaderboard.html.j2`` with its ``leaderboard_tables`` macros, the one stylesheet, and
+``leaderboard.js``), rendered with autoescape, so every name, description or string taken from a
+submission or a paper is escaped wherever it lands. Charts are inline SVG (``leaderboard.plots``).
+The leaderboard JSON is embedded in the page (``<script type="application/json"
+id="leaderboard-data">``, with ``<``, ``>`` and ``&`` written as unicode escapes so no string can
+close the script element).
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from functools import lru_cache
-from importlib import resources
-
-import jinja2
 from markupsafe import Markup
 
 from debench.leaderboard.board import (
@@ -28,8 +22,7 @@ from debench.leaderboard.board import (
 from debench.leaderboard.display import fmt, metric_label, num_attr
 from debench.leaderboard.plots import task_plots
 from debench.leaderboard.reported import ReportedRow
-
-_TEMPLATES = resources.files("debench.leaderboard") / "templates"
+from debench.pages import asset, render
 
 
 @dataclass
@@ -53,18 +46,6 @@ def _overview_tasks(board: Leaderboard, rows: list[OverviewRow]) -> list[TaskBoa
     return [t for t in board.tasks if any(t.name in r.cells for r in rows)]
 
 
-@lru_cache(maxsize=1)
-def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.FunctionLoader(lambda name: (_TEMPLATES / name).read_text(encoding="utf-8")),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-    )
-    env.globals.update(fmt=fmt, num_attr=num_attr, metric_label=metric_label, human_refs=_human_refs, overview_tasks=_overview_tasks)
-    return env
-
-
 def _embedded_json(board: Leaderboard) -> Markup:
     data = json.dumps(board.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
     return Markup(data.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
@@ -85,12 +66,13 @@ def sections(board: Leaderboard) -> list[TaskSection]:
 
 
 def render_page(board: Leaderboard) -> str:
-    return _environment().get_template("page.html.j2").render(
+    return render(
+        "leaderboard.html.j2",
         board=board,
         sections=sections(board),
         papers={p.id: p for p in board.reported.papers},
-        css=Markup((_TEMPLATES / "page.css").read_text(encoding="utf-8")),
-        js=Markup((_TEMPLATES / "page.js").read_text(encoding="utf-8")),
+        js=asset("leaderboard.js"),
         data=_embedded_json(board),
         verified_count=sum(len(t.verified) for t in board.tasks),
+        fmt=fmt, num_attr=num_attr, metric_label=metric_label, human_refs=_human_refs, overview_tasks=_overview_tasks,
     )
