@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from clihelp import run_cli
-from conftest import DATA_DIR, real_data_dir
+from clihelp import run_cli, run_cli_process
+from conftest import DATA_DIR, REPO, real_data_dir
 from debench.grammars import grammar_names, load_grammar
 
 pytestmark = [pytest.mark.local_model, pytest.mark.slow]
@@ -159,3 +159,16 @@ def test_tiny_tournament_through_the_local_model(tmp_path: Path) -> None:
     assert len(debates) == 2 and all(d["status"] == "ok" and len(d["turns"]) == 2 for d in debates)  # the grammar holds
     assert all(v["status"] == "ok" and v["reason"] for d in debates for v in d["verdicts"])
     assert "win matrix" in proc.stdout
+
+
+@pytest.mark.real_data("the README shows the embedded model's answers on the first 8 real speeches")
+def test_the_readme_examples_of_the_embedded_model(tmp_path: Path) -> None:
+    """The README's examples that run the embedded model (test_readme_examples.py checks the others),
+    each command in a new process: a new llama.cpp server, whose prompt cache then holds what it
+    held when the README's output was taken, so the answers are the same."""
+    from readme_examples import check_example, examples, working_folder
+
+    found = [e for e in examples(REPO / "README.md") if e.uses_embedded_model]
+    assert found
+    for example in found:
+        check_example(example, working_folder(tmp_path, REPO), run_cli_process)

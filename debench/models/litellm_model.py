@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import os
 import random
+import warnings
 from typing import Any
 
 from debench.errors import UserError
@@ -34,6 +35,11 @@ _UNKNOWN = object()
 def _litellm():  # imported lazily: it is slow to import and baselines never need it
     import litellm
 
+    # litellm.acompletion runs the provider's setup in a thread and awaits the coroutine it returns;
+    # a call cancelled in between (the run stopping on an endpoint that cannot work, or Ctrl-C)
+    # drops that coroutine unawaited. Python's warning about it is noise on a user's terminal,
+    # printed above debench's one-line error.
+    warnings.filterwarnings("ignore", message=r"coroutine '\w+ChatCompletion\.acompletion' was never awaited", category=RuntimeWarning)
     litellm.suppress_debug_info = True
     litellm.drop_params = False  # what a provider does not accept is dropped by us, and recorded
     return litellm
