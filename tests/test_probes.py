@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from clihelp import run_cli
-from conftest import DATA_DIR, real_data_dir
+from conftest import DATA_DIR, real_data_dir, split_sentences
 from debench.data.bp_competition import load_bp
 from debench.data.debateart import load_debateart
 from debench.models.factory import make_model, parse_model_args
@@ -177,11 +177,6 @@ def test_pad_keeps_every_word_and_trim_keeps_sentences_in_order() -> None:
     from debench.data.base import get_adapter
     from debench.probes.base import ProbeContext, get_probe
     from debench.probes.length import FILLER
-    from debench.text import sentence_spans
-
-    def split_sentences(text: str) -> list[str]:
-        return [text[a:b] for a, b in sentence_spans(text)]
-
     task, _ = load_task("bp_top_team")
     ctx = ProbeContext(task=task, speech_label=get_adapter("bp_competition").speech_label)
     for d in bp():
