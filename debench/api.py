@@ -29,8 +29,8 @@ from debench.pipeline import EvalOptions, EvalOutput, ScoreOptions, build_result
 from debench.task import TaskConfig
 
 if TYPE_CHECKING:  # results (and scoring, numpy) are imported when a run is scored, not before it starts
-    from debench.registry import TaskSelection
     from debench.results import Results
+    from debench.task_lookup import TaskSelection
 
 Evaluation = EvalOutput
 """One task's run: ``results`` (a ``Results``), ``results_path``, ``samples_path``, ``errors``
@@ -43,12 +43,12 @@ __all__ = ["Evaluation", "aevaluate", "evaluate", "load_results", "resolve_tasks
 def resolve_tasks(tasks: str | Path | Sequence[str | Path], include_paths: Sequence[str | Path] = ()) -> list[tuple[TaskConfig, Path]]:
     """Task names, group names, task files and folders of task files (comma-separated in one
     string, or a list; ``include_paths`` make more task files known by name); every task is loaded
-    and validated before any work, and runs once (see ``debench.registry.resolve_tasks``)."""
+    and validated before any work, and runs once (see ``debench.task_lookup.resolve_tasks``)."""
     return list(_selection(tasks, include_paths).tasks)
 
 
 def _selection(tasks: str | Path | Sequence[str | Path], include_paths: Sequence[str | Path]) -> TaskSelection:
-    from debench.registry import resolve_tasks as resolve
+    from debench.task_lookup import resolve_tasks as resolve
 
     specs = [str(t) for t in ([tasks] if isinstance(tasks, (str, Path)) else tasks)]
     return resolve(specs, include_paths)
@@ -168,7 +168,7 @@ def score(
     from debench.data.loading import load_task_data
     from debench.charts import speech_rating_plots
     from debench.predictions import load_predictions
-    from debench.registry import task_file_label
+    from debench.task_lookup import task_file_label
     from debench.results import write_results
 
     opts = ScoreOptions.of(output=output, limit=limit, data_source=data_source, data_dir=data_dir, n_bootstrap=n_bootstrap, plots=plots, command=list(command))

@@ -12,10 +12,10 @@ from debench.errors import UserError
 from debench.metrics.base import get_metric
 from debench.metrics.compare import paired_bootstrap, paired_permutation
 from debench.predictions import load_predictions
-from debench.registry import load_task
 from debench.results import load_results
 from debench.samples import read_records
 from debench.scoring import STATUS_METRICS, scored_pairs
+from debench.task_lookup import load_task
 
 ALPHA = 0.05
 """A difference counts when its two-sided p-value is below this."""

@@ -27,10 +27,10 @@ from debench.options import (
     Seconds,
 )
 from debench.prompts import check_templates
-from debench.registry import task_file_label
 from debench.runner import RunSettings, error_summary, run_fingerprint, run_samples
 from debench.samples import SampleRecord
 from debench.task import TaskConfig
+from debench.task_lookup import task_file_label
 
 if TYPE_CHECKING:  # scoring, results, plots and repeats are imported after the last answer, not before the first request
     from debench.repeats import RepeatsReport

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from debench.pipeline import EvalOptions, evaluate_task
 from debench.models.factory import make_model
-from debench.registry import load_task, task_names
+from debench.task_lookup import load_task, task_names
 
 CARDS = {
     "ibm_speeches": "ibm_debate_speeches.md",

@@ -14,7 +14,7 @@ from debench.pipeline import EvalOptions, evaluate_task
 from debench.metrics.base import get_metric
 from debench.metrics.compare import paired_bootstrap, paired_permutation
 from debench.models.factory import make_model
-from debench.registry import load_task
+from debench.task_lookup import load_task
 
 
 def _arr(xs):  # type: ignore[no-untyped-def]

@@ -11,7 +11,7 @@ import pytest
 
 from clihelp import run_cli
 from conftest import real_data_dir
-from debench.registry import load_task
+from debench.task_lookup import load_task
 from lbhelp import accepted, copy_submission, data_env, edit_json, edit_lines, eval_run, refused, samples_of
 
 TASK = "ibm_speech_likert"

@@ -23,8 +23,8 @@ from debench.parsing import parse_answer
 from debench.probes.base import parse_probe_specs
 from debench.probes.report import ProbeReport, validate_probe_report
 from debench.probes.run import ProbeOptions, run_probes
-from debench.registry import load_task
 from debench.samples import read_records
+from debench.task_lookup import load_task
 from debench.testing.stub_server import StubServer
 
 

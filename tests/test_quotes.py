@@ -9,7 +9,7 @@ from debench.data.debateart import load_debateart
 from debench.data.transcript import debate_text
 from debench.parsing import parse_answer
 from debench.quotes import mask_quoted, quoted_spans
-from debench.registry import load_task
+from debench.task_lookup import load_task
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from conftest import DATA_DIR, real_data_dir
 from debench.errors import UserError
 from debench.group_summary import GROUP_SUMMARY_SCHEMA_PATH
 from debench.json_schema import validate_with_schema_file
-from debench.registry import resolve_tasks, tasks_dir
+from debench.task_lookup import resolve_tasks, tasks_dir
 
 DEBATEART = [
     "debateart_argument", "debateart_argument_scores", "debateart_language", "debateart_language_scores",

@@ -3,9 +3,9 @@ reported-numbers file never points at a file of its own (``load_task`` would acc
 
 from __future__ import annotations
 
-from debench.registry import task_names, tasks_dir
 from debench.task import TaskConfig
 from debench.task_files import load_task_file
+from debench.task_lookup import task_names, tasks_dir
 
 
 def installed_task(name: str) -> TaskConfig | None:

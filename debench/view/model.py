@@ -24,9 +24,9 @@ from debench.data.loading import load_task_data
 from debench.errors import UserError
 from debench.metrics.base import METRICS, STATUS_METRICS, get_metric
 from debench.numeric import fmt, fmt_ci
-from debench.registry import load_task
 from debench.results import Results, load_results
 from debench.samples import SampleRecord, read_records
+from debench.task_lookup import load_task
 
 NUMERIC_TOLERANCE = 0.5
 

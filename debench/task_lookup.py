@@ -1,4 +1,4 @@
-"""Task registry: the YAML files shipped in ``tasks/`` (``debench/_tasks`` inside the wheel), the
+"""Tasks looked up by name: the YAML files shipped in ``tasks/`` (``debench/_tasks`` inside the wheel), the
 task files of include paths (lm-eval's ``--include_path``), any user file given by path, and the
 groups tasks declare (``group:``).
 
