@@ -26,7 +26,7 @@ import numpy as np
 from debench.data.base import Doc
 from debench.data.loading import load_local, load_sample
 from debench.metrics.base import get_metric
-from debench.metrics.compare import paired_bootstrap, paired_permutation
+from debench.metrics.paired import paired_bootstrap, paired_permutation
 from debench.models.base import Request
 from debench.models.baselines import make_baseline
 from debench.samples import SampleRecord
