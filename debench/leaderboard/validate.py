@@ -50,7 +50,6 @@ from debench.jsonl import iter_jsonl_objects
 from debench.numeric import close, same, shown
 from debench.leaderboard.files import MAX_RESULTS_BYTES, MAX_SAMPLES_BYTES, iter_lines, read_json_object, regular_file
 from debench.leaderboard.identity import check_identity, check_method, judge_key
-from debench.leaderboard.installed import installed_task
 from debench.leaderboard.planted_keys import refuse_planted_keys
 from debench.leaderboard.provenance import Provenance, RecordChecker, check_incomplete_share
 from debench.paths import machine_path
@@ -58,6 +57,7 @@ from debench.results import SCHEMA_VERSION, Results, validate_results_dict
 from debench.samples import SampleRecord, slim
 from debench.scoring import ScoreReport
 from debench.task import TaskConfig
+from debench.task_lookup import installed_task
 
 
 @dataclass
