@@ -9,7 +9,7 @@ Checks, in order:
 
 1. the results file is a regular file within its size cap (``debench.leaderboard.files``), readable
    JSON, holds no key-shaped string nor a secret-looking value under a key / token / secret /
-   password name (``planted_keys``), follows ``debench/schema/results.schema.json``, names no
+   password name (``files.refuse_planted_keys``), follows ``debench/schema/results.schema.json``, names no
    absolute path of the submitter's machine (command line, task file, data location), and was not
    created after the build;
 2. the task is one of debench's tasks, with the same ``version`` and ``config_sha256``, and the
@@ -48,9 +48,8 @@ from debench.data.base import Doc, LoadedDataset
 from debench.errors import UserError
 from debench.jsonl import iter_jsonl_objects
 from debench.numeric import close, same, shown
-from debench.leaderboard.files import MAX_RESULTS_BYTES, MAX_SAMPLES_BYTES, iter_lines, read_json_object, regular_file
+from debench.leaderboard.files import MAX_RESULTS_BYTES, MAX_SAMPLES_BYTES, iter_lines, read_json_object, refuse_planted_keys, regular_file
 from debench.leaderboard.identity import check_identity, check_method, judge_key
-from debench.leaderboard.planted_keys import refuse_planted_keys
 from debench.leaderboard.provenance import Provenance, RecordChecker, check_incomplete_share
 from debench.paths import machine_path
 from debench.results import SCHEMA_VERSION, Results, validate_results_dict
