@@ -30,6 +30,13 @@ Checks, in order:
 ``validate_submission`` returns a ``ValidatedSubmission`` whose ``provenance`` says what was
 established. Whether it is *ranked* is decided later (``debench.leaderboard.verify``): only what the
 leaderboard's own job reproduced is.
+
+``validate_all`` validates many submissions at once, one row per judge (model identity + method)
+and task: the same run placed in two folders, or two runs of the same model identity, method and
+task, would give a judge two rows; the first (in path order) is kept, the other refused with both
+paths named. With ``folders``, every folder holding a results file is checked too
+(``debench.leaderboard.files.folder_problems``: regular files only, each accounted for, none
+holding a key).
 """
 
 from __future__ import annotations
@@ -47,10 +54,22 @@ from pydantic import ValidationError
 from debench.data.base import Doc, LoadedDataset
 from debench.errors import UserError
 from debench.jsonl import iter_jsonl_objects
-from debench.numeric import close, same, shown
-from debench.leaderboard.files import MAX_RESULTS_BYTES, MAX_SAMPLES_BYTES, iter_lines, read_json_object, refuse_planted_keys, regular_file
+from debench.leaderboard.files import (
+    MAX_RESULTS_BYTES,
+    MAX_SAMPLES_BYTES,
+    folder_problems,
+    iter_lines,
+    read_json_object,
+    refuse_planted_keys,
+    regular_file,
+)
 from debench.leaderboard.identity import check_identity, check_method, judge_key
-from debench.leaderboard.provenance import Provenance, RecordChecker, check_incomplete_share
+from debench.leaderboard.provenance import (
+    Provenance,
+    RecordChecker,
+    check_incomplete_share,
+)
+from debench.numeric import close, same, shown
 from debench.paths import machine_path
 from debench.results import SCHEMA_VERSION, Results, validate_results_dict
 from debench.samples import SampleRecord, slim
@@ -371,3 +390,38 @@ def find_results_files(paths: Iterable[str | Path]) -> list[Path]:
         else:
             out.append(p)
     return out
+
+
+def duplicate_error(sub: ValidatedSubmission, first: ValidatedSubmission) -> UserError:
+    return UserError(
+        f"same model identity, method and task ({sub.results.model.name}, {sub.results.task.method}, {sub.task.name}) as "
+        f"{first.results_path}: one row per model and task, so submit only one of them",
+        path=str(sub.results_path),
+        field="model.identity",
+    )
+
+
+def validate_all(
+    paths: Iterable[str | Path], *, data_dir: str | Path | None = None, folders: bool = False
+) -> tuple[list[ValidatedSubmission], list[UserError]]:
+    """Validate every results file given; returns the accepted ones and the refusals."""
+    ok: list[ValidatedSubmission] = []
+    errors: list[UserError] = []
+    seen: dict[tuple[str, str], ValidatedSubmission] = {}
+    files = sorted(Path(p) for p in paths)
+    if folders:
+        for folder in sorted({p.parent for p in files}):
+            errors += folder_problems(folder)
+    for path in files:
+        try:
+            sub = validate_submission(path, data_dir=data_dir)
+        except UserError as exc:
+            errors.append(exc)
+            continue
+        key = (sub.task.name, sub.judge)
+        if key in seen:
+            errors.append(duplicate_error(sub, seen[key]))
+            continue
+        seen[key] = sub
+        ok.append(sub)
+    return ok, errors
