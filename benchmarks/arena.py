@@ -119,7 +119,7 @@ def extrapolated_s(timings: dict[str, Any], n_boot: int) -> float:
 def equal_to_reference(work: Path) -> Check:
     """A small file: ``arena rank``'s scores and intervals against the per-judgment computation."""
     from benchmarks.arena_reference import read_lines, reference_statistics
-    from debench.arena.judgment_file import load_judgment_files
+    from debench.arena.judgment_table import load_judgment_files
     from debench.arena.rank import analyse_judgments
 
     path = work / "small.jsonl"

@@ -13,7 +13,7 @@ import pytest
 from arena_synth import SynthJudge, judgment_line, simulate
 
 from benchmarks.arena_reference import read_lines, reference_statistics
-from debench.arena.judgment_file import load_judgment_files
+from debench.arena.judgment_table import load_judgment_files
 from debench.arena.rank import analyse_judgments
 
 ELO_TOL = 1e-4

@@ -14,8 +14,7 @@ import pytest
 from arena_synth import SynthJudge, simulate
 from debench.arena.judges import agreement_alpha, majority, panel_verdicts
 from debench.metrics.alpha import alpha, unit_coincidences
-from debench.arena.judgment_file import load_judgment_files
-from debench.arena.judgment_table import table_of
+from debench.arena.judgment_table import load_judgment_files, table_of
 from debench.arena.judgments import JUDGMENT_SCHEMA_PATH, Judgment
 from debench.arena.rank import analyse_judgments
 from debench.arena.topic_bootstrap import TopicDraws

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from clihelp import run_cli
-from debench.arena.judgment_file import load_judgment_files
+from debench.arena.judgment_table import load_judgment_files
 from debench.arena.judgments import Judgment
 from arena_synth import rank_judgments
 from debench.arena.rank import analyse_judgments

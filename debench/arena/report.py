@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from debench.arena.judgment_file import load_judgment_files
+from debench.arena.judgment_table import load_judgment_files
 from debench.arena.judgments import load_reference
 from debench.arena.rank import analyse_judgments
 from debench.arena.ranking_file import ArenaRanking, JudgeRanking, Rule
