@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from clihelp import run_cli
+from debench.arena.bt_bootstrap import kendall_tau_distance
 from debench.arena.judgment_table import load_judgment_files
 from debench.arena.judgments import Judgment
 from arena_synth import rank_judgments
 from debench.arena.rank import analyse_judgments
-from debench.arena.ranking_distance import kendall_tau_distance
 from debench.errors import UserError
 
 

@@ -14,9 +14,9 @@ from itertools import combinations
 
 import numpy as np
 
+from debench.arena.bt_bootstrap import kendall_tau_distance
 from debench.arena.judgment_table import MISSING, JudgmentTable, group_ids
 from debench.arena.one_judge import ranking_of
-from debench.arena.ranking_distance import kendall_tau_distance
 from debench.arena.ranking_file import Alpha, JudgePair, JudgeRanking, Rule
 from debench.arena.topic_bootstrap import TopicDraws, interval
 from debench.metrics.alpha import alpha, unit_coincidences
