@@ -113,7 +113,10 @@ class Svg:
 def nice_ticks(lo: float, hi: float, n: int = 5, *, cover: bool = False) -> list[float]:
     """Round tick values, at most about ``n`` steps over [lo, hi] (step 1, 2, 2.5 or 5 x 10^k):
     inside the range, or (``cover``) from a tick at or below ``lo`` to one at or above ``hi``."""
-    if hi <= lo:
+    if not hi - lo > 1e-9 * max(1.0, abs(lo), abs(hi)):
+        # no width, or one below the ticks' rounding (two models with identical records score
+        # ~1e-12 apart): ticks rounded to 10 decimals would all be equal, and a scale of no width
+        # divides by zero
         hi = lo + 1.0
     raw = (hi - lo) / n
     mag = 10 ** math.floor(math.log10(raw))

@@ -74,6 +74,22 @@ def test_ticks_are_round_and_inside_or_covering(lo: float, hi: float, cover: boo
         assert lo <= ticks[0] < lo + step + 1e-9 and hi - step - 1e-9 < ticks[-1] <= hi
 
 
+@pytest.mark.parametrize(("lo", "hi"), [(0.0, 0.0), (0.0, 1e-13), (-1e-12, 1e-12), (1500.0, 1500.0 + 1e-10), (2.0, 1.0)])
+def test_a_range_of_no_width_still_gets_a_scale(lo: float, hi: float) -> None:
+    """Equal values (or values apart by rounding error only) get distinct ticks, never one repeated."""
+    for cover in (False, True):
+        ticks = nice_ticks(lo, hi, 5, cover=cover)
+        assert len(ticks) >= 2 and ticks == sorted(set(ticks))
+
+
+def test_a_forest_of_equal_scores_is_drawn() -> None:
+    """Two models with identical records in the arena: Elo-like scores ~1e-12 apart, no interval
+    width (the chart divided by zero here once)."""
+    svg = forest(Forest("t", [ForestRow("a", [Estimate(1e-12, [1e-12, 1e-12])]), ForestRow("b", [Estimate(-1e-12, [-1e-12, -1e-12])])]))
+    xs = [float(c.get("cx")) for c in _parse(svg.markup()).iter() if c.tag.endswith("circle")]  # type: ignore[arg-type]
+    assert len(xs) == 2 and xs[0] == pytest.approx(xs[1], abs=0.1)
+
+
 def test_a_chart_file_is_a_standalone_svg(tmp_path: Path) -> None:
     path = score_distribution({"4": 3}, {"4": 2, "5": 1}).save(tmp_path / "scores.svg")
     root = _parse(path.read_text())
