@@ -119,12 +119,12 @@ def extrapolated_s(timings: dict[str, Any], n_boot: int) -> float:
 def equal_to_reference(work: Path) -> Check:
     """A small file: ``arena rank``'s scores and intervals against the per-judgment computation."""
     from benchmarks.arena_reference import read_lines, reference_statistics
-    from debench.arena.judgment_file import load_judgments
+    from debench.arena.judgment_table import load_judgment_files
     from debench.arena.rank import analyse_judgments
 
     path = work / "small.jsonl"
     write_judgments(path, 5, 10, seed=3)
-    ours = analyse_judgments(load_judgments(path), n_boot=100, seed=1, n_perm=0).model_dump(mode="json")
+    ours = analyse_judgments(load_judgment_files([path]), n_boot=100, seed=1, n_perm=0).model_dump(mode="json")
     ref = reference_statistics(read_lines([path]), n_boot=100, seed=1)
     worst = 0.0
     pairs = [(ours["bradley_terry"], ref["bradley_terry"]), (ours["length_controlled"]["bradley_terry"], ref["length"]["bradley_terry"])]

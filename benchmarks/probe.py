@@ -22,7 +22,7 @@ import debench.pipeline as pipeline
 import debench.scoring as scoring
 from debench.pipeline import EvalOptions, evaluate_task
 from debench.models.factory import make_model, parse_model_args
-from debench.registry import load_task
+from debench.task_lookup import load_task
 
 STAGES = [(loading, "load_task_data", "data"), (pipeline, "run_samples", "runner"), (scoring, "score", "scoring")]
 """(module, function, stage): each is looked up in its module when called, so wrapping it there times it."""

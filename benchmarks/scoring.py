@@ -28,10 +28,10 @@ from typing import Any
 from benchmarks.report import Check, format_check
 from debench.data.base import Doc
 from debench.data.loading import load_local
-from debench.registry import load_task
 from debench.samples import SampleRecord
 from debench.scoring import score
 from debench.task import TaskConfig
+from debench.task_lookup import load_task
 
 HERE = Path(__file__).resolve().parent
 TARGET_S = 0.5

@@ -10,9 +10,10 @@
     same = debench.load_results(runs[0].results_path)
 
 ``evaluate`` runs the tasks one after another with one judge and returns one ``Evaluation`` per
-task (``aevaluate`` is the same coroutine for code that already runs an event loop). Errors a
-caller can fix raise ``debench.errors.UserError`` (the CLI prints those in one line, exit 2).
-The CLI commands call these functions; nothing here prints.
+task (``aevaluate`` is the same coroutine for code that already runs an event loop); a group
+named in ``tasks`` also gets its summary file (``Evaluation.group_summary``,
+``debench.group_summary``). Errors a caller can fix raise ``debench.errors.UserError`` (the CLI
+prints those in one line, exit 2). The CLI commands call these functions; nothing here prints.
 """
 
 from __future__ import annotations
@@ -29,10 +30,12 @@ from debench.task import TaskConfig
 
 if TYPE_CHECKING:  # results (and scoring, numpy) are imported when a run is scored, not before it starts
     from debench.results import Results
+    from debench.task_lookup import TaskSelection
 
 Evaluation = EvalOutput
 """One task's run: ``results`` (a ``Results``), ``results_path``, ``samples_path``, ``errors``
-(distinct error messages with their counts), and with ``repeats`` > 1 the consistency report."""
+(distinct error messages with their counts), with ``repeats`` > 1 the consistency report, and
+``group_summary`` when the task ran as part of a group."""
 
 __all__ = ["Evaluation", "aevaluate", "evaluate", "load_results", "resolve_tasks", "score"]
 
@@ -40,11 +43,15 @@ __all__ = ["Evaluation", "aevaluate", "evaluate", "load_results", "resolve_tasks
 def resolve_tasks(tasks: str | Path | Sequence[str | Path], include_paths: Sequence[str | Path] = ()) -> list[tuple[TaskConfig, Path]]:
     """Task names, group names, task files and folders of task files (comma-separated in one
     string, or a list; ``include_paths`` make more task files known by name); every task is loaded
-    and validated before any work, and runs once (see ``debench.registry.resolve_tasks``)."""
-    from debench.registry import resolve_tasks as resolve
+    and validated before any work, and runs once (see ``debench.task_lookup.resolve_tasks``)."""
+    return list(_selection(tasks, include_paths).tasks)
+
+
+def _selection(tasks: str | Path | Sequence[str | Path], include_paths: Sequence[str | Path]) -> TaskSelection:
+    from debench.task_lookup import resolve_tasks as resolve
 
     specs = [str(t) for t in ([tasks] if isinstance(tasks, (str, Path)) else tasks)]
-    return list(resolve(specs, include_paths).tasks)
+    return resolve(specs, include_paths)
 
 
 @checked_keywords
@@ -77,9 +84,11 @@ async def aevaluate(
     """Judge every document of every task with ``model`` (a model string, or several
     comma-separated with ``ensemble``); write results and samples under ``output_dir``.
     ``tasks`` may name groups and folders of task files; ``include_paths`` are lm-eval's
-    ``--include_path`` (their task files become known by name). The options are ``debench eval``'s,
-    checked by the same rules (``debench.pipeline.EvalOptions``): a bad value or an unknown keyword
-    is a one-line ``UserError`` before any work."""
+    ``--include_path`` (their task files become known by name). Every task is read and checked
+    before the judge is built. A group's summary (``group_<group>_<digest>.json``, beside its
+    results) is written after its tasks, and named by their ``group_summary``. The options are
+    ``debench eval``'s, checked by the same rules (``debench.pipeline.EvalOptions``): a bad value or
+    an unknown keyword is a one-line ``UserError`` before any work."""
     from debench.models.factory import make_judge
 
     opts = EvalOptions.of(
@@ -101,15 +110,31 @@ async def aevaluate(
     )
     from debench.models.managed_server import server_scope
 
+    selection = _selection(tasks, include_paths)
+    resolved = [(t, p) for t, p in selection.tasks]
+    if judging_manual is not None:
+        resolved = [(with_judging_manual(t, Path(judging_manual)), p) for t, p in resolved]
     with server_scope():  # a vllm/ server started for this call stops with it (or with the command)
         judge = make_judge(model, ensemble, api_base=api_base, api_key=api_key, model_args=model_args, seed=seed)
         try:
-            resolved = resolve_tasks(tasks, include_paths)
-            if judging_manual is not None:
-                resolved = [(with_judging_manual(t, Path(judging_manual)), p) for t, p in resolved]
-            return [await evaluate_task(task, path, judge, opts) for task, path in resolved]
+            outputs = [await evaluate_task(task, path, judge, opts) for task, path in resolved]
         finally:
             await judge.aclose()
+    _write_group_summaries(selection.groups, outputs)
+    return outputs
+
+
+def _write_group_summaries(groups: dict[str, list[str]], outputs: list[Evaluation]) -> None:
+    """Each group's summary over its tasks' runs (repeated runs have their own report instead)."""
+    if not groups:
+        return
+    from debench.group_summary import write_group_summaries  # imports the metrics (numpy): only after the run
+
+    single = [o for o in outputs if o.repeats is None]
+    for group, path in write_group_summaries(groups, [(o.results, o.results_path) for o in single]).items():
+        for out in single:
+            if out.results.task.name in groups[group]:
+                out.group_summary = path
 
 
 def load_results(path: str | Path) -> Results:
@@ -141,9 +166,9 @@ def score(
     or a samples log) without calling any model; written to ``output`` when given. The options are
     ``debench score``'s, checked by the same rules (``debench.pipeline.ScoreOptions``)."""
     from debench.data.loading import load_task_data
-    from debench.plots import speech_rating_plots
+    from debench.charts import speech_rating_plots
     from debench.predictions import load_predictions
-    from debench.registry import task_file_label
+    from debench.task_lookup import task_file_label
     from debench.results import write_results
 
     opts = ScoreOptions.of(output=output, limit=limit, data_source=data_source, data_dir=data_dir, n_bootstrap=n_bootstrap, plots=plots, command=list(command))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -11,12 +10,13 @@ import numpy as np
 from debench.data.loading import load_task_data
 from debench.errors import UserError
 from debench.metrics.base import get_metric
-from debench.metrics.compare import paired_bootstrap, paired_permutation
+from debench.metrics.paired import paired_bootstrap, paired_permutation
 from debench.predictions import load_predictions
-from debench.registry import load_task
 from debench.results import load_results
+from debench.samples import read_records
 from debench.metrics.names import STATUS_METRICS
 from debench.scoring import scored_pairs
+from debench.task_lookup import load_task
 
 ALPHA = 0.05
 """A difference counts when its two-sided p-value is below this."""
@@ -50,7 +50,9 @@ def compare_runs(path_a: Path, path_b: Path, *, test: str = "bootstrap", n: int 
         if not r.samples_file:
             raise UserError("the results name no samples file", path=str(path), field="samples_file")
         samples = Path(path).parent / r.samples_file
-        ids = {json.loads(line)["doc_id"] for line in samples.read_text(encoding="utf-8").splitlines() if line.strip()}
+        if not samples.is_file():
+            raise UserError("the samples file the results name is not beside them", path=str(samples))
+        ids = {rec.doc_id for rec in read_records(samples)}
         docs = [d for d in dataset.docs if d.doc_id in ids]
         records.append({rec.doc_id: rec for rec in load_predictions(samples, task, docs)})
     docs_a, preds_a = scored_pairs(task, dataset.docs, records[0])

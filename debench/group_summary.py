@@ -89,11 +89,11 @@ def build_group_summary(group: str, runs: Sequence[tuple[Results, Path]], where:
     )
 
 
-def write_group_summaries(groups: Mapping[str, Sequence[str]], runs: Sequence[tuple[Results, Path]]) -> list[Path]:
-    """One ``group_<group>_<digest>.json`` per group, beside its results files; the digest names
-    the results files it covers, so the same command rewrites the same summary."""
+def write_group_summaries(groups: Mapping[str, Sequence[str]], runs: Sequence[tuple[Results, Path]]) -> dict[str, Path]:
+    """One ``group_<group>_<digest>.json`` per group, beside its results files (group -> its path);
+    the digest names the results files it covers, so the same command rewrites the same summary."""
     by_task = {r.task.name: (r, p) for r, p in runs}
-    written = []
+    written: dict[str, Path] = {}
     for group, names in groups.items():
         members = [by_task[n] for n in names if n in by_task]
         if not members:
@@ -101,7 +101,7 @@ def write_group_summaries(groups: Mapping[str, Sequence[str]], runs: Sequence[tu
         where = members[0][1].parent
         digest = hashlib.sha256("\n".join(p.name for _, p in members).encode()).hexdigest()[:10]
         summary = build_group_summary(group, members, where)
-        written.append(write_json_record(where / f"group_{group}_{digest}.json", summary))
+        written[group] = write_json_record(where / f"group_{group}_{digest}.json", summary)
     return written
 
 

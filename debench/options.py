@@ -26,6 +26,7 @@ from typing import (
     Any,
     ClassVar,
     Literal,
+    NamedTuple,
     Self,
     TypeVar,
     get_args,
@@ -42,6 +43,27 @@ from pydantic import (
 )
 
 from debench.errors import UserError
+
+
+class KeyValue(NamedTuple):
+    """One part of a ``key=value`` option string: as written, and its key and value (stripped;
+    ``value`` None for a part without ``=``)."""
+
+    text: str
+    key: str
+    value: str | None
+
+
+def key_value_parts(text: str, sep: str = ",") -> list[KeyValue]:
+    """``a=1,b=2`` (or ``a=1;b=2`` after ``model@``) split into its parts at ``sep``, each at its first
+    ``=``: the one reader of that syntax. ``models.args`` checks what it finds (blank parts skipped,
+    a part without a key or ``=`` refused, a key given twice refused); ``redact`` masks the secret
+    ones in whatever a user typed, well formed or not."""
+    out = []
+    for part in text.split(sep):
+        key, eq, value = part.partition("=")
+        out.append(KeyValue(part, key.strip(), value.strip() if eq else None))
+    return out
 
 F = TypeVar("F", bound=Callable[..., Any])
 

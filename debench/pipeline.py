@@ -1,7 +1,7 @@
 """The pipeline every command composes: task + data + judge + runner + scoring + report writing.
 
 ``evaluate_task`` is ``debench eval`` for one task; ``probe``, ``rate-speeches`` and ``validate``
-use the same pieces (``load_docs``, ``run_samples``, ``build_results``...). No CLI concerns here."""
+use the same pieces (``run_samples``, ``run_config``, ``task_info``, ``build_results``...). No CLI concerns here."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pydantic import Field
 
 from debench.atomic import write_json_record
 from debench.data.base import Doc, LoadedDataset
-from debench.data.loading import Documents, load_task_data, run_documents
+from debench.data.loading import Documents, run_documents
 from debench.errors import UserError
 from debench.models.base import Model
 from debench.options import (
@@ -27,14 +27,14 @@ from debench.options import (
     Seconds,
 )
 from debench.prompts import check_templates
-from debench.registry import task_file_label
 from debench.runner import RunSettings, error_summary, run_fingerprint, run_samples
 from debench.samples import SampleRecord
 from debench.task import TaskConfig
+from debench.task_lookup import task_file_label
 
 if TYPE_CHECKING:  # scoring, results, plots and repeats are imported after the last answer, not before the first request
     from debench.repeats import RepeatsReport
-    from debench.results import DatasetInfo, Results, UsageInfo
+    from debench.results import DatasetInfo, Results, TaskInfo, UsageInfo
 
 
 class RunOptions(JobOptions, DataOptions):
@@ -101,6 +101,8 @@ class EvalOutput:
     repeats: RepeatsReport | None = None
     """With ``--repeats``: the consistency summary (``results`` is then repeat 0's)."""
     repeats_path: Path | None = None
+    group_summary: Path | None = None
+    """When the task was run as part of a group (``--task GROUP``): the group's summary file."""
 
 
 def slug(text: str) -> str:
@@ -121,6 +123,13 @@ def run_stem(task: TaskConfig, fingerprint: str, limit: int | None = None, doc_i
 
 def task_sha(task: TaskConfig) -> str:
     return hashlib.sha256(task.model_dump_json().encode()).hexdigest()
+
+
+def task_info(task: TaskConfig, method: str) -> TaskInfo:
+    """The ``task`` block of every file a run writes (results, probe and speech-rating reports)."""
+    from debench.results import TaskInfo
+
+    return TaskInfo(name=task.name, version=task.version, method=method, description=task.description, config_sha256=task_sha(task))
 
 
 def select_docs(dataset: LoadedDataset, limit: int | None) -> list[Doc]:
@@ -172,12 +181,12 @@ def build_results(
     samples_file: str | None,
     method: str,
 ) -> Results:
-    from debench.results import ModelInfo, Results, TaskInfo, now_iso, package_versions
+    from debench.results import ModelInfo, Results, now_iso, package_versions
     from debench.scoring import score
 
     report = score(task, docs, {r.doc_id: r for r in records}, n_bootstrap=n_bootstrap)
     return Results(
-        task=TaskInfo(name=task.name, version=task.version, method=method, description=task.description, config_sha256=task_sha(task)),
+        task=task_info(task, method),
         model=ModelInfo(**model_info),
         metrics=report.metrics,
         n_samples=report.n_samples,
@@ -212,20 +221,11 @@ def with_judging_manual(task: TaskConfig, path: Path) -> TaskConfig:
     return task.model_copy(update={"prompt": task.prompt.model_copy(update={"variables": variables})})
 
 
-def load_docs(task: TaskConfig, task_path: Path, opts: RunOptions) -> tuple[LoadedDataset, list[Doc]]:
-    """The task's data set and the documents of this run; the task's templates are rendered once
-    against the first document, so a template naming a field the data does not have is one line
-    (exit 2) before any request."""
-    dataset = load_task_data(task, opts.data_source, opts.data_dir)
-    docs = select_docs(dataset, opts.limit)
-    if docs:
-        check_templates(task, task_path, docs[0])
-    return dataset, docs
-
-
 def load_documents(task: TaskConfig, task_path: Path, opts: RunOptions) -> tuple[LoadedDataset, Documents]:
-    """``load_docs`` for ``eval``: the documents as the runner reads them (``Documents``: a large
-    data set's text is read from its file as the run goes, not held in memory)."""
+    """The task's data set and the documents of this ``eval`` run, as the runner reads them
+    (``Documents``: a large data set's text is read from its file as the run goes, not held in
+    memory); the task's templates are rendered once against the first document, so a template
+    naming a field the data does not have is one line (exit 2) before any request."""
     dataset, docs = run_documents(task, opts.data_source, opts.data_dir, opts.limit)
     first = next(iter(docs), None)
     if first is not None:
@@ -244,6 +244,27 @@ def generation_record(task: TaskConfig, model: Model) -> dict[str, Any]:
     if not_sent:
         out["generation_not_sent"] = not_sent
     return out
+
+
+def run_config(
+    task: TaskConfig, task_path: Path, model: Model, opts: RunOptions, *, method: str, concurrency: int, fingerprint: str, **specific: Any
+) -> dict[str, Any]:
+    """The ``config`` block of every file a run that asks a model writes (eval's results, a probe
+    report, a speech-rating report): the task file, the method and generation settings, what the
+    command adds (``specific``), then the run options, the fingerprint and the command line."""
+    return {
+        "task_file": task_file_label(task_path),
+        "method": method,
+        **generation_record(task, model),
+        **specific,
+        "limit": opts.limit,
+        "seed": opts.seed,
+        "concurrency": concurrency,
+        "data_source": opts.data_source,
+        "use_cache": opts.use_cache,
+        "fingerprint": fingerprint,
+        "command": opts.command,
+    }
 
 
 async def evaluate_task(task: TaskConfig, task_path: Path, model: Model, opts: EvalOptions) -> EvalOutput:
@@ -313,21 +334,11 @@ async def _run_once(
         run_model = BatchedModel(model, out_dir / f"batches_{stem}.json", poll_s=opts.batch_poll, progress=opts.progress)
         settings.concurrency = max(1, len(docs))  # every request joins the batch at once
     records, caller = await run_samples(task, docs, run_model, samples_path, settings)
-    config = {
-        "task_file": task_file_label(task_path),
-        "method": method,
-        **generation_record(task, model),
-        "parser": task.parser.model_dump(),
-        "scoring": task.scoring.model_dump(),
-        "limit": opts.limit,
-        "seed": opts.seed,
-        "concurrency": settings.concurrency,
-        "data_source": opts.data_source,
-        "use_cache": opts.use_cache,
-        "n_bootstrap": opts.n_bootstrap if opts.n_bootstrap is not None else task.scoring.n_bootstrap,
-        "fingerprint": fp,
-        "command": opts.command,
-    }
+    config = run_config(
+        task, task_path, model, opts, method=method, concurrency=settings.concurrency, fingerprint=fp,
+        parser=task.parser.model_dump(), scoring=task.scoring.model_dump(),
+        n_bootstrap=opts.n_bootstrap if opts.n_bootstrap is not None else task.scoring.n_bootstrap,
+    )
     if opts.batch:
         config["batch"] = {"state_file": f"batches_{stem}.json", "batches": [b.batch_id for b in run_model.state.batches]}  # type: ignore[attr-defined]
     if repeat is not None:
@@ -345,7 +356,7 @@ async def _run_once(
         samples_file=samples_path.name,
         method=method,
     )
-    from debench.plots import speech_rating_plots
+    from debench.charts import speech_rating_plots
     from debench.results import write_results
 
     if opts.plots:

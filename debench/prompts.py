@@ -10,7 +10,7 @@ from jinja2 import TemplateError, UndefinedError
 
 from debench.data.base import Doc
 from debench.errors import UserError
-from debench.templates import compiled
+from debench.prompt_sandbox import compiled
 
 Message = dict[str, str]
 

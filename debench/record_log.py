@@ -29,7 +29,7 @@ import socket
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel
 
@@ -59,6 +59,40 @@ def complete_lines(path: Path, start: int = 0) -> Iterator[tuple[int, bytes]]:
                 return
             yield offset, line
             offset += len(line)
+
+
+BadLine = Literal["stop", "skip", "raise"]
+
+
+def read_log(path: Path, record_type: type[R], *, bad_line: BadLine, start: int = 0) -> Iterator[tuple[int, int, R]]:
+    """(offset, length, record) of every complete line of a log from ``start`` (a torn last line,
+    without its newline, is not yet a line; blank lines are passed over): the one reader of every
+    log debench writes. ``bad_line`` says what a complete line that is not a record does:
+
+    * ``stop``: the reading ends before it. A run resuming its own log (``RecordLog``) cuts the
+      file there: a line torn by a process that died, with another process's line appended to it,
+      and everything after, is redone;
+    * ``skip``: it is passed over. What other processes appended while this one runs (and the
+      compaction at the end) keeps every good line after a torn one;
+    * ``raise``: a one-line ``UserError`` naming the file and the line. A finished log read for
+      the user (``debench view``, ``debench compare``) is shown whole or not at all: a finished
+      run's log is compacted (no bad line), so one there was damaged or written by another
+      debench version, and leaving it out would show a run that was not the one scored.
+    """
+    for n, (offset, line) in enumerate(complete_lines(path, start), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = record_type.model_validate_json(line)
+        except ValueError:
+            if bad_line == "stop":
+                return
+            if bad_line == "raise":
+                raise UserError(
+                    f"line {n} is not a {record_type.__name__} (a damaged line, or a log written by another debench version)", path=str(path)
+                ) from None
+            continue
+        yield offset, len(line), record
 
 
 def _start_time(pid: int) -> str:
@@ -138,23 +172,14 @@ class RecordLog(Generic[R]):
                 fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
 
     # -- reading -------------------------------------------------------------------------------
-    def _parse(self, line: bytes) -> R | None:
-        if not line.strip():
-            return None
-        try:
-            return self.record_type.model_validate_json(line)
-        except ValueError:
-            return None
-
     def _truncate_torn_tail(self) -> None:
-        """Cut a torn or corrupt tail (the process writing it died); keep every good line before it."""
+        """Cut a torn or corrupt tail (the process writing it died); keep every good line before it
+        (``read_log``'s ``stop``)."""
         if not self.path.exists():
             return
         good_end = 0
-        for offset, line in complete_lines(self.path):
-            if line.strip() and self._parse(line) is None:
-                break
-            good_end = offset + len(line)
+        for offset, length, _ in read_log(self.path, self.record_type, bad_line="stop"):
+            good_end = offset + length
         if self.path.stat().st_size > good_end:
             with open(self.path, "r+b") as fh:
                 fh.truncate(good_end)
@@ -167,22 +192,12 @@ class RecordLog(Generic[R]):
         ino = self.path.stat().st_ino
         if ino != self._ino:  # new file (first read, or replaced by a compaction): read it all
             self._ino, self._read_to = ino, 0
-        for offset, line in complete_lines(self.path, self._read_to):
-            rec = self._parse(line)
-            if rec is not None:
-                self.existing[getattr(rec, self.key)] = self._slim(rec)
-            self._read_to = offset + len(line)
+        for offset, length, rec in read_log(self.path, self.record_type, bad_line="skip", start=self._read_to):
+            self.existing[getattr(rec, self.key)] = self._slim(rec)
+            self._read_to = offset + length
 
     def finished(self) -> set[str]:
         return {k for k, r in self.existing.items() if getattr(r, "status", None) in FINISHED}
-
-    def records(self) -> Iterator[R]:
-        """Every complete record of the file, in file order (full records, not slimmed)."""
-        if self.path.exists():
-            for _, line in complete_lines(self.path):
-                rec = self._parse(line)
-                if rec is not None:
-                    yield rec
 
     # -- claims --------------------------------------------------------------------------------
     def _read_claims(self) -> None:
@@ -308,12 +323,9 @@ class RecordLog(Generic[R]):
             if not self.path.exists():
                 return
             latest: dict[str, tuple[int, int]] = {}
-            n_lines = 0
-            for offset, line in complete_lines(self.path):
-                n_lines += 1
-                rec = self._parse(line)
-                if rec is not None:
-                    latest[getattr(rec, self.key)] = (offset, len(line))
+            n_lines = sum(1 for _ in complete_lines(self.path))
+            for offset, length, rec in read_log(self.path, self.record_type, bad_line="skip"):
+                latest[getattr(rec, self.key)] = (offset, length)
             order = list(order)
             wanted = set(order)
             ids = [k for k in order if k in latest] + [k for k in latest if k not in wanted]

@@ -151,11 +151,11 @@ class Redactor:
         return value
 
     def key_values(self, text: str, sep: str = ",") -> str:
-        """``a=1,api_key=X`` -> ``a=1,api_key=***`` (also the ``;`` form after ``model@``)."""
-        parts = []
-        for part in text.split(sep):
-            key, eq, val = part.partition("=")
-            parts.append(f"{key}={MASK}" if eq and is_secret_name(key.strip()) else part)
+        """``a=1,api_key=X`` -> ``a=1,api_key=***`` (also the ``;`` form after ``model@``), read
+        by ``options.key_value_parts``; every other part kept as it was written."""
+        from debench.options import key_value_parts
+
+        parts = [f"{p.text.partition('=')[0]}={MASK}" if p.value is not None and is_secret_name(p.key) else p.text for p in key_value_parts(text, sep)]
         return self.text(sep.join(parts))
 
     def model_spec(self, spec: str) -> str:

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from debench.record_log import FINISHED, RecordLog, complete_lines
+from debench.record_log import FINISHED, BadLine, RecordLog, read_log
 
 Status = Literal["ok", "parse_failure", "error", "not_completed"]
 __all__ = ["FINISHED", "SampleLog", "SampleRecord", "Status", "read_records", "slim"]
@@ -55,16 +55,10 @@ def SampleLog(path: Path) -> RecordLog[SampleRecord]:  # noqa: N802 - a construc
     return RecordLog(path, SampleRecord, "doc_id", slim=slim)
 
 
-def read_records(path: Path) -> list[SampleRecord]:
-    """All complete records of a samples log, in file order (a torn or corrupt tail is left out)."""
-    out: list[SampleRecord] = []
+def read_records(path: Path, *, bad_line: BadLine = "raise") -> list[SampleRecord]:
+    """All complete records of a finished run's samples log, in file order (``record_log.read_log``:
+    a torn last line is left out; a damaged line is a one-line ``UserError`` unless ``bad_line``
+    says otherwise)."""
     if not Path(path).exists():
-        return out
-    for _, line in complete_lines(Path(path)):
-        if not line.strip():
-            continue
-        try:
-            out.append(SampleRecord.model_validate_json(line))
-        except ValueError:
-            break
-    return out
+        return []
+    return [rec for _, _, rec in read_log(Path(path), SampleRecord, bad_line=bad_line)]

@@ -392,7 +392,7 @@ class TaskConfig(_Strict):
 
     @model_validator(mode="after")
     def _templates_compile(self) -> TaskConfig:
-        from debench.templates import check_template
+        from debench.prompt_sandbox import check_template
 
         for key in ("system", "user"):
             text = getattr(self.prompt, key)

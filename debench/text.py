@@ -35,10 +35,6 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def split_sentences(text: str) -> list[str]:
-    return [text[a:b] for a, b in sentence_spans(text)]
-
-
 def join_kept(text: str, spans: list[tuple[int, int]], keep: list[bool]) -> str:
     """The text with only the kept sentences; a paragraph break survives between two kept
     sentences when the original gap between them held a line break."""

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from debench.pipeline import EvalOptions, evaluate_task
 from debench.models.factory import make_model
-from debench.registry import all_tasks, load_task
+from debench.task_lookup import load_task, task_names
 
 CARDS = {
     "ibm_speeches": "ibm_debate_speeches.md",
@@ -40,7 +40,7 @@ def fmt(m) -> str:  # type: ignore[no-untyped-def]
 async def run(out: Path, data_dir: str) -> dict[str, list[str]]:
     sections: dict[str, list[str]] = {}
     seen: dict[str, str] = {}
-    for task in all_tasks():
+    for task in (load_task(name)[0] for name in task_names()):
         if not task.baselines or task.dataset.adapter not in CARDS:
             continue
         # Baselines never read the prompt: variants of one data set and metric list score alike.

@@ -39,7 +39,7 @@ async def _run(task_names: list[str], out: Path, data_dir: str, seed: int) -> in
     from debench.errors import UserError
     from debench.pipeline import EvalOptions, evaluate_task, slug
     from debench.models.factory import make_model
-    from debench.registry import load_task
+    from debench.task_lookup import load_task
 
     n = 0
     for name in task_names:
@@ -92,7 +92,7 @@ def main(argv: list[str]) -> int:
     if not args.data_dir:
         ap.error("the real data is needed: set DEBENCH_DATA_DIR or pass --data-dir")
 
-    from debench.registry import task_names
+    from debench.task_lookup import task_names
 
     names = [t.strip() for t in args.tasks.split(",")] if args.tasks else task_names()
     n = asyncio.run(_run(names, args.submissions, args.data_dir, args.seed))

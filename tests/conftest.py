@@ -72,6 +72,13 @@ def real_data_dir(name: str) -> Path:
     return path
 
 
+def split_sentences(text: str) -> list[str]:
+    """The sentences of ``text``, as ``debench.text.sentence_spans`` cuts them (the probes' cut)."""
+    from debench.text import sentence_spans
+
+    return [text[a:b] for a, b in sentence_spans(text)]
+
+
 EMBEDDED_MODEL_MODULES = frozenset({"test_local_model.py", "test_studies_local.py", "test_leaderboard_local.py"})
 """The modules of the ``local_model`` tests (``test_tiers.py`` checks that no other has one): under
 pytest-xdist they run on one worker, which starts the embedded model's server once and never runs

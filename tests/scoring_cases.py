@@ -26,14 +26,14 @@ import numpy as np
 from debench.data.base import Doc
 from debench.data.loading import load_local, load_sample
 from debench.metrics.base import get_metric
-from debench.metrics.compare import paired_bootstrap, paired_permutation
+from debench.metrics.paired import paired_bootstrap, paired_permutation
 from debench.models.base import Request
 from debench.models.baselines import make_baseline
-from debench.registry import load_task
 from debench.samples import SampleRecord
 from debench.metrics.names import STATUS_METRICS
 from debench.scoring import score, scored_pairs
 from debench.task import MetricConfig, TaskConfig
+from debench.task_lookup import load_task
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 FROZEN = REPO_ROOT / "tests" / "frozen" / "scoring_answers.json"

@@ -8,7 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from debench.arena.bradley_terry import ELO_PER_LOGIT, LOG_NU_MAX, fit_games
+from arena_synth import fit_games
+from debench.arena.bradley_terry import ELO_PER_LOGIT, LOG_NU_MAX
 
 
 def planted_games(n_games: int, strengths: np.ndarray, beta: float, nu: float, seed: int) -> tuple[np.ndarray, ...]:

@@ -13,7 +13,7 @@ import pytest
 from arena_synth import SynthJudge, judgment_line, simulate
 
 from benchmarks.arena_reference import read_lines, reference_statistics
-from debench.arena.judgment_file import load_judgments
+from debench.arena.judgment_table import load_judgment_files
 from debench.arena.rank import analyse_judgments
 
 ELO_TOL = 1e-4
@@ -30,7 +30,7 @@ def _same_scores(ours: dict, theirs: dict) -> None:  # type: ignore[type-arg]
 
 
 def _compare(path: Path, n_boot: int, seed: int) -> dict:  # type: ignore[type-arg]
-    ours = analyse_judgments(load_judgments(path), n_boot=n_boot, seed=seed, n_perm=0).model_dump(mode="json")
+    ours = analyse_judgments(load_judgment_files([path]), n_boot=n_boot, seed=seed, n_perm=0).model_dump(mode="json")
     ref = reference_statistics(read_lines([path]), n_boot=n_boot, seed=seed)
     _same_scores(ours["bradley_terry"], ref["bradley_terry"])
     lc = ours["length_controlled"]

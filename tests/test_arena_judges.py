@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from arena_synth import SynthJudge, simulate
-from debench.arena.judges import agreement_alpha, coincidences, majority, nominal_alpha, panel_verdicts
-from debench.arena.judgment_file import load_judgment_files
-from debench.arena.judgment_table import table_of
+from debench.arena.judges import agreement_alpha, majority, panel_verdicts
+from debench.metrics.alpha import alpha, unit_coincidences
+from debench.arena.judgment_table import load_judgment_files, table_of
 from debench.arena.judgments import JUDGMENT_SCHEMA_PATH, Judgment
 from debench.arena.rank import analyse_judgments
 from debench.arena.topic_bootstrap import TopicDraws
@@ -50,9 +50,10 @@ def test_krippendorff_alpha_by_hand() -> None:
     assert a.alpha == pytest.approx(8 / 15) and a.n_debates == 4 and a.n_judges == 2
     assert a.ci95 is not None and a.ci95[0] <= a.alpha <= a.ci95[1] + 1e-9 and 100 < a.draws_used < 200
     # Perfect agreement is 1; one value everywhere leaves alpha undefined (NaN here, null in the file).
-    assert nominal_alpha(coincidences(np.array([[0, 2, 0], [0, 0, 2], [2, 0, 0]], dtype=float)).sum(axis=0))[0] == pytest.approx(1.0)
-    assert np.isnan(nominal_alpha(coincidences(np.array([[0, 2, 0], [0, 2, 0]], dtype=float)).sum(axis=0))[0])
-    assert np.isnan(nominal_alpha(coincidences(np.array([[0, 1, 0]], dtype=float)).sum(axis=0))[0])
+    nominal = lambda counts: alpha(unit_coincidences(np.array(counts, dtype=float)).sum(axis=0), "nominal")[0]  # noqa: E731
+    assert nominal([[0, 2, 0], [0, 0, 2], [2, 0, 0]]) == pytest.approx(1.0)
+    assert np.isnan(nominal([[0, 2, 0], [0, 2, 0]]))
+    assert np.isnan(nominal([[0, 1, 0]]))
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 
 from clihelp import run_cli
-from debench.arena.judgment_file import load_judgments
+from debench.arena.bt_bootstrap import kendall_tau_distance
+from debench.arena.judgment_table import load_judgment_files
 from debench.arena.judgments import Judgment
-from debench.arena.rank import analyse_judgments, rank_judgments
-from debench.arena.ranking_distance import kendall_tau_distance
+from arena_synth import rank_judgments
+from debench.arena.rank import analyse_judgments
 from debench.errors import UserError
 
 
@@ -98,14 +99,14 @@ def _write(tmp_path: Path, lines: list[str]) -> Path:
 def test_loader_rejects_bad_lines(tmp_path: Path) -> None:
     good = json.dumps({"topic": "t", "side1": "a", "side2": "b", "winner": 1})
     with pytest.raises(UserError, match="line 2: not valid JSON"):
-        load_judgments(_write(tmp_path, [good, "{oops"]))
+        load_judgment_files([_write(tmp_path, [good, "{oops"])])
     with pytest.raises(UserError, match=r"line 1: .*field 'winner'|field 'winner'"):
-        load_judgments(_write(tmp_path, [json.dumps({"topic": "t", "side1": "a", "side2": "b", "winner": 3})]))
+        load_judgment_files([_write(tmp_path, [json.dumps({"topic": "t", "side1": "a", "side2": "b", "winner": 3})])])
     with pytest.raises(UserError, match="line 2: a second judgment"):
-        load_judgments(_write(tmp_path, [good, good]))
+        load_judgment_files([_write(tmp_path, [good, good])])
 
 
-@pytest.mark.slow  # bootstrap, permutations and a PNG plot through the CLI
+@pytest.mark.slow  # bootstrap, permutations and the ratings chart through the CLI
 def test_rank_cli(tmp_path: Path) -> None:
     lines = [json.dumps(j.model_dump()) for j in LEGS]
     jpath = _write(tmp_path, lines)
@@ -113,14 +114,19 @@ def test_rank_cli(tmp_path: Path) -> None:
     ref.write_text("B\nA\n")
     out = tmp_path / "rank.json"
     proc = run_cli("arena", "rank", "--judgments", str(jpath), "--rule", "lenient", "--reference", str(ref), "--output", str(out),
-                   "--plot", str(tmp_path / "bt.png"), "--n-boot", "100")
+                   "--plot", str(tmp_path / "bt.svg"), "--n-boot", "100")
     assert proc.returncode == 0, proc.stderr
     res = json.loads(out.read_text())
     assert res["ranking"] == ["A", "B"] and res["kendall_tau_distance"] == 1.0 and res["rule"] == "lenient"
     assert "A " in proc.stdout and "total" in proc.stdout  # the printed matrix
-    assert (tmp_path / "bt.png").stat().st_size > 1000
+    svg = (tmp_path / "bt.svg").read_text()
+    assert svg.startswith("<svg xmlns") and svg.count('class="pt"') == 2 and ">A<" in svg and "lenient rule" in svg
     bad = run_cli("arena", "rank", "--judgments", str(_write(tmp_path, ["nope"])), "--output", str(out))
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+    # the chart is SVG: another name is refused before any work, in one line, nothing written
+    png = run_cli("arena", "rank", "--judgments", str(jpath), "--output", str(tmp_path / "other.json"), "--plot", str(tmp_path / "bt.png"))
+    assert png.returncode == 2 and png.stderr.count("\n") == 1 and "name the file *.svg" in png.stderr and "--plot" in png.stderr
+    assert not (tmp_path / "other.json").exists() and not (tmp_path / "bt.png").exists()
 
 
 # Moniri, Hassani & Dobriban, Table 1 (GPT-4 judging, strict rule, 25 topics): "x-y" = topics won by
@@ -182,7 +188,7 @@ def test_ranking_file_follows_its_schema(tmp_path: Path) -> None:
     validate_with_schema_file(rank_judgments(LEGS, n_boot=0), ARENA_RANKING_SCHEMA_PATH)
 
 
-@pytest.mark.slow  # bootstrap, permutations, style control and a PNG plot (matplotlib) through the CLI
+@pytest.mark.slow  # bootstrap, permutations, style control and the ratings chart through the CLI
 def test_rank_cli_with_two_judges_in_two_files(tmp_path: Path) -> None:
     from arena_synth import SynthJudge, judgment_line, simulate
 
@@ -192,15 +198,16 @@ def test_rank_cli_with_two_judges_in_two_files(tmp_path: Path) -> None:
         p = tmp_path / f"{judge}.jsonl"
         p.write_text("".join(judgment_line(j) for j in legs if j.judge == judge))
         files += ["--judgments", str(p)]
-    out, png = tmp_path / "rank.json", tmp_path / "ratings.png"
-    proc = run_cli("arena", "rank", *files, "--output", str(out), "--plot", str(png), "--n-boot", "50", "--n-perm", "200", "--control", "length")
+    out, chart = tmp_path / "rank.json", tmp_path / "ratings.svg"
+    proc = run_cli("arena", "rank", *files, "--output", str(out), "--plot", str(chart), "--n-boot", "50", "--n-perm", "200", "--control", "length")
     assert proc.returncode == 0, proc.stderr
     res = json.loads(out.read_text())
     assert res["judges"] == ["x", "y"] and set(res["per_judge"]) == {"x", "y"}
     assert res["settings"]["judgments_files"] == [str(tmp_path / "x.jsonl"), str(tmp_path / "y.jsonl")] and res["settings"]["n_permutations"] == 200
     assert res["per_judge"]["x"]["length_controlled"]["covariates"]["length"]["coefficient"] > 0.5
     assert "Krippendorff's alpha (nominal)" in proc.stdout and "style-controlled ranking" in proc.stdout and "Davidson tie parameter" in proc.stdout
-    assert png.stat().st_size > 1000
+    svg = chart.read_text()  # plain and controlled ratings side by side: two points per model
+    assert svg.count('class="pt"') == 6 and "controlled for length" in svg and "plain Bradley–Terry" in svg
     again = run_cli("arena", "rank", *files[:2], *files[:2], "--output", str(out), "--n-boot", "0")
     assert again.returncode == 2 and "a second judgment" in again.stderr and again.stderr.count("\n") == 1
 
@@ -231,7 +238,7 @@ def test_both_legs_of_a_self_play_debate_are_accepted_a_third_is_not(tmp_path: P
 
     rows = [{"topic": "t", "side1": "A", "side2": "A", "winner": w, "judge": "j"} for w in (1, 2)]
     rows += [{"topic": "t", "side1": "A", "side2": "B", "winner": 1, "judge": "j"}, {"topic": "t", "side1": "B", "side2": "A", "winner": 1, "judge": "j"}]
-    table = load_judgments(_write(tmp_path, [json.dumps(r) for r in rows]))
+    table = load_judgment_files([_write(tmp_path, [json.dumps(r) for r in rows])])
     assert table.leg.tolist() == [0, 1, 0, 0]
     r = analyse_judgments(table, n_boot=0)
     assert r.self_play["A"].model_dump() == {"side1_wins": 1, "side2_wins": 1, "ties": 0, "n_legs": 2} and r.models == ["A", "B"]

@@ -10,9 +10,8 @@ from typing import Any
 
 import pytest
 
-from debench.arena.protocol import Topic, parse_verdict
+from debench.arena.protocol import Topic, load_topics, parse_verdict
 from debench.arena.run import run_arena
-from debench.arena.topics import load_topics
 from debench.arena.tournament import ArenaSettings, DebateRecord, schedule
 from debench.errors import UserError
 from debench.models.factory import make_model, parse_model_args

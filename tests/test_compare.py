@@ -12,9 +12,9 @@ from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
 from debench.pipeline import EvalOptions, evaluate_task
 from debench.metrics.base import get_metric
-from debench.metrics.compare import paired_bootstrap, paired_permutation
+from debench.metrics.paired import paired_bootstrap, paired_permutation
 from debench.models.factory import make_model
-from debench.registry import load_task
+from debench.task_lookup import load_task
 
 
 def _arr(xs):  # type: ignore[no-untyped-def]

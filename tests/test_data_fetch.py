@@ -25,8 +25,8 @@ from debench.data.fetched import RECORD_NAME, data_root, fetched_dir
 from debench.data.loading import SAMPLES_DIR, content_hash, load_task_data
 from debench.errors import UserError
 from debench.paths import portable_path
-from debench.registry import load_task, tasks_dir
 from debench.task_files import load_task_file
+from debench.task_lookup import load_task, tasks_dir
 
 TASKS = tasks_dir()
 

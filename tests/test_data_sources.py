@@ -10,7 +10,7 @@ import pytest
 from conftest import real_data_dir
 from debench.data.loading import load_task_data
 from debench.errors import UserError
-from debench.registry import load_task
+from debench.task_lookup import load_task
 
 
 @pytest.mark.real_data("a Hub snapshot of the real data.csv (all 631 IBM speeches)")

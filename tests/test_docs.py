@@ -22,12 +22,6 @@ INLINE_CODE = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)", re.DOTALL)
 LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$", re.MULTILINE)
 
-PENDING_ARCHITECTURE = DOCS / "architecture.md"
-"""The contributors' page that takes over the README's "## Layout" section. Until that section has
-moved (while the README still has it), a link to the page may lead nowhere yet; afterwards it must
-resolve like any other."""
-
-
 def _prose(text: str) -> str:
     """The text without code blocks and code spans (a ``[x](y)`` in code is not a link)."""
     return INLINE_CODE.sub("", FENCED.sub("", text))
@@ -60,15 +54,12 @@ def links(path: Path) -> list[str]:
 
 def broken_links(path: Path) -> list[str]:
     problems = []
-    readme_has_layout = "\n## Layout\n" in README.read_text(encoding="utf-8")
     for target in links(path):
         if re.match(r"^[a-z][a-z0-9+.-]*:", target):  # https:, mailto:
             continue
         file_part, _, anchor = target.partition("#")
         dest = (path.parent / unquote(file_part)).resolve() if file_part else path
         if not dest.exists():
-            if dest == PENDING_ARCHITECTURE and readme_has_layout:
-                continue
             problems.append(f"{target}: no file {dest}")
             continue
         if anchor:

@@ -21,7 +21,7 @@ from conftest import DATA_DIR, real_data_dir
 from debench.models.factory import make_judge
 from debench.pipeline import EvalOptions, evaluate_task
 from debench.models.factory import make_model
-from debench.registry import load_task
+from debench.task_lookup import load_task
 from debench.samples import read_records
 from debench.testing.stub_server import LIKERT_TEMPLATES, LIKERT_UNPARSEABLE, StubServer, prompt_key
 

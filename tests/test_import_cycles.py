@@ -1,13 +1,16 @@
 """No import cycles inside ``debench/``, and no module importing from a layer above its own (the
-table in README.md's "Layout"): every ``import`` statement counts, including the ones inside
-functions (a cycle hidden in a function is still a cycle in the design)."""
+layer table of ``docs/architecture.md``, read from the page itself so that it cannot drift from
+the imports): every ``import`` statement counts, including the ones inside functions (a cycle
+hidden in a function is still a cycle in the design)."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "debench"
+ARCHITECTURE = PACKAGE.parent / "docs" / "architecture.md"
 
 
 def module_name(path: Path) -> str:
@@ -89,20 +92,50 @@ def test_no_import_cycles_inside_debench() -> None:
     assert not found, "import cycles: " + "; ".join(" <-> ".join(c) for c in found)
 
 
-LAYERS = [
-    ("foundations", {"errors", "registries", "atomic", "redact", "text", "json_schema", "record_log", "jsonl", "paths", "options", "version"}),
-    ("configuration", {"task", "grammars", "transforms", "parsing", "quotes", "templates"}),
-    ("data", {"data", "prompts", "samples"}),
-    ("models", {"models", "cache", "calls"}),
-    ("judging", {"judging"}),
-    ("scoring", {"metrics", "scoring", "results", "plots", "predictions", "group_summary"}),
-    ("running", {"runner", "pipeline", "repeats", "api", "task_files", "registry"}),
-    ("studies", {"probes", "speeches", "arena", "compare_runs"}),
-    ("publishing", {"leaderboard", "view"}),
-    ("interface", {"cli"}),
-    ("test support", {"testing"}),
-]
-"""README.md's layout table, bottom to top. A new top-level module or package must be placed here."""
+def _outside_parentheses(text: str) -> str:
+    """``text`` without any parenthesized part (nested ones too)."""
+    while True:
+        shorter = re.sub(r"\([^()]*\)", "", text)
+        if shorter == text:
+            return text
+        text = shorter
+
+
+def read_layers(page: str) -> list[tuple[str, set[str]]]:
+    """The layer table under the page's ``## Layers`` heading, bottom to top: each row's layer name and
+    the top-level modules and packages of ``debench/`` it names in code spans outside parentheses
+    (``errors.py`` -> ``errors``, ``data/`` -> ``data``; what a parenthesis says about a row's
+    modules is description, not a layer)."""
+    section = page.split("\n## Layers\n", 1)[1].split("\n## ", 1)[0]
+    layers = []
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.startswith("|") else []
+        if len(cells) != 2 or cells[0] in ("layer", "") or set(cells[0]) <= set("-: "):
+            continue
+        names = set(re.findall(r"`([A-Za-z_][A-Za-z0-9_]*)(?:\.py|/)`", _outside_parentheses(cells[1])))
+        layers.append((cells[0], names))
+    return layers
+
+
+LAYERS = read_layers(ARCHITECTURE.read_text(encoding="utf-8"))
+"""docs/architecture.md's layer table, bottom to top. A new top-level module or package must be placed there."""
+
+
+def test_the_layer_table_is_read() -> None:
+    """The parser sees every row, keeps what is outside parentheses, and a name there must exist."""
+    page = (
+        "# A\n\n## Layers\n\n| layer | modules |\n| --- | --- |\n"
+        "| low | `a.py` (the `hidden.py` inside (`deeper.py`)), `pkg/` (`pkg/sub.py`) |\n| high | `b.py` |\n\n## Next\n| x | `c.py` |\n"
+    )
+    assert read_layers(page) == [("low", {"a", "pkg"}), ("high", {"b"})]
+    assert [name for name, _ in LAYERS][:2] == ["foundations", "configuration"]
+    assert len(LAYERS) >= 10 and all(names for _, names in LAYERS)
+
+
+def test_every_name_in_the_table_exists() -> None:
+    top = {p.stem for p in PACKAGE.glob("*.py")} | {p.name for p in PACKAGE.iterdir() if p.is_dir() and any(p.glob("*.py"))}
+    stale = sorted(name for _, names in LAYERS for name in names if name not in top)
+    assert not stale, f"docs/architecture.md's layer table names what debench/ does not have: {stale}"
 
 
 def layer_of(module: str) -> int | None:
@@ -112,7 +145,7 @@ def layer_of(module: str) -> int | None:
 
 def test_every_module_has_a_layer() -> None:
     missing = sorted({m.split(".")[1] for m in import_graph() if "." in m and layer_of(m) is None})
-    assert not missing, f"place these in LAYERS (and README.md's layout table): {missing}"
+    assert not missing, f"place these in docs/architecture.md's layer table: {missing}"
 
 
 def test_no_module_imports_from_a_layer_above() -> None:

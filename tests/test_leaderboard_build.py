@@ -13,7 +13,7 @@ import pytest
 from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
 from debench.errors import UserError
-from debench.registry import load_task
+from debench.task_lookup import load_task
 
 REPO = Path(__file__).resolve().parent.parent
 TASK = "ibm_speech_likert"

@@ -113,7 +113,7 @@ def mixed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any
     from conftest import DATA_DIR
 
     from debench.leaderboard.build import build_leaderboard
-    from debench.leaderboard.collect import validate_all
+    from debench.leaderboard.validate import validate_all
     from debench.leaderboard.publish import write_leaderboard
 
     subs = REPO / "leaderboard" / "submissions"

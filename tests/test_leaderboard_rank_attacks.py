@@ -44,7 +44,7 @@ pytestmark = pytest.mark.slow
 
 def _ibm_docs() -> list[Any]:
     from debench.data.loading import load_task_data
-    from debench.registry import load_task
+    from debench.task_lookup import load_task
 
     real_data_dir("ibm_debate_speeches")
     task, _ = load_task(TASK)
@@ -110,8 +110,8 @@ def test_gold_answers_from_the_submitters_endpoint_are_shown_not_ranked(gold_run
 def test_the_same_answers_typed_in_as_a_trusted_providers_model_are_not_ranked(gold_run: Path, tmp_path: Path) -> None:
     """The gold answers renamed openai/gpt-4o (litellm's default endpoint, which the allowlist
     trusts): the job would re-judge through OpenAI with the maintainers' key, never take them."""
-    from debench.registry import load_task
     from debench.runner import run_fingerprint
+    from debench.task_lookup import load_task
 
     subs = submissions_tree(tmp_path, TASK, ("baseline/random",))
     res, _ = add_submission(subs, gold_run, "openai__gpt-4o")
@@ -211,8 +211,8 @@ def ratings_reader(request: dict[str, Any]) -> str:
 
 def test_an_edited_prompt_is_refused_even_with_patched_hashes(tmp_path: Path) -> None:
     from debench.pipeline import task_sha
-    from debench.registry import load_task, tasks_dir
     from debench.runner import run_fingerprint
+    from debench.task_lookup import load_task, tasks_dir
 
     real_data_dir("ibm_debate_speeches")
     text = (tasks_dir() / f"{TASK}.yaml").read_text()

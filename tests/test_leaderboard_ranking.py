@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import DATA_DIR
 
-from debench.leaderboard.ranking import competition_ranks, overall_ranks, tiers
+from debench.leaderboard.build import competition_ranks, overall_ranks, tiers
 
 REPO = Path(__file__).resolve().parent.parent
 SEEDS = REPO / "leaderboard" / "submissions"
@@ -74,7 +74,7 @@ def board():  # type: ignore[no-untyped-def]
     if not DATA_DIR.exists():
         pytest.skip(f"real data not found at {DATA_DIR}")
     from debench.leaderboard.build import build_leaderboard
-    from debench.leaderboard.collect import validate_all
+    from debench.leaderboard.validate import validate_all
 
     files = [
         seed("baseline/random", "bp_top_team"),
@@ -126,7 +126,7 @@ def test_the_overall_ranking_waits_for_two_verified_judges(board) -> None:  # ty
     """One verified judge, whatever else the board holds (self-reported judges, baselines): no overall
     rank, and the overview says what it waits for."""
     from debench.leaderboard.build import build_leaderboard
-    from debench.leaderboard.collect import validate_all
+    from debench.leaderboard.validate import validate_all
 
     files = [seed("baseline/random", "bp_top_team"), seed("baseline/majority", "bp_top_team"), seed("baseline/last", "bp_top_team")]
     ok, _ = validate_all(files, data_dir=DATA_DIR)

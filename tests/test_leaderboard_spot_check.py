@@ -166,8 +166,8 @@ def test_a_failed_record_removes_the_entry_with_the_reason(smollm2: Path, tmp_pa
 def test_a_spot_check_that_cannot_build_its_model_removes_the_entry(smollm2: Path, tmp_path: Path) -> None:
     """A trusted model name with an identity the job cannot rebuild (other weights): removed with the
     reason, no record written, and the next refresh tries again."""
-    from debench.registry import load_task
     from debench.runner import run_fingerprint
+    from debench.task_lookup import load_task
 
     smollm2_record(smollm2).unlink()
     task, _ = load_task(TASK)

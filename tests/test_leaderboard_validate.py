@@ -11,7 +11,7 @@ import pytest
 
 from clihelp import run_cli
 from conftest import real_data_dir
-from debench.registry import load_task
+from debench.task_lookup import load_task
 from lbhelp import accepted, copy_submission, data_env, edit_json, edit_lines, eval_run, refused, samples_of
 
 TASK = "ibm_speech_likert"
@@ -247,7 +247,7 @@ def test_unknown_document(genuine: Path, tmp_path: Path) -> None:
 def test_malformed_sample_line(genuine: Path, tmp_path: Path) -> None:
     res, samples = _copy(genuine, tmp_path / "s")
     _edit_lines(samples, lambda ls: [ls[0][:40], *ls[1:]])
-    _rejected(res, str(samples), "line 1", "malformed JSON")
+    _rejected(res, str(samples), "line 1", "not valid JSON")
 
 
 def test_sample_line_not_a_record(genuine: Path, tmp_path: Path) -> None:

@@ -102,7 +102,7 @@ def test_offline_default_runs_on_the_sample(tmp_path: Path) -> None:
 
 def _variant(tmp_path: Path, base: str, dims: int, name: str) -> Path:
     """A user task file that includes a shipped task and keeps its first ``dims`` Debatrix columns."""
-    from debench.registry import load_task
+    from debench.task_lookup import load_task
 
     task, path = load_task(base)
     cols = [d.model_dump() for d in task.debatrix.dimensions[:dims]]  # type: ignore[union-attr]

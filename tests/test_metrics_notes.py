@@ -15,10 +15,10 @@ from scoring_cases import REPO_ROOT, baseline_records
 from debench.data.loading import load_local
 from debench.leaderboard.board import validate_leaderboard_dict
 from debench.metrics.base import Draws
-from debench.registry import load_task
 from debench.results import Results, validate_results_dict
 from debench.samples import SampleRecord
 from debench.scoring import MetricValue, score
+from debench.task_lookup import load_task
 
 
 @pytest.fixture(scope="module")

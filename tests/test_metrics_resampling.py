@@ -11,11 +11,11 @@ from conftest import DATA_DIR, real_data_dir
 from scipy import stats
 
 from debench.data.loading import load_local
-from debench.metrics import bootstrap, compare, kappa, speech_rating
+from debench.metrics import bootstrap, kappa, paired, speech_rating
 from debench.metrics.annotators import annotator_pairs
 from debench.metrics.base import get_metric
 from debench.metrics.bootstrap import resample_counts
-from debench.registry import load_task
+from debench.task_lookup import load_task
 
 pytestmark = pytest.mark.real_data("the real annotator table (pairs of the 631 IBM speeches); the sample has 8 speeches")
 
@@ -107,9 +107,9 @@ def test_permutations_in_blocks_are_the_same_stream(docs, monkeypatch):
     state = m.prepare(sub)
     a = obj([int(v) for v in np.random.default_rng(1).integers(1, 6, len(sub))])
     b = obj([min(5, max(1, round(d.target))) for d in sub])
-    whole = compare.paired_permutation(m, state, a, b, 50, 3)
-    monkeypatch.setattr(compare, "BLOCK", 7)
-    assert compare.paired_permutation(m, state, a, b, 50, 3) == whole
+    whole = paired.paired_permutation(m, state, a, b, 50, 3)
+    monkeypatch.setattr(paired, "BLOCK", 7)
+    assert paired.paired_permutation(m, state, a, b, 50, 3) == whole
     assert whole["p_value"] < 0.1
 
 

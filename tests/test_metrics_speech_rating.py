@@ -93,7 +93,7 @@ def ref_kappas(docs, judge, pairs, weights, *, judge_too=True):
     cats = sorted({1, 2, 3, 4, 5} | {v for v in judge if v is not None})
     values = []
     for a, b in pairs:
-        ja, jb, ha, hb = [], [], [], []
+        ja, ha, hb = [], [], []
         for d, j in zip(docs, judge, strict=True):
             r = dict(zip(d.meta["annotators"], d.meta["ratings"], strict=True))
             if a in r and b in r:

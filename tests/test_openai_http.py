@@ -154,6 +154,30 @@ def test_retry_after_ms_header_is_read() -> None:
     assert isinstance(cause, HTTPStatusError) and cause.retry_after == pytest.approx(0.25)
 
 
+def test_one_retry_after_reader_for_every_client() -> None:
+    """retry-after-ms before Retry-After (seconds or an HTTP date), header names in any case, from
+    debench's own HTTP errors and from litellm's exceptions alike."""
+    import email.utils
+    import time
+
+    import httpx
+    import litellm
+
+    from debench.models.retry import retry_after_from_exception, retry_after_from_headers
+
+    assert retry_after_from_headers({"Retry-After": "2"}) == 2.0
+    assert retry_after_from_headers(httpx.Headers({"retry-after": "3", "Retry-After-Ms": "1500"})) == 1.5
+    assert retry_after_from_headers({"retry-after-ms": "soon", "RETRY-AFTER": "4"}) == 4.0
+    later = email.utils.formatdate(time.time() + 30, usegmt=True)
+    assert 25 < retry_after_from_headers({"retry-after": later}) <= 30  # type: ignore[operator]
+    assert retry_after_from_headers({"retry-after": "tomorrow"}) is None and retry_after_from_headers(None) is None
+    assert retry_after_from_exception(HTTPStatusError(429, "slow", {"Retry-After": "7"})) == 7.0
+    limited = litellm.RateLimitError("slow", llm_provider="openai", model="x")
+    limited.litellm_response_headers = httpx.Headers({"retry-after": "5"})  # type: ignore[attr-defined]
+    assert retry_after_from_exception(limited) == 5.0
+    assert retry_after_from_exception(ValueError("no headers")) is None
+
+
 def test_classification_matches_the_litellm_path() -> None:
     """Only failures known to be transient are retried, by either client; a refused connection
     is 'unreachable' (retried for the grace period only), a 404 'fatal'."""
@@ -183,6 +207,9 @@ def test_classification_matches_the_litellm_path() -> None:
     assert classify_exception(litellm.NotFoundError("no such model", llm_provider="openai", model="x")) == "fatal"
     assert classify_exception(litellm.BadRequestError("bad", llm_provider="openai", model="x")) == "permanent"
     assert classify_exception(litellm.RateLimitError("slow", llm_provider="openai", model="x")) == "transient"
+    # the same status rules (retry.classify_status) for litellm's exceptions that carry a status
+    too_long = litellm.BadRequestError("This model's maximum context length is 8192 tokens", llm_provider="openai", model="x")
+    assert classify_exception(too_long) == kind(400, str(too_long)) == "context"
 
 
 def test_identity_is_the_litellm_identity_and_cost_uses_the_price_table() -> None:

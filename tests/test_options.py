@@ -137,3 +137,26 @@ def test_every_command_checks_its_options_with_its_model(tmp_path: Path, args: l
 def test_help_shows_the_ranges_and_choices() -> None:
     out = invoke(*EVAL, "--help").stdout
     assert "--limit INTEGER>=1" in out and "--data-source [auto|hub|local|sample]" in out and "--max-error-rate NUMBER 0..1" in out
+
+
+def test_one_reader_of_key_value_strings_for_the_model_arguments_and_the_redaction() -> None:
+    """``options.key_value_parts`` reads ``k=v,k=v`` (and ``k=v;k=v`` after ``model@``) for both
+    ``models.args``, which refuses what is malformed, and ``redact``, which masks secrets in what
+    a user typed however it is written and keeps every other part as written."""
+    from debench.errors import UserError
+    from debench.models.args import parse_model_args, split_model_spec
+    from debench.options import key_value_parts
+    from debench.redact import Redactor
+
+    assert [(p.key, p.value) for p in key_value_parts(" temperature = 0.5 ,stop=a=b,,flag")] == [("temperature", "0.5"), ("stop", "a=b"), ("", None), ("flag", None)]
+    args = parse_model_args("temperature=0.5, max_tokens=64,api_key=sk-local-123")
+    assert args.generation_overrides == {"temperature": 0.5, "max_tokens": 64} and args.client.api_key == "sk-local-123"
+    redact = Redactor(env={})
+    assert redact.key_values("temperature=0.5, api_key = sk-local-123,oops") == "temperature=0.5, api_key =***,oops"
+    assert redact.argv(["--model", "openai/x@temperature=0;api_key=hunter22", "--model-args", "max_retries=1,token=abc"]) == [
+        "--model", "openai/x@temperature=0;api_key=***", "--model-args", "max_retries=1,token=***",
+    ]
+    for bad, phrase in (("temperature", "expected key=value, got 'temperature'"), ("=3", "expected key=value"), ("seed=1,seed=2", "'seed' is given twice")):
+        with pytest.raises(UserError, match=phrase):
+            parse_model_args(bad)
+    assert split_model_spec("openai/x@temperature=0.2;max_tokens=9")[1].generation_overrides == {"temperature": 0.2, "max_tokens": 9}

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from clihelp import run_cli
-from conftest import DATA_DIR, real_data_dir
+from conftest import DATA_DIR, real_data_dir, split_sentences
 from debench.data.bp_competition import load_bp
 from debench.data.debateart import load_debateart
 from debench.models.factory import make_model, parse_model_args
@@ -23,8 +23,8 @@ from debench.parsing import parse_answer
 from debench.probes.base import parse_probe_specs
 from debench.probes.report import ProbeReport, validate_probe_report
 from debench.probes.run import ProbeOptions, run_probes
-from debench.registry import load_task
 from debench.samples import read_records
+from debench.task_lookup import load_task
 from debench.testing.stub_server import StubServer
 
 
@@ -177,8 +177,6 @@ def test_pad_keeps_every_word_and_trim_keeps_sentences_in_order() -> None:
     from debench.data.base import get_adapter
     from debench.probes.base import ProbeContext, get_probe
     from debench.probes.length import FILLER
-    from debench.text import split_sentences
-
     task, _ = load_task("bp_top_team")
     ctx = ProbeContext(task=task, speech_label=get_adapter("bp_competition").speech_label)
     for d in bp():

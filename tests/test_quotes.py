@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import real_data_dir
+from conftest import real_data_dir, split_sentences
 from debench.data.debateart import load_debateart
 from debench.data.transcript import debate_text
 from debench.parsing import parse_answer
 from debench.quotes import mask_quoted, quoted_spans
-from debench.registry import load_task
-from debench.text import split_sentences
+from debench.task_lookup import load_task
 
 
 @pytest.fixture(scope="module")

@@ -18,9 +18,9 @@ from conftest import DATA_DIR, real_data_dir
 from debench.errors import UserError
 from debench.models.factory import make_model
 from debench.pipeline import EvalOptions, evaluate_task
-from debench.registry import load_task
 from debench.samples import SampleRecord
 from debench.scoring import score
+from debench.task_lookup import load_task
 from debench.testing.stub_server import StubServer, prompt_key
 
 

@@ -19,7 +19,7 @@ from conftest import DATA_DIR, real_data_dir
 from debench.pipeline import EvalOptions, evaluate_task
 from debench.models.factory import make_model, parse_model_args
 from debench.parsing import parse_answer
-from debench.registry import load_task
+from debench.task_lookup import load_task
 from debench.samples import read_records
 from debench.testing.stub_server import FaultPlan, StubServer, likert_responder
 

@@ -22,7 +22,7 @@ from debench.data.debatebench import ROLES, load_debatebench
 from debench.errors import DataError
 from debench.pipeline import EvalOptions, evaluate_task
 from debench.models.factory import make_model, parse_model_args
-from debench.registry import load_task
+from debench.task_lookup import load_task
 from debench.samples import read_records
 from debench.testing.stub_server import StubServer
 
@@ -270,9 +270,9 @@ def test_debatebench_tasks_through_stub(tmp_path: Path, task: str) -> None:
 
 def test_samples_load_for_every_task() -> None:
     from debench.data.loading import load_sample
-    from debench.registry import all_tasks
+    from debench.task_lookup import load_task, task_names
 
-    for t in all_tasks():
+    for t in (load_task(n)[0] for n in task_names()):
         ds = load_sample(t)
         assert ds.is_sample and ds.docs, t.name
 

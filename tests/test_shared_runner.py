@@ -18,7 +18,8 @@ from pydantic import BaseModel
 from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
 from debench.arena.protocol import parse_verdict
-from debench.record_log import RecordLog
+from debench.errors import UserError
+from debench.record_log import RecordLog, read_log
 from debench.samples import read_records
 from debench.testing.stub_server import StubServer
 
@@ -58,6 +59,28 @@ def test_torn_and_corrupt_tails_are_cut_good_lines_kept(tmp_path: Path) -> None:
     log = RecordLog(path, Rec, "key")
     assert set(log.existing) == {"a", "b"} and log.finished() == {"a"}
     assert path.read_text() == '{"key": "a", "status": "ok"}\n{"key": "b", "status": "error"}\n'
+
+
+def test_one_reader_three_answers_to_a_bad_line(tmp_path: Path) -> None:
+    """``read_log`` is every log's reader: a run resuming stops at a bad line (and cuts there), a
+    process reading what others appended skips it, a user reading a finished log gets one line
+    naming the file and the line; a torn last line (no newline) is never a line, and blank lines
+    are passed over."""
+    path = tmp_path / "log.jsonl"
+    path.write_text('{"key": "a", "status": "ok"}\n\n{"key": "b", "sta{"key": "c", "status": "ok"}\n{"key": "d", "status": "ok"}\n{"key": "e"')
+    keys = lambda bad: [r.key for _, _, r in read_log(path, Rec, bad_line=bad)]  # noqa: E731
+    assert keys("stop") == ["a"] and keys("skip") == ["a", "d"]
+    with pytest.raises(UserError) as exc:
+        keys("raise")
+    assert str(path) in str(exc.value) and "line 3 is not a Rec" in str(exc.value) and "\n" not in str(exc.value)
+    a, d = [(o, n) for o, n, _ in read_log(path, Rec, bad_line="skip")]
+    assert path.read_bytes()[d[0] : d[0] + d[1]] == b'{"key": "d", "status": "ok"}\n'
+    # a finished run's samples log read for the user (debench view): whole, or one line
+    log = tmp_path / "samples.jsonl"
+    log.write_text('{"doc_id": "x", "status": "ok"}\nnot json\n{"doc_id": "y", "status": "ok"}\n')
+    with pytest.raises(UserError, match="line 2 is not a SampleRecord"):
+        read_records(log)
+    assert [r.doc_id for r in read_records(log, bad_line="skip")] == ["x", "y"]
 
 
 def test_claims_keep_two_processes_off_each_others_jobs(tmp_path: Path) -> None:

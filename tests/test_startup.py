@@ -17,7 +17,7 @@ from debench.metrics.base import METRICS
 from debench.metrics.names import BUILTIN, BUILTIN_NAMES, BUILTIN_REPORTS
 from debench.metrics.reports import REPORTS
 
-HEAVY = ("numpy", "scipy", "litellm", "matplotlib", "jinja2", "datasets", "aiohttp", "huggingface_hub", "pandas", "krippendorff")
+HEAVY = ("numpy", "scipy", "litellm", "jinja2", "datasets", "aiohttp", "huggingface_hub", "pandas", "krippendorff")
 """Modules that cost 0.05-2 s each to import on 2 cores."""
 
 

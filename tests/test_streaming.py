@@ -14,8 +14,8 @@ from pydantic import BaseModel
 from conftest import DATA_DIR, real_data_dir
 from debench.data.loading import StreamedDataset, load_task_data, run_documents
 from debench.record_log import RecordLog
-from debench.registry import load_task
 from debench.runner import CLAIM_BATCH, run_jobs
+from debench.task_lookup import load_task
 
 
 @pytest.mark.real_data("40 IBM speeches (the sample has 8)")

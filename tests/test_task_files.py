@@ -12,8 +12,8 @@ import debench
 
 from clihelp import invoke, run_cli
 from debench.errors import UserError
-from debench.registry import load_task, task_names, tasks_dir
 from debench.task_files import load_task_file
+from debench.task_lookup import load_task, task_names, tasks_dir
 
 SHIPPED = sorted(p for p in tasks_dir().glob("*.yaml") if not p.name.startswith("_"))
 

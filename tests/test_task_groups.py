@@ -14,7 +14,7 @@ from conftest import DATA_DIR, real_data_dir
 from debench.errors import UserError
 from debench.group_summary import GROUP_SUMMARY_SCHEMA_PATH
 from debench.json_schema import validate_with_schema_file
-from debench.registry import resolve_tasks, tasks_dir
+from debench.task_lookup import resolve_tasks, tasks_dir
 
 DEBATEART = [
     "debateart_argument", "debateart_argument_scores", "debateart_language", "debateart_language_scores",
@@ -141,6 +141,25 @@ def test_eval_of_a_folder_and_include_path_on_the_cli(tmp_path: Path) -> None:
     assert len(list((out / "baseline__random").glob("group_my_group_*.json"))) == 1
     bad = run_cli("eval", "--task", "no_such_group", "--model", "baseline/random", "--output-dir", str(out))
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "unknown task 'no_such_group' (no task or group" in bad.stderr
+
+
+def test_the_python_api_writes_the_group_summary(tmp_path: Path) -> None:
+    """``debench.evaluate`` on a group writes its summary (the CLI only prints its path): a caller
+    of the API gets the same files as the command."""
+    import debench
+
+    folder = tmp_path / "mine"
+    _user_task(folder, "my_likert", group="my_group")
+    _user_task(folder, "my_likert_b", group="my_group")
+    _user_task(folder, "loner")
+    runs = debench.evaluate("my_group,loner", "baseline/random", include_paths=[folder], limit=3, data_source="sample", output_dir=tmp_path / "out")
+    by_task = {r.results.task.name: r for r in runs}
+    summary = by_task["my_likert"].group_summary
+    assert summary is not None and summary == by_task["my_likert_b"].group_summary and by_task["loner"].group_summary is None
+    data = json.loads(summary.read_text())
+    validate_with_schema_file(data, GROUP_SUMMARY_SCHEMA_PATH)
+    assert data["group"] == "my_group" and [t["task"] for t in data["tasks"]] == ["my_likert", "my_likert_b"]
+    assert [summary.parent / t["results_file"] for t in data["tasks"]] == [by_task[n].results_path for n in ("my_likert", "my_likert_b")]
 
 
 def test_tasks_command_shows_groups_and_included_tasks(tmp_path: Path) -> None:

@@ -31,7 +31,7 @@ from typing import Literal
 
 import numpy as np
 
-from debench.arena.cells import PairCells, TopicStats, aggregate
+from debench.arena.cells import PairCells, TopicStats
 from debench.arena.newton import POINT_TOLERANCE, RESAMPLE_TOLERANCE, Terms, minimise
 from debench.arena.topic_bootstrap import TopicDraws
 
@@ -291,23 +291,5 @@ def fit_many(problems: list[Problem], draws: TopicDraws, l2: float = L2_PENALTY)
     return [r.result() for r in runs]
 
 
-def fit_cells(cells: PairCells, topic_stats: TopicStats, ties: TieModel, draws: TopicDraws, l2: float = L2_PENALTY) -> PairwiseFits:
-    """The fit on all topics, then one per resample of ``draws`` started from it."""
-    return fit_many([Problem(cells, topic_stats, ties)], draws, l2)[0]
-
-
 def _nu(log_nu: float) -> float:
     return 0.0 if log_nu <= LOG_NU_NONE else float(math.exp(min(log_nu, LOG_NU_MAX)))
-
-
-def fit_games(
-    n_models: int, i: np.ndarray, j: np.ndarray, y: np.ndarray, x: np.ndarray | None = None, ties: TieModel = "half", l2: float = L2_PENALTY,
-) -> PairwiseFits:
-    """One fit on games (first side ``i``, second side ``j``, result ``y`` for i: 1, 0.5 tie, 0),
-    each game its own cell when it has covariates ``x`` (no resamples)."""
-    i, j, y = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64), np.asarray(y, dtype=float)
-    n = len(y)
-    values = np.column_stack([y, np.ones(n)]) if ties == "half" else np.column_stack([y == 1.0, y == 0.0, y == 0.5]).astype(float)
-    keys = None if x is None else np.arange(n)
-    cells, stats = aggregate(n_models, 1, np.zeros(n, dtype=np.int64), i, j, values, keys, x)
-    return fit_cells(cells, stats, ties, TopicDraws(1, 0, 0), l2)

@@ -1,14 +1,23 @@
-"""Bradley–Terry fits of a judgment table with topic-bootstrap intervals, and the orders they give.
+"""Bradley–Terry fits of a judgment table with topic-bootstrap intervals, the orders they give, and
+the distance between two orders.
 
 Legs (debates between two different models) are fitted with ties counting half a win for each
-side; topic outcomes with Davidson's tie parameter (``ties.py``). Equal scores are ordered by
-name: scores closer than ``SCORE_TOLERANCE`` Elo-like points count as equal (models with identical
-records get the same score up to rounding, ~1e-12, which must not decide their order).
+side; topic outcomes with Davidson's tie parameter (``davidson_fit``: draws as draws. Under the
+strict rule a split topic, each model having won one leg, is a draw, under the lenient rule only a
+split or tied pair of legs that no model took; the plain ratings count a tied leg as half a win,
+while this fit gives draws their own probability, nu / (2 + nu) between equal models).
+
+Equal scores are ordered by name: scores closer than ``SCORE_TOLERANCE`` Elo-like points count as
+equal (models with identical records get the same score up to rounding, ~1e-12, which must not
+decide their order). ``kendall_tau_distance``: the normalized Kendall tau distance between two
+rankings.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from itertools import combinations
 
 import numpy as np
 
@@ -22,7 +31,7 @@ from debench.arena.bradley_terry import (
 from debench.arena.cells import aggregate
 from debench.arena.judgment_table import JudgmentTable
 from debench.arena.outcomes import Outcomes
-from debench.arena.ranking_file import Score
+from debench.arena.ranking_file import DavidsonFit, Rule, Score
 from debench.arena.topic_bootstrap import TopicDraws, interval
 
 SCORE_TOLERANCE = 1e-6
@@ -73,3 +82,40 @@ def by_score(scores: dict[str, Score]) -> list[str]:
     """Models by score (higher first), equal scores by name."""
     groups = score_groups({m: s.score for m, s in scores.items()})
     return sorted(scores, key=lambda m: (groups[m], m))
+
+
+def draw_probability(nu: np.ndarray) -> np.ndarray:
+    return nu / (2 + nu)
+
+
+def davidson_fit(table: JudgmentTable, models: list[int], outcomes: Outcomes, rule: Rule, fits: PairwiseFits, n_boot: int) -> DavidsonFit:
+    """The report of ``outcome_problem(outcomes)`` fitted with Davidson's ties (at least one
+    complete topic under ``rule``)."""
+    assert fits.nu is not None and fits.draw_nu is not None
+    nu_ci, used = interval(fits.draw_nu, n_boot)
+    p_ci, _ = interval(draw_probability(fits.draw_nu), n_boot)
+    scores = elo_scores(table, models, fits, n_boot)
+    return DavidsonFit(
+        rule=rule,
+        nu=fits.nu,
+        nu_ci95=nu_ci,
+        draw_probability_between_equals=float(fits.nu / (2 + fits.nu)),
+        draw_probability_ci95=p_ci,
+        draws_used=used,
+        bradley_terry=scores,
+        ranking=by_score(scores),
+        n_topics=len(outcomes),
+        n_drawn=outcomes.n_drawn,
+    )
+
+
+def kendall_tau_distance(ranking: Sequence[str], reference: Sequence[str]) -> tuple[float | None, list[str]]:
+    """Share of model pairs ordered differently (0 = same order, 1 = reversed), over the models in
+    both rankings; also the ranked models missing from the reference."""
+    common = [m for m in ranking if m in reference]
+    missing = [m for m in ranking if m not in reference]
+    if len(common) < 2:
+        return None, missing
+    pos = {m: list(reference).index(m) for m in common}
+    discordant = sum(1 for x, y in combinations(common, 2) if pos[x] > pos[y])  # x is ranked above y
+    return discordant / math.comb(len(common), 2), missing

@@ -2,9 +2,10 @@
 panel's majority verdicts, inter-judge agreement (Krippendorff's alpha, nominal, topic-bootstrap
 CI) and pairwise comparisons.
 
-Alpha is computed from coincidence matrices (Krippendorff 2011): each debate judged by m >= 2
-judges adds, for every ordered pair of two of its verdicts, 1 / (m - 1) to cell (first, second).
-The matrices add over debates, so a topic resample's alpha is its topics' matrices summed.
+Alpha is ``debench.metrics.alpha``'s, from coincidence matrices (Krippendorff 2011): each debate
+judged by m >= 2 judges adds, for every ordered pair of two of its verdicts, 1 / (m - 1) to cell
+(first, second). The matrices add over debates, so a topic resample's alpha is its topics'
+matrices summed.
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ from itertools import combinations
 
 import numpy as np
 
+from debench.arena.bt_bootstrap import kendall_tau_distance
 from debench.arena.judgment_table import MISSING, JudgmentTable, group_ids
 from debench.arena.one_judge import ranking_of
-from debench.arena.ranking_distance import kendall_tau_distance
 from debench.arena.ranking_file import Alpha, JudgePair, JudgeRanking, Rule
 from debench.arena.topic_bootstrap import TopicDraws, interval
+from debench.metrics.alpha import alpha, unit_coincidences
 from debench.metrics.bootstrap import wilson_ci
 
 PANEL = "(panel)"
@@ -68,37 +70,16 @@ def panel_verdicts(table: JudgmentTable) -> JudgmentTable:
     )
 
 
-def coincidences(counts: np.ndarray) -> np.ndarray:
-    """Per debate, its coincidence matrix (flattened, 9 values); zero for a debate with < 2 verdicts."""
-    m = counts.sum(axis=1)
-    pairs = counts[:, :, None] * counts[:, None, :] - counts[:, :, None] * np.eye(3)[None]
-    scale = np.divide(1.0, m - 1, out=np.zeros_like(m), where=m >= 2)
-    return (pairs * scale[:, None, None]).reshape(len(counts), 9)
-
-
-def nominal_alpha(coincidence: np.ndarray) -> np.ndarray:
-    """Krippendorff's alpha (nominal) from summed coincidence matrices ((..., 9)); NaN where
-    undefined (no debate with two verdicts, or every verdict the same)."""
-    o = np.asarray(coincidence, dtype=float).reshape(-1, 3, 3)
-    n_c = o.sum(axis=2)
-    n = n_c.sum(axis=1)
-    observed = n - np.trace(o, axis1=1, axis2=2)
-    expected = (n**2 - (n_c**2).sum(axis=1)) / np.where(n > 1, n - 1, np.nan)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        alpha = 1.0 - observed / np.where(expected > 1e-12, expected, np.nan)
-    return alpha
-
-
 def agreement_alpha(table: JudgmentTable, draws: TopicDraws) -> Alpha:
     """Over the debates between two different models."""
     ranked = table.ranked
     counts, _, first = verdict_counts(table, ranked)
-    per_debate = coincidences(counts)
+    per_debate = unit_coincidences(counts)
     topics = table.topic[ranked][first]
-    per_topic = np.zeros((draws.n_topics, 9))
+    per_topic = np.zeros((draws.n_topics, 3, 3))
     np.add.at(per_topic, topics, per_debate)
-    point = nominal_alpha(per_topic.sum(axis=0))[0]
-    ci, used = interval(nominal_alpha(draws.totals(per_topic)), draws.n_boot)
+    point, _ = alpha(per_topic.sum(axis=0), "nominal")
+    ci, used = interval(alpha(draws.totals(per_topic), "nominal")[0], draws.n_boot)
     return Alpha(
         alpha=float(point) if np.isfinite(point) else None, ci95=ci, draws_used=used,
         n_debates=int((counts.sum(axis=1) >= 2).sum()), n_judges=len(np.unique(table.judge)),

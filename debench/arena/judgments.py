@@ -45,10 +45,6 @@ class Judgment(BaseModel):
     side1_sources: Count | None = Field(default=None, description="sources, links or citations side 1 quoted")
     side2_sources: Count | None = Field(default=None, description="sources, links or citations side 2 quoted")
 
-    @property
-    def judge_label(self) -> str:
-        return self.judge if self.judge is not None else UNNAMED_JUDGE
-
 
 FIELDS = tuple(Judgment.model_fields)
 

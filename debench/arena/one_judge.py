@@ -17,8 +17,10 @@ from collections.abc import Sequence
 from debench.arena.bradley_terry import fit_many
 from debench.arena.bt_bootstrap import (
     SCORE_TOLERANCE,
+    davidson_fit,
     elo_scores,
     fit_legs,
+    kendall_tau_distance,
     leg_problem,
     outcome_problem,
     score_groups,
@@ -32,10 +34,8 @@ from debench.arena.outcomes import (
     topic_outcomes,
     win_matrix,
 )
-from debench.arena.ranking_distance import kendall_tau_distance
 from debench.arena.ranking_file import DavidsonFit, Design, JudgeRanking, Rule
 from debench.arena.style_control import style_controlled, style_problem
-from debench.arena.ties import davidson_fit
 from debench.arena.topic_bootstrap import TopicDraws
 
 RULES: tuple[Rule, Rule] = ("strict", "lenient")

@@ -2,15 +2,26 @@
 
 Side 1 opens; side 2 rebuts and adds arguments; every later turn sees the whole history; the last
 speaker concludes. The judge scores each side 1-10 on seven criteria and names the winner in a
-fixed, parseable format.
+fixed, parseable format. The topics are the list written for debench (``topics.yaml``) or a user's
+file (``load_topics``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
+import yaml
+
+from debench.errors import UserError
 from debench.parsing import parse_answer
-from debench.task import DatasetConfig, GenerationConfig, ParserConfig, PromptConfig, TaskConfig
+from debench.task import (
+    DatasetConfig,
+    GenerationConfig,
+    ParserConfig,
+    PromptConfig,
+    TaskConfig,
+)
 
 CRITERIA = (
     "clarity of the arguments",
@@ -160,3 +171,49 @@ def parse_verdict(text: str | None, transcript: str | None = None) -> Verdict | 
 # Static GBNF grammars for servers that accept one (the local model): debench/grammars/arena_verdict*.gbnf
 JUDGE_GRAMMAR_NAME = "arena_verdict"
 JUDGE_GRAMMAR_WITH_REASON_NAME = "arena_verdict_reason"
+
+
+BUILTIN_TOPICS = Path(__file__).resolve().parent / "topics.yaml"
+"""The topics written for debench (``debench arena`` without ``--topics``)."""
+
+
+def load_topics(path: str | Path | None = None) -> list[Topic]:
+    """A ``.txt`` file (one question per line; optional ``question | side 1 | side 2``) or a YAML file
+    with ``topics:`` entries that are strings or ``{question, side1, side2}`` mappings."""
+    path = Path(path) if path else BUILTIN_TOPICS
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"cannot read topics ({exc.__class__.__name__})", path=str(path)) from None
+    topics: list[Topic] = []
+    if path.suffix in (".yaml", ".yml"):
+        try:
+            raw = yaml.safe_load(text)
+        except yaml.YAMLError:
+            raise UserError("invalid YAML", path=str(path)) from None
+        entries = raw.get("topics") if isinstance(raw, dict) else raw
+        if not isinstance(entries, list):
+            raise UserError("expected a list of topics", path=str(path), field="topics")
+        for i, e in enumerate(entries):
+            if isinstance(e, str) and e.strip():
+                topics.append(Topic(e.strip()))
+            elif isinstance(e, dict) and isinstance(e.get("question"), str):
+                topics.append(Topic(e["question"], str(e.get("side1", "Yes")), str(e.get("side2", "No"))))
+            else:
+                raise UserError(f"entry {i + 1} is neither a question nor a {{question, side1, side2}} mapping", path=str(path), field="topics")
+    else:
+        for line in text.splitlines():
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            parts = [p.strip() for p in line.split("|")]
+            if len(parts) == 3:
+                topics.append(Topic(*parts))
+            elif len(parts) == 1:
+                topics.append(Topic(parts[0]))
+            else:
+                raise UserError(f"expected 'question' or 'question | side 1 | side 2', got: {line[:60]}", path=str(path))
+    if not topics:
+        raise UserError("no topics found", path=str(path))
+    if len({t.question for t in topics}) != len(topics):
+        raise UserError("duplicate topics", path=str(path))
+    return topics

@@ -10,7 +10,6 @@ says how each number was computed.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from debench.arena.bradley_terry import L2_PENALTY
 from debench.arena.bt_bootstrap import SCORE_TOLERANCE
@@ -101,7 +100,3 @@ def analyse_judgments(
         notes=notes,
     )
 
-
-def rank_judgments(judgments: Sequence[Judgment] | JudgmentTable, rule: Rule = "strict", reference: Sequence[str] | None = None, **options: Any) -> dict[str, Any]:
-    """The ranking file's content as plain JSON data (``options``: those of ``analyse_judgments``)."""
-    return analyse_judgments(judgments, rule, reference, **options).model_dump(mode="json")

@@ -1,16 +1,19 @@
 """``debench arena rank`` end to end: read judgment files, analyse, write ``ranking.json`` (and the
-plot), and the text summary printed on the terminal."""
+ratings chart, an SVG), and the text summary printed on the terminal."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
 
-from debench.arena.judgment_file import load_judgment_files
+from debench.arena.judgment_table import load_judgment_files
 from debench.arena.judgments import load_reference
 from debench.arena.rank import analyse_judgments
 from debench.arena.ranking_file import ArenaRanking, JudgeRanking, Rule
 from debench.atomic import write_atomic
+from debench.charts import Estimate, Forest, ForestRow, Svg, forest
+from debench.errors import UserError
+from debench.numeric import fmt, fmt_estimate
 
 
 def rank_files(
@@ -24,16 +27,35 @@ def rank_files(
     controls: Sequence[str] = ("length",),
     n_perm: int = 10000,
 ) -> ArenaRanking:
+    """Rank, write ``output`` and, with ``plot``, the ratings chart (an ``.svg`` file: any other
+    name is refused before the work starts)."""
+    if plot is not None and Path(plot).suffix.lower() != ".svg":
+        raise UserError("the ratings chart is an SVG drawing: name the file *.svg", path=str(plot), field="--plot")
     result = analyse_judgments(
         load_judgment_files(judgments), rule, load_reference(reference) if reference else None, n_boot, seed, controls, n_perm,
         files=[str(p) for p in judgments],
     )
     write_atomic(output, result.model_dump_json(indent=2) + "\n")
     if plot:
-        from debench.arena.plot import plot_bradley_terry
-
-        plot_bradley_terry(result, plot, subtitle=result.verdicts)
+        ratings_chart(result, subtitle=result.verdicts).save(Path(plot))
     return result
+
+
+def ratings_chart(result: JudgeRanking, subtitle: str = "") -> Svg:
+    """The plain Bradley–Terry ratings with their 95% intervals and, when the judgments carry the
+    covariates, the style-controlled ones beside them on the same scale (a rating that moves
+    under control is seen moving); models by plain rating, best first."""
+    plain, controlled = result.bradley_terry, result.length_controlled
+    rows = []
+    for m in sorted(plain, key=lambda m: (-plain[m].score, m)):
+        points = [Estimate(plain[m].score, plain[m].ci95, text=fmt(plain[m].score, ".0f"), title=f"{m}, plain: {fmt_estimate(plain[m].score, plain[m].ci95, '.1f')}")]
+        if controlled is not None:
+            c = controlled.bradley_terry.get(m)
+            points.append(Estimate(None) if c is None else Estimate(c.score, c.ci95, text=fmt(c.score, ".0f"), title=f"{m}, controlled: {fmt_estimate(c.score, c.ci95, '.1f')}"))
+        rows.append(ForestRow(m, points))
+    title = f"Debate arena ratings ({result.rule} rule)" + ("" if controlled else ": no style control (see notes)")
+    series = ["plain Bradley–Terry", f"controlled for {', '.join(controlled.controls)}"] if controlled else []
+    return forest(Forest(title + (f"\n{subtitle}" if subtitle else ""), rows, series=series, axis="score (Elo-like, 95% CI over topics)", empty="no ranked model"))
 
 
 def format_matrix(result: JudgeRanking) -> str:
@@ -45,10 +67,6 @@ def format_matrix(result: JudgeRanking) -> str:
         cells = ["—".rjust(w) if a == b else f"{result.win_matrix[a][b]:>{w}}" for b in models]
         rows.append(f"{a:<{w}}  " + "  ".join(cells) + f"  {result.topic_wins[a]:>5}")
     return "\n".join(rows)
-
-
-def _ci(ci: list[float] | None, fmt: str = ".2f") -> str:
-    return f" [{ci[0]:{fmt}}, {ci[1]:{fmt}}]" if ci else ""
 
 
 def summary_lines(result: ArenaRanking) -> list[str]:
@@ -63,16 +81,16 @@ def summary_lines(result: ArenaRanking) -> list[str]:
     if lc is not None:
         lines.append("style-controlled ranking: " + " > ".join(lc.ranking) + f" (plain Bradley-Terry: {' > '.join(lc.plain_ranking)})")
         for name, c in lc.covariates.items():
-            value = "no variation" if c.coefficient is None else f"{c.coefficient:+.3f}{_ci(c.ci95, '+.3f')}"
+            value = "no variation" if c.coefficient is None else fmt_estimate(c.coefficient, c.ci95, "+.3f")
             lines.append(f"  {name} coefficient (logits per SD): {value}")
     for rule, fit in result.davidson.items():
-        lines.append(f"Davidson tie parameter ({rule} rule): nu = {fit.nu:.3f}{_ci(fit.nu_ci95, '.3f')}, {fit.n_drawn} of {fit.n_topics} topics drawn")
+        lines.append(f"Davidson tie parameter ({rule} rule): nu = {fmt_estimate(fit.nu, fit.nu_ci95, '.3f')}, {fit.n_drawn} of {fit.n_topics} topics drawn")
     if result.per_judge:
         for label, r in result.per_judge.items():
             lines.append(f"judge {label}: " + " > ".join(r.ranking))
     if result.judge_agreement is not None:
         a = result.judge_agreement.krippendorff_alpha
-        lines.append("inter-judge agreement: Krippendorff's alpha (nominal) = " + ("undefined" if a.alpha is None else f"{a.alpha:.3f}{_ci(a.ci95, '.3f')}") + f" over {a.n_debates} debates")
+        lines.append("inter-judge agreement: Krippendorff's alpha (nominal) = " + ("undefined" if a.alpha is None else fmt_estimate(a.alpha, a.ci95, ".3f")) + f" over {a.n_debates} debates")
         for p in result.judge_agreement.pairs:
             tau = "n/a" if p.kendall_tau_distance is None else f"{p.kendall_tau_distance:.4f}"
             every = "n/a" if p.kendall_tau_distance_all_verdicts is None else f"{p.kendall_tau_distance_all_verdicts:.4f}"
@@ -85,7 +103,7 @@ def summary_lines(result: ArenaRanking) -> list[str]:
         if e.difference is not None:
             lines.append(
                 f"self-preference of {e.judge} ({', '.join(e.debaters)}): own side's points {e.own_judge_rate:.1%} under its own judgment vs "
-                f"{e.other_judges_rate:.1%} under the others ({e.n_debates} debates), difference {e.difference:+.3f}{_ci(e.difference_ci95, '+.3f')}"
+                f"{e.other_judges_rate:.1%} under the others ({e.n_debates} debates), difference {fmt_estimate(e.difference, e.difference_ci95, '+.3f')}"
                 + ("" if e.p_value is None else f", permutation p = {e.p_value:.4f}")
             )
     lines += [f"note: {n}" for n in ([result.self_preference.note] if result.self_preference.note else []) + result.notes]

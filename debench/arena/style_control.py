@@ -17,9 +17,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from debench.arena.bradley_terry import PairwiseFits, Problem
-from debench.arena.bt_bootstrap import by_score, elo_scores, leg_problem
+from debench.arena.bt_bootstrap import (
+    by_score,
+    elo_scores,
+    kendall_tau_distance,
+    leg_problem,
+)
 from debench.arena.judgment_table import MISSING, JudgmentTable
-from debench.arena.ranking_distance import kendall_tau_distance
 from debench.arena.ranking_file import Coefficient, Score, StyleControlled
 from debench.arena.topic_bootstrap import interval
 

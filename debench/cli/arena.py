@@ -34,7 +34,7 @@ def arena_group(ctx, models, judge, ensemble, topics_file, rounds, concurrency, 
     if not models or not judge:
         raise UserError("debench arena needs --models and --judge (or the subcommand 'rank')")
     from debench.arena.run import run_arena
-    from debench.arena.topics import load_topics
+    from debench.arena.protocol import load_topics
     from debench.arena.tournament import ArenaSettings
     from debench.models.factory import make_judge, make_model, split_bases
 
@@ -65,7 +65,7 @@ def arena_group(ctx, models, judge, ensemble, topics_file, rounds, concurrency, 
                f"{out.n_errors} debates with errors, {out.n_not_completed} did not fit a context window")
     click.echo(f"  transcripts: {out.out_dir / 'debates.jsonl'}\n  judgments:   {out.judgments_path}")
     if out.n_judged:
-        _rank_and_report(out.judgments_path, rule, reference, out.out_dir / "ranking.json", out.out_dir / "bradley_terry.png", 1000, seed)
+        _rank_and_report(out.judgments_path, rule, reference, out.out_dir / "ranking.json", out.out_dir / "bradley_terry.svg", 1000, seed)
     if report_errors("arena", out.errors, len(out.records), settings.max_error_rate):
         sys.exit(1)
 
@@ -87,7 +87,7 @@ def _rank_and_report(judgments, rule, reference, output, plot, n_boot, seed, con
 @click.option("--rule", type=click.Choice(["strict", "lenient"]), default="strict", show_default=True)
 @click.option("--reference", type=click.Path(dir_okay=False, path_type=Path), default=None, help="One model per line, best first.")
 @click.option("--output", required=True, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None, help="PNG of the plain and style-controlled Bradley-Terry scores with CIs.")
+@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write the plain and style-controlled Bradley-Terry scores with their CIs as an SVG chart (a *.svg file).")
 @click.option("--control", type=click.Choice(["length", "length+sources", "none"]), default="length", show_default=True, help="Style covariates of the controlled ratings (words spoken; quoted sources).")
 @click.option("--n-boot", type=click.IntRange(min=0), default=1000, show_default=True)
 @click.option("--n-perm", type=click.IntRange(min=0), default=10000, show_default=True, help="Permutations of the self-preference test.")

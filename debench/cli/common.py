@@ -19,6 +19,7 @@ from typing import Any
 import click
 
 from debench.errors import UserError
+from debench.numeric import fmt, fmt_ci
 from debench.paths import portable_argv
 
 
@@ -26,10 +27,6 @@ def recorded_command() -> list[str]:
     """This command line as result files record it: secrets are masked when the file is written,
     paths of this machine made portable here (``debench.paths``)."""
     return portable_argv(sys.argv[1:])
-
-
-def fmt(x: float | None) -> str:
-    return "—" if x is None else f"{x:.4f}"
 
 
 def print_results_table(results) -> None:
@@ -41,7 +38,7 @@ def print_results_table(results) -> None:
     width = max([len(k) for k in r.metrics] + [6])
     click.echo(f"  {'metric':<{width}}  {'value':>8}  {'95% CI':>19}  {'n':>5}")
     for name, m in r.metrics.items():
-        ci = "—" if m.ci95 is None else f"[{m.ci95[0]:.4f}, {m.ci95[1]:.4f}]"
+        ci = fmt_ci(m.ci95)
         why = f"  — {m.note}" if m.note else ""  # why a value or CI is missing
         click.echo(f"  {name:<{width}}  {fmt(m.value):>8}  {ci:>19}  {m.n:>5}{why}")
     click.echo(

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from debench.cli.common import fmt
+from debench.numeric import fmt, fmt_ci
 
 
 @click.command("compare")
@@ -28,8 +28,7 @@ def compare_cmd(results_a, results_b, test, n_resamples, seed, data_dir, output)
     click.echo(f"{res['task']}: A = {results_a}  B = {results_b}  ({res['n_common']} common documents, paired {test})")
     click.echo(f"  {'metric':<20} {'better':<6} {'A':>8} {'B':>8} {'A-B':>8}  {'95% CI of A-B':>19}  {'p':>7}  verdict")
     for name, m in res["metrics"].items():
-        ci = "—" if not m.get("ci95") else f"[{m['ci95'][0]:.4f}, {m['ci95'][1]:.4f}]"
-        p = "—" if m["p_value"] is None else f"{m['p_value']:.4f}"
+        ci, p = fmt_ci(m.get("ci95")), fmt(m["p_value"])
         click.echo(f"  {name:<20} {m['better']:<6} {fmt(m['a']):>8} {fmt(m['b']):>8} {fmt(m['diff']):>8}  {ci:>19}  {p:>7}  {m['verdict']}")
     if output:
         output.write_text(json.dumps(res, indent=2) + "\n")

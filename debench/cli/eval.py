@@ -7,8 +7,9 @@ from pathlib import Path
 
 import click
 
-from debench.cli.common import ENSEMBLE_OPTION, checked, connection_options, data_options, fmt, print_results_table, recorded_command, report_errors, run_options, run_until_done
-from debench.cli.tasks import include_path_option, selected_tasks
+from debench.cli.common import ENSEMBLE_OPTION, checked, connection_options, data_options, print_results_table, recorded_command, report_errors, run_options, run_until_done
+from debench.cli.tasks import include_path_option, include_paths
+from debench.numeric import fmt, fmt_ci
 
 
 @click.command("eval")
@@ -32,10 +33,9 @@ def eval_cmd(task_spec, model_spec, ensemble, api_base, api_key, model_args, con
     """Evaluate a judge model on one or more tasks."""
     from debench.api import aevaluate
 
-    selection = selected_tasks(task_spec)  # groups, folders and include paths resolved, every task validated
     outputs = run_until_done(
         lambda: aevaluate(
-            [str(entry.path) for entry in selection.tasks], model_spec, ensemble=ensemble, api_base=api_base, api_key=api_key, model_args=model_args, limit=limit,
+            task_spec, model_spec, include_paths=include_paths(), ensemble=ensemble, api_base=api_base, api_key=api_key, model_args=model_args, limit=limit,
             concurrency=concurrency, output_dir=output_dir, seed=seed, method=method, data_source=data_source, data_dir=data_dir,
             use_cache=not no_cache, n_bootstrap=n_bootstrap, judging_manual=judging_manual, repeats=repeats, force=force,
             batch=batch, batch_poll=batch_poll, progress=not no_progress, command=recorded_command(),
@@ -51,9 +51,7 @@ def eval_cmd(task_spec, model_spec, ensemble, api_base, api_key, model_args, con
         click.echo(f"  results: {out.results_path}\n  samples: {out.samples_path}")
         for plot in out.results.plots:
             click.echo(f"  plot:    {out.results_path.parent / plot}")
-    from debench.group_summary import write_group_summaries  # here: it imports the metrics (numpy), not needed before the run
-
-    for summary in write_group_summaries(selection.groups, [(o.results, o.results_path) for o in outputs if o.repeats is None]):
+    for summary in dict.fromkeys(o.group_summary for o in outputs if o.group_summary is not None):
         click.echo(f"group summary: {summary}")
     for out in outputs:
         failed |= report_errors(out.results.task.name, out.errors, out.results.n_samples, max_error_rate)
@@ -69,6 +67,6 @@ def print_repeats(r) -> None:
     click.echo(f"  {'metric':<{width}}  {'majority':>8}  {'95% CI':>19}  {'mean':>8}  {'sd':>8}  {'min':>8}  {'max':>8}")
     for name, m in r.majority_vote.items():
         s = r.spread.get(name)
-        ci = "—" if m.ci95 is None else f"[{m.ci95[0]:.4f}, {m.ci95[1]:.4f}]"
+        ci = fmt_ci(m.ci95)
         cells = [fmt(s.mean), fmt(s.sd), fmt(s.min), fmt(s.max)] if s else ["—"] * 4
         click.echo(f"  {name:<{width}}  {fmt(m.value):>8}  {ci:>19}  " + "  ".join(f"{c:>8}" for c in cells))

@@ -8,13 +8,11 @@ from pathlib import Path
 import click
 
 from debench.cli.common import ENSEMBLE_OPTION, checked, connection_options, data_options, recorded_command, report_errors, run_options, run_with_judge
+from debench.numeric import fmt_estimate
 
 
 def _pct(r) -> str:
-    if r.value is None:
-        return "—"
-    ci = f" [{r.ci95[0]:.2f}, {r.ci95[1]:.2f}]" if r.ci95 else ""
-    return f"{r.value:.2f}{ci} n={r.n}"
+    return "—" if r.value is None else f"{fmt_estimate(r.value, r.ci95)} n={r.n}"
 
 
 def print_probe_report(report) -> None:

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from debench.data.base import Doc, Speech, register_adapter
-from debench.data.files import as_int, panelbench_info_slide, read_csv, read_panelbench_debate
+from debench.data.files import as_int, panelbench_fields, read_csv, read_panelbench_debate
 from debench.data.transcript import SpeechHeader, format_transcript
 from debench.errors import DataError
 
@@ -72,12 +72,7 @@ def load_bp(directory: Path) -> list[Doc]:
         docs.append(
             Doc(
                 doc_id=doc_id,
-                fields={
-                    "motion": str(motion["motion"]),
-                    "info_slide": panelbench_info_slide(motion),
-                    "round": rounds.get(doc_id, ""),
-                    "transcript": format_transcript(speeches, speech_label),
-                },
+                fields=panelbench_fields(motion, format_transcript(speeches, speech_label), round=rounds.get(doc_id, "")),
                 speeches=speeches,
                 target=gold[doc_id],
                 label=gold[doc_id][0],

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from debench.data.base import Doc, Speech, register_adapter
-from debench.data.files import as_bool, as_float, as_int, panelbench_info_slide, read_csv, read_panelbench_debate
+from debench.data.files import as_bool, as_float, as_int, panelbench_fields, read_csv, read_panelbench_debate
 from debench.data.transcript import SIDE_AND_SPEAKER, format_transcript
 from debench.errors import DataError
 
@@ -78,11 +78,7 @@ def load_debateart(directory: Path, dimension: str = "general") -> list[Doc]:
             Doc(
                 doc_id=doc_id,
                 fields={
-                    "motion": str(motion["motion"]),
-                    "info_slide": panelbench_info_slide(motion),
-                    "pro_name": ", ".join(pro),
-                    "con_name": ", ".join(con),
-                    "transcript": format_transcript(speeches, speech_label),
+                    **panelbench_fields(motion, format_transcript(speeches, speech_label), pro_name=", ".join(pro), con_name=", ".join(con)),
                     "n_speeches": len(speeches),
                 },
                 speeches=speeches,

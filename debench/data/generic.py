@@ -22,6 +22,7 @@ from debench.data.base import ADAPTERS, Adapter, Doc, LoadedDataset, Speech
 from debench.data.files import read_csv
 from debench.data.transcript import SIDE_AND_SPEAKER, format_transcript
 from debench.errors import DataError, UserError
+from debench.jsonl import iter_jsonl_objects
 from debench.task import GENERIC_ADAPTER, DatasetConfig, FieldMap, HubSource, SpeechListFields, value_key
 
 ADAPTERS.add(GENERIC_ADAPTER, Adapter(name=GENERIC_ADAPTER, load=None, speech_label=SIDE_AND_SPEAKER))
@@ -37,20 +38,7 @@ def _columns(fm: FieldMap) -> list[str]:
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    import jsonlines
-
-    rows = []
-    try:
-        with jsonlines.open(path) as reader:
-            for n, obj in enumerate(reader.iter(skip_empty=True), start=1):
-                if not isinstance(obj, dict):
-                    raise DataError(f"record {n}: expected a JSON object", path=str(path))
-                rows.append(obj)
-    except jsonlines.InvalidLineError as exc:
-        raise DataError(f"line {exc.lineno}: not valid JSON", path=str(path)) from None
-    except UnicodeDecodeError:
-        raise DataError("not UTF-8 text", path=str(path)) from None
-    return rows
+    return [obj for _, obj in iter_jsonl_objects(path, "data", error=DataError)]
 
 
 def read_parquet(path: Path) -> list[dict[str, Any]]:

@@ -17,6 +17,13 @@ only** (no symbolic link, no sub-folder, no other file type):
 Every file of the folder, referenced or not, is scanned for key-shaped strings
 (``debench.redact.find_key_shaped``). Sizes are checked before anything is read, a samples log is
 read line by line (bounded memory), and files are opened without following links.
+
+``refuse_planted_keys`` refuses a submission that carries a key: a string shaped like a provider's
+API key, anywhere (also with spaces inside it or base64-encoded), or a secret-looking value under a
+key / token / secret / password name (``identity.extra.api_key`` …), wherever it sits. debench
+redacts keys from everything it writes, so a key in a submission was put there by hand or by a
+model echoing one; either way it must not be published. The refusal names the file, the line
+(samples logs) and the field, and shows only the key's first characters.
 """
 
 from __future__ import annotations
@@ -30,8 +37,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from debench.errors import UserError
-from debench.leaderboard.planted_keys import refuse_planted_keys
-from debench.redact import find_key_shaped
+from debench.redact import find_key_shaped, secret_under_name
 
 MAX_RESULTS_BYTES = 1_000_000
 """A results file or a spot-check record (a full run's results file is about 5 KB)."""
@@ -88,7 +94,7 @@ def read_small(path: Path, cap: int, what: str) -> bytes:
 
 def read_json_object(path: Path, cap: int, what: str) -> dict[str, Any]:
     """A small JSON document (results file, spot-check record): a regular file within ``cap``, a JSON
-    object, holding no key (``planted_keys``); one-line ``UserError`` otherwise."""
+    object, holding no key (``refuse_planted_keys``); one-line ``UserError`` otherwise."""
     try:
         data = json.loads(read_small(path, cap, what))
     except UnicodeDecodeError:
@@ -235,3 +241,38 @@ def submission_folders(root: Path) -> tuple[list[Path], list[UserError]]:
 def results_files(folder: Path) -> list[Path]:
     """The ``results_*.json`` entries of one submission folder (links included: validation refuses them)."""
     return sorted(Path(e.path) for e in os.scandir(folder) if e.name.startswith(RESULTS_PREFIX) and e.name.endswith(".json"))
+
+
+def _planted_key(value: Any, where: list[str]) -> tuple[str, str, str] | None:
+    """(dotted field, what it looks like, masked excerpt) of the first key in ``value``."""
+    if isinstance(value, str):
+        shape = find_key_shaped(value)
+        return (".".join(where), f"a {shape[0]} API key", shape[1]) if shape else None
+    if isinstance(value, dict):
+        for k, v in value.items():
+            name = str(k)
+            if secret_under_name(name, v):
+                return ".".join([*where, name]), f"a secret (a {len(v)}-character value under the name '{name}')", v[:3] + "…"
+            hit = _planted_key(name, [*where, name]) or _planted_key(v, [*where, name])
+            if hit:
+                return hit
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            hit = _planted_key(v, [*where, str(i)])
+            if hit:
+                return hit
+    return None
+
+
+def refuse_planted_keys(value: Any, path: Path, *, line: int | None = None) -> None:
+    """Raise ``UserError`` naming the file, line and field when ``value`` holds a key."""
+    hit = _planted_key(value, [])
+    if hit is None:
+        return
+    field, what, excerpt = hit
+    at = f"line {line}: " if line is not None else ""
+    raise UserError(
+        f"{at}holds a string shaped like {what} ({excerpt}); a submission must carry no key: remove it and resubmit",
+        path=str(path),
+        field=field or None,
+    )

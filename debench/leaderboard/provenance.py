@@ -6,8 +6,8 @@
   ``response``, and its prediction (or parse failure) is what the task's parser reads from that
   response (a parse failure may have a null response: a provider can return no text). A Debatrix
   run also carries its ``steps``, the last being the verdict step whose answer is the response,
-  each with the hash of its prompt: the chain is replayed with the recorded answers
-  (``debench.leaderboard.replay``) and every prompt it asks must be one of the record's.
+  each with the hash of its prompt: the chain is replayed with the recorded answers (``replay``,
+  below) and every prompt it asks must be one of the record's.
 * An **ensemble** record carries one ``member`` step per member, in the identity's order, each
   traced like a model's (or re-run, for a baseline member), and the ensemble's prediction is its
   rule re-applied to the members' parsed answers.
@@ -22,22 +22,38 @@
 What this cannot establish is that the responses came from the named model: that takes the
 leaderboard's own spot check (re-judging a seeded sample of documents through an endpoint the
 maintainers trust, ``debench.leaderboard.verify``), recorded in ``Provenance.spot_check``.
+
+``replay`` checks a multi-step (Debatrix) record's prompts: the chain is run again with the
+installed task, each call answered with the answer the record holds for that very prompt. A
+Debatrix record keeps, for every step, the hash of the messages the model was asked
+(``prompt_sha256``) and its answer. ``replay`` runs the record's judge method on the document with a
+``ReplayModel`` that answers a prompt only when the record holds a step with that prompt's hash. So
+the installed task and debench's own prompts are rendered again, step after step, each from the
+recorded answers of the steps before it; the first prompt the record does not hold is a prompt
+that was not debench's (an edited task, a patched copy of debench), and the replayed chain must end
+with the recorded verdict. No model is called.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections import defaultdict, deque
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from debench.calls import Caller
 from debench.data.base import Doc
 from debench.data.transcript import debate_text
 from debench.errors import UserError
-from debench.leaderboard.compare import same, shown
+from debench.grammars import load_grammar
+from debench.judging.base import JudgeContext, get_method
+from debench.models.base import Model, ModelResponse, Request
+from debench.numeric import same, shown
 from debench.parsing import parse_answer
-from debench.prompts import build_messages
+from debench.prompts import build_messages, messages_sha256
 from debench.results import Results
 from debench.samples import SampleRecord
 from debench.task import TaskConfig
@@ -192,7 +208,6 @@ class RecordChecker:
             sides_of,
             uses_scores,
         )
-        from debench.leaderboard.replay import replay
 
         last = rec.steps[-1] if rec.steps else {}
         if last.get("step") != "verdict" or last.get("answer") != rec.response:
@@ -307,3 +322,46 @@ def check_incomplete_share(records: list[SampleRecord], n_docs: int, path: Path)
             field="n_errors+n_not_completed",
         )
     return f"{n_err + n_nc} of {n_docs} documents ended in error or not completed (at most {MAX_INCOMPLETE_SHARE:.0%} allowed)"
+
+
+class PromptNotInRecord(Exception):
+    def __init__(self, messages: list[dict[str, str]]):
+        super().__init__("a prompt the record does not hold")
+        self.messages = messages
+
+
+class ReplayModel(Model):
+    """Answers each prompt with the recorded answer of the step that was asked exactly that prompt."""
+
+    kind = "replay"
+    cacheable = False
+    makes_requests = False
+    default_concurrency = 1
+
+    def __init__(self, steps: list[dict[str, Any]]):
+        self.name = "replay"
+        self._answers: dict[str, deque[str]] = defaultdict(deque)
+        for s in steps:
+            self._answers[str(s.get("prompt_sha256"))].append(str(s.get("answer", "")))
+
+    def identity(self) -> dict[str, Any]:
+        return {"name": self.name}
+
+    async def generate(self, request: Request) -> ModelResponse:
+        queue = self._answers.get(messages_sha256(request.messages))
+        if not queue:
+            raise PromptNotInRecord(request.messages)
+        return ModelResponse(text=queue.popleft())
+
+
+def replay(task: TaskConfig, method: str, doc: Doc, rec: SampleRecord) -> SampleRecord | list[dict[str, str]]:
+    """The replayed record, or the first prompt the installed task renders that the record does not hold."""
+    model = ReplayModel(rec.steps)
+    ctx = JudgeContext(task=task, model=model, caller=Caller(None), generation=task.generation, grammar_text=load_grammar(task.generation.grammar))
+    async def run() -> SampleRecord:
+        return await get_method(method)(ctx, doc)
+
+    try:
+        return asyncio.run(run())
+    except PromptNotInRecord as exc:
+        return exc.messages

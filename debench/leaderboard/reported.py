@@ -85,7 +85,7 @@ def _rounds_to(value: float, scale: float, printed: str) -> bool:
 
 def _check_row(row: ReportedRow, i: int, papers: set[str], path: Path) -> None:
     from debench.judging.base import METHODS
-    from debench.leaderboard.installed import installed_task
+    from debench.task_lookup import installed_task
 
     where = f"rows.{i}"
     if row.paper not in papers:

@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from debench.errors import UserError
 from debench.json_schema import document_schema, validate_with_schema_file
-from debench.leaderboard.compare import close
+from debench.numeric import close
 from debench.leaderboard.files import (
     MAX_RESULTS_BYTES,
     read_json_object,

@@ -9,7 +9,7 @@ Checks, in order:
 
 1. the results file is a regular file within its size cap (``debench.leaderboard.files``), readable
    JSON, holds no key-shaped string nor a secret-looking value under a key / token / secret /
-   password name (``planted_keys``), follows ``debench/schema/results.schema.json``, names no
+   password name (``files.refuse_planted_keys``), follows ``debench/schema/results.schema.json``, names no
    absolute path of the submitter's machine (command line, task file, data location), and was not
    created after the build;
 2. the task is one of debench's tasks, with the same ``version`` and ``config_sha256``, and the
@@ -30,6 +30,13 @@ Checks, in order:
 ``validate_submission`` returns a ``ValidatedSubmission`` whose ``provenance`` says what was
 established. Whether it is *ranked* is decided later (``debench.leaderboard.verify``): only what the
 leaderboard's own job reproduced is.
+
+``validate_all`` validates many submissions at once, one row per judge (model identity + method)
+and task: the same run placed in two folders, or two runs of the same model identity, method and
+task, would give a judge two rows; the first (in path order) is kept, the other refused with both
+paths named. With ``folders``, every folder holding a results file is checked too
+(``debench.leaderboard.files.folder_problems``: regular files only, each accounted for, none
+holding a key).
 """
 
 from __future__ import annotations
@@ -46,17 +53,29 @@ from pydantic import ValidationError
 
 from debench.data.base import Doc, LoadedDataset
 from debench.errors import UserError
-from debench.leaderboard.compare import close, same, shown
-from debench.leaderboard.files import MAX_RESULTS_BYTES, MAX_SAMPLES_BYTES, iter_lines, read_json_object, regular_file
+from debench.jsonl import iter_jsonl_objects
+from debench.leaderboard.files import (
+    MAX_RESULTS_BYTES,
+    MAX_SAMPLES_BYTES,
+    folder_problems,
+    iter_lines,
+    read_json_object,
+    refuse_planted_keys,
+    regular_file,
+)
 from debench.leaderboard.identity import check_identity, check_method, judge_key
-from debench.leaderboard.installed import installed_task
-from debench.leaderboard.planted_keys import refuse_planted_keys
-from debench.leaderboard.provenance import Provenance, RecordChecker, check_incomplete_share
+from debench.leaderboard.provenance import (
+    Provenance,
+    RecordChecker,
+    check_incomplete_share,
+)
+from debench.numeric import close, same, shown
 from debench.paths import machine_path
 from debench.results import SCHEMA_VERSION, Results, validate_results_dict
 from debench.samples import SampleRecord, slim
 from debench.scoring import ScoreReport
 from debench.task import TaskConfig
+from debench.task_lookup import installed_task
 
 
 @dataclass
@@ -139,9 +158,8 @@ def _read_results(path: Path) -> Results:
     try:
         results = Results.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or None
-        raise _err(path, where, f"does not follow the results schema: {_short(first['msg'])}") from None
+        where, msg = _first_problem(exc)
+        raise _err(path, where, f"does not follow the results schema: {_short(msg)}") from None
     _refuse_machine_paths(results, path)
     _refuse_future(results, path)
     return results
@@ -180,6 +198,12 @@ def _refuse_future(results: Results, path: Path) -> None:
     now = datetime.now(UTC)
     if created > now:
         raise _err(path, "created_at", f"{results.created_at} is after this build ({now.strftime('%Y-%m-%dT%H:%M:%SZ')}): a run cannot come from the future")
+
+
+def _first_problem(exc: ValidationError) -> tuple[str | None, str]:
+    """The dotted field (None for the whole object) and message of a pydantic error's first problem."""
+    first = exc.errors()[0]
+    return ".".join(str(p) for p in first["loc"]) or None, first["msg"]
 
 
 def _short(text: str, limit: int = 160) -> str:
@@ -258,22 +282,13 @@ def _read_samples(samples: Path, task: TaskConfig, docs: list[Doc], all_docs: li
     known = {d.doc_id for d in all_docs}
     first_line: dict[str, int] = {}
     kept: dict[str, SampleRecord] = {}
-    for n, raw in iter_lines(samples, "samples file"):
-        if not raw.strip():
-            continue
-        try:
-            obj = json.loads(raw)
-        except UnicodeDecodeError:
-            raise _err(samples, None, f"line {n}: not UTF-8 text") from None
-        except json.JSONDecodeError as exc:
-            raise _err(samples, None, f"line {n}: malformed JSON ({exc.msg})") from None
+    for n, obj in iter_jsonl_objects(samples, "samples file", lines=iter_lines(samples, "samples file")):
         refuse_planted_keys(obj, samples, line=n)
         try:
             rec = SampleRecord.model_validate(obj)
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or None
-            raise _err(samples, where, f"line {n}: not a samples-log record ({_short(first['msg'], 80)})") from None
+            where, msg = _first_problem(exc)
+            raise _err(samples, where, f"line {n}: not a samples-log record ({_short(msg, 80)})") from None
         doc_id = rec.doc_id
         if doc_id not in known:
             raise _err(samples, "doc_id", f"line {n}: unknown document '{doc_id}' for task {task.name}")
@@ -378,3 +393,38 @@ def find_results_files(paths: Iterable[str | Path]) -> list[Path]:
         else:
             out.append(p)
     return out
+
+
+def duplicate_error(sub: ValidatedSubmission, first: ValidatedSubmission) -> UserError:
+    return UserError(
+        f"same model identity, method and task ({sub.results.model.name}, {sub.results.task.method}, {sub.task.name}) as "
+        f"{first.results_path}: one row per model and task, so submit only one of them",
+        path=str(sub.results_path),
+        field="model.identity",
+    )
+
+
+def validate_all(
+    paths: Iterable[str | Path], *, data_dir: str | Path | None = None, folders: bool = False
+) -> tuple[list[ValidatedSubmission], list[UserError]]:
+    """Validate every results file given; returns the accepted ones and the refusals."""
+    ok: list[ValidatedSubmission] = []
+    errors: list[UserError] = []
+    seen: dict[tuple[str, str], ValidatedSubmission] = {}
+    files = sorted(Path(p) for p in paths)
+    if folders:
+        for folder in sorted({p.parent for p in files}):
+            errors += folder_problems(folder)
+    for path in files:
+        try:
+            sub = validate_submission(path, data_dir=data_dir)
+        except UserError as exc:
+            errors.append(exc)
+            continue
+        key = (sub.task.name, sub.judge)
+        if key in seen:
+            errors.append(duplicate_error(sub, seen[key]))
+            continue
+        seen[key] = sub
+        ok.append(sub)
+    return ok, errors

@@ -33,9 +33,11 @@ class Estimate:
     """Why the value or the CI is missing (None when both exist)."""
 
 
-def resample_counts(n: int, n_boot: int, seed: int) -> Iterator[np.ndarray]:
-    """Blocks of (b, n) document counts, one row per resample, in the order they are drawn."""
-    rng = np.random.default_rng(seed)
+def resample_counts(n: int, n_boot: int, seed: int | np.random.Generator) -> Iterator[np.ndarray]:
+    """Blocks of (b, n) document counts, one row per resample, in the order they are drawn: the
+    one bootstrap sampler of debench (documents, topics, speeches of a source). ``seed`` may be a
+    generator already in use, so that two groups resampled one after the other share a stream."""
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     size = max(1, min(n_boot, BLOCK_ELEMENTS // max(n, 1)))
     done = 0
     while done < n_boot:
@@ -111,6 +113,11 @@ def proportion_ci(flags: np.ndarray) -> tuple[float | None, list[float] | None]:
     return k / n, wilson_ci(k, n)
 
 
+def resampled_means(x: np.ndarray, n_boot: int, seed: int | np.random.Generator) -> np.ndarray:
+    """The mean of ``x`` on each of ``n_boot`` seeded resamples (``resample_counts``)."""
+    return np.concatenate([c @ x for c in resample_counts(len(x), n_boot, seed)]) / len(x)
+
+
 def mean_ci(values: np.ndarray, n_boot: int, seed: int) -> tuple[float | None, list[float] | None]:
     """Mean with a seeded percentile-bootstrap 95% interval (None with fewer than 2 values)."""
     x = np.asarray(values, dtype=float)
@@ -119,14 +126,13 @@ def mean_ci(values: np.ndarray, n_boot: int, seed: int) -> tuple[float | None, l
     value = float(x.mean())
     if len(x) < 2 or n_boot <= 0:
         return value, None
-    rng = np.random.default_rng(seed)
-    draws = x[rng.integers(0, len(x), size=(n_boot, len(x)))].mean(axis=1)
-    lo, hi = np.percentile(draws, [2.5, 97.5])
-    return value, [float(lo), float(hi)]
+    ci, _ = percentile_ci(resampled_means(x, n_boot, seed), n_boot)
+    return value, ci
 
 
 def mean_diff_ci(a: np.ndarray, b: np.ndarray, n_boot: int, seed: int) -> tuple[float | None, list[float] | None]:
-    """mean(a) - mean(b) for two independent groups, each resampled on its own (seeded)."""
+    """mean(a) - mean(b) for two independent groups, each resampled on its own: ``a``'s resamples
+    first, then ``b``'s, from one seeded stream."""
     x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if len(x) == 0 or len(y) == 0:
         return None, None
@@ -134,7 +140,7 @@ def mean_diff_ci(a: np.ndarray, b: np.ndarray, n_boot: int, seed: int) -> tuple[
     if len(x) < 2 or len(y) < 2 or n_boot <= 0:
         return value, None
     rng = np.random.default_rng(seed)
-    dx = x[rng.integers(0, len(x), size=(n_boot, len(x)))].mean(axis=1)
-    dy = y[rng.integers(0, len(y), size=(n_boot, len(y)))].mean(axis=1)
-    lo, hi = np.percentile(dx - dy, [2.5, 97.5])
-    return value, [float(lo), float(hi)]
+    dx = resampled_means(x, n_boot, rng)
+    dy = resampled_means(y, n_boot, rng)
+    ci, _ = percentile_ci(dx - dy, n_boot)
+    return value, ci

@@ -33,6 +33,7 @@ import numpy as np
 from scipy.sparse import coo_matrix
 
 from debench.data.base import Doc
+from debench.metrics.alpha import alpha, unit_coincidences
 from debench.metrics.annotators import human_ratings
 from debench.metrics.base import Draws, Evaluate, Metric, register_metric, safe_divide
 from debench.metrics.likert import LIKERT, categories, judge_scores
@@ -127,22 +128,6 @@ def _prepare_alpha(docs: Sequence[Doc]) -> np.ndarray:
     return counts
 
 
-def _ordinal_alpha(coincidences: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Ordinal alpha from (b, V, V) coincidence matrices (the ``krippendorff`` package's formulas),
-    with the expected disagreement it divides by."""
-    b, v, _ = coincidences.shape
-    n_v = coincidences.sum(axis=1)
-    total = np.concatenate([np.zeros((b, 1)), np.cumsum(n_v, axis=1)], axis=1)
-    i, j = np.indices((v, v))
-    lo, hi = np.minimum(i, j), np.maximum(i, j)
-    between = total[:, hi + 1] - total[:, lo]
-    distance = (between - (n_v[:, i] + n_v[:, j]) / 2) ** 2
-    expected = n_v[:, :, None] * n_v[:, None, :] - n_v[:, :, None] * np.eye(v)[None]
-    expected = safe_divide(expected, (n_v.sum(axis=1) - 1)[:, None, None])
-    disagreement = (expected * distance).sum(axis=(1, 2))
-    return 1 - safe_divide((coincidences * distance).sum(axis=(1, 2)), disagreement), disagreement
-
-
 def _alpha_evaluator(position: np.ndarray, count: np.ndarray, v: int) -> Evaluate:
     """Alpha over speeches with these value counts, for weighted resamples of speeches.
 
@@ -150,12 +135,10 @@ def _alpha_evaluator(position: np.ndarray, count: np.ndarray, v: int) -> Evaluat
     speech received and how often; no value twice in a row of nonzero counts.
     """
     n, k = position.shape
-    coders = count.sum(axis=1)
-    pairable = (coders >= 2).astype(float)
-    # Each speech's coincidences (krippendorff's c c^T - diag(c), over its pairable values - 1),
-    # summed over the (weighted) speeches of a resample: a matrix product.
-    pair = count[:, :, None] * count[:, None, :] - np.eye(k)[None] * count[:, :, None]
-    pair /= (np.maximum(coders, 2) - 1)[:, None, None]
+    pairable = (count.sum(axis=1) >= 2).astype(float)
+    # Each speech's coincidences (``alpha.unit_coincidences``) placed in the V x V domain, summed
+    # over the (weighted) speeches of a resample: a matrix product.
+    pair = unit_coincidences(count)
     cell = position[:, :, None] * v + position[:, None, :]
     per_doc = coo_matrix((pair.ravel(), (np.repeat(np.arange(n), k * k), cell.ravel())), shape=(n, v * v)).tocsr()
     dense = n * v * v <= DENSE_ELEMENTS
@@ -167,11 +150,11 @@ def _alpha_evaluator(position: np.ndarray, count: np.ndarray, v: int) -> Evaluat
     def evaluate(counts: np.ndarray) -> Draws:
         parts = []
         for c in _blocks(counts, v * v):
-            alpha, disagreement = _ordinal_alpha(coincidences(c).reshape(len(c), v, v))
+            value, disagreement = alpha(coincidences(c).reshape(len(c), v, v), "ordinal")
             parts.append(
-                Draws.of(alpha)
+                Draws.of(value)
                 .undefined(c @ pairable == 0, "no speech was rated by two or more coders")
-                .undefined(disagreement == 0, "every rating is the same value")
+                .undefined(disagreement <= 1e-12, "every rating is the same value")
             )
         return Draws.concat(parts)
 

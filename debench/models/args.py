@@ -30,6 +30,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from debench.errors import UserError
+from debench.options import key_value_parts
 from debench.redact import is_secret_name
 
 
@@ -134,16 +135,14 @@ class ModelArgs(BaseModel):
 
 def _pairs(text: str, sep: str, where: str) -> dict[str, str]:
     out: dict[str, str] = {}
-    for part in text.split(sep):
-        if not part.strip():
+    for part in key_value_parts(text, sep):
+        if not part.text.strip():
             continue
-        key, eq, value = part.partition("=")
-        key = key.strip()
-        if not eq or not key:
-            raise UserError(f"{where}: expected key=value, got '{part.strip()}'")
-        if key in out:
-            raise UserError(f"{where}: '{key}' is given twice")
-        out[key] = value.strip()
+        if part.value is None or not part.key:
+            raise UserError(f"{where}: expected key=value, got '{part.text.strip()}'")
+        if part.key in out:
+            raise UserError(f"{where}: '{part.key}' is given twice")
+        out[part.key] = part.value
     return out
 
 

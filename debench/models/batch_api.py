@@ -19,9 +19,9 @@ from typing import Any, Protocol
 
 import aiohttp
 
-from debench.models.http_errors import MalformedResponse, classify_http_exception, error_message, header_retry_after, http_error, retry_after_of
+from debench.models.http_errors import MalformedResponse, classify_http_exception, error_message, http_error
 from debench.errors import UserError
-from debench.models.retry import EndpointError, FailureKind, RetryPolicy, call_with_retries, retry_after_from_exception
+from debench.models.retry import EndpointError, FailureKind, RetryPolicy, call_with_retries
 
 ENDPOINT = "/v1/chat/completions"
 WINDOW = "24h"
@@ -80,7 +80,7 @@ class HTTPBatchAPI:
             async with self._get_session().request(method, self.api_base + path, json=json_body, data=data) as resp:
                 body = await resp.read()
                 if resp.status != 200:
-                    raise http_error(resp.status, error_message(body), header_retry_after(resp.headers))
+                    raise http_error(resp.status, error_message(body), resp.headers)
             if raw:
                 return body
             try:
@@ -90,7 +90,7 @@ class HTTPBatchAPI:
 
         where = f"{method} {self.api_base}{path}"
         with no_batch_endpoints(self.api_base):
-            result, _ = await call_with_retries(once, policy=self.retry, rng=self._rng, classify=classify_http_exception, retry_after=retry_after_of, where=where)
+            result, _ = await call_with_retries(once, policy=self.retry, rng=self._rng, classify=classify_http_exception, where=where)
         return result
 
     async def upload(self, data: bytes, filename: str) -> str:
@@ -144,7 +144,7 @@ class LiteLLMBatchAPI:
         where = f"{fn.__name__} at {self._kw.get('api_base') or self.provider}"
         with no_batch_endpoints(self._kw.get("api_base") or self.provider):
             result, _ = await call_with_retries(
-                lambda: fn(**kwargs, **self._kw), policy=self.retry, rng=self._rng, classify=self.classify, retry_after=retry_after_from_exception, where=where
+                lambda: fn(**kwargs, **self._kw), policy=self.retry, rng=self._rng, classify=self.classify, where=where
             )
         return result
 

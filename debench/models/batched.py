@@ -38,7 +38,7 @@ from debench.atomic import write_json_record
 from debench.cache import cache_key
 from debench.errors import UserError
 from debench.models.base import ContextOverflow, Model, ModelResponse, PermanentModelError, Request, Usage
-from debench.models.http_errors import CONTEXT_MARKERS
+from debench.models.retry import classify_status
 
 SETTLE_S = 0.2
 """A pending batch is submitted once no request has joined it for this long."""
@@ -243,7 +243,7 @@ class BatchedModel(Model):
         message = str(error.get("message") or error or f"HTTP {status}")
         if str(error.get("code")) in ("batch_expired", "batch_cancelled"):
             return 0  # not run: reported by the batch's status, submitted again by the next run
-        if status in (400, 413) and any(m in message.lower() for m in CONTEXT_MARKERS):
+        if classify_status(status, message) == "context":
             self._resolve(key, exc=ContextOverflow(f"{self.name}: {message}"))
         else:
             self._resolve(key, exc=PermanentModelError(f"batch {sub.batch_id}: HTTP {status or '?'}: {message}"))

@@ -4,33 +4,23 @@ which of them are worth retrying (used by the direct client and the batch client
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
 
 import aiohttp
 
-from debench.models.retry import FATAL_STATUS, TRANSIENT_EXCEPTIONS, TRANSIENT_STATUS, FailureKind, parse_retry_after, unreachable
-
-CONTEXT_MARKERS = (
-    "context_length_exceeded",
-    "maximum context length",
-    "context window",
-    "context size",
-    "exceed_context_size",
-    "too many tokens",
-    "prompt is too long",
-    "input is too long",
-)
-"""Lower-case fragments of a 400 answer that mean "the prompt does not fit" (OpenAI, vLLM, llama.cpp)."""
+from debench.models.retry import TRANSIENT_EXCEPTIONS, FailureKind, classify_status, retry_after_from_headers, unreachable
 
 
 class HTTPStatusError(Exception):
-    """A non-200 answer: its status, the server's error message and any Retry-After."""
+    """A non-200 answer: its status, the server's error message and its headers (``retry_after``
+    read from them by ``retry.retry_after_from_headers``, as for litellm's exceptions)."""
 
-    def __init__(self, status: int, message: str, retry_after: float | None):
+    def __init__(self, status: int, message: str, headers: Mapping[str, str] | None):
         super().__init__(f"HTTP {status}: {message}")
         self.status = status
         self.message = message
-        self.retry_after = retry_after
+        self.headers = dict(headers or {})
+        self.retry_after = retry_after_from_headers(self.headers)
 
 
 # Named like litellm's / openai's exceptions, so that error records read the same with either client.
@@ -53,9 +43,9 @@ _BY_STATUS: dict[int, type[HTTPStatusError]] = {
 }
 
 
-def http_error(status: int, message: str, retry_after: float | None) -> HTTPStatusError:
+def http_error(status: int, message: str, headers: Mapping[str, str] | None) -> HTTPStatusError:
     cls = _BY_STATUS.get(status) or (InternalServerError if status >= 500 else HTTPStatusError)
-    return cls(status, message, retry_after)
+    return cls(status, message, headers)
 
 
 class MalformedResponse(Exception):
@@ -68,18 +58,12 @@ retrying. Its other errors (a malformed URL, too many redirects, a certificate) 
 
 
 def classify_http_exception(exc: BaseException) -> FailureKind:
-    """'context' | 'permanent' | 'transient' | 'unreachable' | 'fatal' (see ``debench.models.retry``),
-    as ``litellm_model.classify_exception`` decides: 429 / 408 / 409 / 5xx, dropped connections,
+    """'context' | 'permanent' | 'transient' | 'unreachable' | 'fatal' (see ``debench.models.retry``):
+    an error answer as ``retry.classify_status`` says (as for litellm's); dropped connections,
     timeouts and unreadable answers are retried; a refused connection only for the grace period;
-    a 404 stops the run; anything else fails its sample at once."""
+    anything else fails its sample at once."""
     if isinstance(exc, HTTPStatusError):
-        if exc.status in TRANSIENT_STATUS or exc.status >= 500:
-            return "transient"
-        if exc.status in FATAL_STATUS:
-            return "fatal"
-        if exc.status in (400, 413) and any(m in exc.message.lower() for m in CONTEXT_MARKERS):
-            return "context"
-        return "permanent"
+        return classify_status(exc.status, exc.message)
     if unreachable(exc):
         return "unreachable"
     if isinstance(exc, aiohttp.ClientSSLError):
@@ -87,20 +71,6 @@ def classify_http_exception(exc: BaseException) -> FailureKind:
     if isinstance(exc, (*TRANSIENT_AIOHTTP, MalformedResponse, *TRANSIENT_EXCEPTIONS)):
         return "transient"
     return "permanent"
-
-
-def retry_after_of(exc: BaseException) -> float | None:
-    return exc.retry_after if isinstance(exc, HTTPStatusError) else None
-
-
-def header_retry_after(headers: Any) -> float | None:
-    ms = headers.get("retry-after-ms")
-    if ms is not None:
-        try:
-            return max(0.0, float(ms) / 1000.0)
-        except ValueError:
-            pass
-    return parse_retry_after(headers.get("retry-after"))
 
 
 def error_message(raw: bytes) -> str:

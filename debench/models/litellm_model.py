@@ -16,14 +16,12 @@ from typing import Any
 from debench.errors import UserError
 from debench.models.base import Model, ModelResponse, Request, Usage
 from debench.models.retry import (
-    FATAL_STATUS,
     TRANSIENT_EXCEPTIONS,
-    TRANSIENT_STATUS,
     FailureKind,
     RetryPolicy,
     TransientModelError,
     call_with_retries,
-    retry_after_from_exception,
+    classify_status,
     unreachable,
 )
 from debench.prompts import Message
@@ -56,21 +54,24 @@ go to OpenAI-compatible servers in the request body and to providers as their ow
 def classify_exception(exc: BaseException) -> FailureKind:
     """'context' | 'transient' | 'permanent' | 'unreachable' | 'fatal' (see ``debench.models.retry``).
 
-    Only known transient failures are retried: rate limits (429), timeouts (408), conflicts
-    (409), server errors (5xx), dropped connections and the provider classes for them. A refused
-    connection (litellm reports it as a 500) is retried only for the grace period; a 404 (no such
-    path or model) stops the run. Anything else (a bad request, a rejected key, a bug)
-    fails its sample at once: retrying it would only cost time."""
+    An error answer with a status is what ``retry.classify_status`` says (as for debench's own HTTP
+    client): rate limits (429), timeouts (408), conflicts (409) and server errors (5xx) are
+    retried, a 404 (no such path or model) stops the run, a prompt too long is not completed. A
+    refused connection (litellm reports it as a 500) is retried only for the grace period; the
+    provider classes for dropped connections and timeouts are retried. Anything else (a bad
+    request, a rejected key, a bug) fails its sample at once: retrying it would only cost time."""
     litellm = _litellm()
     if isinstance(exc, litellm.ContextWindowExceededError):
         return "context"
     if unreachable(exc):
         return "unreachable"
-    status = getattr(exc, "status_code", None)
-    if isinstance(exc, litellm.NotFoundError) or status in FATAL_STATUS:
+    if isinstance(exc, litellm.NotFoundError):
         return "fatal"
-    if isinstance(status, int) and (status >= 500 or status in TRANSIENT_STATUS):
-        return "transient"
+    status = getattr(exc, "status_code", None)
+    if isinstance(status, int) and not isinstance(status, bool):
+        kind = classify_status(status, str(exc))
+        if kind != "permanent":
+            return kind
     transient = (
         litellm.RateLimitError,
         litellm.Timeout,
@@ -301,7 +302,6 @@ class LiteLLMModel(Model):
             policy=self.retry,
             rng=self._rng,
             classify=classify_exception,
-            retry_after=retry_after_from_exception,
             where=self.where(),
         )
         return self._to_response(response, attempts)

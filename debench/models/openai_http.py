@@ -35,14 +35,11 @@ import aiohttp
 from debench.models.base import Model, ModelResponse, Request, Usage
 from debench.models.price_table import ModelPrice, lookup
 from debench.models.http_errors import (  # noqa: F401 - re-exported: the client's errors
-    CONTEXT_MARKERS,
     HTTPStatusError,
     MalformedResponse,
     classify_http_exception,
     error_message,
-    header_retry_after,
     http_error,
-    retry_after_of,
 )
 from debench.models.retry import RetryPolicy, call_with_retries
 from debench.prompts import Message
@@ -150,7 +147,7 @@ class OpenAIHTTPModel(Model):
         async with self._get_session().post(self.url, data=body) as resp:
             raw = await resp.read()
             if resp.status != 200:
-                raise http_error(resp.status, error_message(raw), header_retry_after(resp.headers))
+                raise http_error(resp.status, error_message(raw), resp.headers)
         try:
             data = json.loads(raw)
             data["choices"][0]["message"]
@@ -165,7 +162,6 @@ class OpenAIHTTPModel(Model):
             policy=self.retry,
             rng=self._rng,
             classify=classify_http_exception,
-            retry_after=retry_after_of,
             where=f"POST {self.url}",
         )
         u = Usage.of(data.get("usage"))

@@ -43,6 +43,30 @@ FATAL_STATUS = frozenset({404})
 The run stops with one line naming the URL."""
 TRANSIENT_EXCEPTIONS: tuple[type[BaseException], ...] = (TimeoutError, asyncio.TimeoutError, ConnectionError)
 """Failures of the network itself (a refused or dropped connection, a timeout), in any client."""
+CONTEXT_MARKERS = (
+    "context_length_exceeded",
+    "maximum context length",
+    "context window",
+    "context size",
+    "exceed_context_size",
+    "too many tokens",
+    "prompt is too long",
+    "input is too long",
+)
+"""Lower-case fragments of a 400 answer that mean "the prompt does not fit" (OpenAI, vLLM, llama.cpp)."""
+
+
+def classify_status(status: int, message: str = "") -> FailureKind:
+    """What an HTTP error answer is, in every client: 429 / 408 / 409 / 5xx are transient, a 404
+    fatal, a 400 or 413 whose message says the prompt does not fit a context overflow, anything
+    else permanent."""
+    if status in TRANSIENT_STATUS or status >= 500:
+        return "transient"
+    if status in FATAL_STATUS:
+        return "fatal"
+    if status in (400, 413) and any(m in message.lower() for m in CONTEXT_MARKERS):
+        return "context"
+    return "permanent"
 
 
 class TransientModelError(Exception):
@@ -126,25 +150,30 @@ def parse_retry_after(value: str | None) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
+def retry_after_from_headers(headers: Any) -> float | None:
+    """Seconds to wait from a response's headers (any mapping, names in any case): ``retry-after-ms``
+    first, then ``Retry-After`` (seconds or an HTTP date); None when neither is readable."""
+    try:
+        named = {str(k).lower(): v for k, v in headers.items()}
+    except (AttributeError, TypeError, ValueError):
+        return None
+    try:
+        if "retry-after-ms" in named:
+            return max(0.0, float(named["retry-after-ms"]) / 1000.0)
+    except (TypeError, ValueError):
+        pass
+    return parse_retry_after(named.get("retry-after"))
+
+
 def retry_after_from_exception(exc: BaseException) -> float | None:
-    """Find a Retry-After header on an exception raised by litellm / openai / httpx."""
-    candidates: list[Any] = []
-    for attr in ("litellm_response_headers", "headers"):
-        candidates.append(getattr(exc, attr, None))
+    """The Retry-After of a failed request, from the headers an exception carries: debench's own
+    HTTP client's (``http_errors.HTTPStatusError.headers``) or litellm / openai / httpx's."""
     response = getattr(exc, "response", None)
-    candidates.append(getattr(response, "headers", None))
-    for headers in candidates:
-        if not headers:
-            continue
-        try:
-            for key in ("retry-after-ms", "Retry-After-Ms"):
-                if key in headers:
-                    return max(0.0, float(headers[key]) / 1000.0)
-            for key in ("retry-after", "Retry-After"):
-                if key in headers:
-                    return parse_retry_after(headers[key])
-        except (TypeError, ValueError):
-            continue
+    for headers in (getattr(exc, "litellm_response_headers", None), getattr(exc, "headers", None), getattr(response, "headers", None)):
+        if headers:
+            wait = retry_after_from_headers(headers)
+            if wait is not None:
+                return wait
     return None
 
 
@@ -159,7 +188,7 @@ async def call_with_retries(
     policy: RetryPolicy,
     rng: random.Random,
     classify: Callable[[BaseException], FailureKind],
-    retry_after: Callable[[BaseException], float | None],
+    retry_after: Callable[[BaseException], float | None] = retry_after_from_exception,
     where: str = "the model's endpoint",
 ) -> tuple[T, int]:
     """Run ``call`` until it succeeds; returns (result, attempts).

@@ -17,8 +17,7 @@ from debench.atomic import write_atomic, write_json_record
 from debench.data.base import Doc, get_adapter
 from debench.data.loading import load_task_data
 from debench.errors import UserError
-from debench.registry import task_file_label
-from debench.pipeline import RunOptions, dataset_info, ensure_method_supported, generation_record, run_stem, task_sha, usage_info
+from debench.pipeline import RunOptions, dataset_info, ensure_method_supported, run_config, run_stem, task_info, usage_info
 from debench.prompts import check_templates
 from debench.models.base import Model
 from debench.options import Method
@@ -26,7 +25,7 @@ from debench.probes.base import ProbeContext, ProbedDoc, ProbeSpec
 from debench.probes.inject import claim_for_task
 from debench.probes.report import ProbeReport, ProbeSummary
 from debench.probes.stats import make_pair, summarize
-from debench.results import ModelInfo, TaskInfo, now_iso, package_versions
+from debench.results import ModelInfo, now_iso, package_versions
 from debench.runner import error_summary, run_fingerprint, run_samples
 from debench.task import TaskConfig
 
@@ -131,26 +130,15 @@ async def run_probes(task: TaskConfig, task_path: Path, model: Model, specs: lis
         summaries[key] = summarize(specs_by_key[key].probe, key, pairs, originals, skipped[key])
 
     report = ProbeReport(
-        task=TaskInfo(name=task.name, version=task.version, method=method, description=task.description, config_sha256=task_sha(task)),
+        task=task_info(task, method),
         model=ModelInfo(**model.describe()),
         dataset=dataset_info(dataset),
         probes=summaries,
         usage=usage_info(records, caller.n_requests),
-        config={
-            "task_file": task_file_label(task_path),
-            "probes": list(probed),
-            "method": method,
-            **generation_record(task, model),
-            "limit": opts.limit,
-            "doc_ids": opts.doc_ids,
-            "seed": opts.seed,
-            "concurrency": settings.concurrency,
-            "data_source": opts.data_source,
-            "use_cache": opts.use_cache,
-            "inject_text": opts.inject_text,
-            "fingerprint": fp,
-            "command": opts.command,
-        },
+        config=run_config(
+            task, task_path, model, opts, method=method, concurrency=settings.concurrency, fingerprint=fp,
+            probes=list(probed), doc_ids=opts.doc_ids, inject_text=opts.inject_text,
+        ),
         samples_file=samples_path.name,
         pairs_file=pairs_path.name,
         versions=package_versions(),

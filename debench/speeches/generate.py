@@ -102,7 +102,7 @@ class GenerateOutput:
 
 def ibm_topics(data_source: DataSource = "auto", data_dir: str | None = None) -> list[str]:
     """The IBM speeches' topics, sorted (76 on the real data)."""
-    from debench.registry import load_task
+    from debench.task_lookup import load_task
 
     task, _ = load_task("ibm_speech_likert")
     dataset = load_task_data(task, data_source, data_dir)

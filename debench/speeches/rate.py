@@ -21,14 +21,13 @@ from debench.atomic import write_json_record
 from debench.data.base import Doc, Speech
 from debench.data.loading import load_task_data
 from debench.errors import UserError
-from debench.registry import task_file_label
-from debench.pipeline import RunOptions, dataset_info, ensure_method_supported, generation_record, run_stem, task_sha, usage_info
+from debench.pipeline import RunOptions, dataset_info, ensure_method_supported, run_config, run_stem, task_info, usage_info
 from debench.prompts import check_templates
 from debench.metrics.bootstrap import mean_ci, mean_diff_ci
 from debench.models.base import Model
 from debench.options import NBootstrap
-from debench.plots import plot_source_means
-from debench.results import ModelInfo, TaskInfo, now_iso, package_versions
+from debench.charts import source_means
+from debench.results import ModelInfo, now_iso, package_versions
 from debench.runner import error_summary, run_fingerprint, run_samples
 from debench.samples import SampleRecord
 from debench.speeches.files import SpeechRow, file_hash, read_speeches
@@ -172,14 +171,13 @@ async def rate_speeches(task: TaskConfig, task_path: Path, model: Model, speeche
     }
     plots: list[str] = []
     if plot_rows:
-        svg = plot_source_means(
-            plot_rows, report_path.with_name(report_path.stem + "_sources.svg"),
-            title=f"Mean score per source ({len(topics)} topics)\n{task.name} | {model.name}",
+        chart = source_means(
+            plot_rows, title=f"Mean score per source ({len(topics)} topics)\n{task.name} | {model.name}",
             subtitle="no human ratings exist for: " + ", ".join(file_sources),
         )
-        plots.append(svg.name)
+        plots.append(chart.save(report_path.with_name(report_path.stem + "_sources.svg")).name)
     report = SpeechRatingReport(
-        task=TaskInfo(name=task.name, version=task.version, method=task.method, description=task.description, config_sha256=task_sha(task)),
+        task=task_info(task, task.method),
         model=ModelInfo(**model.describe()),
         speeches_file=SpeechesFileInfo(path=str(speeches_path), content_hash=content, n_speeches=len(rows), sources=file_sources),
         human_data=dataset_info(dataset),
@@ -187,20 +185,10 @@ async def rate_speeches(task: TaskConfig, task_path: Path, model: Model, speeche
         sources=sources,
         comparisons=comparisons,
         usage=usage_info(records, caller.n_requests),
-        config={
-            "task_file": task_file_label(task_path),
-            "speeches": str(speeches_path),
-            **generation_record(task, model),
-            "limit": opts.limit,
-            "human_sources": opts.human_sources,
-            "concurrency": settings.concurrency,
-            "data_source": opts.data_source,
-            "use_cache": opts.use_cache,
-            "n_bootstrap": n_boot,
-            "seed": opts.seed,
-            "fingerprint": fp,
-            "command": opts.command,
-        },
+        config=run_config(
+            task, task_path, model, opts, method=task.method, concurrency=settings.concurrency, fingerprint=fp,
+            speeches=str(speeches_path), human_sources=opts.human_sources, n_bootstrap=n_boot,
+        ),
         samples_file=samples_path.name,
         plots=plots,
         versions=package_versions(),

@@ -10,7 +10,7 @@ from typing import Any
 
 from debench.arena.tournament import DebateRecord, JudgeVerdict
 from debench.errors import UserError
-from debench.record_log import complete_lines
+from debench.record_log import read_log
 
 
 def _winner(v: JudgeVerdict) -> str:
@@ -27,14 +27,7 @@ def read_debates(folder: Path) -> list[DebateRecord]:
     path = folder / "debates.jsonl"
     if not path.is_file():
         raise UserError("not an arena run folder (no debates.jsonl)", path=str(folder))
-    latest: dict[str, DebateRecord] = {}
-    for _, line in complete_lines(path):
-        if line.strip():
-            try:
-                rec = DebateRecord.model_validate_json(line)
-            except ValueError:
-                raise UserError("debates.jsonl holds a line that is not a debate record (written by another debench version?)", path=str(path)) from None
-            latest[rec.debate_id] = rec
+    latest = {rec.debate_id: rec for _, _, rec in read_log(path, DebateRecord, bad_line="raise")}
     return list(latest.values())
 
 

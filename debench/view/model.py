@@ -10,19 +10,24 @@ mappings (speaker scores) are neither right nor wrong here.
 from __future__ import annotations
 
 import json
+import math
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from debench.data.base import Doc
 from debench.data.loading import load_task_data
 from debench.errors import UserError
 from debench.metrics.base import METRICS, get_metric
 from debench.metrics.names import STATUS_METRICS
-from debench.registry import load_task
+from debench.numeric import fmt, fmt_ci
 from debench.results import Results, load_results
 from debench.samples import SampleRecord, read_records
-from debench.view.charts import chart
+from debench.task_lookup import load_task
 
 NUMERIC_TOLERANCE = 0.5
 
@@ -51,10 +56,6 @@ def show(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.3g}"
     return json.dumps(value, ensure_ascii=False)
-
-
-def _fmt(x: float | None) -> str:
-    return "—" if x is None else f"{x:.4f}"
 
 
 @dataclass
@@ -100,8 +101,7 @@ _STEP_SKIP = {"column", "step", "member", "speech", "side", *_STEP_TEXT}
 
 def _steps(steps: list[dict[str, Any]]) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
     """(Debatrix / method steps, ensemble members and the aggregate), each as title, text, facts."""
-    chain: list[dict[str, str]] = []
-    members: list[dict[str, str]] = []
+    chain, members = [], []
     for step in steps:
         text = next((str(step[k]) for k in _STEP_TEXT if step.get(k) is not None), "")
         facts = "  ".join(f"{k}: {show(v)}" for k, v in step.items() if k not in _STEP_SKIP and v is not None)
@@ -146,8 +146,7 @@ def build_view(results_path: Path, *, data_dir: str | None = None) -> dict[str, 
     metrics = []
     for name, m in results.metrics.items():
         better = None if name in STATUS_METRICS or name not in METRICS else "higher" if get_metric(name).higher_is_better else "lower"
-        ci = "—" if m.ci95 is None else f"[{_fmt(m.ci95[0])}, {_fmt(m.ci95[1])}]"
-        metrics.append({"name": name, "value": _fmt(m.value), "ci": ci, "n": m.n, "better": better or "—"})
+        metrics.append({"name": name, "value": fmt(m.value), "ci": fmt_ci(m.ci95), "n": m.n, "better": better or "—"})
     counts = {k: sum(1 for s in samples if s["status"] == k) for k in ("ok", "parse_failure", "error", "not_completed")}
     counts["wrong"] = sum(1 for s in samples if s["verdict"] == "wrong")
     counts["correct"] = sum(1 for s in samples if s["verdict"] == "correct")
@@ -179,3 +178,57 @@ def build_view(results_path: Path, *, data_dir: str | None = None) -> dict[str, 
         "results_file": Path(results_path).name,
         "samples_file": results.samples_file,
     }
+
+
+# ------------------------------------------------------------------------------------- the chart
+
+MAX_LABELS = 12
+
+
+def _number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(float(x))
+
+
+def _label(x: Any) -> str | None:
+    if isinstance(x, str):
+        return x
+    if isinstance(x, list) and x and all(isinstance(v, str) for v in x):
+        return ",".join(x)
+    if isinstance(x, int) and not isinstance(x, bool):
+        return str(x)
+    return None
+
+
+def chart(pairs: Sequence[tuple[Any, Any, str]]) -> dict[str, Any] | None:
+    """The report's chart of the parsed samples (``pairs``: prediction, gold, doc_id): a confusion
+    matrix of label predictions, or the judge's number against the gold number (a scatter, drawn
+    by ``debench.charts.scatter``); None when the predictions are neither."""
+    if not pairs:
+        return None
+    if all(_number(p) and _number(g) for p, g, _ in pairs):
+        labels = {g for _, g, _ in pairs} | {p for p, _, _ in pairs}
+        if not all(isinstance(x, int) for x in labels) or len(labels) > MAX_LABELS:
+            return scatter_data(pairs)
+    preds = [_label(p) for p, _, _ in pairs]
+    golds = [_label(g) for _, g, _ in pairs]
+    if None in preds or None in golds:
+        return None
+    if len(set(preds)) > MAX_LABELS or len(set(golds)) > MAX_LABELS:
+        return None
+    return confusion(preds, golds)  # type: ignore[arg-type]
+
+
+def confusion(preds: list[str], golds: list[str]) -> dict[str, Any]:
+    counts = Counter(zip(golds, preds, strict=True))
+    gold_labels = sorted(set(golds))
+    pred_labels = sorted(set(preds))
+    rows = [[counts.get((g, p), 0) for p in pred_labels] for g in gold_labels]
+    return {"kind": "confusion", "gold": gold_labels, "pred": pred_labels, "rows": rows, "max": max(max(r) for r in rows), "n": len(preds)}
+
+
+def scatter_data(pairs: Sequence[tuple[Any, Any, str]]) -> dict[str, Any]:
+    """The points (gold, judge, doc_id) and Pearson's r (when both vary); drawn at render time."""
+    xs = np.array([float(g) for _, g, _ in pairs])
+    ys = np.array([float(p) for p, _, _ in pairs])
+    r = float(np.corrcoef(xs, ys)[0, 1]) if len(pairs) > 2 and xs.std() > 0 and ys.std() > 0 else None
+    return {"kind": "scatter", "points": [[float(g), p, d] for p, g, d in pairs], "r": None if r is None else f"{r:.3f}", "n": len(pairs)}

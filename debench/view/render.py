@@ -1,25 +1,27 @@
-"""Rendering the run report: one offline HTML file (inline CSS and JS, no external asset; a
-Content-Security-Policy forbids any load), from a Jinja2 template with autoescape. Everything it
-shows passes through ``debench.redact.Redactor`` first: a key echoed in a judge's answer or an
-error message never reaches the page."""
+"""Rendering the run report and the arena report (``debench.pages``: one offline HTML file each,
+templates ``run_report.html.j2`` and ``arena_report.html.j2``). Everything they show passes through
+``debench.redact.Redactor`` first: a key echoed in a judge's answer or an error message never
+reaches the page."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+from markupsafe import Markup
 
 from debench.atomic import write_atomic
+from debench.charts import scatter
+from debench.pages import render
 from debench.redact import Redactor
 from debench.view.model import build_view
 
-TEMPLATES = Path(__file__).resolve().parent / "templates"
-
-
-def render_view(view: dict[str, Any], template: str = "report.html.j2") -> str:
-    env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(default=True), undefined=StrictUndefined)
-    return env.get_template(template).render(**view)
+def render_view(view: dict[str, Any], template: str = "run_report.html.j2") -> str:
+    chart = view.get("chart")
+    if chart and chart["kind"] == "scatter":  # drawn here, from the redacted points (``debench.charts`` escapes every text)
+        chart = {**chart, "svg": Markup(scatter([(g, p, d) for g, p, d in chart["points"]]).markup())}
+    return render(template, **{**view, "chart": chart})
 
 
 def default_output(results_path: Path) -> Path:
@@ -37,4 +39,4 @@ def write_arena_view(folder: Path, output: Path | None = None) -> Path:
     from debench.view.arena import build_arena_view
 
     view = Redactor().value(build_arena_view(Path(folder)))
-    return write_atomic(output or Path(folder) / "arena.html", render_view(view, "arena.html.j2"))
+    return write_atomic(output or Path(folder) / "arena.html", render_view(view, "arena_report.html.j2"))

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from debench.metrics.base import Metric
-from debench.metrics.bootstrap import resample_counts
+from debench.metrics.bootstrap import percentile_ci, resample_counts
 
 BLOCK = 1024
 """Permutations drawn at a time (the same stream as one at a time)."""
@@ -26,7 +26,8 @@ def paired_bootstrap(metric: Metric, state: Any, preds_a: np.ndarray, preds_b: n
 
     The p-value is the share of resampled differences on the far side of zero, doubled, with
     the usual +1 correction so it is never exactly 0: p = min(1, 2 (1 + #{d* <= 0 or >= 0}) / (1 + B)).
-    Resamples where either value is undefined are skipped and counted.
+    Resamples where either value is undefined are skipped and counted; the interval is
+    ``bootstrap.percentile_ci``'s (none when fewer than half the resamples are defined).
     """
     n = len(preds_a)
     eval_a, eval_b = metric.bind(state, preds_a), metric.bind(state, preds_b)
@@ -46,8 +47,8 @@ def paired_bootstrap(metric: Metric, state: Any, preds_a: np.ndarray, preds_b: n
         return {"a": a, "b": b, "diff": a - b, "ci95": None, "p_value": None, "n": n, "n_skipped": skipped}
     tail = min(np.sum(d <= 0), np.sum(d >= 0))
     p = min(1.0, 2 * (1 + tail) / (1 + len(d)))
-    lo, hi = np.percentile(d, [2.5, 97.5])
-    return {"a": a, "b": b, "diff": a - b, "ci95": [float(lo), float(hi)], "p_value": float(p), "n": n, "n_skipped": skipped}
+    ci, _ = percentile_ci(d, n_boot)
+    return {"a": a, "b": b, "diff": a - b, "ci95": ci, "p_value": float(p), "n": n, "n_skipped": skipped}
 
 
 def paired_permutation(metric: Metric, state: Any, preds_a: np.ndarray, preds_b: np.ndarray, n_perm: int = 10000, seed: int = 0) -> dict[str, Any]:

@@ -1,4 +1,7 @@
-"""The sandboxed Jinja2 environment task templates are rendered in, and the syntax check task files get."""
+"""The sandboxed Jinja2 environment task prompts are rendered in, and the syntax check task files
+get. Task templates are data: Jinja's immutable sandbox refuses unsafe attributes and mutation, and
+without a loader a template can include no file. (The HTML pages' templates are
+``debench/templates/``, rendered by ``debench.pages``.)"""
 
 from __future__ import annotations
 

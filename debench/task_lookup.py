@@ -1,9 +1,11 @@
-"""Task registry: the YAML files shipped in ``tasks/`` (``debench/_tasks`` inside the wheel), the
+"""Tasks looked up by name: the YAML files shipped in ``tasks/`` (``debench/_tasks`` inside the wheel), the
 task files of include paths (lm-eval's ``--include_path``), any user file given by path, and the
 groups tasks declare (``group:``).
 
 ``resolve_tasks`` turns what a user names — task names, group names, task files, folders of task
-files — into the tasks to run, each once, in a stable order.
+files — into the tasks to run, each once, in a stable order. ``installed_task`` looks up debench's
+own tasks only: a name in a submission or in the reported-numbers file never points at a file of
+its own (``load_task`` would accept a path).
 """
 
 from __future__ import annotations
@@ -75,10 +77,6 @@ def _load_shipped(name: str) -> TaskConfig:
     if task.name != name:
         raise UserError(f"task file declares name '{task.name}'", path=str(path), field="name")
     return task
-
-
-def all_tasks() -> list[TaskConfig]:
-    return [load_task(n)[0] for n in task_names()]
 
 
 class ResolvedTask(NamedTuple):
@@ -207,3 +205,10 @@ def task_summaries(include_paths: Iterable[str | Path] = ()) -> dict[str, TaskSu
             raise UserError(f"task '{summary.name}' is also defined in {known.path}: give one of them another name", path=str(path), field="name")
         out[summary.name] = summary
     return dict(sorted(out.items()))
+
+
+def installed_task(name: str) -> TaskConfig | None:
+    """The installed task called ``name``, or None when debench has no such task."""
+    if name not in task_names():
+        return None
+    return load_task_file(tasks_dir() / f"{name}.yaml")
