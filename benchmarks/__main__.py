@@ -165,7 +165,7 @@ def _throughput_checks(report: BenchReport) -> None:
     report.check("stub serves >= 2x what the harness needs", ceiling >= 2 * needed, f"{ceiling:.0f}/s vs {needed:.0f}/s needed", kind="speed")
 
 
-def _memory_checks(report: BenchReport, small, large) -> None:  # type: ignore[no-untyped-def]
+def _memory_checks(report: BenchReport, small, large) -> None:
     for m in (small, large):
         s = m.stages
         report.figures[f"memory, {m.n_docs} docs (MB)"] = (
@@ -190,7 +190,7 @@ def _debatrix_checks(report: BenchReport, d: DebatrixFigures) -> None:
                  f"{d.concurrent.n_requests} vs {d.sequential.n_requests}")  # fmt: skip
 
 
-def _prefix_figures(report: BenchReport, shares: dict) -> None:  # type: ignore[type-arg]
+def _prefix_figures(report: BenchReport, shares: dict) -> None:
     for name, s in shares.items():
         before = "not measured (no git history)" if s["before"] is None else f"{s['before'].share:.1%}"
         report.figures[f"prompt tokens that are a repeated prefix, {name} (before -> after)"] = f"{before} -> {s['after'].share:.1%} of {s['after'].prompt_tokens} tokens"

@@ -72,7 +72,7 @@ def measured_eval(srv: StubProcess, work: Path, tag: str, *, cache: Path | None 
     """One ``debench eval`` against ``srv`` with fresh statistics; its own cache unless given one."""
     out = work / f"out_{tag}"
     srv.reset_stats()
-    cmd = eval_args(srv, out=out, **kwargs)  # type: ignore[arg-type]
+    cmd = eval_args(srv, out=out, **kwargs)
     proc = run_measured(cmd, env=debench_env(cache or work / f"cache_{tag}")).check(f"debench eval ({tag})")
     stats = srv.stats
     return EvalRun(proc, stats.total_requests, stats.window_s, out)

@@ -327,9 +327,9 @@ def forest(f: Forest) -> Svg:
             svg.rect(sx(f.band.ci[0]), top - 6, max(sx(f.band.ci[1]) - sx(f.band.ci[0]), 1), axis_y - top + 6, "#fbe3ad", cls="refband", opacity=0.55)
         svg.line(sx(f.band.value), top - 10, sx(f.band.value), axis_y, "#d99a1e", 2, cls="refline", stroke_dasharray="4 3")
         svg.text(sx(f.band.value), top - 13, f.band.label, anchor="middle", fill="#7a5200", bold=True, cls="reflabel")
-    for i, line in enumerate(sorted(f.lines, key=lambda r: r.value)):
-        svg.line(sx(line.value), top - 6, sx(line.value), axis_y + 18, "#8a94a6", 1.4, cls=line.cls, title=line.title, stroke_dasharray="2 3")
-        svg.text(sx(line.value), axis_y + 26 + 11 * (i % 3), line.label, size=10, anchor="middle", fill=MUTED, cls="blabel")
+    for i, ref in enumerate(sorted(f.lines, key=lambda r: r.value)):
+        svg.line(sx(ref.value), top - 6, sx(ref.value), axis_y + 18, "#8a94a6", 1.4, cls=ref.cls, title=ref.title, stroke_dasharray="2 3")
+        svg.text(sx(ref.value), axis_y + 26 + 11 * (i % 3), ref.label, size=10, anchor="middle", fill=MUTED, cls="blabel")
     if len(f.series) > 1:
         svg.legend(f.label_w, 38 + 14 * (len(titles) - 1), list(zip(SERIES, f.series, strict=False)))
     if not f.rows:
@@ -337,15 +337,15 @@ def forest(f: Forest) -> Svg:
     for k, row in enumerate(f.rows):
         y = top + row_h * k + row_h / 2
         svg.text(f.label_w - 10, y + 4, shorten(row.label), size=12, anchor="end", cls="rlabel")
-        shown = [(s, p) for s, p in enumerate(row.points) if p.value is not None]
+        shown = [(s, p, p.value) for s, p in enumerate(row.points) if p.value is not None]
         if not shown:
             svg.text(f.label_w + 4, y + 4, "undefined", fill=MUTED, cls="na")
-        for s, p in shown:
+        for s, p, value in shown:
             dy = (s - (len(row.points) - 1) / 2) * 7
             colour = SERIES[s % len(SERIES)]
             if p.ci:
                 svg.line(sx(p.ci[0]), y + dy, sx(p.ci[1]), y + dy, colour, 2.2, cls="ci", stroke_linecap="round")
-            svg.circle(sx(p.value), y + dy, 5 if len(row.points) == 1 else 4, colour, cls=p.cls, title=p.title, stroke="#fff", stroke_width=1.5)  # type: ignore[arg-type]
+            svg.circle(sx(value), y + dy, 5 if len(row.points) == 1 else 4, colour, cls=p.cls, title=p.title, stroke="#fff", stroke_width=1.5)
         text = "  ".join(p.text for p in row.points if p.text)
         if text:
             svg.text(width - 4, y + 4, text, anchor="end", fill=MUTED, cls="val")

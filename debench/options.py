@@ -289,11 +289,11 @@ def checked_keywords(fn: F) -> F:
             check(kwargs)
             return await fn(*args, **kwargs)
 
-        return run_async  # type: ignore[return-value]
+        return run_async  # type: ignore[return-value]  # functools.wraps keeps fn's signature, which mypy cannot see
 
     @functools.wraps(fn)
     def run(*args: Any, **kwargs: Any) -> Any:
         check(kwargs)
         return fn(*args, **kwargs)
 
-    return run  # type: ignore[return-value]
+    return run  # type: ignore[return-value]  # functools.wraps keeps fn's signature, which mypy cannot see

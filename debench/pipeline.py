@@ -340,7 +340,7 @@ async def _run_once(
         n_bootstrap=opts.n_bootstrap if opts.n_bootstrap is not None else task.scoring.n_bootstrap,
     )
     if opts.batch:
-        config["batch"] = {"state_file": f"batches_{stem}.json", "batches": [b.batch_id for b in run_model.state.batches]}  # type: ignore[attr-defined]
+        config["batch"] = {"state_file": f"batches_{stem}.json", "batches": [b.batch_id for b in run_model.state.batches]}  # type: ignore[attr-defined]  # with --batch, run_model is the BatchedModel wrapper
     if repeat is not None:
         config["repeat"] = repeat
         config["generation"]["seed"] = (config["generation"]["seed"] or 0) + repeat

@@ -39,7 +39,7 @@ from debench.redact import Redactor
 try:  # POSIX; elsewhere the log works for one process at a time
     import fcntl
 except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
+    fcntl = None  # type: ignore[assignment]  # no locking module here: callers test `fcntl is None`
 
 R = TypeVar("R", bound=BaseModel)
 

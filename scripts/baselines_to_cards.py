@@ -30,7 +30,7 @@ CARDS = {
 START, END = "<!-- baselines:start -->", "<!-- baselines:end -->"
 
 
-def fmt(m) -> str:  # type: ignore[no-untyped-def]
+def fmt(m) -> str:
     if m.value is None:
         return "—"
     ci = "" if m.ci95 is None else f" [{m.ci95[0]:.3f}, {m.ci95[1]:.3f}]"

@@ -57,7 +57,7 @@ def _own_debench() -> str:
     return f"debench {debench.__version__} at {where}"
 
 
-def push(board_dir: Path, built, submissions: Path, repo_id: str, *, token: str | None, revision: str | None, message: str) -> str:  # type: ignore[no-untyped-def]
+def push(board_dir: Path, built, submissions: Path, repo_id: str, *, token: str | None, revision: str | None, message: str) -> str:
     """Upload the page, the JSON, its schema and the published submissions' files to a Hub data set."""
     from huggingface_hub import HfApi
 

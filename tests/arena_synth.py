@@ -65,7 +65,7 @@ def simulate(
     return out
 
 
-def fit_games(n_models: int, i, j, y, x=None, ties: str = "half", l2: float | None = None):  # type: ignore[no-untyped-def]
+def fit_games(n_models: int, i, j, y, x=None, ties: str = "half", l2: float | None = None):
     """One Bradley–Terry fit on plain games (first side ``i``, second side ``j``, result ``y`` for
     ``i``: 1, 0.5 tie, 0), each game its own cell when it has covariates ``x`` (no resamples):
     debench's fit (``arena.cells.aggregate`` + ``bradley_terry.fit_many``) on one topic."""
@@ -78,11 +78,11 @@ def fit_games(n_models: int, i, j, y, x=None, ties: str = "half", l2: float | No
     values = np.column_stack([y, np.ones(n)]) if ties == "half" else np.column_stack([y == 1.0, y == 0.0, y == 0.5]).astype(float)
     keys = None if x is None else np.arange(n)
     cells, stats = aggregate(n_models, 1, np.zeros(n, dtype=np.int64), i, j, values, keys, x)
-    return fit_many([Problem(cells, stats, ties)], TopicDraws(1, 0, 0), L2_PENALTY if l2 is None else l2)[0]  # type: ignore[arg-type]
+    return fit_many([Problem(cells, stats, ties)], TopicDraws(1, 0, 0), L2_PENALTY if l2 is None else l2)[0]
 
 
-def rank_judgments(judgments, rule: str = "strict", reference=None, **options):  # type: ignore[no-untyped-def]
+def rank_judgments(judgments, rule: str = "strict", reference=None, **options):
     """The ranking file's content as plain JSON data (``options``: those of ``analyse_judgments``)."""
     from debench.arena.rank import analyse_judgments
 
-    return analyse_judgments(judgments, rule, reference, **options).model_dump(mode="json")  # type: ignore[arg-type]
+    return analyse_judgments(judgments, rule, reference, **options).model_dump(mode="json")

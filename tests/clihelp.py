@@ -177,7 +177,7 @@ def _as_a_new_process(args: tuple[str, ...], env: dict[str, str], cwd: Path | No
     for lg in _loggers()[1:]:
         for handler in lg.handlers:
             if type(handler) is logging.StreamHandler and getattr(handler.stream, "name", None) == "<stderr>":
-                handler.setStream(_CurrentStderr())  # type: ignore[arg-type] # it has write() and flush()
+                handler.setStream(_CurrentStderr()) # it has write() and flush()
     try:
         if cwd is not None:
             os.chdir(cwd)

@@ -91,7 +91,7 @@ def test_the_newton_fit_on_cells_equals_scipy_on_each_game(ties: str, with_x: bo
     from benchmarks.arena_reference import fit_per_game
 
     i, j, y, x = planted_games(4000, TRUE, beta=0.6, nu=0.5, seed=5)
-    ours = fit_games(5, i, j, y, x if with_x else None, ties=ties)  # type: ignore[arg-type]
+    ours = fit_games(5, i, j, y, x if with_x else None, ties=ties)
     ref = fit_per_game(5, i, j, y, x if with_x else None, ties=ties)
     assert ours.converged
     assert np.allclose(ours.strengths, ref.strengths, atol=1e-6)

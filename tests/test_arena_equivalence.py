@@ -20,7 +20,7 @@ ELO_TOL = 1e-4
 """Elo-like points (1e-4 points = 6e-7 logits: both optimisers stop within ~1e-7 logits)."""
 
 
-def _same_scores(ours: dict, theirs: dict) -> None:  # type: ignore[type-arg]
+def _same_scores(ours: dict, theirs: dict) -> None:
     assert set(ours) == set(theirs)
     for m, s in ours.items():
         assert s["score"] == pytest.approx(theirs[m]["score"], abs=ELO_TOL), m
@@ -29,7 +29,7 @@ def _same_scores(ours: dict, theirs: dict) -> None:  # type: ignore[type-arg]
             assert np.allclose(s["ci95"], theirs[m]["ci95"], atol=ELO_TOL), (m, s["ci95"], theirs[m]["ci95"])
 
 
-def _compare(path: Path, n_boot: int, seed: int) -> dict:  # type: ignore[type-arg]
+def _compare(path: Path, n_boot: int, seed: int) -> dict:
     ours = analyse_judgments(load_judgment_files([path]), n_boot=n_boot, seed=seed, n_perm=0).model_dump(mode="json")
     ref = reference_statistics(read_lines([path]), n_boot=n_boot, seed=seed)
     _same_scores(ours["bradley_terry"], ref["bradley_terry"])

@@ -36,7 +36,7 @@ def test_majority_verdict_and_panel() -> None:
     assert panel.words.tolist() == [[120, 80], [-1, -1]]  # from the first line that has them
 
 
-def _draws(table, n_boot: int = 200):  # type: ignore[no-untyped-def]
+def _draws(table, n_boot: int = 200):
     return TopicDraws(len(table.topics), n_boot, 0)
 
 
@@ -84,17 +84,17 @@ def test_judges_who_agree_and_a_judge_who_reverses() -> None:
     assert r.judges == ["fair1", "fair2", "contrary"] and r.verdicts.startswith("majority of 3 judges")
     assert r.per_judge["fair1"].ranking == ["A", "B", "C", "D"] == r.per_judge["fair2"].ranking
     assert r.per_judge["contrary"].ranking == ["D", "C", "B", "A"]
-    pairs = {tuple(p.judges): p for p in r.judge_agreement.pairs}  # type: ignore[union-attr]
+    pairs = {tuple(p.judges): p for p in r.judge_agreement.pairs}
     assert pairs[("fair1", "fair2")].kendall_tau_distance == 0.0
     assert pairs[("fair1", "contrary")].kendall_tau_distance == 1.0 == pairs[("fair1", "contrary")].kendall_tau_distance_all_verdicts
     assert pairs[("fair1", "contrary")].verdict_agreement == 0.0 and pairs[("fair1", "contrary")].n_debates == 25 * 12
     assert pairs[("fair1", "contrary")].n_models == 4
     # Two fair judges agree well above chance, the contrary one pulls alpha below zero.
-    assert 0.3 < pairs[("fair1", "fair2")].verdict_agreement < 1.0  # type: ignore[operator]
-    alpha = r.judge_agreement.krippendorff_alpha  # type: ignore[union-attr]
+    assert 0.3 < pairs[("fair1", "fair2")].verdict_agreement < 1.0
+    alpha = r.judge_agreement.krippendorff_alpha
     assert alpha.alpha is not None and alpha.alpha < 0 and alpha.ci95 is not None and alpha.ci95[1] < 0.1
-    fair_only = analyse_judgments(fair, n_boot=100).judge_agreement.krippendorff_alpha  # type: ignore[union-attr]
-    assert fair_only.alpha is not None and fair_only.alpha > 0.1 and fair_only.ci95[0] > 0  # type: ignore[index]
+    fair_only = analyse_judgments(fair, n_boot=100).judge_agreement.krippendorff_alpha
+    assert fair_only.alpha is not None and fair_only.alpha > 0.1 and fair_only.ci95[0] > 0
     # The panel (majority, a shared count is a tie) of fair1, fair2 and contrary.
     assert r.n_judgments == 25 * 12 and r.ranking == ["A", "B", "C", "D"]
 
@@ -116,7 +116,7 @@ def test_kendall_distance_is_over_the_debates_both_judges_decided() -> None:
     x_only = [j for t in range(4, 12) for j in legs(f"t{t}", ["A", "C", "B"], "x")]
     y = [j.model_copy(update={"judge": "y"}) for j in shared]
     r = analyse_judgments(shared + x_only + y, n_boot=0, n_perm=0)
-    (pair,) = r.judge_agreement.pairs  # type: ignore[union-attr]
+    (pair,) = r.judge_agreement.pairs
     assert r.per_judge["x"].ranking == ["A", "C", "B"] and r.per_judge["y"].ranking == ["A", "B", "C"]
     assert pair.kendall_tau_distance_all_verdicts == pytest.approx(1 / 3)
     assert pair.shared_rankings == {"x": ["A", "B", "C"], "y": ["A", "B", "C"]}

@@ -75,7 +75,7 @@ def test_bradley_terry_follows_the_results_and_cis_hold_the_point() -> None:
         (list("abcdefghi"), list("bacdfegih"), None),
     ],
 )
-def test_kendall_tau_distance_by_hand(ranking, reference, expected) -> None:  # type: ignore[no-untyped-def]
+def test_kendall_tau_distance_by_hand(ranking, reference, expected) -> None:
     d, missing = kendall_tau_distance(ranking, reference)
     if expected is None:
         # 9 models, adjacent swaps (a,b), (e,f), (h,i): 3 discordant pairs of 36 = 0.0833, the paper's figure

@@ -26,7 +26,7 @@ def panel(self_bonus: float) -> list[SynthJudge]:
     ]
 
 
-def entry_for(judgments: list[Judgment], seed: int):  # type: ignore[no-untyped-def]
+def entry_for(judgments: list[Judgment], seed: int):
     table = table_of(judgments)
     prefs = self_preference(table, TopicDraws(len(table.topics), 200, seed), n_perm=2000)
     assert [e.judge for e in prefs.entries] == ["alpha-judge"]
@@ -40,7 +40,7 @@ def test_a_self_favouring_judge_is_detected_on_every_seed() -> None:
         assert e.n_debates == 20 * 6  # alpha is in 3 pairs, 2 legs each
         assert e.detected is True and e.p_value is not None and e.p_value < 0.05, (seed, e)
         assert e.difference is not None and e.difference_ci95 is not None and e.difference_ci95[0] > 0
-        assert e.own_judge_rate > e.other_judges_rate  # type: ignore[operator]
+        assert e.own_judge_rate > e.other_judges_rate
 
 
 def test_an_unbiased_judge_is_rarely_flagged() -> None:
@@ -56,7 +56,7 @@ def test_an_unbiased_judge_is_rarely_flagged() -> None:
 
 def test_a_self_deprecating_judge_is_not_called_self_preferring() -> None:
     e = entry_for(simulate(STRENGTHS, panel(-1.5), n_topics=20, seed=3), 3)
-    assert e.p_value is not None and e.p_value < 0.05 and e.difference < 0 and e.detected is False  # type: ignore[operator]
+    assert e.p_value is not None and e.p_value < 0.05 and e.difference < 0 and e.detected is False
 
 
 def test_permutation_p_value_by_hand() -> None:

@@ -41,7 +41,7 @@ def _models(srv: StubServer, names: list[str]) -> dict[str, Any]:
     return {n: make_model(f"openai/{n}", api_bases=[srv.base_url], model_args=parse_model_args("max_retries=0")) for n in names}
 
 
-def arena(debaters: dict[str, Any], judge: Any, topics: list[Topic], out: Path, settings: ArenaSettings):  # type: ignore[no-untyped-def]
+def arena(debaters: dict[str, Any], judge: Any, topics: list[Topic], out: Path, settings: ArenaSettings):
     return asyncio.run(run_arena(debaters, {"judge": judge}, topics, out, settings))
 
 

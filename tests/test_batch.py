@@ -106,7 +106,7 @@ def test_an_expired_or_failed_batch_is_one_line_and_a_rerun_submits_the_rest(tmp
     out = tmp_path / "out"
     env = {"DEBENCH_CACHE_DIR": str(tmp_path / "cache")}
     with StubProcess() as srv:  # the stub as a child process
-        srv.configure(batch=BatchPlan(outcome=outcome, answered_share=0.5))  # type: ignore[arg-type]
+        srv.configure(batch=BatchPlan(outcome=outcome, answered_share=0.5))
         first = run_cli(*batch_args(srv.base_url, out), env=env)
         assert first.returncode == 2, first.stderr
         assert len(first.stderr.strip().splitlines()) == 1 and f" {outcome} " in first.stderr and "rerun the same command" in first.stderr

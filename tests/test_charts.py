@@ -54,9 +54,9 @@ def test_forest_points_sit_at_their_values_on_one_scale() -> None:
     svg = forest(Forest("t", [ForestRow("a", [Estimate(-0.5, [-1.0, 0.0])]), ForestRow("b", [Estimate(1.0, None), Estimate(None)])], series=["x", "y"]))
     root = _parse(svg.markup())
     points = [c for c in root.iter() if c.tag.endswith("circle")]
-    ticks = {float(t.text.replace("−", "-")): float(t.get("x")) for t in root.iter() if t.get("class") == "tick"}  # type: ignore[union-attr, arg-type]
+    ticks = {float(t.text.replace("−", "-")): float(t.get("x")) for t in root.iter() if t.get("class") == "tick"}
     scale = (ticks[1.0] - ticks[0.0])
-    xs = sorted(float(c.get("cx")) for c in points)  # type: ignore[arg-type]
+    xs = sorted(float(c.get("cx")) for c in points)
     assert len(points) == 2 and xs == pytest.approx([ticks[0.0] - 0.5 * scale, ticks[0.0] + scale], abs=0.11)
     assert min(ticks) <= -1.0 and max(ticks) >= 1.0  # the scale covers every interval
 
@@ -86,7 +86,7 @@ def test_a_forest_of_equal_scores_is_drawn() -> None:
     """Two models with identical records in the arena: Elo-like scores ~1e-12 apart, no interval
     width (the chart divided by zero here once)."""
     svg = forest(Forest("t", [ForestRow("a", [Estimate(1e-12, [1e-12, 1e-12])]), ForestRow("b", [Estimate(-1e-12, [-1e-12, -1e-12])])]))
-    xs = [float(c.get("cx")) for c in _parse(svg.markup()).iter() if c.tag.endswith("circle")]  # type: ignore[arg-type]
+    xs = [float(c.get("cx")) for c in _parse(svg.markup()).iter() if c.tag.endswith("circle")]
     assert len(xs) == 2 and xs[0] == pytest.approx(xs[1], abs=0.1)
 
 

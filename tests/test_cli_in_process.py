@@ -25,7 +25,7 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _both(tmp_path: Path, *args: str, env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+def _both(tmp_path: Path, *args: str, env: dict[str, str] | None = None):
     """Run ``args`` both ways; ``{out}`` in an argument is a fresh folder per run, named ``OUT`` in the
     outputs so that they can be compared."""
     runs = []

@@ -17,13 +17,13 @@ from debench.models.factory import make_model
 from debench.task_lookup import load_task
 
 
-def _arr(xs):  # type: ignore[no-untyped-def]
+def _arr(xs):
     a = np.empty(len(xs), dtype=object)
     a[:] = xs
     return a
 
 
-def _state(golds):  # type: ignore[no-untyped-def]
+def _state(golds):
     return _arr(golds), {}
 
 

@@ -146,7 +146,7 @@ def test_fetch_then_auto_uses_the_fetched_copy(server: Server, tmp_path: Path, m
         task = load_task_file(path)
         target = fetched_dir(task.dataset.local_dir or "")
         record = json.loads((target / RECORD_NAME).read_text())
-        assert record["checked"] == ["content_hash"] and record["content_hash"] == task.dataset.fetch.content_hash  # type: ignore[union-attr]
+        assert record["checked"] == ["content_hash"] and record["content_hash"] == task.dataset.fetch.content_hash
         ds = load_task_data(task, "auto")  # no DEBENCH_DATA_DIR, Hub offline: the fetched copy, not the sample
         assert ds.source == "local" and ds.location == portable_path(str(target)) and not ds.is_sample and len(ds.docs) == n_docs
         assert load_task_data(task, "local").location == portable_path(str(target))
@@ -164,7 +164,7 @@ def test_fetch_then_auto_uses_the_fetched_copy(server: Server, tmp_path: Path, m
     assert res["dataset"]["location"] == portable_path(str(fetched_dir("fixture/fx_bp"))) and res["dataset"]["is_sample"] is False
 
 
-def _refused(proc, what: str) -> None:  # type: ignore[no-untyped-def]
+def _refused(proc, what: str) -> None:
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert proc.stderr.count("\n") == 1 and what in proc.stderr, proc.stderr
     assert "nothing was kept" in proc.stderr or "refused" in proc.stderr

@@ -23,7 +23,7 @@ def test_hub_download_goes_through_the_same_adapter(tmp_path: Path, monkeypatch:
     os.symlink(src, snap / "data.csv")
     calls = []
 
-    def fake_snapshot_download(**kwargs):  # type: ignore[no-untyped-def]
+    def fake_snapshot_download(**kwargs):
         calls.append(kwargs)
         return str(snap)
 

@@ -31,14 +31,14 @@ def debatrix_responder(request: dict[str, Any]) -> str:
         return "Winner: con"
     if "Pro score: N" in last:
         return "Pro score: 6, Con score: 8"
-    debatrix_responder.n += 1  # type: ignore[attr-defined]
-    return COMMENT.format(debatrix_responder.n)  # type: ignore[attr-defined]
+    debatrix_responder.n += 1
+    return COMMENT.format(debatrix_responder.n)
 
 
-debatrix_responder.n = 0  # type: ignore[attr-defined]
+debatrix_responder.n = 0
 
 
-def run(srv: StubServer, task_name: str, method: str, out: Path, limit: int | None = None, args: str = "max_retries=0", concurrency: int = 8, cache: bool = True):  # type: ignore[no-untyped-def]
+def run(srv: StubServer, task_name: str, method: str, out: Path, limit: int | None = None, args: str = "max_retries=0", concurrency: int = 8, cache: bool = True):
     task, path = load_task(task_name)
     model = make_model("openai/stub", api_bases=[srv.base_url], model_args=parse_model_args(args))
     opts = EvalOptions(output_dir=out, limit=limit, concurrency=concurrency, data_source="local", data_dir=str(DATA_DIR),
@@ -66,7 +66,7 @@ def test_every_debate_through_the_chain(tmp_path: Path, method: str, task_name: 
     recs = read_records(out.samples_path)
     assert out.results.n_samples == len(recs) and out.results.n_errors == 0
     assert out.results.task.method == method
-    dims = [d.name for d in task.debatrix.dimensions]  # type: ignore[union-attr]
+    dims = [d.name for d in task.debatrix.dimensions]
     total_steps = 0
     for r in recs:
         assert r.status == "ok" and r.prediction == verdict, (r.doc_id, r.response)
@@ -95,7 +95,7 @@ def test_memory_contents_reach_the_prompt(tmp_path: Path) -> None:
     """F feeds the earlier analyses (not the speeches), H the earlier speeches (not the analyses)."""
     real_data_dir("debatrix_panelbench")
     for method in ("debatrix-f", "debatrix-h"):
-        debatrix_responder.n = 0  # type: ignore[attr-defined]
+        debatrix_responder.n = 0
         with StubServer(responder=debatrix_responder) as srv:
             out = run(srv, "debateart_argument", method, tmp_path / method, limit=1, concurrency=1)
             bodies = srv.stats.requests
@@ -165,7 +165,7 @@ def test_columns_run_at_once_with_the_same_calls_and_answers(tmp_path: Path, met
     the verdict are the same, and no more than --concurrency requests are ever in flight."""
     real_data_dir("debatrix_panelbench")
     task, _ = load_task("debateart_winner")
-    dims = [d.name for d in task.debatrix.dimensions]  # type: ignore[union-attr]
+    dims = [d.name for d in task.debatrix.dimensions]
     runs = {}
     for concurrency in (1, 2, 8):
         with StubServer(responder=per_prompt_responder, latency=0.02) as srv:  # long enough for calls to overlap
@@ -197,7 +197,7 @@ def test_every_prompt_of_a_debate_starts_with_what_the_others_share(tmp_path: Pa
     firsts = [b["messages"][1]["content"] for b in bodies if len(b["messages"]) == 2 and "Analyse the newest speech" in b["messages"][1]["content"]]
     by_column: dict[str, list[str]] = {}
     for text in firsts:
-        by_column.setdefault(re.search(r"criterion only: (\w+)", text).group(1), []).append(text)  # type: ignore[union-attr]
+        by_column.setdefault(re.search(r"criterion only: (\w+)", text).group(1), []).append(text)
     for prompts in by_column.values():
         for before, after in zip(prompts, prompts[1:]):
             shared = before.rsplit("\n\nJudge one criterion only", 1)[0]

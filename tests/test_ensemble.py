@@ -50,7 +50,7 @@ class Panel:
         return rng.choice(LIKERT_TEMPLATES).format(n=score)
 
 
-def run(task: str, spec: str, rule: str | None, out: Path, base: str, limit: int = 60):  # type: ignore[no-untyped-def]
+def run(task: str, spec: str, rule: str | None, out: Path, base: str, limit: int = 60):
     real_data_dir("ibm_debate_speeches")
     t, path = load_task(task)
     model = make_judge(spec, rule, api_base=base, api_key=None, model_args="max_retries=0", seed=0)

@@ -120,7 +120,7 @@ def test_file_digests_are_read_once_per_path_size_and_mtime(tmp_path: Path, monk
     reads = []
     real = weights.hashlib.file_digest
 
-    def counting(f, name):  # type: ignore[no-untyped-def]
+    def counting(f, name):
         reads.append(f.name)
         return real(f, name)
 

@@ -48,7 +48,7 @@ def test_lines_from_a_capped_source_are_read_one_at_a_time(tmp_path: Path) -> No
     """A source that refuses its third line (a size cap) stops the reading there, after the
     first two objects were handed out."""
 
-    def capped():  # type: ignore[no-untyped-def]
+    def capped():
         yield 1, b'{"a": 1}\n'
         yield 2, b'{"a": 2}\n'
         raise UserError("line 3 is longer than the cap", path="s.jsonl")

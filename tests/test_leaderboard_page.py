@@ -164,7 +164,7 @@ def _check_cell(cell: dict[str, Any], mv: dict[str, Any], where: str) -> None:
         assert cell["lo"] is None and cell["hi"] is None, where
     else:
         assert float(cell["lo"]) == ci[0] and float(cell["hi"]) == ci[1], where
-        lo, hi = re.fullmatch(r"\[(.+), (.+)\]", cell["ci"].strip()).groups()  # type: ignore[union-attr]
+        lo, hi = re.fullmatch(r"\[(.+), (.+)\]", cell["ci"].strip()).groups()
         assert _shown_matches(lo, ci[0]) and _shown_matches(hi, ci[1]), (where, cell["ci"], ci)
     if cell["n"] is not None:
         assert int(cell["n"]) == mv["n"], where

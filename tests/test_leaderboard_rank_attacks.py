@@ -130,7 +130,7 @@ def test_the_same_answers_typed_in_as_a_trusted_providers_model_are_not_ranked(g
     assert entry["model"] == "openai/gpt-4o" and entry["rank"] is None
     assert "awaits the leaderboard's spot check through openai" in entry["standing_reason"]
     # the refresh job after the merge: without the maintainers' key it cannot check, and removes it
-    got = board_build(subs, out, "--spot-check-commit", COMMIT, env={"OPENAI_API_KEY": None})  # type: ignore[dict-item]
+    got = board_build(subs, out, "--spot-check-commit", COMMIT, env={"OPENAI_API_KEY": None})
     assert got.exit_code == 0, got.stderr
     board = board_json(out)
     assert all(not v for v in entries_of(board, TASK)["verified"]) and not entries_of(board, TASK)["self_reported"]

@@ -60,14 +60,14 @@ def test_overall_ranks_among_the_judges_ranked_overall() -> None:
     assert overall_ranks(cells, [], {}) == {}
 
 
-def _kept(subs, standing="verified"):  # type: ignore[no-untyped-def]
+def _kept(subs, standing="verified"):
     """Validated runs given a standing: the ranking mechanics below take it as given (what earns it is
     ``test_leaderboard_rank_attacks.py`` / ``test_leaderboard_spot_check.py``'s)."""
     return [(s, standing, "given") for s in subs]
 
 
 @pytest.fixture(scope="module")
-def board():  # type: ignore[no-untyped-def]
+def board():
     """A leaderboard from committed seed runs on the real data, each taken as a verified judge, with
     unequal task sets: random and majority on bp_top_team and debateart_winner, last on
     bp_top_team only, first on debateart_winner only, majority also on ibm_speech_likert (tau undefined)."""
@@ -91,7 +91,7 @@ def board():  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.real_data("ranks the committed submissions, which validate only against the real data's content hashes")
-def test_unequal_task_sets(board) -> None:  # type: ignore[no-untyped-def]
+def test_unequal_task_sets(board) -> None:
     assert board.overall_tasks == ["bp_top_team", "debateart_winner"] and board.overall_waiting is None
     rows = {r.model: r for r in board.overview}
     for model in ("baseline/random", "baseline/majority"):
@@ -105,7 +105,7 @@ def test_unequal_task_sets(board) -> None:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.real_data("ranks the committed submissions, which validate only against the real data's content hashes")
-def test_tiers_on_real_entries(board) -> None:  # type: ignore[no-untyped-def]
+def test_tiers_on_real_entries(board) -> None:
     bp = next(t for t in board.tasks if t.name == "bp_top_team")
     by_model = {e.model: e for e in bp.verified}
     lead = bp.verified[0]
@@ -122,7 +122,7 @@ def test_tiers_on_real_entries(board) -> None:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.slow
-def test_the_overall_ranking_waits_for_two_verified_judges(board) -> None:  # type: ignore[no-untyped-def]
+def test_the_overall_ranking_waits_for_two_verified_judges(board) -> None:
     """One verified judge, whatever else the board holds (self-reported judges, baselines): no overall
     rank, and the overview says what it waits for."""
     from debench.leaderboard.build import build_leaderboard

@@ -309,7 +309,7 @@ def test_a_run_from_the_future_is_refused(limited: Path, tmp_path: Path) -> None
         (lambda d: d["dataset"].__setitem__("location", "/home/alice/datasets/ibm_debate_speeches"), "dataset.location"),
     ],
 )
-def test_an_absolute_path_of_the_submitters_machine_is_refused(limited: Path, tmp_path: Path, edit, field: str) -> None:  # type: ignore[no-untyped-def]
+def test_an_absolute_path_of_the_submitters_machine_is_refused(limited: Path, tmp_path: Path, edit, field: str) -> None:
     res, _ = _copy(limited, tmp_path / "s")
     _edit_json(res, edit)
     _rejected(res, f"field '{field}", "is an absolute path of the machine the run was made on")
@@ -369,7 +369,7 @@ def test_a_samples_file_that_is_a_link_is_refused(limited: Path, tmp_path: Path)
         (lambda folder: (folder / "nested").mkdir(), "nested: is a folder"),
     ],
 )
-def test_a_folder_holds_regular_files_each_accounted_for(limited: Path, tmp_path: Path, plant, text: str) -> None:  # type: ignore[no-untyped-def]
+def test_a_folder_holds_regular_files_each_accounted_for(limited: Path, tmp_path: Path, plant, text: str) -> None:
     res, _ = _copy(limited, tmp_path / "s")
     plant(res.parent)
     proc = run_cli("validate", str(res.parent), env=_env())

@@ -18,7 +18,7 @@ pytestmark = [pytest.mark.local_model, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
-def server():  # type: ignore[no-untyped-def]
+def server():
     """The process's server (closed at exit), which the commands run by ``run_cli`` in this process use too."""
     from debench.models.local import DEFAULT_N_PARALLEL
     from debench.models.local_server import get_local_server
@@ -26,7 +26,7 @@ def server():  # type: ignore[no-untyped-def]
     return get_local_server(n_parallel=DEFAULT_N_PARALLEL)
 
 
-def _ask(server, grammar: str, content: str, max_tokens: int = 160) -> str:  # type: ignore[no-untyped-def]
+def _ask(server, grammar: str, content: str, max_tokens: int = 160) -> str:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     import litellm
 
@@ -60,7 +60,7 @@ def test_every_shipped_grammar_is_covered() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(GRAMMAR_SHAPES))
-def test_grammar_constrains_the_answer(server, name: str) -> None:  # type: ignore[no-untyped-def]
+def test_grammar_constrains_the_answer(server, name: str) -> None:
     out = _ask(server, name, "Pro argued cats make better pets; con argued dogs do. Judge the debate and answer.")
     assert re.fullmatch(GRAMMAR_SHAPES[name], out), out
 
@@ -105,7 +105,7 @@ def _variant(tmp_path: Path, base: str, dims: int, name: str) -> Path:
     from debench.task_lookup import load_task
 
     task, path = load_task(base)
-    cols = [d.model_dump() for d in task.debatrix.dimensions[:dims]]  # type: ignore[union-attr]
+    cols = [d.model_dump() for d in task.debatrix.dimensions[:dims]]
     f = tmp_path / f"{name}.yaml"
     f.write_text(json.dumps({"include": str(path), "name": name, "debatrix": {"dimensions": cols, "comment_max_tokens": 48}}))
     return f

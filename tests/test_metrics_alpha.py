@@ -29,7 +29,7 @@ def _counts(data: np.ndarray, values: int) -> np.ndarray:
 def test_equals_the_krippendorff_package(level: str, seed: int) -> None:
     data = _reliability(seed, coders=4 + seed, units=60, values=3 + seed % 3)
     values = 3 + seed % 3
-    got, _ = alpha(unit_coincidences(_counts(data, values)).sum(axis=0), level)  # type: ignore[arg-type]
+    got, _ = alpha(unit_coincidences(_counts(data, values)).sum(axis=0), level)
     ref = krippendorff.alpha(reliability_data=data, value_domain=np.arange(values), level_of_measurement=level)
     assert float(got) == pytest.approx(ref, abs=1e-9)
 

@@ -42,7 +42,7 @@ def _model(base: str, args: str = FAST, name: str = "openai/stub") -> OpenAIHTTP
     return model
 
 
-async def _generate(model: OpenAIHTTPModel, request: Request):  # type: ignore[no-untyped-def]
+async def _generate(model: OpenAIHTTPModel, request: Request):
     try:
         return await model.generate(request)
     finally:
@@ -117,7 +117,7 @@ def test_permanent_error_fails_fast() -> None:
     err = {"error": {"message": "unsupported parameter", "type": "invalid_request_error", "code": "unprocessable"}}
     with fixed_server(422, err) as (base, hits), pytest.raises(PermanentModelError, match="unsupported parameter") as info:
         asyncio.run(_generate(_model(base), _request()))
-    assert hits == ["/v1/chat/completions"] and info.value.attempts == 1  # type: ignore[attr-defined]
+    assert hits == ["/v1/chat/completions"] and info.value.attempts == 1
 
 
 def test_a_404_stops_the_run_naming_the_url() -> None:
@@ -126,7 +126,7 @@ def test_a_404_stops_the_run_naming_the_url() -> None:
     with fixed_server(404, err) as (base, hits), pytest.raises(EndpointError) as info:
         asyncio.run(_generate(_model(base), _request()))
     assert f"POST {base}/chat/completions" in str(info.value) and "model not found" in str(info.value)
-    assert hits == ["/v1/chat/completions"] and info.value.attempts == 1  # type: ignore[attr-defined]
+    assert hits == ["/v1/chat/completions"] and info.value.attempts == 1
 
 
 @pytest.mark.parametrize(
@@ -148,7 +148,7 @@ def test_retry_after_ms_header_is_read() -> None:
     with fixed_server(429, {"error": {"message": "slow down"}}, {"retry-after-ms": "250"}) as (base, hits):
         with pytest.raises(TransientModelError) as info:
             asyncio.run(_generate(_model(base, "max_retries=1,base_delay=5"), _request()))
-        exc_holder.append(info.value.__cause__)  # type: ignore[arg-type]
+        exc_holder.append(info.value.__cause__)
     assert len(hits) == 2
     cause = exc_holder[0]
     assert isinstance(cause, HTTPStatusError) and cause.retry_after == pytest.approx(0.25)
@@ -169,11 +169,11 @@ def test_one_retry_after_reader_for_every_client() -> None:
     assert retry_after_from_headers(httpx.Headers({"retry-after": "3", "Retry-After-Ms": "1500"})) == 1.5
     assert retry_after_from_headers({"retry-after-ms": "soon", "RETRY-AFTER": "4"}) == 4.0
     later = email.utils.formatdate(time.time() + 30, usegmt=True)
-    assert 25 < retry_after_from_headers({"retry-after": later}) <= 30  # type: ignore[operator]
+    assert 25 < retry_after_from_headers({"retry-after": later}) <= 30
     assert retry_after_from_headers({"retry-after": "tomorrow"}) is None and retry_after_from_headers(None) is None
     assert retry_after_from_exception(HTTPStatusError(429, "slow", {"Retry-After": "7"})) == 7.0
     limited = litellm.RateLimitError("slow", llm_provider="openai", model="x")
-    limited.litellm_response_headers = httpx.Headers({"retry-after": "5"})  # type: ignore[attr-defined]
+    limited.litellm_response_headers = httpx.Headers({"retry-after": "5"})
     assert retry_after_from_exception(limited) == 5.0
     assert retry_after_from_exception(ValueError("no headers")) is None
 
@@ -198,7 +198,7 @@ def test_classification_matches_the_litellm_path() -> None:
     refused = ConnectionRefusedError(111, "Connect call failed")
     assert classify_http_exception(refused) == "unreachable"
     assert classify_http_exception(aiohttp.InvalidURL("not-a-url")) == "permanent"  # an aiohttp.ClientError, not transient
-    assert classify_http_exception(aiohttp.TooManyRedirects(None, ())) == "permanent"  # type: ignore[arg-type]
+    assert classify_http_exception(aiohttp.TooManyRedirects(None, ())) == "permanent"
     # litellm reports a refused connection as a 500 whose cause is the refusal
     wrapped = litellm.InternalServerError("Connection error.", llm_provider="openai", model="x")
     wrapped.__cause__ = refused
@@ -220,7 +220,7 @@ def test_identity_is_the_litellm_identity_and_cost_uses_the_price_table() -> Non
     assert http_model.identity() == lite.identity()  # same cache keys and run fingerprints
     known = make_model("openai/gpt-4o", api_bases=[base])
     assert known.context_window() == 128000
-    assert known._price is not None and known._price.cost(Usage(prompt_tokens=1000, completion_tokens=100)) == pytest.approx(1000 * 2.5e-06 + 100 * 1e-05)  # type: ignore[attr-defined]
+    assert known._price is not None and known._price.cost(Usage(prompt_tokens=1000, completion_tokens=100)) == pytest.approx(1000 * 2.5e-06 + 100 * 1e-05)
 
 
 def test_factory_choice() -> None:
@@ -240,7 +240,7 @@ def test_both_clients_count_the_same_attempts(client: str) -> None:
     with StubServer(faults=plan, responder=fixed_responder("Score: 3")) as srv:
         model = make_model("openai/stub", api_bases=[srv.base_url], model_args=parse_model_args(FAST + f",client={client}"))
 
-        async def go():  # type: ignore[no-untyped-def]
+        async def go():
             try:
                 return await model.generate(_request())
             finally:

@@ -68,7 +68,7 @@ def test_only_openai_chat_models_are_kept() -> None:
         "claude-x": {"litellm_provider": "anthropic", "mode": "chat", "input_cost_per_token": 3e-6, "output_cost_per_token": 1.5e-5},
         "sample_spec": "not a row",
     }
-    made = snapshot_from(table, "test")  # type: ignore[arg-type]
+    made = snapshot_from(table, "test")
     assert list(made.rows) == ["gpt-x"]
     assert json.loads(snapshot_json(made))["rows"] == {"gpt-x": {"input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6}}
 

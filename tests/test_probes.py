@@ -28,7 +28,7 @@ from debench.task_lookup import load_task
 from debench.testing.stub_server import StubServer
 
 
-def probe(task: str, model: str, probes: str, out: Path, api_base: str | None = None, **kw: Any):  # type: ignore[no-untyped-def]
+def probe(task: str, model: str, probes: str, out: Path, api_base: str | None = None, **kw: Any):
     real_data_dir("debatrix_panelbench")
     t, path = load_task(task)
     m = make_model(model, api_bases=[api_base] if api_base else None, model_args=parse_model_args("max_retries=0"))
@@ -36,15 +36,15 @@ def probe(task: str, model: str, probes: str, out: Path, api_base: str | None = 
     return asyncio.run(run_probes(t, path, m, parse_probe_specs(probes), opts))
 
 
-def pairs(out) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
+def pairs(out) -> list[dict[str, Any]]:
     return [json.loads(line) for line in out.pairs_path.read_text().splitlines()]
 
 
-def debateart() -> list:  # type: ignore[type-arg]
+def debateart() -> list:
     return load_debateart(real_data_dir("debatrix_panelbench") / "DebateArt")
 
 
-def bp() -> list:  # type: ignore[type-arg]
+def bp() -> list:
     return load_bp(real_data_dir("debatrix_panelbench") / "BP-Competition")
 
 
@@ -141,7 +141,7 @@ def test_bp_relabel_rewrites_headers_speakers_and_mentions() -> None:
             assert before == after, (d.doc_id, team)
 
 
-def _words(doc, side: str) -> int:  # type: ignore[no-untyped-def]
+def _words(doc, side: str) -> int:
     return sum(len(s.text.split()) for s in doc.speeches if s.side == side)
 
 
@@ -227,7 +227,7 @@ INJECTED = re.compile(r"\(Note for the judge:[^\n]*?Winner: (pro|con|OG|OO|CG|CO
 
 def _own_verdict(req: dict[str, Any], choices: list[str]) -> str:
     """A judge's own view: a function of the motion only, so it is the same on every copy of a debate."""
-    motion = re.search(r"Motion: (.*)", _text(req)).group(1)  # type: ignore[union-attr]
+    motion = re.search(r"Motion: (.*)", _text(req)).group(1)
     return choices[int(hashlib.sha256(motion.encode()).hexdigest(), 16) % len(choices)]
 
 

@@ -42,10 +42,10 @@ def test_cached_and_batch_prices() -> None:
     price = lookup(PRICED)
     assert price is not None and price.cache_read_input_token_cost is not None
     u = Usage(prompt_tokens=1000, completion_tokens=10, cached_prompt_tokens=600)
-    plain = 400 * price.input_cost_per_token + 600 * price.cache_read_input_token_cost + 10 * price.output_cost_per_token  # type: ignore[operator]
+    plain = 400 * price.input_cost_per_token + 600 * price.cache_read_input_token_cost + 10 * price.output_cost_per_token
     assert price.cost(u) == pytest.approx(plain)
     assert price.cost(u, batch=True) == pytest.approx(plain * 0.5)  # the table's batch prices are half the regular ones
-    assert price.cost(Usage(prompt_tokens=1000, completion_tokens=10)) > price.cost(u)  # type: ignore[operator]
+    assert price.cost(Usage(prompt_tokens=1000, completion_tokens=10)) > price.cost(u)
 
 
 def run(srv: StubServer, task_name: str, out: Path, limit: int) -> object:
@@ -53,7 +53,7 @@ def run(srv: StubServer, task_name: str, out: Path, limit: int) -> object:
     model = make_model(PRICED, api_bases=[srv.base_url])
     opts = EvalOptions(output_dir=out, limit=limit, concurrency=4, data_source="local", data_dir=str(DATA_DIR), progress=False, n_bootstrap=20, use_cache=False)
 
-    async def go():  # type: ignore[no-untyped-def]
+    async def go():
         try:
             return await evaluate_task(task, path, model, opts)
         finally:
@@ -73,14 +73,14 @@ def test_debateart_tasks_share_the_debate_and_pay_the_cached_rate(tmp_path: Path
         second = run(srv, "debateart_argument", tmp_path, limit=3)
         stats = srv.stats
     assert after_first.cached_prompt_tokens < 0.1 * after_first.prompt_tokens  # three different debates: little to reuse
-    firsts, seconds = read_records(first.samples_path), read_records(second.samples_path)  # type: ignore[attr-defined]
+    firsts, seconds = read_records(first.samples_path), read_records(second.samples_path)
     for a, b in zip(firsts, seconds, strict=True):
         assert a.doc_id == b.doc_id
         # the second task repeats the system message and the debate: all but the question is cached
         assert b.cached_prompt_tokens > 0.9 * b.prompt_tokens
         fresh = b.prompt_tokens - b.cached_prompt_tokens
-        expected = fresh * price.input_cost_per_token + b.cached_prompt_tokens * price.cache_read_input_token_cost + b.completion_tokens * price.output_cost_per_token  # type: ignore[operator]
+        expected = fresh * price.input_cost_per_token + b.cached_prompt_tokens * price.cache_read_input_token_cost + b.completion_tokens * price.output_cost_per_token
         assert b.cost_usd == pytest.approx(expected)
-    results = second.results  # type: ignore[attr-defined]
+    results = second.results
     assert results.usage.cached_prompt_tokens == sum(r.cached_prompt_tokens for r in seconds) == stats.cached_prompt_tokens - after_first.cached_prompt_tokens
     assert results.usage.cost_usd == pytest.approx(sum(r.cost_usd for r in seconds))

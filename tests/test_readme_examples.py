@@ -16,7 +16,7 @@ README = REPO / "README.md"
 FAST = [e for e in examples(README) if not e.uses_embedded_model]
 
 
-def _param(example):  # type: ignore[no-untyped-def]
+def _param(example):
     marks = [pytest.mark.real_data("the README shows numbers computed on the real data sets")] if example.needs_data else []
     return pytest.param(example, id=example.name, marks=marks)
 
@@ -30,7 +30,7 @@ def test_the_readme_has_examples_with_output() -> None:
 
 
 @pytest.mark.parametrize("example", [_param(e) for e in FAST])
-def test_readme_example(example, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_readme_example(example, tmp_path: Path) -> None:
     check_example(example, working_folder(tmp_path, REPO), run_cli)
 
 

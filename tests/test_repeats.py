@@ -55,7 +55,7 @@ def test_repeats_of_a_seeded_stochastic_judge(tmp_path: Path) -> None:
     # what each repeat must have answered, computed from the stub's rule
     by_doc: dict[str, list[int]] = {}
     for b in bodies:
-        by_doc.setdefault(prompt_key(b["messages"]), []).append(b)  # type: ignore[arg-type]
+        by_doc.setdefault(prompt_key(b["messages"]), []).append(b)
     answers = [[stochastic(b["messages"], s) for s in range(k)] for b in (bs[0] for bs in by_doc.values())]
     shares = [Counter(a).most_common(1)[0][1] / k for a in answers]
     assert rep.agreement.n_docs == n

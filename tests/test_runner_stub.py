@@ -26,7 +26,7 @@ from debench.testing.stub_server import FaultPlan, StubServer, likert_responder
 FAST_RETRY = "max_retries=4,base_delay=0.05,max_delay=2,timeout=5"
 
 
-def run_eval(srv: StubServer, out: Path, *, limit: int, concurrency: int = 8, model_args: str = FAST_RETRY, use_cache: bool = True):  # type: ignore[no-untyped-def]
+def run_eval(srv: StubServer, out: Path, *, limit: int, concurrency: int = 8, model_args: str = FAST_RETRY, use_cache: bool = True):
     real_data_dir("ibm_debate_speeches")
     task, path = load_task("ibm_speech_likert")
     model = make_model("openai/stub", api_bases=[srv.base_url], model_args=parse_model_args(model_args))

@@ -21,7 +21,7 @@ from debench.results import validate_results_dict
 
 
 @pytest.fixture(scope="module")
-def ibm_docs():  # type: ignore[no-untyped-def]
+def ibm_docs():
     return load_ibm_speeches(real_data_dir("ibm_debate_speeches"))
 
 
@@ -30,7 +30,7 @@ def _write(path: Path, rows: list[dict]) -> Path:
     return path
 
 
-def _score(tmp_path: Path, preds: Path, *extra: str):  # type: ignore[no-untyped-def]
+def _score(tmp_path: Path, preds: Path, *extra: str):
     out = tmp_path / "scored.json"
     proc = run_cli(
         "score", "--task", "ibm_speech_likert", "--predictions", str(preds), "--output", str(out), "--bootstrap", "200", *extra,
@@ -40,7 +40,7 @@ def _score(tmp_path: Path, preds: Path, *extra: str):  # type: ignore[no-untyped
 
 
 @pytest.mark.real_data("40 of the 631 IBM speeches (the sample has 8)")
-def test_score_mixed_raw_and_parsed_predictions(tmp_path: Path, ibm_docs) -> None:  # type: ignore[no-untyped-def]
+def test_score_mixed_raw_and_parsed_predictions(tmp_path: Path, ibm_docs) -> None:
     rng = random.Random(3)
     rows, judge = [], {}
     for i, d in enumerate(ibm_docs):
@@ -77,7 +77,7 @@ def test_score_mixed_raw_and_parsed_predictions(tmp_path: Path, ibm_docs) -> Non
 
 
 @pytest.mark.real_data("40 of the 631 IBM speeches (the sample has 8)")
-def test_null_prediction_is_a_parse_failure(tmp_path: Path, ibm_docs) -> None:  # type: ignore[no-untyped-def]
+def test_null_prediction_is_a_parse_failure(tmp_path: Path, ibm_docs) -> None:
     rows = [{"doc_id": d.doc_id, "prediction": None if i < 10 else 3} for i, d in enumerate(ibm_docs)]
     proc, out = _score(tmp_path, _write(tmp_path / "p.jsonl", rows))
     assert proc.returncode == 0, proc.stderr
@@ -100,7 +100,7 @@ def test_null_prediction_is_a_parse_failure(tmp_path: Path, ibm_docs) -> None:  
     ],
     ids=["unknown", "duplicate", "missing", "out-of-range", "wrong-type", "no-value", "no-doc-id", "both-values"],
 )
-def test_bad_predictions_one_line_exit_2(tmp_path: Path, ibm_docs, rows, needle: str) -> None:  # type: ignore[no-untyped-def]
+def test_bad_predictions_one_line_exit_2(tmp_path: Path, ibm_docs, rows, needle: str) -> None:
     """In process (CLI and API): the cheapest way a user writes each bad file."""
     path = _write(tmp_path / "bad.jsonl", rows(ibm_docs))
     out = tmp_path / "scored.json"
@@ -112,7 +112,7 @@ def test_bad_predictions_one_line_exit_2(tmp_path: Path, ibm_docs, rows, needle:
     assert not out.exists()
 
 
-def test_malformed_json_line_names_line(tmp_path: Path, ibm_docs) -> None:  # type: ignore[no-untyped-def]
+def test_malformed_json_line_names_line(tmp_path: Path, ibm_docs) -> None:
     path = tmp_path / "bad.jsonl"
     path.write_text(json.dumps({"doc_id": ibm_docs[0].doc_id, "prediction": 3}) + "\n{not json\n")
     proc, _ = _score(tmp_path, path)
@@ -121,7 +121,7 @@ def test_malformed_json_line_names_line(tmp_path: Path, ibm_docs) -> None:  # ty
 
 
 @pytest.mark.real_data("40 of the 631 IBM speeches (the sample has 8)")
-def test_limit_scores_a_prefix(tmp_path: Path, ibm_docs) -> None:  # type: ignore[no-untyped-def]
+def test_limit_scores_a_prefix(tmp_path: Path, ibm_docs) -> None:
     rows = [{"doc_id": d.doc_id, "prediction": d.label} for d in ibm_docs[:40]]
     proc, out = _score(tmp_path, _write(tmp_path / "p.jsonl", rows), "--limit", "40")
     assert proc.returncode == 0, proc.stderr

@@ -140,7 +140,7 @@ def ind_macro_f1(preds: list[str], golds: list[str], labels: list[str]) -> float
 # ---------------------------------------------------------------- baselines end to end
 
 
-def _eval(task: str, model: str, out: Path, api_base: str | None = None, data_dir: Path | None = None, limit: int | None = None):  # type: ignore[no-untyped-def]
+def _eval(task: str, model: str, out: Path, api_base: str | None = None, data_dir: Path | None = None, limit: int | None = None):
     t, path = load_task(task)
     m = make_model(model, api_bases=[api_base] if api_base else None, model_args=parse_model_args("max_retries=0"))
     opts = EvalOptions(output_dir=out, data_source="local", data_dir=str(data_dir or DATA_DIR), progress=False, n_bootstrap=100, limit=limit)

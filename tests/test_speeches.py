@@ -75,7 +75,7 @@ def stub_speech(topic: str, seed: int) -> str:
 
 
 def writer(req: dict[str, Any]) -> str:
-    topic = re.search(r'topic: "(.*)"', req["messages"][-1]["content"]).group(1)  # type: ignore[union-attr]
+    topic = re.search(r'topic: "(.*)"', req["messages"][-1]["content"]).group(1)
     return stub_speech(topic, int(req.get("seed", -1)))
 
 

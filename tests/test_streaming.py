@@ -67,7 +67,7 @@ def test_the_runner_takes_jobs_as_workers_free_up(tmp_path: Path) -> None:
     live = [0]
     peak = [0]
 
-    def jobs():  # type: ignore[no-untyped-def]
+    def jobs():
         for i in range(5000):
             live[0] += 1
             peak[0] = max(peak[0], live[0])

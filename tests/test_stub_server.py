@@ -231,7 +231,7 @@ def test_fault_plan_validation() -> None:
     with pytest.raises(ValueError):
         FaultPlan(rate_limit=0.7, server_error=0.5)
     with pytest.raises(ValueError):
-        FaultPlan(script=["teapot"])  # type: ignore[list-item]
+        FaultPlan(script=["teapot"])
     with pytest.raises(ValueError):
         FaultPlan(rate_limit=1.5)
 

@@ -19,7 +19,7 @@ pytestmark = [pytest.mark.local_model, pytest.mark.slow]
 SHORTEST, SECOND = "debateart_4395", "debateart_4642"  # the two shortest prompts (~800 and ~1,300 tokens)
 
 
-def _probe(tmp_path: Path, doc_ids: str, probes: str) -> tuple[dict, dict, list[dict]]:  # type: ignore[type-arg]
+def _probe(tmp_path: Path, doc_ids: str, probes: str) -> tuple[dict, dict, list[dict]]:
     proc = run_cli("probe", "--task", "debateart_winner", "--model", "local/smollm2", "--doc-ids", doc_ids,
                    "--probe", probes, "--output-dir", str(tmp_path), "--no-progress", env={"DEBENCH_DATA_DIR": str(DATA_DIR)})
     assert proc.returncode == 0, proc.stderr
@@ -33,7 +33,7 @@ def _probe(tmp_path: Path, doc_ids: str, probes: str) -> tuple[dict, dict, list[
     return report, recs, pairs
 
 
-def _check(report: dict, recs: dict, pairs: list[dict], sources: list[str]) -> None:  # type: ignore[type-arg]
+def _check(report: dict, recs: dict, pairs: list[dict], sources: list[str]) -> None:
     """The report's figures follow from the per-sample log."""
     assert all(r.status == "ok" and r.prediction in ("pro", "tie", "con") for r in recs.values())  # the grammar holds
     for key, s in report["probes"].items():

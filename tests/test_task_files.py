@@ -29,7 +29,7 @@ def test_ibm_tasks_are_registered() -> None:
     assert {"ibm_speech_likert", "ibm_speech_likert_cot"} <= set(task_names())
 
 
-def _write_variant(tmp_path: Path, mutate) -> Path:  # type: ignore[no-untyped-def]
+def _write_variant(tmp_path: Path, mutate) -> Path:
     raw = yaml.safe_load((tasks_dir() / "ibm_speech_likert.yaml").read_text())
     mutate(raw)
     path = tmp_path / "variant.yaml"
@@ -51,7 +51,7 @@ def _write_variant(tmp_path: Path, mutate) -> Path:  # type: ignore[no-untyped-d
     ],
     ids=["bad-regex", "unknown-metric", "missing-prompt", "bad-template", "negative-max-tokens", "unknown-key", "unknown-transform", "unknown-adapter"],
 )
-def test_invalid_task_names_file_and_field(tmp_path: Path, mutate, field: str) -> None:  # type: ignore[no-untyped-def]
+def test_invalid_task_names_file_and_field(tmp_path: Path, mutate, field: str) -> None:
     path = _write_variant(tmp_path, mutate)
     with pytest.raises(UserError) as info:
         load_task_file(path)
@@ -113,7 +113,7 @@ def _outside_secret(tmp_path: Path) -> Path:
 
 
 def _prompt_file_task(folder: Path, rel: str) -> Path:
-    def mutate(raw):  # type: ignore[no-untyped-def]
+    def mutate(raw):
         raw["prompt"]["files"] = {"secret": rel}
         raw["prompt"]["user"] += "{{ secret }}"
 

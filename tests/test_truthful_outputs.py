@@ -40,7 +40,7 @@ def _speeches_csv(path: Path) -> Path:
     return path
 
 
-def _verdict_or_speech(request: dict) -> str:  # type: ignore[type-arg]
+def _verdict_or_speech(request: dict) -> str:
     system = request["messages"][0]["content"]
     if "judging a finished debate" in system:
         return "side1: [[7]], side2: [[5]], winner: [[1]]"
@@ -120,7 +120,7 @@ def test_an_answer_echoing_the_key_reaches_no_file(tmp_path: Path, command: str)
     out, cache = tmp_path / "out", tmp_path / "cache"
     env = {"DEBENCH_CACHE_DIR": str(cache), "OPENAI_API_KEY": PLAIN}
 
-    def echo(request: dict) -> str:  # type: ignore[type-arg]
+    def echo(request: dict) -> str:
         return f"{_verdict_or_speech(request)} (called with {SECRET} and {PLAIN})"
 
     with StubServer(responder=echo) as srv:
@@ -276,7 +276,7 @@ def test_only_transient_failures_are_retried(tmp_path: Path) -> None:
     assert proc.returncode == 1 and "AuthenticationError" in proc.stderr
 
 
-def _one_line_exit_2(proc) -> str:  # type: ignore[no-untyped-def]
+def _one_line_exit_2(proc) -> str:
     assert proc.returncode == 2, (proc.returncode, proc.stderr[-1500:])
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("debench: error: "), proc.stderr

@@ -135,7 +135,7 @@ def test_filters_and_search_in_chromium(driver: Any, likert_run: Path, likert_pa
     assert len(_visible(driver)) == len(ids)
 
 
-def load_task_docs():  # type: ignore[no-untyped-def]
+def load_task_docs():
     from debench.data.loading import load_task_data
 
     return load_task_data(load_task("ibm_speech_likert")[0], "local", DATA_DIR).docs

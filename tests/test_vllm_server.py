@@ -294,7 +294,7 @@ def test_every_model_argument_becomes_its_documented_flag() -> None:
         model_args="tensor_parallel_size=2,data_parallel_size=4,max_model_len=8192,gpu_memory_utilization=0.85,quantization=awq,"
         "server_args=--enforce-eager --max-num-seqs 64,vllm_command=uv run vllm,startup_timeout=30",
     )
-    spec = model.spec  # type: ignore[attr-defined]
+    spec = model.spec
     assert spec.argv == ("uv", "run", "vllm", "serve", "org/judge-7b", "--served-model-name", "org/judge-7b", "--revision", "abc123",
                          "--tensor-parallel-size", "2", "--data-parallel-size", "4", "--max-model-len", "8192",
                          "--gpu-memory-utilization", "0.85", "--dtype", "bfloat16", "--quantization", "awq", "--enforce-eager", "--max-num-seqs", "64")
@@ -341,7 +341,7 @@ def test_a_local_checkpoint_is_named_by_its_content(tmp_path: Path) -> None:
     (ckpt / ".cache").mkdir()
     (ckpt / ".cache" / "download.lock").write_text("x")
     first = make_model(f"vllm/{ckpt}")
-    assert first.spec.argv[2] == str(ckpt.resolve())  # type: ignore[attr-defined]
+    assert first.spec.argv[2] == str(ckpt.resolve())
     weights = first.identity()["weights"]
     assert weights["source"] == "path" and weights["files"] == 2  # hidden files are not weights
     copy = tmp_path / "elsewhere" / "same"

@@ -85,7 +85,8 @@ def by_score(scores: dict[str, Score]) -> list[str]:
 
 
 def draw_probability(nu: np.ndarray) -> np.ndarray:
-    return nu / (2 + nu)
+    p: np.ndarray = nu / (2 + nu)
+    return p
 
 
 def davidson_fit(table: JudgmentTable, models: list[int], outcomes: Outcomes, rule: Rule, fits: PairwiseFits, n_boot: int) -> DavidsonFit:

@@ -61,7 +61,7 @@ def line_validator() -> Callable[[bytes | str], dict[str, Any]]:
     for name, f in Judgment.model_fields.items():
         annotation = Annotated[(f.annotation, *f.metadata)] if f.metadata else f.annotation
         fields[name] = Required[annotation] if f.is_required() else NotRequired[annotation]
-    line = with_config(ConfigDict(extra="forbid", strict=True))(TypedDict("JudgmentLine", fields))  # type: ignore[operator]
+    line = with_config(ConfigDict(extra="forbid", strict=True))(TypedDict("JudgmentLine", fields))  # type: ignore[operator]  # a TypedDict built at run time from Judgment's fields; mypy reads only literal ones
     return TypeAdapter(line).validate_json
 
 

@@ -46,7 +46,8 @@ def read_parquet(path: Path) -> list[dict[str, Any]]:
     import pyarrow.parquet as pq
 
     try:
-        return pq.read_table(path).to_pylist()
+        rows: list[dict[str, Any]] = pq.read_table(path).to_pylist()
+        return rows
     except (pa.ArrowException, OSError) as exc:
         raise DataError(f"not a readable Parquet file ({type(exc).__name__})", path=str(path)) from None
 
@@ -64,7 +65,8 @@ def read_saved(path: Path, split: str | None) -> list[dict[str, Any]]:
         if name not in saved:
             raise DataError(f"no split '{name}' (splits: {', '.join(saved)})", path=str(path), field="dataset.split")
         saved = saved[name]
-    return saved.to_list()
+    rows: list[dict[str, Any]] = saved.to_list()
+    return rows
 
 
 def read_file(path: Path, fm: FieldMap, split: str | None) -> list[dict[str, Any]]:
@@ -94,7 +96,7 @@ def _typed_csv(rows: list[dict[str, str]], fm: FieldMap, path: Path) -> list[dic
         if not fm.label_map:
             try:
                 number = float(row[fm.gold])
-                row[fm.gold] = int(number) if number.is_integer() else number  # type: ignore[assignment]
+                row[fm.gold] = int(number) if number.is_integer() else number  # type: ignore[assignment]  # a CSV cell (a string) becomes the number it holds
             except ValueError:
                 pass
     return rows
@@ -113,7 +115,8 @@ def read_hub(hub: HubSource, split: str | None) -> list[dict[str, Any]]:
             f"{type(exc).__name__}: {first}; offline, point dataset.file at a local copy",
             field="dataset.hub",
         ) from None
-    return ds.to_list()
+    rows: list[dict[str, Any]] = ds.to_list()
+    return rows
 
 
 def records_hash(rows: Iterable[dict[str, Any]]) -> str:

@@ -27,7 +27,8 @@ def unit_coincidences(counts: np.ndarray) -> np.ndarray:
     m = counts.sum(axis=1)
     pairs = counts[:, :, None] * counts[:, None, :] - counts[:, :, None] * np.eye(counts.shape[1])[None]
     scale = np.divide(1.0, m - 1, out=np.zeros_like(m), where=m >= 2)
-    return pairs * scale[:, None, None]
+    per_unit: np.ndarray = pairs * scale[:, None, None]
+    return per_unit
 
 
 def _distance(n_v: np.ndarray, level: Level) -> np.ndarray:
@@ -38,7 +39,8 @@ def _distance(n_v: np.ndarray, level: Level) -> np.ndarray:
     total = np.concatenate([np.zeros((b, 1)), np.cumsum(n_v, axis=1)], axis=1)
     i, j = np.indices((v, v))
     lo, hi = np.minimum(i, j), np.maximum(i, j)
-    return (total[:, hi + 1] - total[:, lo] - (n_v[:, i] + n_v[:, j]) / 2) ** 2
+    squared: np.ndarray = (total[:, hi + 1] - total[:, lo] - (n_v[:, i] + n_v[:, j]) / 2) ** 2
+    return squared
 
 
 def alpha(coincidences: np.ndarray, level: Level) -> tuple[np.ndarray, np.ndarray]:

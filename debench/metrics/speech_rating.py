@@ -78,7 +78,8 @@ def _prepare_tau(docs: Sequence[Doc]) -> np.ndarray:
 
 def _suffix(a: np.ndarray, axis: int) -> np.ndarray:
     """Sum of the elements after each position along ``axis`` (exclusive)."""
-    return np.flip(np.cumsum(np.flip(a, axis), axis), axis) - a
+    after: np.ndarray = np.flip(np.cumsum(np.flip(a, axis), axis), axis) - a
+    return after
 
 
 def _tau_c(table: np.ndarray) -> Draws:

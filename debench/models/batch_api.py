@@ -105,13 +105,16 @@ class HTTPBatchAPI:
 
     async def create(self, input_file_id: str) -> dict[str, Any]:
         body = {"input_file_id": input_file_id, "endpoint": ENDPOINT, "completion_window": WINDOW}
-        return await self._call("POST", "/batches", json_body=body)  # type: ignore[no-any-return]
+        batch: dict[str, Any] = await self._call("POST", "/batches", json_body=body)
+        return batch
 
     async def retrieve(self, batch_id: str) -> dict[str, Any]:
-        return await self._call("GET", f"/batches/{batch_id}")  # type: ignore[no-any-return]
+        batch: dict[str, Any] = await self._call("GET", f"/batches/{batch_id}")
+        return batch
 
     async def content(self, file_id: str) -> bytes:
-        return await self._call("GET", f"/files/{file_id}/content", raw=True)  # type: ignore[no-any-return]
+        content: bytes = await self._call("GET", f"/files/{file_id}/content", raw=True)
+        return content
 
     async def aclose(self) -> None:
         session, self._session = self._session, None

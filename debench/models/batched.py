@@ -219,7 +219,7 @@ class BatchedModel(Model):
             return
         errors = (info.get("errors") or {}).get("data") or []
         why = str(errors[0].get("message")) if errors else status
-        sub.status = status  # type: ignore[assignment]
+        sub.status = status  # type: ignore[assignment]  # the provider's word for a batch that did not complete (failed, expired, cancelled), kept as it said it
         sub.note = why
         self._save()
         raise UserError(
@@ -257,4 +257,4 @@ class BatchedModel(Model):
             exc.attempts = 1  # type: ignore[attr-defined] # the request was sent once, in the batch
             future.set_exception(exc)
         else:
-            future.set_result(response)  # type: ignore[arg-type]
+            future.set_result(response)  # type: ignore[arg-type]  # a response is given whenever exc is not

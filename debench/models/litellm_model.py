@@ -165,7 +165,8 @@ class LiteLLMModel(Model):
                 self._window_lookup = info.get("max_input_tokens") or info.get("max_tokens")
             except Exception:  # noqa: BLE001 - unknown model: no limit known
                 self._window_lookup = None
-        return self._window_lookup  # type: ignore[return-value]
+        window = self._window_lookup
+        return window if isinstance(window, int) else None
 
     def count_tokens(self, messages: list[Message]) -> int | None:
         try:

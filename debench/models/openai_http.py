@@ -149,11 +149,11 @@ class OpenAIHTTPModel(Model):
             if resp.status != 200:
                 raise http_error(resp.status, error_message(raw), resp.headers)
         try:
-            data = json.loads(raw)
+            data: dict[str, Any] = json.loads(raw)
             data["choices"][0]["message"]
         except (ValueError, KeyError, IndexError, TypeError) as exc:
             raise MalformedResponse(f"unreadable completion: {raw[:200]!r}") from exc
-        return data  # type: ignore[no-any-return]
+        return data
 
     async def generate(self, request: Request) -> ModelResponse:
         body = self._body(request)

@@ -212,7 +212,7 @@ async def call_with_retries(
             kind = classify(exc)
             error = _give_up(exc, kind, attempt, policy, where, down_since)
             if error is not None:
-                error.attempts = attempt  # type: ignore[attr-defined]
+                error.attempts = attempt  # type: ignore[attr-defined]  # any error carries the requests it made; the runner reads it with getattr
                 raise error from exc
             wait = policy.backoff(attempt, rng, retry_after(exc))
             if kind == "unreachable":

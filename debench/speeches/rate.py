@@ -89,7 +89,7 @@ def _source_rating(origin: str, docs: list[Doc], recs: dict[str, SampleRecord], 
         human = _estimate(np.array([float(d.target) for d in docs]), n_boot, seed + 1)
     dist = Counter(str(int(v)) if float(v).is_integer() else str(v) for v in scores)
     return SourceRating(
-        origin=origin,  # type: ignore[arg-type]
+        origin=origin,  # type: ignore[arg-type]  # a document's meta origin, one of the two; pydantic checks it
         n_speeches=len(docs),
         n_ok=status["ok"],
         n_parse_failures=status["parse_failure"],

@@ -69,8 +69,7 @@ def find_docs(results: Results, data_dir: str | None) -> DocsFound:
     try:
         task_file = Path(str(results.config.get("task_file", "")))
         task = load_task(str(task_file))[0] if task_file.suffix in (".yaml", ".yml") and task_file.exists() else load_task(results.task.name)[0]
-        source = "sample" if results.dataset.is_sample else "local"
-        dataset = load_task_data(task, source, data_dir)  # type: ignore[arg-type]
+        dataset = load_task_data(task, "sample" if results.dataset.is_sample else "local", data_dir)
     except UserError as exc:
         return DocsFound({}, f"debate texts not shown: the run's data set was not found here ({exc}); set DEBENCH_DATA_DIR or --data-dir")
     if dataset.content_hash != results.dataset.content_hash:
@@ -101,7 +100,8 @@ _STEP_SKIP = {"column", "step", "member", "speech", "side", *_STEP_TEXT}
 
 def _steps(steps: list[dict[str, Any]]) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
     """(Debatrix / method steps, ensemble members and the aggregate), each as title, text, facts."""
-    chain, members = [], []
+    chain: list[dict[str, str]] = []
+    members: list[dict[str, str]] = []
     for step in steps:
         text = next((str(step[k]) for k in _STEP_TEXT if step.get(k) is not None), "")
         facts = "  ".join(f"{k}: {show(v)}" for k, v in step.items() if k not in _STEP_SKIP and v is not None)
@@ -215,7 +215,7 @@ def chart(pairs: Sequence[tuple[Any, Any, str]]) -> dict[str, Any] | None:
         return None
     if len(set(preds)) > MAX_LABELS or len(set(golds)) > MAX_LABELS:
         return None
-    return confusion(preds, golds)  # type: ignore[arg-type]
+    return confusion([p for p in preds if p is not None], [g for g in golds if g is not None])
 
 
 def confusion(preds: list[str], golds: list[str]) -> dict[str, Any]:
