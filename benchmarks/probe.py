@@ -20,8 +20,8 @@ from typing import Any
 import debench.data.loading as loading
 import debench.pipeline as pipeline
 import debench.scoring as scoring
-from debench.pipeline import EvalOptions, evaluate_task
 from debench.models.factory import make_model, parse_model_args
+from debench.pipeline import EvalOptions, evaluate_task
 from debench.task_lookup import load_task
 
 STAGES = [(loading, "load_task_data", "data"), (pipeline, "run_samples", "runner"), (scoring, "score", "scoring")]

@@ -165,11 +165,11 @@ def score(
     """Score a predictions file (JSONL: ``{"doc_id", "response"}`` or ``{"doc_id", "prediction"}``,
     or a samples log) without calling any model; written to ``output`` when given. The options are
     ``debench score``'s, checked by the same rules (``debench.pipeline.ScoreOptions``)."""
-    from debench.data.loading import load_task_data
     from debench.charts import speech_rating_plots
+    from debench.data.loading import load_task_data
     from debench.predictions import load_predictions
-    from debench.task_lookup import task_file_label
     from debench.results import write_results
+    from debench.task_lookup import task_file_label
 
     opts = ScoreOptions.of(output=output, limit=limit, data_source=data_source, data_dir=data_dir, n_bootstrap=n_bootstrap, plots=plots, command=list(command))
     resolved = resolve_tasks([task])

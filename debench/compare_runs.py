@@ -10,11 +10,11 @@ import numpy as np
 from debench.data.loading import load_task_data
 from debench.errors import UserError
 from debench.metrics.base import get_metric
+from debench.metrics.names import STATUS_METRICS
 from debench.metrics.paired import paired_bootstrap, paired_permutation
 from debench.predictions import load_predictions
 from debench.results import load_results
 from debench.samples import read_records
-from debench.metrics.names import STATUS_METRICS
 from debench.scoring import scored_pairs
 from debench.task_lookup import load_task
 

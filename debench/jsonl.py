@@ -21,7 +21,8 @@ class _Numbered:
         self.n = 0
 
     def __iter__(self) -> Iterator[bytes]:
-        for self.n, line in self._lines:
+        for n, line in self._lines:
+            self.n = n
             yield line
 
 

@@ -70,7 +70,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def _no_bool(value: Any) -> Any:
     if isinstance(value, bool):
-        raise ValueError("expected a number, not true/false")  # noqa: TRY004 - pydantic reports a ValueError as the field's error
+        raise ValueError("expected a number, not true/false")
     return value
 
 

@@ -76,10 +76,7 @@ def check_shape(value: Any, cfg: ParserConfig) -> Any:
     if cfg.type == "dict" and not isinstance(value, dict):
         raise ParseFailure("expected an object")
     if cfg.choices is not None and not isinstance(value, dict):
-        if isinstance(value, list):
-            value = [normalize_choice(v, cfg.choices) for v in value]
-        else:
-            value = normalize_choice(value, cfg.choices)
+        value = [normalize_choice(v, cfg.choices) for v in value] if isinstance(value, list) else normalize_choice(value, cfg.choices)
     if isinstance(value, list):
         if cfg.length is not None and len(value) != cfg.length:
             raise ParseFailure(f"expected {cfg.length} items, got {len(value)}")

@@ -17,9 +17,9 @@ from debench.data.transcript import debate_text
 from debench.errors import UserError
 from debench.jsonl import iter_jsonl_objects
 from debench.parsing import check_shape, parse_answer
-from debench.transforms import ParseFailure
 from debench.samples import SampleRecord
 from debench.task import TaskConfig
+from debench.transforms import ParseFailure
 
 
 def check_prediction(value: Any, task: TaskConfig) -> Any:

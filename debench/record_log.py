@@ -23,6 +23,7 @@ record with a key field and a ``status``. Guarantees:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -274,7 +275,7 @@ class RecordLog(Generic[R]):
         if self._fh is None or self._fh.closed or ino != self._ino_of_handle:
             if self._fh is not None and not self._fh.closed:
                 self._fh.close()
-            self._fh = open(self.path, "ab")
+            self._fh = open(self.path, "ab")  # noqa: SIM115 - kept open across appends; close() closes it
             self._ino_of_handle = os.fstat(self._fh.fileno()).st_ino
         return self._fh
 
@@ -300,10 +301,8 @@ class RecordLog(Generic[R]):
     def close(self) -> None:
         if self._fh is not None and not self._fh.closed:
             self._fh.close()
-        try:
+        with contextlib.suppress(OSError):
             os.close(self._lock_fd)
-        except OSError:
-            pass
 
     def release_claims(self) -> None:
         """Forget the claims file when no live process holds a claim any more."""

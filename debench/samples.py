@@ -50,7 +50,7 @@ def slim(record: SampleRecord) -> SampleRecord:
     return record.model_copy(update={"messages": None, "steps": []})
 
 
-def SampleLog(path: Path) -> RecordLog[SampleRecord]:  # noqa: N802 - a constructor
+def SampleLog(path: Path) -> RecordLog[SampleRecord]:
     """The samples log of one run."""
     return RecordLog(path, SampleRecord, "doc_id", slim=slim)
 

@@ -11,8 +11,8 @@ from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_seri
 
 from debench.data.base import Doc
 from debench.metrics.base import get_metric
-from debench.metrics.names import STATUS_METRICS
 from debench.metrics.bootstrap import point_and_ci, proportion_ci
+from debench.metrics.names import STATUS_METRICS
 from debench.metrics.reports import get_report
 from debench.samples import SampleRecord
 from debench.task import TaskConfig

@@ -17,8 +17,8 @@ import re
 import sys
 from pathlib import Path
 
-from debench.pipeline import EvalOptions, evaluate_task
 from debench.models.factory import make_model
+from debench.pipeline import EvalOptions, evaluate_task
 from debench.task_lookup import load_task, task_names
 
 CARDS = {
@@ -69,7 +69,7 @@ async def run(out: Path, data_dir: str) -> dict[str, list[str]]:
                  "| --- |" + " --- |" * len(names)]
         for label, _, res in rows:
             lines.append(f"| {label} | " + " | ".join(fmt(res.metrics[n]) for n in names) + " |")
-        sections.setdefault(task.dataset.adapter, []).extend(lines + [""])
+        sections.setdefault(task.dataset.adapter, []).extend([*lines, ""])
     return sections
 
 

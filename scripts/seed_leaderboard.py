@@ -37,8 +37,8 @@ def _clear_old(folder: Path, task: str) -> None:
 async def _run(task_names: list[str], out: Path, data_dir: str, seed: int) -> int:
     from debench.data.loading import load_task_data
     from debench.errors import UserError
-    from debench.pipeline import EvalOptions, evaluate_task, slug
     from debench.models.factory import make_model
+    from debench.pipeline import EvalOptions, evaluate_task, slug
     from debench.task_lookup import load_task
 
     n = 0

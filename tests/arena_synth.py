@@ -45,7 +45,7 @@ def simulate(
     length_noise: float = 0.5,
 ) -> list[Judgment]:
     rng = np.random.default_rng(seed)
-    verbosity = verbosity or {m: 300.0 for m in strengths}
+    verbosity = verbosity or dict.fromkeys(strengths, 300.0)
     debates = []
     for t in range(n_topics):
         for a, b in permutations(sorted(strengths), 2):

@@ -26,11 +26,11 @@ import numpy as np
 from debench.data.base import Doc
 from debench.data.loading import load_local, load_sample
 from debench.metrics.base import get_metric
+from debench.metrics.names import STATUS_METRICS
 from debench.metrics.paired import paired_bootstrap, paired_permutation
 from debench.models.base import Request
 from debench.models.baselines import make_baseline
 from debench.samples import SampleRecord
-from debench.metrics.names import STATUS_METRICS
 from debench.scoring import score, scored_pairs
 from debench.task import MetricConfig, TaskConfig
 from debench.task_lookup import load_task

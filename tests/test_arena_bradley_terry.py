@@ -7,8 +7,8 @@ import math
 
 import numpy as np
 import pytest
-
 from arena_synth import fit_games
+
 from debench.arena.bradley_terry import ELO_PER_LOGIT, LOG_NU_MAX
 
 

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
+from arena_synth import rank_judgments
 from clihelp import run_cli
+
 from debench.arena.bt_bootstrap import kendall_tau_distance
 from debench.arena.judgment_table import load_judgment_files
 from debench.arena.judgments import Judgment
-from arena_synth import rank_judgments
 from debench.arena.rank import analyse_judgments
 from debench.errors import UserError
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from arena_synth import davidson_outcome
+
 from debench.arena.judgments import Judgment
 from debench.arena.rank import analyse_judgments
 

@@ -14,9 +14,9 @@ import time
 from pathlib import Path
 
 import pytest
-
 from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
+
 from debench.models.price_table import lookup
 from debench.samples import read_records
 from debench.testing.stub_server import BatchPlan, StubProcess, StubServer

@@ -3,6 +3,7 @@ is given, and puts its points where the numbers say."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -64,7 +65,7 @@ def test_forest_points_sit_at_their_values_on_one_scale() -> None:
 @pytest.mark.parametrize(("lo", "hi", "cover"), [(0, 0.55, False), (-0.14, 0.07, True), (1.5, 4.75, False), (-207.3, 131.2, True), (0, 1.1, False)])
 def test_ticks_are_round_and_inside_or_covering(lo: float, hi: float, cover: bool) -> None:
     ticks = nice_ticks(lo, hi, 5, cover=cover)
-    steps = {round(b - a, 9) for a, b in zip(ticks, ticks[1:], strict=False)}
+    steps = {round(b - a, 9) for a, b in itertools.pairwise(ticks)}
     assert len(steps) == 1 and 2 <= len(ticks) <= 8
     step = steps.pop()
     assert step / 10 ** math.floor(math.log10(step)) in (1, 2, 2.5, 5)

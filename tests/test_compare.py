@@ -7,13 +7,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
-from debench.pipeline import EvalOptions, evaluate_task
+
 from debench.metrics.base import get_metric
 from debench.metrics.paired import paired_bootstrap, paired_permutation
 from debench.models.factory import make_model
+from debench.pipeline import EvalOptions, evaluate_task
 from debench.task_lookup import load_task
 
 
@@ -44,7 +44,7 @@ def test_a_clearly_better_run_is_detected_and_seeded() -> None:
     good = [g if rng.random() < 0.8 else ("pro" if g == "con" else "con") for g in golds]
     coin = list(rng.choice(["pro", "con"], 200))
     # independent check of the point difference
-    diff = np.mean([p == g for p, g in zip(good, golds)]) - np.mean([p == g for p, g in zip(coin, golds)])
+    diff = np.mean([p == g for p, g in zip(good, golds, strict=True)]) - np.mean([p == g for p, g in zip(coin, golds, strict=True)])
     for fn in (paired_bootstrap, paired_permutation):
         r = fn(m, _state(golds), _arr(good), _arr(coin), 2000, 7)
         assert r["diff"] == pytest.approx(diff) and r["p_value"] < 0.01

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from clihelp import run_cli
 from conftest import real_data_dir
+
 from debench.data.base import get_adapter
 from debench.data.fetch import Fetcher, fetch_targets
 from debench.data.fetched import RECORD_NAME, data_root, fetched_dir
@@ -41,7 +41,7 @@ class Server:
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802
+            def do_GET(self) -> None:
                 outer.requests.append(self.path)
                 body = outer.files.get(self.path)
                 if body is None:

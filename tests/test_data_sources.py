@@ -6,8 +6,8 @@ import os
 from pathlib import Path
 
 import pytest
-
 from conftest import real_data_dir
+
 from debench.data.loading import load_task_data
 from debench.errors import UserError
 from debench.task_lookup import load_task

@@ -4,17 +4,18 @@ sequence, the memory at each step, the final verdicts, and resume in the middle 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conftest import DATA_DIR, real_data_dir
-from debench.pipeline import EvalOptions, evaluate_task
+
 from debench.models.factory import make_model, parse_model_args
-from debench.task_lookup import load_task
+from debench.pipeline import EvalOptions, evaluate_task
 from debench.samples import read_records
+from debench.task_lookup import load_task
 from debench.testing.stub_server import FaultPlan, StubServer, prompt_key
 
 COMMENT = "NOTE<{}>: the speaker makes a clear case but leaves the rebuttal thin."
@@ -199,7 +200,7 @@ def test_every_prompt_of_a_debate_starts_with_what_the_others_share(tmp_path: Pa
     for text in firsts:
         by_column.setdefault(re.search(r"criterion only: (\w+)", text).group(1), []).append(text)
     for prompts in by_column.values():
-        for before, after in zip(prompts, prompts[1:]):
+        for before, after in itertools.pairwise(prompts):
             shared = before.rsplit("\n\nJudge one criterion only", 1)[0]
             assert after.startswith(shared) and len(shared) > 0.5 * len(before)
 

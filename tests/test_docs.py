@@ -9,7 +9,6 @@ from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
-
 from conftest import REPO
 
 README = REPO / "README.md"

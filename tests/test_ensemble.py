@@ -14,15 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scipy import stats
-
 from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
-from debench.models.factory import make_judge
+from scipy import stats
+
+from debench.models.factory import make_judge, make_model
 from debench.pipeline import EvalOptions, evaluate_task
-from debench.models.factory import make_model
-from debench.task_lookup import load_task
 from debench.samples import read_records
+from debench.task_lookup import load_task
 from debench.testing.stub_server import LIKERT_TEMPLATES, LIKERT_UNPARSEABLE, StubServer, prompt_key
 
 MEMBERS = ["a", "b", "c"]
@@ -62,7 +61,7 @@ def half_even(x: float) -> int:
     lo = math.floor(x)
     if x - lo == 0.5:
         return lo if lo % 2 == 0 else lo + 1
-    return int(math.floor(x + 0.5))
+    return math.floor(x + 0.5)
 
 
 def expected(rule: str, scores: list[int]) -> int:

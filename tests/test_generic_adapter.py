@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 import yaml
-
-import debench
 from clihelp import invoke, run_cli
 from conftest import real_data_dir
+
+import debench
 from debench.data.generic import records_hash
 from debench.data.loading import load_task_data
 from debench.errors import UserError
@@ -206,7 +206,7 @@ def test_unreadable_files_are_one_line_errors(tmp_path: Path) -> None:
     with pytest.raises(UserError, match=r"broken.jsonl: line 2: not valid JSON"):
         load_task_data(load_task_file(_task_variant(tmp_path, file="broken.jsonl")))
     (tmp_path / "data.xlsx").write_text("x")
-    with pytest.raises(UserError, match="unknown data file type '.xlsx'"):
+    with pytest.raises(UserError, match=re.escape("unknown data file type '.xlsx'")):
         load_task_data(load_task_file(_task_variant(tmp_path, file="data.xlsx")))
     with pytest.raises(UserError, match="data file not found"):
         load_task_data(load_task_file(_task_variant(tmp_path, file="nowhere.jsonl")))

@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
+
 from debench.errors import UserError
 from debench.task_lookup import load_task
 

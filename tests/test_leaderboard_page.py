@@ -18,7 +18,6 @@ from typing import Any
 
 import pytest
 
-
 REPO = Path(__file__).resolve().parent.parent
 PAGE = REPO / "leaderboard" / "index.html"
 JSON = REPO / "leaderboard" / "leaderboard.json"
@@ -113,8 +112,8 @@ def mixed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any
     from conftest import DATA_DIR
 
     from debench.leaderboard.build import build_leaderboard
-    from debench.leaderboard.validate import validate_all
     from debench.leaderboard.publish import write_leaderboard
+    from debench.leaderboard.validate import validate_all
 
     subs = REPO / "leaderboard" / "submissions"
     standing = {

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from clihelp import run_cli
 from conftest import DATA_DIR
 from lbhelp import accepted, copy_submission, data_env, edit_json, edit_records, eval_run, forge_gpt_perfect, refused, rescore, set_gold
+
 from debench.testing.stub_server import StubServer, likert_responder
 
 TASK = "ibm_speech_likert"
@@ -315,7 +315,7 @@ def test_duplicate_in_two_folders(model_run: Path, tmp_path: Path) -> None:
 
 def test_duplicate_under_another_file_name(model_run: Path, tmp_path: Path) -> None:
     """Renaming the files does not make a second row: the identity is what counts."""
-    first, samples = copy_submission(model_run, tmp_path / "subs" / "a")
+    first, _ = copy_submission(model_run, tmp_path / "subs" / "a")
     other = tmp_path / "subs" / "a" / first.name.replace("results_", "results_x")
     shutil.copy(first, other)
     proc = run_cli("validate", str(tmp_path / "subs"), env=data_env())

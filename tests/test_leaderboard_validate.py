@@ -8,11 +8,11 @@ import json
 from pathlib import Path
 
 import pytest
-
 from clihelp import run_cli
 from conftest import real_data_dir
-from debench.task_lookup import load_task
 from lbhelp import accepted, copy_submission, data_env, edit_json, edit_lines, eval_run, refused, samples_of
+
+from debench.task_lookup import load_task
 
 TASK = "ibm_speech_likert"
 
@@ -203,7 +203,7 @@ def test_dropped_sample_line(genuine: Path, tmp_path: Path) -> None:
 @pytest.mark.real_data("runs on all 631 IBM speeches and on a 120-document prefix (the sample has 8)")
 def test_duplicated_sample_line(genuine: Path, tmp_path: Path) -> None:
     res, samples = _copy(genuine, tmp_path / "s")
-    _edit_lines(samples, lambda ls: ls + [ls[3]])
+    _edit_lines(samples, lambda ls: [*ls, ls[3]])
     _rejected(res, str(samples), "line 632", "duplicated document", "first on line 4")
 
 
@@ -261,7 +261,7 @@ def test_limited_run_respects_its_limit(limited: Path, genuine: Path, tmp_path: 
     res, samples = _copy(limited, tmp_path / "s")
     # a document past the first 120 slipped into a 120-document run
     line_200 = samples_of(genuine).read_text().splitlines()[199]
-    _edit_lines(samples, lambda ls: ls + [line_200])
+    _edit_lines(samples, lambda ls: [*ls, line_200])
     _rejected(res, "line 121", "outside the first 120 documents (config.limit)")
 
 

@@ -9,9 +9,9 @@ import re
 from pathlib import Path
 
 import pytest
-
 from clihelp import run_cli, run_cli_process
 from conftest import DATA_DIR, REPO, real_data_dir
+
 from debench.grammars import grammar_names, load_grammar
 
 pytestmark = [pytest.mark.local_model, pytest.mark.slow]
@@ -75,7 +75,7 @@ def test_eval_real_speeches_end_to_end(tmp_path: Path) -> None:
     assert res["dataset"]["source"] == "local" and res["dataset"]["is_sample"] is False
     assert res["n_samples"] == 4 and res["n_errors"] == 0 and res["n_parse_failures"] == 0  # the grammar holds
     assert res["usage"]["prompt_tokens"] > 1000 and res["usage"]["cost_usd"] is None
-    samples = [json.loads(l) for l in next(tmp_path.glob("local__smollm2/samples_*.jsonl")).read_text().splitlines()]
+    samples = [json.loads(row) for row in next(tmp_path.glob("local__smollm2/samples_*.jsonl")).read_text().splitlines()]
     assert all(re.fullmatch(r"Score: [1-5]", s["response"]) and s["prediction"] == int(s["response"][-1]) for s in samples)
 
 
@@ -84,7 +84,7 @@ def test_eval_cot_variant(tmp_path: Path) -> None:
     proc = run_cli("eval", "--task", "ibm_speech_likert_cot", "--model", "local/smollm2", "--limit", "2", "--output-dir", str(tmp_path),
                    "--no-progress", "--bootstrap", "20", env={"DEBENCH_DATA_DIR": str(DATA_DIR)})
     assert proc.returncode == 0, proc.stderr
-    samples = [json.loads(l) for l in next(tmp_path.glob("local__smollm2/samples_*.jsonl")).read_text().splitlines()]
+    samples = [json.loads(row) for row in next(tmp_path.glob("local__smollm2/samples_*.jsonl")).read_text().splitlines()]
     for s in samples:
         assert s["status"] == "ok"
         assert "\nScore: " in s["response"] and len(s["response"]) > 20  # a justification first
@@ -155,7 +155,7 @@ def test_tiny_tournament_through_the_local_model(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     ranking = json.loads(next(tmp_path.glob("arena_*/ranking.json")).read_text())
     assert sorted(ranking["ranking"]) == ["local/smollm2", "local/smollm2@temperature=0.9"]
-    debates = [json.loads(l) for l in next(tmp_path.glob("arena_*/debates.jsonl")).read_text().splitlines()]
+    debates = [json.loads(row) for row in next(tmp_path.glob("arena_*/debates.jsonl")).read_text().splitlines()]
     assert len(debates) == 2 and all(d["status"] == "ok" and len(d["turns"]) == 2 for d in debates)  # the grammar holds
     assert all(v["status"] == "ok" and v["reason"] for d in debates for v in d["verdicts"])
     assert "win matrix" in proc.stdout

@@ -19,7 +19,7 @@ from debench.errors import UserError
 from debench.models.base import ContextOverflow, PermanentModelError, Request, Usage
 from debench.models.factory import make_model, parse_model_args
 from debench.models.litellm_model import LiteLLMModel
-from debench.models.openai_http import OpenAIHTTPModel, classify_http_exception, HTTPStatusError
+from debench.models.openai_http import HTTPStatusError, OpenAIHTTPModel, classify_http_exception
 from debench.models.retry import EndpointError, TransientModelError
 from debench.task import GenerationConfig
 from debench.testing.stub_server import FaultPlan, StubServer, fixed_responder
@@ -88,7 +88,7 @@ def fixed_server(status: int, body: dict, headers: dict[str, str] | None = None)
     hits: list[str] = []
 
     class Handler(http.server.BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+        def do_POST(self) -> None:
             self.rfile.read(int(self.headers.get("content-length", 0)))
             hits.append(self.path)
             raw = json.dumps(body).encode()
@@ -137,9 +137,8 @@ def test_a_404_stops_the_run_naming_the_url() -> None:
     ],
 )
 def test_context_overflow_is_not_completed(message: str) -> None:
-    with fixed_server(400, {"error": {"message": message, "type": "invalid_request_error"}}) as (base, hits):
-        with pytest.raises(ContextOverflow):
-            asyncio.run(_generate(_model(base), _request()))
+    with fixed_server(400, {"error": {"message": message, "type": "invalid_request_error"}}) as (base, hits), pytest.raises(ContextOverflow):
+        asyncio.run(_generate(_model(base), _request()))
     assert len(hits) == 1
 
 

@@ -70,7 +70,7 @@ def test_eval_options_are_refused_alike_by_the_cli_and_the_api(tmp_path: Path, f
 def test_api_values_of_the_wrong_type_are_one_line(tmp_path: Path, keyword: str, value: Any, phrase: str) -> None:
     """No AttributeError from deep inside: the value is checked where it comes in."""
     kwargs: dict[str, Any] = {"model": "baseline/random", keyword: value} if keyword != "model" else {"model": value}
-    with pytest.raises(UserError, match="^field '--") as info:
+    with pytest.raises(UserError, match=r"^field '--") as info:
         debench.evaluate("ibm_speech_likert", output_dir=tmp_path / "out", **kwargs)
     assert phrase in str(info.value) and "\n" not in str(info.value)
 

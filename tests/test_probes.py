@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir, split_sentences
+
 from debench.data.bp_competition import load_bp
 from debench.data.debateart import load_debateart
 from debench.models.factory import make_model, parse_model_args

@@ -9,8 +9,8 @@ import asyncio
 from pathlib import Path
 
 import pytest
-
 from conftest import DATA_DIR, real_data_dir
+
 from debench.models.base import Usage
 from debench.models.factory import make_model
 from debench.models.price_table import lookup

@@ -7,10 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
-
-import debench
 from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
+
+import debench
 from debench.errors import UserError
 from debench.testing.stub_server import StubServer
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import real_data_dir, split_sentences
+
 from debench.data.debateart import load_debateart
 from debench.data.transcript import debate_text
 from debench.parsing import parse_answer

@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from clihelp import run_cli
 from conftest import REPO
 from readme_examples import check_example, examples, missing_lines, working_folder

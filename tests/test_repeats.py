@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
+
 from debench.errors import UserError
 from debench.models.factory import make_model
 from debench.pipeline import EvalOptions, evaluate_task
@@ -46,7 +46,7 @@ def test_repeats_of_a_seeded_stochastic_judge(tmp_path: Path) -> None:
         bodies = srv.stats.requests
         assert len(bodies) == k * n
         seeds = Counter(b["seed"] for b in bodies)
-        assert seeds == {s: n for s in range(k)}  # repeat k asks with seed k
+        assert seeds == dict.fromkeys(range(k), n)  # repeat k asks with seed k
         srv.reset_stats()
         again = asyncio.run(evaluate_task(task, path, make_model("openai/stub@temperature=0.8", api_bases=[srv.base_url]), opts))
         assert srv.stats.total_requests == 0  # every repeat's answers are logged (and cached) on their own

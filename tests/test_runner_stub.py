@@ -13,14 +13,14 @@ import time
 from pathlib import Path
 
 import pytest
-
 from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
-from debench.pipeline import EvalOptions, evaluate_task
+
 from debench.models.factory import make_model, parse_model_args
 from debench.parsing import parse_answer
-from debench.task_lookup import load_task
+from debench.pipeline import EvalOptions, evaluate_task
 from debench.samples import read_records
+from debench.task_lookup import load_task
 from debench.testing.stub_server import FaultPlan, StubServer, likert_responder
 
 FAST_RETRY = "max_retries=4,base_delay=0.05,max_delay=2,timeout=5"
@@ -156,7 +156,7 @@ def test_resume_after_interruption_loses_and_duplicates_nothing(tmp_path: Path, 
     limit = 40
     with StubServer(latency=0.15) as srv:
         proc = subprocess.Popen(_eval_cmd(srv, tmp_path, limit), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        log_glob = lambda: list(tmp_path.glob("openai__stub/samples_ibm_speech_likert_*.jsonl"))  # noqa: E731
+        log_glob = lambda: list(tmp_path.glob("openai__stub/samples_ibm_speech_likert_*.jsonl"))  # noqa: E731 - a one-line helper beside its use
         deadline = time.time() + 120
         while not log_glob() and time.time() < deadline:
             time.sleep(0.05)
@@ -190,7 +190,7 @@ def test_permanent_errors_fail_fast(tmp_path: Path) -> None:
     hits: list[str] = []
 
     class NotFound(http.server.BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+        def do_POST(self) -> None:
             self.rfile.read(int(self.headers.get("content-length", 0)))
             hits.append(self.path)
             body = b'{"error": {"message": "unsupported parameter", "type": "invalid_request_error", "code": "unprocessable"}}'

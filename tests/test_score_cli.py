@@ -9,12 +9,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from clihelp import invoke, run_cli
+from conftest import real_data_dir
 from scipy.stats import kendalltau, pearsonr
 
 import debench
-
-from clihelp import invoke, run_cli
-from conftest import real_data_dir
 from debench.data.ibm_speeches import load_ibm_speeches
 from debench.errors import UserError
 from debench.results import validate_results_dict

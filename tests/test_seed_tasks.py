@@ -7,23 +7,24 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import math
+import re
 import zipfile
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import DATA_DIR, real_data_dir
 from openpyxl import Workbook
 
-from conftest import DATA_DIR, real_data_dir
 from debench.data.bp_competition import load_bp
 from debench.data.debateart import load_debateart
 from debench.data.debatebench import ROLES, load_debatebench
 from debench.errors import DataError
-from debench.pipeline import EvalOptions, evaluate_task
 from debench.models.factory import make_model, parse_model_args
-from debench.task_lookup import load_task
+from debench.pipeline import EvalOptions, evaluate_task
 from debench.samples import read_records
+from debench.task_lookup import load_task
 from debench.testing.stub_server import StubServer
 
 # ---------------------------------------------------------------- adapters vs the papers
@@ -112,7 +113,7 @@ def test_debatebench_missing_column_names_file_and_column(tmp_path: Path) -> Non
 def test_debatebench_without_labels_is_an_error_when_required(tmp_path: Path) -> None:
     root = _fixture(tmp_path)
     (root / "scores.xlsx").unlink()
-    with pytest.raises(DataError, match="scores.xlsx"):
+    with pytest.raises(DataError, match=re.escape("scores.xlsx")):
         load_debatebench(root)
 
 
@@ -121,13 +122,13 @@ def test_debatebench_without_labels_is_an_error_when_required(tmp_path: Path) ->
 
 def ind_rmse(preds: list[str], golds: list[str]) -> float:
     v = {"pro": 0.0, "tie": 0.5, "con": 1.0}
-    return math.sqrt(sum((v[p] - v[g]) ** 2 for p, g in zip(preds, golds)) / len(preds))
+    return math.sqrt(sum((v[p] - v[g]) ** 2 for p, g in zip(preds, golds, strict=True)) / len(preds))
 
 
 def ind_macro_f1(preds: list[str], golds: list[str], labels: list[str]) -> float:
     f1s = []
     for lab in labels:
-        tp = sum(p == g == lab for p, g in zip(preds, golds))
+        tp = sum(p == g == lab for p, g in zip(preds, golds, strict=True))
         pred_n, gold_n = preds.count(lab), golds.count(lab)
         if pred_n == 0 and gold_n == 0:
             continue
@@ -166,7 +167,7 @@ def test_debateart_baselines(tmp_path: Path, task: str) -> None:
         preds, golds = [r.prediction for r in recs], [r.target for r in recs]
         m = out.results.metrics
         assert m["rmse"].value == pytest.approx(ind_rmse(preds, golds))
-        assert m["accuracy"].value == pytest.approx(sum(p == g for p, g in zip(preds, golds)) / len(preds))
+        assert m["accuracy"].value == pytest.approx(sum(p == g for p, g in zip(preds, golds, strict=True)) / len(preds))
         assert m["macro_f1"].value == pytest.approx(ind_macro_f1(preds, golds, ["pro", "tie", "con"]))
         assert m["rmse"].ci95[0] <= m["rmse"].value <= m["rmse"].ci95[1]
 

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic import BaseModel
-
 from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
+from pydantic import BaseModel
+
 from debench.arena.protocol import parse_verdict
 from debench.errors import UserError
 from debench.record_log import RecordLog, read_log
@@ -46,7 +46,7 @@ def test_compaction_by_one_process_loses_no_line_of_another(tmp_path: Path) -> N
         a.append(Rec(key=f"k{i}", status="ok"))
     a.close()
     b.close()
-    lines = [Rec.model_validate_json(l) for l in path.read_text().splitlines()]
+    lines = [Rec.model_validate_json(row) for row in path.read_text().splitlines()]
     assert sorted(r.key for r in lines) == [f"k{i}" for i in range(8)]
     assert next(r for r in lines if r.key == "k0").n == 2
     fresh = RecordLog(path, Rec, "key")
@@ -68,12 +68,12 @@ def test_one_reader_three_answers_to_a_bad_line(tmp_path: Path) -> None:
     are passed over."""
     path = tmp_path / "log.jsonl"
     path.write_text('{"key": "a", "status": "ok"}\n\n{"key": "b", "sta{"key": "c", "status": "ok"}\n{"key": "d", "status": "ok"}\n{"key": "e"')
-    keys = lambda bad: [r.key for _, _, r in read_log(path, Rec, bad_line=bad)]  # noqa: E731
+    keys = lambda bad: [r.key for _, _, r in read_log(path, Rec, bad_line=bad)]  # noqa: E731 - a one-line helper beside its use
     assert keys("stop") == ["a"] and keys("skip") == ["a", "d"]
     with pytest.raises(UserError) as exc:
         keys("raise")
     assert str(path) in str(exc.value) and "line 3 is not a Rec" in str(exc.value) and "\n" not in str(exc.value)
-    a, d = [(o, n) for o, n, _ in read_log(path, Rec, bad_line="skip")]
+    _, d = [(o, n) for o, n, _ in read_log(path, Rec, bad_line="skip")]
     assert path.read_bytes()[d[0] : d[0] + d[1]] == b'{"key": "d", "status": "ok"}\n'
     # a finished run's samples log read for the user (debench view): whole, or one line
     log = tmp_path / "samples.jsonl"
@@ -185,7 +185,7 @@ def test_arena_interrupted_by_sigint_resumes_without_repeating_finished_debates(
         assert proc.returncode == 130, err[-1000:]
         assert "interrupted" in err and "rerun the same command to resume" in err
         assert log is not None
-        finished = {json.loads(l)["debate_id"] for l in log.read_text().splitlines() if json.loads(l)["status"] == "ok"}
+        finished = {json.loads(row)["debate_id"] for row in log.read_text().splitlines() if json.loads(row)["status"] == "ok"}
         assert 2 <= len(finished) < 8
         srv.reset_stats()
         again = run_cli(*cmd[3:], env=env)  # the rerun needs no new process
@@ -193,7 +193,7 @@ def test_arena_interrupted_by_sigint_resumes_without_repeating_finished_debates(
     assert again.returncode == 0, again.stderr[-1000:]
     assert n_new == (8 - len(finished)) * 3  # no cache: only the log can have skipped them
     lines = log.read_text().splitlines()
-    assert len(lines) == 8 and {json.loads(l)["debate_id"] for l in lines} >= finished
+    assert len(lines) == 8 and {json.loads(row)["debate_id"] for row in lines} >= finished
 
 
 def test_a_verdict_written_into_a_speech_is_not_the_judges(tmp_path: Path) -> None:
@@ -209,7 +209,7 @@ def test_a_verdict_written_into_a_speech_is_not_the_judges(tmp_path: Path) -> No
         proc = run_cli("arena", "--models", "openai/a,openai/b", "--judge", "openai/judge", "--api-base", srv.base_url, "--topics", str(topics),
                        "--rounds", "2", "--output-dir", str(tmp_path / "out"), "--no-progress", env={"DEBENCH_CACHE_DIR": str(tmp_path / "c")})
     assert proc.returncode == 0, proc.stderr
-    records = [json.loads(l) for l in next((tmp_path / "out").glob("arena_*/debates.jsonl")).read_text().splitlines()]
+    records = [json.loads(row) for row in next((tmp_path / "out").glob("arena_*/debates.jsonl")).read_text().splitlines()]
     verdicts = [v for r in records for v in r["verdicts"]]
     assert verdicts and all(v["status"] == "parse_failure" for v in verdicts)
     assert all("quoted from the debate" in v["parse_error"] for v in verdicts)
@@ -237,9 +237,9 @@ def test_several_judges_each_decide_every_debate_once(tmp_path: Path) -> None:
         assert srv.stats.total_requests == 0
     assert proc.returncode == 0 and again.returncode == 0, proc.stderr
     assert sorted(judge_calls) == sorted(["j1", "j2", "j3"] * 4)
-    lines = [json.loads(l) for l in next((tmp_path / "out").glob("arena_*/judgments.jsonl")).read_text().splitlines()]
-    assert len(lines) == 12 and {l["judge"] for l in lines} == {"openai/j1", "openai/j2", "openai/j3"}
-    assert all(l["side1_words"] == 2 and l["side2_words"] == 2 and len(l["judge_model_id"]) == 12 for l in lines)
+    lines = [json.loads(row) for row in next((tmp_path / "out").glob("arena_*/judgments.jsonl")).read_text().splitlines()]
+    assert len(lines) == 12 and {row["judge"] for row in lines} == {"openai/j1", "openai/j2", "openai/j3"}
+    assert all(row["side1_words"] == 2 and row["side2_words"] == 2 and len(row["judge_model_id"]) == 12 for row in lines)
 
 
 def test_an_ensemble_judge_votes_on_the_winner(tmp_path: Path) -> None:
@@ -249,7 +249,7 @@ def test_an_ensemble_judge_votes_on_the_winner(tmp_path: Path) -> None:
                        "--api-base", srv.base_url, "--topics", str(topics), "--rounds", "2", "--output-dir", str(tmp_path / "out"), "--no-progress",
                        env={"DEBENCH_CACHE_DIR": str(tmp_path / "c")})
     assert proc.returncode == 0, proc.stderr
-    lines = [json.loads(l) for l in next((tmp_path / "out").glob("arena_*/judgments.jsonl")).read_text().splitlines()]
-    assert [(l["winner"], l["side1_score"], l["side2_score"]) for l in lines] == [(1, pytest.approx(17 / 3), pytest.approx(17 / 3))] * 2
+    lines = [json.loads(row) for row in next((tmp_path / "out").glob("arena_*/judgments.jsonl")).read_text().splitlines()]
+    assert [(row["winner"], row["side1_score"], row["side2_score"]) for row in lines] == [(1, pytest.approx(17 / 3), pytest.approx(17 / 3))] * 2
     record = json.loads(next((tmp_path / "out").glob("arena_*/debates.jsonl")).read_text().splitlines()[0])
     assert [m["member"] for m in record["verdicts"][0]["members"] if m["step"] == "member"] == ["openai/j1", "openai/j2", "openai/j3"]

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import DATA_DIR, real_data_dir
+
 from debench.metrics.base import METRICS
 from debench.metrics.names import BUILTIN, BUILTIN_NAMES, BUILTIN_REPORTS
 from debench.metrics.reports import REPORTS

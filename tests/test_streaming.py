@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from conftest import DATA_DIR, real_data_dir
 from pydantic import BaseModel
 
-from conftest import DATA_DIR, real_data_dir
 from debench.data.loading import StreamedDataset, load_task_data, run_documents
 from debench.record_log import RecordLog
 from debench.runner import CLAIM_BATCH, run_jobs

@@ -222,7 +222,7 @@ def test_clean_shutdown_leaves_no_threads_and_frees_the_port() -> None:
     assert set(threading.enumerate()) <= before
     srv.stop()  # idempotent
     with pytest.raises(RuntimeError):
-        srv.base_url  # noqa: B018
+        srv.base_url  # noqa: B018 - reading the property is the test
     with StubServer(port=port) as again:  # the port can be bound again at once
         assert again.port == port
 

@@ -9,9 +9,9 @@ import json
 from pathlib import Path
 
 import pytest
-
 from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
+
 from debench.samples import read_records
 
 pytestmark = [pytest.mark.local_model, pytest.mark.slow]

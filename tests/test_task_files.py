@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
 import yaml
+from clihelp import invoke, run_cli
 
 import debench
-
-from clihelp import invoke, run_cli
 from debench.errors import UserError
 from debench.task_files import load_task_file
 from debench.task_lookup import load_task, task_names, tasks_dir
@@ -135,7 +135,7 @@ def test_a_prompt_file_outside_the_task_folder_is_refused(tmp_path: Path, attack
     line = invoke("eval", "--task", str(path), "--model", "baseline/random", "--data-source", "sample", "--output-dir", str(tmp_path / "out")).one_line_error()
     assert str(path) in line and "field 'prompt.files.secret'" in line and "own folder" in line
     assert SECRET not in line
-    with pytest.raises(UserError, match="prompt.files.secret"):
+    with pytest.raises(UserError, match=re.escape("prompt.files.secret")):
         debench.evaluate(str(path), "baseline/random", data_source="sample", output_dir=tmp_path / "out")
     assert not (tmp_path / "out").exists()
 
@@ -184,7 +184,7 @@ def test_includes_and_prompt_files_inside_the_folder_still_work(tmp_path: Path) 
 def test_tasks_command_lists_descriptions() -> None:
     proc = run_cli("tasks")
     assert proc.returncode == 0, proc.stderr
-    line = next(l for l in proc.stdout.splitlines() if l.startswith("ibm_speech_likert "))
+    line = next(row for row in proc.stdout.splitlines() if row.startswith("ibm_speech_likert "))
     assert "Rate IBM debate opening speeches" in line
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
+
 from debench.errors import UserError
 from debench.group_summary import GROUP_SUMMARY_SCHEMA_PATH
 from debench.json_schema import validate_with_schema_file

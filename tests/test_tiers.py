@@ -9,7 +9,6 @@ import shlex
 from pathlib import Path
 
 import pytest
-
 from conftest import EMBEDDED_MODEL_MODULES, REPO
 
 TESTS = Path(__file__).resolve().parent

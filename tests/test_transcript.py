@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from conftest import real_data_dir
+
 from debench.data.base import Speech, get_adapter
 from debench.data.transcript import SIDE_AND_SPEAKER, SpeechHeader, format_transcript
 from debench.judging import debatrix

@@ -13,9 +13,9 @@ import stat
 from pathlib import Path
 
 import pytest
-
 from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
+
 from debench.testing.stub_server import FaultPlan, StubServer, fixed_responder, likert_responder
 
 SECRET = "sk-proj-PLANTEDsecret0123456789abcdefXYZ"

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
+
 from debench.api import evaluate
 from debench.samples import read_records
 from debench.task_lookup import load_task
@@ -124,7 +124,7 @@ def test_filters_and_search_in_chromium(driver: Any, likert_run: Path, likert_pa
     phrase = " ".join(doc_text.split()[40:46])
     _search(driver, phrase)
     assert target in _visible(driver)
-    assert driver.execute_script("var a=document.querySelector('article[data-doc=\"%s\"] details.debate'); return a.open;" % target) is False
+    assert driver.execute_script(f"var a=document.querySelector('article[data-doc=\"{target}\"] details.debate'); return a.open;") is False
     _search(driver, "no sample says zzzyzx")
     assert _visible(driver) == [] and driver.execute_script("return document.getElementById('shown').textContent").startswith("0 of ")
     _search(driver, target)

@@ -67,7 +67,7 @@ def line_validator() -> Callable[[bytes | str], dict[str, Any]]:
 
 def load_reference(path: Path) -> list[str]:
     try:
-        names = [l.strip() for l in Path(path).read_text(encoding="utf-8").splitlines() if l.strip() and not l.startswith("#")]
+        names = [row.strip() for row in Path(path).read_text(encoding="utf-8").splitlines() if row.strip() and not row.startswith("#")]
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"cannot read the reference ranking ({exc.__class__.__name__})", path=str(path)) from None
     if len(set(names)) != len(names):

@@ -33,8 +33,8 @@ def arena_group(ctx, models, judge, ensemble, topics_file, rounds, concurrency, 
         return
     if not models or not judge:
         raise UserError("debench arena needs --models and --judge (or the subcommand 'rank')")
-    from debench.arena.run import run_arena
     from debench.arena.protocol import load_topics
+    from debench.arena.run import run_arena
     from debench.arena.tournament import ArenaSettings
     from debench.models.factory import make_judge, make_model, split_bases
 

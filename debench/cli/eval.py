@@ -7,7 +7,17 @@ from pathlib import Path
 
 import click
 
-from debench.cli.common import ENSEMBLE_OPTION, checked, connection_options, data_options, print_results_table, recorded_command, report_errors, run_options, run_until_done
+from debench.cli.common import (
+    ENSEMBLE_OPTION,
+    checked,
+    connection_options,
+    data_options,
+    print_results_table,
+    recorded_command,
+    report_errors,
+    run_options,
+    run_until_done,
+)
 from debench.cli.tasks import include_path_option, include_paths
 from debench.numeric import fmt, fmt_ci
 

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import click
 
-
 DEFAULT_REPORTED = Path("leaderboard/reported.json")
 DEFAULT_TRUSTED = Path("leaderboard/trusted_endpoints.yaml")
 
@@ -97,8 +96,8 @@ def validate_cmd(
     spot check through a trusted endpoint does (docs/leaderboard.md).
     """
     from debench.errors import UserError
-    from debench.leaderboard.validate import find_results_files, validate_all
     from debench.leaderboard.spot_check import self_check
+    from debench.leaderboard.validate import find_results_files, validate_all
     from debench.redact import remember_secret
 
     remember_secret(api_key)

@@ -54,10 +54,10 @@ def probe_cmd(task_spec, model_spec, ensemble, probe_spec, limit, doc_ids, injec
     """Bias probes: rerun debates with the speaking order swapped or the BP teams relabelled, one side
     padded or trimmed, or a verdict-claiming line injected; report verdict flips, position, length
     and injection statistics with 95% CIs. The seed also picks the inject probe's side."""
+    from debench.cli.tasks import selected_tasks
     from debench.models.factory import make_judge
     from debench.probes.base import parse_probe_specs
     from debench.probes.run import ProbeOptions, run_probes
-    from debench.cli.tasks import selected_tasks
 
     tasks = selected_tasks(task_spec).tasks
     specs = parse_probe_specs(probe_spec)

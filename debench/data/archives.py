@@ -14,8 +14,8 @@ import shutil
 import tarfile
 import zipfile
 import zlib
-from typing import IO, TypeVar
 from pathlib import Path, PurePosixPath
+from typing import IO, TypeVar
 
 from debench.errors import UserError
 

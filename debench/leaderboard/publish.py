@@ -14,12 +14,12 @@ from debench.atomic import write_atomic
 from debench.errors import UserError
 from debench.leaderboard.board import SCHEMA_PATH, Leaderboard, validate_leaderboard_dict
 from debench.leaderboard.build import build_leaderboard
-from debench.leaderboard.validate import ValidatedSubmission, validate_all
 from debench.leaderboard.files import copy_regular, results_files, submission_folders
 from debench.leaderboard.page import render_page
 from debench.leaderboard.reported import load_reported
 from debench.leaderboard.spot_record import record_path
 from debench.leaderboard.trusted import TrustedEndpoints, load_trusted
+from debench.leaderboard.validate import ValidatedSubmission, validate_all
 from debench.leaderboard.verify import Removed, SpotCheckRun, verify_all
 
 

@@ -25,7 +25,6 @@ from pydantic import BaseModel, Field, ValidationError
 
 from debench.errors import UserError
 from debench.json_schema import document_schema, validate_with_schema_file
-from debench.numeric import close
 from debench.leaderboard.files import (
     MAX_RESULTS_BYTES,
     read_json_object,
@@ -43,6 +42,7 @@ from debench.leaderboard.spot_check import (
 )
 from debench.leaderboard.trusted import Endpoint
 from debench.leaderboard.validate import ValidatedSubmission
+from debench.numeric import close
 
 SPOT_RECORD_SCHEMA_VERSION = "1.0"
 SPOT_RECORD_SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema" / "spot_check.schema.json"

@@ -161,7 +161,7 @@ def parse_model_args(text: str | None, where: str = "--model-args", sep: str = "
     srv: dict[str, Any] = {}
     for key, value in raw.items():
         if key in GENERATION_KEYS:
-            gen[key] = [s for s in value.split("|")] if key == "stop" else value
+            gen[key] = value.split("|") if key == "stop" else value
         elif key in CLIENT_KEYS:
             cli[key] = value
         elif key in SERVER_KEYS:
@@ -175,7 +175,7 @@ def parse_model_args(text: str | None, where: str = "--model-args", sep: str = "
         key = str(err["loc"][-1]) if err.get("loc") else "?"
         value = raw.get(key, "")
         shown = "***" if is_secret_name(key) else value
-        expected = _TYPE_WORDS.get(err.get("type", ""), None) or ("one word (letters, digits, _ . : + -)" if err.get("type") == "string_pattern_mismatch" else None)
+        expected = _TYPE_WORDS.get(err.get("type", "")) or ("one word (letters, digits, _ . : + -)" if err.get("type") == "string_pattern_mismatch" else None)
         why = f"expected {expected}" if expected else err.get("msg", "invalid value").lower()
         raise UserError(f"{where}: {key}={shown}: {why}") from None
 

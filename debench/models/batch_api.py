@@ -19,8 +19,8 @@ from typing import Any, Protocol
 
 import aiohttp
 
-from debench.models.http_errors import MalformedResponse, classify_http_exception, error_message, http_error
 from debench.errors import UserError
+from debench.models.http_errors import MalformedResponse, classify_http_exception, error_message, http_error
 from debench.models.retry import EndpointError, FailureKind, RetryPolicy, call_with_retries
 
 ENDPOINT = "/v1/chat/completions"

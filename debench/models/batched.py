@@ -126,7 +126,7 @@ class BatchedModel(Model):
         """Submit what is pending (or attach it to a batch submitted before), poll, hand out answers."""
         try:
             while self._pending:
-                while time.monotonic() - self._last_join < SETTLE_S:
+                while time.monotonic() - self._last_join < SETTLE_S:  # noqa: ASYNC110 - a debounce on the clock: no task signals "nobody joined"
                     await asyncio.sleep(SETTLE_S)
                 batch = self._pending
                 self._pending = {}

@@ -171,7 +171,7 @@ class LiteLLMModel(Model):
     def count_tokens(self, messages: list[Message]) -> int | None:
         try:
             return int(_litellm().token_counter(model=self.litellm_name, messages=messages))
-        except Exception:  # noqa: BLE001
+        except Exception:  # noqa: BLE001 - a model litellm cannot count for: the context check is skipped
             return None
 
     def _params(self, request: Request) -> dict[str, Any]:

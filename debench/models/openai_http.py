@@ -33,7 +33,6 @@ from typing import Any
 import aiohttp
 
 from debench.models.base import Model, ModelResponse, Request, Usage
-from debench.models.price_table import ModelPrice, lookup
 from debench.models.http_errors import (  # noqa: F401 - re-exported: the client's errors
     HTTPStatusError,
     MalformedResponse,
@@ -41,6 +40,7 @@ from debench.models.http_errors import (  # noqa: F401 - re-exported: the client
     error_message,
     http_error,
 )
+from debench.models.price_table import ModelPrice, lookup
 from debench.models.retry import RetryPolicy, call_with_retries
 from debench.prompts import Message
 
@@ -107,7 +107,7 @@ class OpenAIHTTPModel(Model):
             import litellm
 
             return int(litellm.token_counter(model=self.name, messages=messages))
-        except Exception:  # noqa: BLE001
+        except Exception:  # noqa: BLE001 - a model litellm cannot count for: the context check is skipped
             return None
 
     def batch_body(self, request: Request) -> dict[str, Any]:

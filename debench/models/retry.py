@@ -208,7 +208,7 @@ async def call_with_retries(
             return await call(), attempt
         except (asyncio.CancelledError, UserError):
             raise  # a problem the user must fix (e.g. their model's server died): never retried
-        except Exception as exc:  # noqa: BLE001 - classified below
+        except Exception as exc:
             kind = classify(exc)
             error = _give_up(exc, kind, attempt, policy, where, down_since)
             if error is not None:

@@ -17,14 +17,14 @@ from debench.atomic import write_atomic, write_json_record
 from debench.data.base import Doc, get_adapter
 from debench.data.loading import load_task_data
 from debench.errors import UserError
-from debench.pipeline import RunOptions, dataset_info, ensure_method_supported, run_config, run_stem, task_info, usage_info
-from debench.prompts import check_templates
 from debench.models.base import Model
 from debench.options import Method
+from debench.pipeline import RunOptions, dataset_info, ensure_method_supported, run_config, run_stem, task_info, usage_info
 from debench.probes.base import ProbeContext, ProbedDoc, ProbeSpec
 from debench.probes.inject import claim_for_task
 from debench.probes.report import ProbeReport, ProbeSummary
 from debench.probes.stats import make_pair, summarize
+from debench.prompts import check_templates
 from debench.results import ModelInfo, now_iso, package_versions
 from debench.runner import error_summary, run_fingerprint, run_samples
 from debench.task import TaskConfig

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from debench.data.files import read_csv
 from debench.atomic import write_atomic
+from debench.data.files import read_csv
 from debench.errors import DataError
 
 COLUMNS = ["id", "topic", "source", "text"]

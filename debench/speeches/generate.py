@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from debench.atomic import write_json_record
 from debench.calls import Caller
 from debench.data.loading import load_task_data
 from debench.errors import UserError
@@ -27,7 +28,6 @@ from debench.models.base import Model
 from debench.options import DataOptions, DataSource, JobOptions, PerTopic, SpeechTokens, Temperature, Words
 from debench.record_log import RecordLog
 from debench.runner import FailureStatus, RunSettings, open_cache, run_jobs
-from debench.atomic import write_json_record
 from debench.speeches.files import SpeechRow, write_speeches
 from debench.task import GenerationConfig
 from debench.text import trim_to_words, word_count

@@ -18,15 +18,15 @@ from typing import ClassVar
 import numpy as np
 
 from debench.atomic import write_json_record
+from debench.charts import source_means
 from debench.data.base import Doc, Speech
 from debench.data.loading import load_task_data
 from debench.errors import UserError
-from debench.pipeline import RunOptions, dataset_info, ensure_method_supported, run_config, run_stem, task_info, usage_info
-from debench.prompts import check_templates
 from debench.metrics.bootstrap import mean_ci, mean_diff_ci
 from debench.models.base import Model
 from debench.options import NBootstrap
-from debench.charts import source_means
+from debench.pipeline import RunOptions, dataset_info, ensure_method_supported, run_config, run_stem, task_info, usage_info
+from debench.prompts import check_templates
 from debench.results import ModelInfo, now_iso, package_versions
 from debench.runner import error_summary, run_fingerprint, run_samples
 from debench.samples import SampleRecord

@@ -8,7 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-
 from markupsafe import Markup
 
 from debench.atomic import write_atomic
@@ -16,6 +15,7 @@ from debench.charts import scatter
 from debench.pages import render
 from debench.redact import Redactor
 from debench.view.model import build_view
+
 
 def render_view(view: dict[str, Any], template: str = "run_report.html.j2") -> str:
     chart = view.get("chart")
