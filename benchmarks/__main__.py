@@ -192,7 +192,7 @@ def _debatrix_checks(report: BenchReport, d: DebatrixFigures) -> None:
 
 def _prefix_figures(report: BenchReport, shares: dict) -> None:
     for name, s in shares.items():
-        before = "not measured (no git history)" if s["before"] is None else f"{s['before'].share:.1%}"
+        before = s["before"] if isinstance(s["before"], str) else f"{s['before'].share:.1%}"
         report.figures[f"prompt tokens that are a repeated prefix, {name} (before -> after)"] = f"{before} -> {s['after'].share:.1%} of {s['after'].prompt_tokens} tokens"
 
 

@@ -17,6 +17,7 @@ runs this checkout.
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import tarfile
 import tempfile
@@ -76,16 +77,27 @@ def measure_workload(srv: StubProcess, work: Path, real: Path, name: str, limit:
     return PrefixShare(prompt_tokens=stats.prompt_tokens, cached_prompt_tokens=stats.cached_prompt_tokens)
 
 
-def measure_prefix(srv: StubProcess, work: Path, real: Path, *, smoke: bool) -> dict[str, dict[str, PrefixShare | None]]:
-    """workload -> {"before": share or None (no git), "after": share}."""
+def why_not_before(name: str, code: Path | None) -> str | None:
+    """Why ``BEFORE_REV``'s code cannot run workload ``name`` here (None: it can)."""
+    if code is None:
+        return "not measured (no git history)"
+    if name == "ibm" and importlib.util.find_spec("matplotlib") is None:
+        # that code draws the IBM tasks' plots with matplotlib, which debench no longer depends on
+        return f"not measured (the code of {BEFORE_REV} needs matplotlib, not installed)"
+    return None
+
+
+def measure_prefix(srv: StubProcess, work: Path, real: Path, *, smoke: bool) -> dict[str, dict[str, PrefixShare | str]]:
+    """workload -> {"before": share, or why it was not measured; "after": share}."""
     real = real.resolve()  # the commands run in ``work``
     limits = {"debateart": 3 if smoke else 10, "debatrix": 1 if smoke else 2, "ibm": 10 if smoke else 50}
-    out: dict[str, dict[str, PrefixShare | None]] = {}
+    out: dict[str, dict[str, PrefixShare | str]] = {}
     with tempfile.TemporaryDirectory(prefix="debench-before-") as tmp:
         before = checkout(BEFORE_REV, Path(tmp))
         for name in WORKLOADS:
+            why = why_not_before(name, before)
             out[name] = {
-                "before": measure_workload(srv, work, real, name, limits[name], code=before) if before else None,
+                "before": why if why is not None else measure_workload(srv, work, real, name, limits[name], code=before),
                 "after": measure_workload(srv, work, real, name, limits[name]),
             }
     return out
