@@ -163,9 +163,9 @@ def test_resume_after_interruption_loses_and_duplicates_nothing(tmp_path: Path, 
         log = log_glob()[0]
         _wait_for_lines(log, 10)
         os.kill(proc.pid, sig)
-        _, err = proc.communicate(timeout=60)
+        out, err = proc.communicate(timeout=60)
         if sig == signal.SIGINT:
-            assert proc.returncode == 130 and "rerun the same command to resume" in err
+            assert proc.returncode == 130 and "rerun the same command to resume" in err, f"exit {proc.returncode}; stdout: {out[-1500:]}; stderr: {err[-1500:]}"
         before = {r.doc_id for r in read_records(log)}
         assert 10 <= len(before) < limit
         n_before = srv.stats.total_requests

@@ -181,8 +181,8 @@ def test_arena_interrupted_by_sigint_resumes_without_repeating_finished_debates(
                 break
             time.sleep(0.05)
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
-        assert proc.returncode == 130, err[-1000:]
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130, f"stdout: {out[-1500:]}; stderr: {err[-1500:]}"
         assert "interrupted" in err and "rerun the same command to resume" in err
         assert log is not None
         finished = {json.loads(row)["debate_id"] for row in log.read_text().splitlines() if json.loads(row)["status"] == "ok"}

@@ -188,8 +188,8 @@ def test_ctrl_c_exits_130_stops_the_server_and_the_rerun_resumes(fake: FakeVLLM,
         assert time.monotonic() < deadline and proc.poll() is None
         time.sleep(0.1)
     proc.send_signal(signal.SIGINT)  # what a terminal's Ctrl-C sends to debench (the server has its own process group)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, f"stdout: {out[-1500:]}; stderr: {err}"
     assert "interrupted" in err and "rerun the same command to resume" in err
     assert no_process_left(fake)
     assert 0 < answered(tmp_path) < 12
