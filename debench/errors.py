@@ -1,5 +1,12 @@
 """Errors a user can cause. The CLI prints them on one line and exits with code 2."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
 
 class UserError(Exception):
     """A problem with the user's input (task file, data file, predictions, options)."""
@@ -20,3 +27,10 @@ class UserError(Exception):
 
 class DataError(UserError):
     """A data file is missing, unreadable or lacks required columns."""
+
+
+def first_problem(exc: ValidationError) -> tuple[str | None, str]:
+    """The dotted field (None for the whole object) and the message of a pydantic error's first
+    problem: what a one-line ``UserError`` about a file's contents names."""
+    first = exc.errors()[0]
+    return ".".join(str(p) for p in first["loc"]) or None, str(first["msg"])

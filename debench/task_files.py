@@ -4,21 +4,16 @@ registries. Any problem is one ``UserError`` naming the file and the field."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import yaml
 
 from debench.data.files import SAFE_LOADER
-from debench.errors import UserError
+from debench.errors import UserError, first_problem
 
 if TYPE_CHECKING:  # imported where used: listing tasks (``read_summary``) needs no pydantic model
     from debench.task import TaskConfig
-
-
-def _loc(err: Mapping[str, Any]) -> str:
-    return ".".join(str(p) for p in err.get("loc", ())) or "<root>"
 
 
 def _read_yaml(path: Path) -> dict[str, Any]:
@@ -141,10 +136,9 @@ def load_task_file(path: str | Path) -> TaskConfig:
     try:
         task = TaskConfig.model_validate(raw)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        msg = first.get("msg", "invalid value")
+        where, msg = first_problem(exc)
         extra = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise UserError(f"{msg}{extra}", path=str(path), field=_loc(first)) from None
+        raise UserError(f"{msg}{extra}", path=str(path), field=where or "<root>") from None
     check_names(task, path)
     task.dataset._base_dir = path.parent  # the generic adapter's dataset.file is relative to the task file
     return task

@@ -80,7 +80,7 @@ def run_with_models(models, work, saved: str = "finished samples are saved"):
     return run_until_done(run, saved)
 
 
-class checked(click.ParamType):  # type: ignore[type-arg]  # generic from click 8.5; the 8.4 floor is not
+class checked(click.ParamType):  # type: ignore[type-arg, unused-ignore]  # generic from click 8.5; the 8.4 floor is not
     """A click type checked by one of ``debench.options``' types: the same range, choices and
     one-line message as the Python API. ``debench.options`` (pydantic) is imported when a value is
     checked or ``--help`` shows one, not when the CLI starts."""

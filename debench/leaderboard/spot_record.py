@@ -23,7 +23,7 @@ from typing import Any, Literal
 import jsonschema
 from pydantic import BaseModel, Field, ValidationError
 
-from debench.errors import UserError
+from debench.errors import UserError, first_problem
 from debench.json_schema import document_schema, validate_with_schema_file
 from debench.leaderboard.files import (
     MAX_RESULTS_BYTES,
@@ -158,8 +158,8 @@ def read_record(path: Path) -> SpotCheckRecord:
     try:
         return SpotCheckRecord.model_validate(obj)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        raise _err(path, ".".join(str(p) for p in first["loc"]) or None, f"does not follow the spot-check record schema: {first['msg']}") from None
+        where, msg = first_problem(exc)
+        raise _err(path, where, f"does not follow the spot-check record schema: {msg}") from None
 
 
 def check_record(sub: ValidatedSubmission, path: Path) -> SpotCheckRecord:

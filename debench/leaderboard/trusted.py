@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from debench.errors import UserError
+from debench.errors import UserError, first_problem
 from debench.json_schema import document_schema, validate_with_schema_file
 
 TRUSTED_SCHEMA_VERSION = "1.0"
@@ -135,8 +135,8 @@ def load_trusted(path: Path) -> TrustedEndpoints:
     try:
         trusted = TrustedEndpoints.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        raise UserError(str(first["msg"]).removeprefix("Value error, "), path=str(path), field=".".join(str(p) for p in first["loc"]) or None) from None
+        where, msg = first_problem(exc)
+        raise UserError(msg.removeprefix("Value error, "), path=str(path), field=where) from None
     ids = trusted.ids()
     dup = next((i for i in ids if ids.count(i) > 1), None)
     if dup:

@@ -52,7 +52,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from debench.data.base import Doc, LoadedDataset
-from debench.errors import UserError
+from debench.errors import UserError, first_problem
 from debench.jsonl import iter_jsonl_objects
 from debench.leaderboard.files import (
     MAX_RESULTS_BYTES,
@@ -158,7 +158,7 @@ def _read_results(path: Path) -> Results:
     try:
         results = Results.model_validate(data)
     except ValidationError as exc:
-        where, msg = _first_problem(exc)
+        where, msg = first_problem(exc)
         raise _err(path, where, f"does not follow the results schema: {_short(msg)}") from None
     _refuse_machine_paths(results, path)
     _refuse_future(results, path)
@@ -198,12 +198,6 @@ def _refuse_future(results: Results, path: Path) -> None:
     now = datetime.now(UTC)
     if created > now:
         raise _err(path, "created_at", f"{results.created_at} is after this build ({now.strftime('%Y-%m-%dT%H:%M:%SZ')}): a run cannot come from the future")
-
-
-def _first_problem(exc: ValidationError) -> tuple[str | None, str]:
-    """The dotted field (None for the whole object) and message of a pydantic error's first problem."""
-    first = exc.errors()[0]
-    return ".".join(str(p) for p in first["loc"]) or None, first["msg"]
 
 
 def _short(text: str, limit: int = 160) -> str:
@@ -287,7 +281,7 @@ def _read_samples(samples: Path, task: TaskConfig, docs: list[Doc], all_docs: li
         try:
             rec = SampleRecord.model_validate(obj)
         except ValidationError as exc:
-            where, msg = _first_problem(exc)
+            where, msg = first_problem(exc)
             raise _err(samples, where, f"line {n}: not a samples-log record ({_short(msg, 80)})") from None
         doc_id = rec.doc_id
         if doc_id not in known:
