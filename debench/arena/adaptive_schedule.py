@@ -1,0 +1,88 @@
+"""The adaptive schedule's record: ``schedule.jsonl``, one line per debate chosen, saying why.
+
+A decision is written before its debate runs, so an interrupted run knows what it had chosen: the
+rerun runs the chosen debates that have no finished record, and chooses nothing new until they
+are done. The file is append-only; a torn last line (a process killed while writing it) is cut
+off on open. Versioned and documented by ``debench/schema/schedule_decision.schema.json``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from debench.arena.adaptive import Choice
+from debench.json_schema import document_schema
+from debench.record_log import read_log
+
+SCHEDULE_SCHEMA_VERSION = "1.0"
+SCHEDULE_SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema" / "schedule_decision.schema.json"
+SCHEDULE_FILE = "schedule.jsonl"
+
+
+class ScheduleDecision(BaseModel):
+    """One debate the adaptive schedule chose, and why."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    wave: int = Field(ge=0, description="the wave it was chosen in (0 first); a wave is chosen from the judgments of the earlier waves only")
+    position: int = Field(ge=0, description="its place in the wave's order of choice")
+    debate_id: str
+    topic: str
+    side1: str
+    side2: str
+    leg: str = Field(description="'second leg': the other side of a topic the pair had played once; 'new topic': the pair's first leg there")
+    utility: float = Field(description="expected reduction of the summed probabilities that adjacent models of the ranking are in the wrong order")
+    target: list[str] = Field(min_length=2, max_length=2, description="the adjacent pair of the ranking whose order it was expected to settle most")
+    target_difference: float = Field(description="that pair's posterior strength difference (logits, the first minus the second) when the wave was chosen")
+    target_sd: float = Field(description="its posterior standard deviation")
+    target_misorder: float = Field(description="posterior probability that the pair is in the wrong order")
+    ranking: list[str] = Field(description="the posterior ranking the wave was chosen from")
+    judgments_used: int = Field(ge=0, description="verdicts the wave was chosen from")
+    budget: int = Field(ge=1, description="the run's --budget when the wave was chosen")
+    seed: int
+
+    def reason(self) -> str:
+        a, b = self.target
+        return (
+            f"{self.side1} vs {self.side2} ({self.leg}): expected to settle {a} vs {b} most "
+            f"(difference {self.target_difference:+.2f} ± {self.target_sd:.2f} logits, P(wrong order) {self.target_misorder:.2f})"
+        )
+
+
+def decision(choice: Choice, wave: int, position: int, debate_id: str, topic: str, ranking: list[str], n_judgments: int, budget: int, seed: int) -> ScheduleDecision:
+    return ScheduleDecision(
+        wave=wave, position=position, debate_id=debate_id, topic=topic, side1=choice.slot.side1, side2=choice.slot.side2, leg=choice.leg,
+        utility=choice.utility, target=list(choice.target), target_difference=choice.target_difference, target_sd=choice.target_sd,
+        target_misorder=choice.target_misorder, ranking=ranking, judgments_used=n_judgments, budget=budget, seed=seed,
+    )
+
+
+def read_decisions(path: Path) -> list[ScheduleDecision]:
+    """Every complete decision; a torn or damaged tail is cut off the file (it is redone)."""
+    if not path.exists():
+        return []
+    out, end = [], 0
+    for offset, length, d in read_log(path, ScheduleDecision, bad_line="stop"):
+        out.append(d)
+        end = offset + length
+    if path.stat().st_size > end:
+        with open(path, "r+b") as fh:
+            fh.truncate(end)
+    return out
+
+
+def append_decisions(path: Path, decisions: list[ScheduleDecision]) -> None:
+    """Appended and flushed to disk before the debates run."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write("".join(d.model_dump_json() + "\n" for d in decisions))
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def schedule_decision_json_schema() -> dict[str, Any]:
+    return document_schema(ScheduleDecision, slug="schedule_decision", version=SCHEDULE_SCHEMA_VERSION, title="debench arena adaptive schedule decision (one line of schedule.jsonl)")
