@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from debench.arena.adaptive import Choice
+from debench.arena.judgment_table import JudgmentTable, group_ids
+from debench.arena.ranking_file import ScheduleSummary
 from debench.json_schema import document_schema
 from debench.record_log import read_log
 
@@ -86,3 +89,26 @@ def append_decisions(path: Path, decisions: list[ScheduleDecision]) -> None:
 
 def schedule_decision_json_schema() -> dict[str, Any]:
     return document_schema(ScheduleDecision, slug="schedule_decision", version=SCHEDULE_SCHEMA_VERSION, title="debench arena adaptive schedule decision (one line of schedule.jsonl)")
+
+
+ADAPTIVE_NOTE = (
+    "adaptive design: the debates were chosen wave by wave from the verdicts of earlier waves, so pairs were not chosen independently "
+    "of outcomes. The Bradley-Terry scores are estimated as usual (the likelihood does not depend on a rule that chooses pairs from "
+    "past outcomes), but the intervals resample topics as if the debates held were fixed in advance: pairs whose order was in doubt "
+    "met more often and have narrower intervals, pairs far apart met rarely and rest on comparisons through other models, and the "
+    "intervals do not account for the choice itself (read them as approximate). Topic wins and the win matrix count unequal numbers "
+    "of meetings, so the ranking is by Bradley-Terry score"
+)
+
+
+def schedule_summary(table: JudgmentTable) -> tuple[ScheduleSummary, list[str]]:
+    """How the judgments' debates were chosen, and the note an adaptive design needs."""
+    legs = table.select(table.ranked)
+    _, first = group_ids(legs.topic, legs.side1, legs.side2)
+    k = len(legs.debaters())
+    n_topics = len(np.unique(legs.topic))
+    possible = n_topics * k * (k - 1)
+    if table.waves:
+        return ScheduleSummary(how="adaptive", n_debates=len(first), n_possible=possible, n_waves=len(table.waves)), [ADAPTIVE_NOTE]
+    how: Literal["round_robin", "other"] = "round_robin" if len(first) == possible and possible else "other"
+    return ScheduleSummary(how=how, n_debates=len(first), n_possible=possible), []
