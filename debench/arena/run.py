@@ -81,6 +81,13 @@ def check_arena(debaters: dict[str, Model], judges: dict[str, Model], settings: 
             raise UserError(f"an ensemble judge votes on the winner: use --ensemble majority (got {aggregate})", field="--ensemble")
 
 
+def adaptive_config(adaptive: AdaptiveOutcome, settings: ArenaSettings) -> dict[str, Any]:
+    return {
+        "kind": "adaptive", "budget": adaptive.budget, "stop_when_separated": settings.stop_when_separated, "seed": settings.seed,
+        "debates_chosen": len(adaptive.decisions), "waves": adaptive.n_waves, "stopped": adaptive.stopped,
+    }
+
+
 async def run_arena(
     debaters: dict[str, Model], judges: dict[str, Model], topics: list[Topic], base_dir: Path, settings: ArenaSettings, *, config: dict[str, Any] | None = None
 ) -> ArenaOutput:
@@ -119,6 +126,7 @@ async def run_arena(
             "self_play": settings.self_play,
             "debater_generation": settings.debater_generation.model_dump(),
             "judge_generation": arena.verdict_task.generation.model_dump(),
+            **({"schedule": adaptive_config(adaptive, settings)} if adaptive else {}),
             **(config or {}),
         },
     )
