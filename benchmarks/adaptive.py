@@ -94,7 +94,7 @@ def adaptive_order(world: ArenaWorld, models: list[str], n_topics: int, seed: in
 
 def curve(world: ArenaWorld, order: list[Slot], target: list[str]) -> list[tuple[int, float]]:
     """(debates, tau) after every WAVE debates (and at the end)."""
-    points = list(range(WAVE, len(order), WAVE)) + [len(order)]
+    points = [*range(WAVE, len(order), WAVE), len(order)]
     return [(n, _tau(_rank(world, order[:n]), target)) for n in points]
 
 

@@ -29,6 +29,7 @@ seeded shuffle of the candidates per wave), so a wave is a function of the judgm
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -81,7 +82,7 @@ class Belief:
     def adjacent(self) -> list[tuple[int, int]]:
         """Codes of the ranking's adjacent pairs, the better first."""
         order = [self.models.index(m) for m in self.ranking()]
-        return list(zip(order, order[1:], strict=False))
+        return list(itertools.pairwise(order))
 
     def difference(self, c: int, d: int, cov: np.ndarray | None = None) -> tuple[float, float]:
         """(Δ, σ) of strength c - strength d."""
@@ -89,39 +90,35 @@ class Belief:
         return float(self.mean[c] - self.mean[d]), math.sqrt(max(s[c, c] + s[d, d] - 2 * s[c, d], 0.0))
 
 
+def _hessian(k: int, i: np.ndarray, j: np.ndarray, h: np.ndarray, precision: float) -> np.ndarray:
+    """The prior's precision plus each game's curvature ``h`` on the (i, j) block."""
+    flat = np.bincount(np.r_[i * k + i, j * k + j, i * k + j, j * k + i], np.r_[h, h, -h, -h], k * k)
+    return precision * np.eye(k) + flat.reshape(k, k)
+
+
 def belief(models: Sequence[str], games: Iterable[Game], prior_sd: float = PRIOR_SD) -> Belief:
     """The posterior of Bradley–Terry strengths under N(0, prior_sd²) priors (Newton's method; the
     objective is strictly convex)."""
     names = list(models)
     code = {m: n for n, m in enumerate(names)}
-    rows = [(code[g.side1], code[g.side2], g.points, g.weight) for g in games if g.side1 != g.side2]
+    played = [g for g in games if g.side1 != g.side2]
+    i = np.array([code[g.side1] for g in played], dtype=np.int64)
+    j = np.array([code[g.side2] for g in played], dtype=np.int64)
+    y = np.array([g.points for g in played], dtype=float)
+    w = np.array([g.weight for g in played], dtype=float)
     k = len(names)
-    i, j, y, w = (np.array(c, dtype=float) for c in zip(*rows, strict=True)) if rows else (np.zeros(0),) * 4
-    i, j = i.astype(int), j.astype(int)
     s = np.zeros(k)
     precision = 1.0 / prior_sd**2
     for _ in range(100):
         p = 1.0 / (1.0 + np.exp(-(s[i] - s[j])))
         g = w * (p - y)
         grad = np.bincount(i, g, k) - np.bincount(j, g, k) + precision * s
-        h = w * p * (1 - p)
-        hess = precision * np.eye(k)
-        np.add.at(hess, (i, i), h)
-        np.add.at(hess, (j, j), h)
-        np.add.at(hess, (i, j), -h)
-        np.add.at(hess, (j, i), -h)
-        step = np.linalg.solve(hess, grad)
+        step = np.linalg.solve(_hessian(k, i, j, w * p * (1 - p), precision), grad)
         s -= step
         if np.abs(step).max() < 1e-10:
             break
     p = 1.0 / (1.0 + np.exp(-(s[i] - s[j])))
-    h = w * p * (1 - p)
-    hess = precision * np.eye(k)
-    np.add.at(hess, (i, i), h)
-    np.add.at(hess, (j, j), h)
-    np.add.at(hess, (i, j), -h)
-    np.add.at(hess, (j, i), -h)
-    return Belief(names, s, np.linalg.inv(hess))
+    return Belief(names, s, np.linalg.inv(_hessian(k, i, j, w * p * (1 - p), precision)))
 
 
 def misorder(delta: float | np.ndarray, sd: float | np.ndarray) -> np.ndarray:
