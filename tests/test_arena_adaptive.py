@@ -203,3 +203,22 @@ def test_stop_when_separated_stops_before_the_budget(tmp_path: Path) -> None:
 def test_settings_errors(tmp_path: Path, settings: dict[str, Any], message: str) -> None:
     with StubServer() as srv, pytest.raises(UserError, match=message):
         _arena(srv, tmp_path, **settings)
+
+
+@pytest.mark.slow  # the command ranks with its defaults (1,000 resamples, 10,000 permutations): ~10 s here
+def test_command_line(tmp_path: Path) -> None:
+    from tests.clihelp import run_cli
+
+    topics = tmp_path / "topics.txt"
+    topics.write_text("".join(f"{t.question}\n" for t in TOPICS[:4]))
+    models = ",".join(f"openai/{m}" for m in WORLD.strengths)
+    with WORLD.serve() as srv:
+        common = ["arena", "--models", models, "--judge", f"openai/{WORLD.judge}", "--api-base", srv.base_url, "--topics", str(topics), "--rounds", "2",
+                  "--no-progress", "--no-cache", "--output-dir", str(tmp_path / "out")]  # fmt: skip
+        proc = run_cli(*common, "--schedule", "adaptive", "--budget", "20", "--concurrency", "5")
+        missing = run_cli(*common, "--schedule", "adaptive")
+    assert proc.returncode == 0, proc.stderr
+    assert "adaptive schedule: 20 of at most 20 debates chosen in 4 waves; stopped: the budget of 20 debates is spent" in proc.stdout
+    assert "debates: 20 of the 120 of a round robin, chosen adaptively in 4 waves" in proc.stdout
+    assert "note: adaptive design" in proc.stdout
+    assert missing.returncode == 2 and "needs --budget" in missing.stderr and len(missing.stderr.strip().splitlines()) == 1
