@@ -112,7 +112,7 @@ def test_schedule_records_why_and_ranking_says_how_debates_were_chosen(tmp_path:
     first = read_decisions(out.out_dir / "schedule.jsonl")
     assert [d.wave for d in first] == [w for w in range(4) for _ in range(6)]
     assert all(d.judgments_used == 6 * d.wave for d in first)  # each wave from the earlier waves' verdicts
-    assert "expected to settle" in first[-1].reason()
+    assert "expected to settle" in first[-1].why
     config = json.loads((out.out_dir / "arena_config.json").read_text())
     assert config["schedule"]["debates_chosen"] == 24 and config["schedule"]["stopped"].startswith("the budget")
     ranked = analyse_judgments(load_judgment_files([out.judgments_path]), "strict", n_boot=20, n_perm=0)

@@ -60,6 +60,27 @@ def games_of(records: list[DebateRecord]) -> tuple[list[Game], int]:
     return games, n
 
 
+def _next_wave(arena: Arena, log_: RecordLog[DebateRecord], decisions: list[ScheduleDecision], budget: int) -> tuple[list[ScheduleDecision], str]:
+    """The next wave's decisions, or why there is none."""
+    settings = arena.settings
+    topic_index = {t.question: n for n, t in enumerate(arena.topics)}
+    models = list(arena.debaters)
+    games, n_used = games_of([log_.existing[d.debate_id] for d in decisions])
+    b = belief(models, games)
+    if settings.stop_when_separated and games and separated(b):
+        return [], "every adjacent pair of the ranking is separated (--stop-when-separated)"
+    wave = decisions[-1].wave + 1 if decisions else 0
+    taken = [Slot(topic_index[d.topic], d.side1, d.side2) for d in decisions]
+    choices = choose(models, len(arena.topics), games, taken, min(settings.concurrency, budget - len(decisions)), settings.seed, wave)
+    if not choices:
+        return [], "every debate of the round robin has been run"
+    ranking = b.ranking()
+    return [
+        decision(c, wave, n, debate_id(c.slot.topic, c.slot.side1, c.slot.side2), arena.topics[c.slot.topic].question, ranking, n_used, budget, settings.seed)
+        for n, c in enumerate(choices)
+    ], ""
+
+
 async def run_adaptive(arena: Arena, log_: RecordLog[DebateRecord], schedule_path: Path) -> AdaptiveOutcome:
     settings = arena.settings
     budget = settings.budget
@@ -69,7 +90,6 @@ async def run_adaptive(arena: Arena, log_: RecordLog[DebateRecord], schedule_pat
     if len(decisions) > budget:
         raise UserError(f"this run has already chosen {len(decisions)} debates: --budget must be at least that", field="--budget")
     topic_index = {t.question: n for n, t in enumerate(arena.topics)}
-    models = list(arena.debaters)
     k = settings.concurrency
     bar = tqdm(total=budget, desc="arena (adaptive)", unit="debate", disable=not settings.progress, file=sys.stderr, dynamic_ncols=True)
     bar.update(len(log_.finished() & {d.debate_id for d in decisions}))
@@ -86,21 +106,15 @@ async def run_adaptive(arena: Arena, log_: RecordLog[DebateRecord], schedule_pat
                     return AdaptiveOutcome(decisions, budget, "some chosen debates ended in errors; rerun the same command to retry them before more are chosen")
             if len(decisions) >= budget:
                 return AdaptiveOutcome(decisions, budget, f"the budget of {budget} debates is spent")
-            games, n_used = games_of([log_.existing[d.debate_id] for d in decisions])
-            b = belief(models, games)
-            if settings.stop_when_separated and games and separated(b):
-                return AdaptiveOutcome(decisions, budget, "every adjacent pair of the ranking is separated (--stop-when-separated)")
-            wave = decisions[-1].wave + 1 if decisions else 0
-            taken = [Slot(topic_index[d.topic], d.side1, d.side2) for d in decisions]
-            choices = choose(models, len(arena.topics), games, taken, min(k, budget - len(decisions)), settings.seed, wave)
-            if not choices:
-                return AdaptiveOutcome(decisions, budget, "every debate of the round robin has been run")
-            ranking = b.ranking()
-            new = [
-                decision(c, wave, n, debate_id(c.slot.topic, c.slot.side1, c.slot.side2), arena.topics[c.slot.topic].question, ranking, n_used, budget, settings.seed)
-                for n, c in enumerate(choices)
-            ]
-            append_decisions(schedule_path, new)
-            decisions += new
+            with log_.locked():
+                recorded = read_decisions(schedule_path)
+                if len(recorded) != len(decisions):  # another process on this command chose the next wave: run it
+                    decisions = recorded[:budget]
+                    continue
+                new, stopped = _next_wave(arena, log_, decisions, budget)
+                if stopped:
+                    return AdaptiveOutcome(decisions, budget, stopped)
+                append_decisions(schedule_path, new)
+            decisions = decisions + new
     finally:
         bar.close()

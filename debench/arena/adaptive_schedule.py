@@ -2,8 +2,9 @@
 
 A decision is written before its debate runs, so an interrupted run knows what it had chosen: the
 rerun runs the chosen debates that have no finished record, and chooses nothing new until they
-are done. The file is append-only; a torn last line (a process killed while writing it) is cut
-off on open. Versioned and documented by ``debench/schema/schedule_decision.schema.json``.
+are done. The file is append-only, written under the run's lock (two processes on the same
+command choose a wave once); a torn last line (a process killed while writing it) is not read, and
+is cut off before the next append. Versioned and documented by ``debench/schema/schedule_decision.schema.json``.
 """
 
 from __future__ import annotations
@@ -47,40 +48,47 @@ class ScheduleDecision(BaseModel):
     judgments_used: int = Field(ge=0, description="verdicts the wave was chosen from")
     budget: int = Field(ge=1, description="the run's --budget when the wave was chosen")
     seed: int
-
-    def reason(self) -> str:
-        a, b = self.target
-        return (
-            f"{self.side1} vs {self.side2} ({self.leg}): expected to settle {a} vs {b} most "
-            f"(difference {self.target_difference:+.2f} ± {self.target_sd:.2f} logits, P(wrong order) {self.target_misorder:.2f})"
-        )
+    why: str = Field(description="the reason in words")
 
 
 def decision(choice: Choice, wave: int, position: int, debate_id: str, topic: str, ranking: list[str], n_judgments: int, budget: int, seed: int) -> ScheduleDecision:
+    (a, b), s = choice.target, choice.slot
+    why = (
+        f"{s.side1} vs {s.side2} ({choice.leg}): expected to settle {a} vs {b} most "
+        f"(difference {choice.target_difference:+.2f} ± {choice.target_sd:.2f} logits, P(wrong order) {choice.target_misorder:.2f})"
+    )
     return ScheduleDecision(
         wave=wave, position=position, debate_id=debate_id, topic=topic, side1=choice.slot.side1, side2=choice.slot.side2, leg=choice.leg,
         utility=choice.utility, target=list(choice.target), target_difference=choice.target_difference, target_sd=choice.target_sd,
-        target_misorder=choice.target_misorder, ranking=ranking, judgments_used=n_judgments, budget=budget, seed=seed,
+        target_misorder=choice.target_misorder, ranking=ranking, judgments_used=n_judgments, budget=budget, seed=seed, why=why,
     )
 
 
+def _good_lines(path: Path) -> tuple[list[ScheduleDecision], int]:
+    """The complete decisions (a debate chosen twice counts once: the first) and where they end."""
+    out, seen, end = [], set(), 0
+    if path.exists():
+        for offset, length, d in read_log(path, ScheduleDecision, bad_line="stop"):
+            if d.debate_id not in seen:
+                seen.add(d.debate_id)
+                out.append(d)
+            end = offset + length
+    return out, end
+
+
 def read_decisions(path: Path) -> list[ScheduleDecision]:
-    """Every complete decision; a torn or damaged tail is cut off the file (it is redone)."""
-    if not path.exists():
-        return []
-    out, end = [], 0
-    for offset, length, d in read_log(path, ScheduleDecision, bad_line="stop"):
-        out.append(d)
-        end = offset + length
-    if path.stat().st_size > end:
-        with open(path, "r+b") as fh:
-            fh.truncate(end)
-    return out
+    """Every complete decision, in the order chosen (a torn last line is not one)."""
+    return _good_lines(path)[0]
 
 
 def append_decisions(path: Path, decisions: list[ScheduleDecision]) -> None:
-    """Appended and flushed to disk before the debates run."""
+    """Appended and flushed to disk before the debates run; a torn or damaged tail (a process killed
+    while writing it) is cut off first. The caller holds the run's lock."""
+    _, end = _good_lines(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists() and path.stat().st_size > end:
+        with open(path, "r+b") as fh:
+            fh.truncate(end)
     with open(path, "a", encoding="utf-8") as fh:
         fh.write("".join(d.model_dump_json() + "\n" for d in decisions))
         fh.flush()
