@@ -16,7 +16,8 @@ mean moves by ``N(0, σ² - σ'²)`` (the preposterior); the value is ``Φ(-|Δ|
 summed over the adjacent pairs (Gauss–Hermite quadrature). Pairs whose intervals overlap most
 gain most, and a debate between two models that are not adjacent counts for what it tells about
 the adjacent pairs through the others. This is what Chatbot Arena's active sampling does in
-spirit (pairs sampled to shrink the intervals that matter, Chiang et al. 2024, §5).
+spirit (pairs sampled to shrink the intervals that matter; Chiang et al. 2024), aimed at the
+ranking's neighbours.
 
 A wave of ``k`` debates is chosen from the same judgments: after each choice the covariance takes
 the chosen game's information (its outcome unknown: the mean stays), so the wave spreads over

@@ -105,7 +105,7 @@ ADAPTIVE_NOTE = (
     "past outcomes), but the intervals resample topics as if the debates held were fixed in advance: pairs whose order was in doubt "
     "met more often and have narrower intervals, pairs far apart met rarely and rest on comparisons through other models, and the "
     "intervals do not account for the choice itself (read them as approximate). Topic wins and the win matrix count unequal numbers "
-    "of meetings, so the ranking is by Bradley-Terry score"
+    "of meetings while the design is unbalanced (the ranking is then by Bradley-Terry score)"
 )
 
 
