@@ -222,3 +222,21 @@ def test_command_line(tmp_path: Path) -> None:
     assert "debates: 20 of the 120 of a round robin, chosen adaptively in 4 waves" in proc.stdout
     assert "note: adaptive design" in proc.stdout
     assert missing.returncode == 2 and "needs --budget" in missing.stderr and len(missing.stderr.strip().splitlines()) == 1
+
+
+def test_killed_after_choosing_a_wave_runs_it_on_rerun(tmp_path: Path) -> None:
+    """A process killed after writing a wave's decisions, before its debates finished (their records
+    are missing): the rerun runs those debates and chooses nothing else."""
+    with WORLD.serve() as srv:
+        first = _arena(srv, tmp_path, schedule="adaptive", budget=30, concurrency=5)
+        log = first.out_dir / "debates.jsonl"
+        lines = log.read_text().splitlines(keepends=True)
+        lost = [json.loads(x)["debate_id"] for x in lines[-5:]]
+        log.write_text("".join(lines[:-5]) + lines[-5][:40])  # and a torn line, as a kill leaves
+        before = (first.out_dir / "schedule.jsonl").read_text()
+        srv.reset_stats()
+        again = _arena(srv, tmp_path, schedule="adaptive", budget=30, concurrency=5)
+        judged = [r for r in srv.stats.requests if r["model"] == WORLD.judge]
+    assert (again.out_dir / "schedule.jsonl").read_text() == before
+    assert len(judged) == 5 and sorted(_debate_keys(log)) == sorted(d.debate_id for d in read_decisions(again.out_dir / "schedule.jsonl"))
+    assert set(lost) <= {r.debate_id for r in again.records if r.status == "ok"} and len(again.records) == 30
