@@ -3,7 +3,8 @@
 The headline is what a user waits for: whole commands with their default settings, debench beside
 lm-eval in the same run (``benchmarks.whole``, ``benchmarks.throughput``), then start-up, the
 cached rerun, memory, Debatrix, prompt-prefix reuse, scoring, faults and kill -9, ``arena rank`` at
-10,000 and 1,000,000 judgments beside the per-judgment computation; one ``held`` /
+10,000 and 1,000,000 judgments beside the per-judgment computation, the debates each arena schedule needs
+(``benchmarks.adaptive``, a simulation); one ``held`` /
 ``NOT HELD`` line per target. Everything runs against the stub server in a child process on
 127.0.0.1 (``StubProcess``). ``--smoke`` is the small version CI runs (through
 ``tests/test_benchmarks_smoke.py``): smaller runs, no lm-eval, no embedded model. Writes
@@ -19,6 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.adaptive import measure_adaptive
 from benchmarks.arena import measure_arena
 from benchmarks.debatrix import DebatrixFigures, measure_debatrix
 from benchmarks.faults import fault_run, kill_run
@@ -126,6 +128,8 @@ def run(args: argparse.Namespace, work: Path) -> BenchReport:
         _scoring_check(report, real, smoke=smoke)
     print("arena rank ...", flush=True)
     measure_arena(report, work, smoke=smoke)
+    print("adaptive tournaments (simulation) ...", flush=True)
+    measure_adaptive(report, smoke=smoke)
     if not smoke and not args.no_local:
         _local_checks(report, work, real)
     report.duration_s = time.perf_counter() - started

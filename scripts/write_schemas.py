@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sys
 
+from debench.arena.adaptive_schedule import SCHEDULE_SCHEMA_PATH, schedule_decision_json_schema
 from debench.arena.judgments import JUDGMENT_SCHEMA_PATH, judgment_json_schema
 from debench.arena.ranking_file import ARENA_RANKING_SCHEMA_PATH, arena_ranking_json_schema
 from debench.group_summary import GROUP_SUMMARY_SCHEMA_PATH, group_summary_json_schema
@@ -36,6 +37,7 @@ TARGETS = {
     SPEECH_RATING_SCHEMA_PATH: speech_rating_json_schema,
     ARENA_RANKING_SCHEMA_PATH: arena_ranking_json_schema,
     JUDGMENT_SCHEMA_PATH: judgment_json_schema,
+    SCHEDULE_SCHEMA_PATH: schedule_decision_json_schema,
     GROUP_SUMMARY_SCHEMA_PATH: group_summary_json_schema,
 }
 

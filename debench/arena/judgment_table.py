@@ -65,6 +65,8 @@ class JudgmentTable:
     """Each judge label's ``judge_model_id`` values."""
     debater_ids: dict[str, frozenset[str]] = field(default_factory=dict)
     """Each debater's ``side1_model_id`` / ``side2_model_id`` values."""
+    waves: frozenset[int] = frozenset()
+    """The adaptive schedule's waves the lines name (``wave``); empty when none does."""
 
     def __len__(self) -> int:
         return len(self.topic)
@@ -171,6 +173,7 @@ class TableBuilder:
         self.chunks: list[np.ndarray] = []
         self.judge_ids: dict[str, set[str]] = {}
         self.debater_ids: dict[str, set[str]] = {}
+        self.waves: set[int] = set()
 
     def add(self, line: dict[str, Any], file: int, number: int) -> None:
         get = line.get
@@ -184,7 +187,9 @@ class TableBuilder:
             MISSING if w1 is None else w1, MISSING if w2 is None else w2, MISSING if q1 is None else q1, MISSING if q2 is None else q2,
             file, number,
         ))
-        jid, id1, id2 = get("judge_model_id"), get("side1_model_id"), get("side2_model_id")
+        jid, id1, id2, wave = get("judge_model_id"), get("side1_model_id"), get("side2_model_id"), get("wave")
+        if wave is not None:
+            self.waves.add(wave)
         if jid is not None:
             self.judge_ids.setdefault(label, set()).add(jid)
         if id1 is not None:
@@ -208,12 +213,13 @@ class TableBuilder:
         c = np.concatenate(self.chunks) if self.chunks else np.zeros((0, 11), dtype=np.int64)
         self.chunks = []
         places = c[:, 9:11].copy()
-        return build_table(
+        table = build_table(
             self.topics.names, self.models.names, self.judges.names, c[:, 0], c[:, 1], c[:, 2], c[:, 3], c[:, 4],
             c[:, 5:7].copy(), c[:, 7:9].copy(),
             {k: frozenset(v) for k, v in self.judge_ids.items()}, {k: frozenset(v) for k, v in self.debater_ids.items()},
             lambda row: where(int(places[row, 0]), int(places[row, 1])),
         )
+        return replace(table, waves=frozenset(self.waves))
 
 
 def table_of(judgments: Sequence[Judgment] | JudgmentTable) -> JudgmentTable:

@@ -20,7 +20,7 @@ from debench.errors import UserError
 from debench.json_schema import document_schema
 
 UNNAMED_JUDGE = "(unnamed judge)"
-JUDGMENT_SCHEMA_VERSION = "2.0"
+JUDGMENT_SCHEMA_VERSION = "2.1"
 JUDGMENT_SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema" / "judgment.schema.json"
 
 Count = Annotated[StrictInt, Field(ge=0)]
@@ -44,6 +44,9 @@ class Judgment(BaseModel):
     side2_words: Count | None = Field(default=None, description="words side 2 spoke in the whole debate")
     side1_sources: Count | None = Field(default=None, description="sources, links or citations side 1 quoted")
     side2_sources: Count | None = Field(default=None, description="sources, links or citations side 2 quoted")
+    wave: Count | None = Field(
+        default=None, description="an adaptive run's: the wave of its schedule that chose this debate (from the judgments of earlier waves only)"
+    )
 
 
 FIELDS = tuple(Judgment.model_fields)

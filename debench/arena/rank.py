@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from debench.arena.adaptive_schedule import schedule_summary
 from debench.arena.bradley_terry import L2_PENALTY
 from debench.arena.bt_bootstrap import SCORE_TOLERANCE
 from debench.arena.judges import agreement_alpha, by_judge, judge_pairs, panel_verdicts
@@ -83,6 +84,8 @@ def analyse_judgments(
         agreement = JudgeAgreement(krippendorff_alpha=agreement_alpha(table, draws), pairs=judge_pairs(table, per_judge, rule))
         if agreement.krippendorff_alpha.alpha is None:
             notes.append("Krippendorff's alpha is undefined: no debate has two verdicts, or every verdict is the same")
+    schedule, schedule_notes = schedule_summary(table)
+    notes += schedule_notes
     prefs = self_preference(table, draws, n_perm)
     notes += [f"self-preference of {e.judge}: {e.note}" for e in prefs.entries if e.note]
     return ArenaRanking(
@@ -92,6 +95,7 @@ def analyse_judgments(
         per_judge=per_judge,
         judge_agreement=agreement,
         self_preference=prefs,
+        schedule=schedule,
         settings=RankSettings(
             rule=rule, n_boot=n_boot, seed=seed, bradley_terry_l2=L2_PENALTY, score_tolerance=SCORE_TOLERANCE, covariate_rounding=ROUNDING,
             controls=list(controls), n_permutations=n_perm, judgments_files=list(files),

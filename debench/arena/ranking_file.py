@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from debench.json_schema import document_schema
 
-ARENA_RANKING_SCHEMA_VERSION = "2.0"
+ARENA_RANKING_SCHEMA_VERSION = "2.1"
 ARENA_RANKING_SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema" / "arena_ranking.schema.json"
 
 Rule = Literal["strict", "lenient"]
@@ -173,6 +173,18 @@ class SelfPreference(BaseModel):
     note: str | None = None
 
 
+class ScheduleSummary(BaseModel):
+    """How many debates the judgments hold and how they were chosen."""
+
+    how: Literal["round_robin", "adaptive", "other"] = Field(
+        description="round_robin: every pair of the ranked models on every topic, both legs; adaptive: the lines carry the wave of "
+        "debench's adaptive schedule that chose them (pairs chosen from earlier outcomes); other: neither"
+    )
+    n_debates: int = Field(description="debates (legs) between two different models with at least one verdict")
+    n_possible: int = Field(description="debates a round robin of these models on these topics has (every pair, both legs)")
+    n_waves: int | None = Field(default=None, description="waves of the adaptive schedule (null for the other designs)")
+
+
 class RankSettings(BaseModel):
     rule: Rule
     n_boot: int
@@ -193,6 +205,7 @@ class ArenaRanking(JudgeRanking):
     per_judge: dict[str, JudgeRanking] = Field(default_factory=dict, description="each judge's own analysis (with several judges)")
     judge_agreement: JudgeAgreement | None = None
     self_preference: SelfPreference
+    schedule: ScheduleSummary | None = Field(default=None, description="how many debates were run and how they were chosen")
     settings: RankSettings
     conventions: list[str] = Field(default_factory=list, description="how the numbers above were computed, in words")
     notes: list[str] = Field(default_factory=list, description="what could not be computed, and why; what the design implies")

@@ -69,8 +69,20 @@ def format_matrix(result: JudgeRanking) -> str:
     return "\n".join(rows)
 
 
+def schedule_lines(result: ArenaRanking) -> list[str]:
+    s = result.schedule
+    if s is None:
+        return []
+    how = {
+        "round_robin": "every pair on every topic, home and away (round robin)",
+        "adaptive": f"chosen adaptively in {s.n_waves} waves (see the note on intervals)",
+        "other": "neither a full round robin nor an adaptive schedule",
+    }[s.how]
+    return [f"debates: {s.n_debates} of the {s.n_possible} of a round robin, {how}"]
+
+
 def summary_lines(result: ArenaRanking) -> list[str]:
-    lines = [f"verdicts: {result.verdicts}", f"win matrix (topics won by row against column, {result.rule} rule):", format_matrix(result)]
+    lines = [f"verdicts: {result.verdicts}", *schedule_lines(result), f"win matrix (topics won by row against column, {result.rule} rule):", format_matrix(result)]
     lines.append("ranking: " + " > ".join(result.ranking) + f"  ({result.ranking_order})")
     pb = result.position_bias
     if pb.side1_win_rate is not None:

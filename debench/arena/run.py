@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from debench.arena.adaptive_run import AdaptiveOutcome, run_adaptive
+from debench.arena.adaptive_schedule import SCHEDULE_FILE
 from debench.arena.protocol import Topic
 from debench.arena.tournament import Arena, ArenaSettings, DebateRecord, judgment_lines
 from debench.atomic import write_atomic, write_json_record
@@ -40,6 +42,8 @@ class ArenaOutput:
     """Debates or verdicts whose prompt did not fit a context window."""
     n_requests: int
     errors: list[tuple[str, int]]
+    adaptive: AdaptiveOutcome | None = None
+    """An adaptive run's schedule: the debates chosen, in waves, and why it stopped."""
 
 
 def arena_key(debaters: dict[str, Model], judges: dict[str, Model], topics: list[Topic], settings: ArenaSettings) -> str:
@@ -52,6 +56,7 @@ def arena_key(debaters: dict[str, Model], judges: dict[str, Model], topics: list
             "reason": settings.ask_reason,
             "self_play": settings.self_play,
             "debater": settings.debater_generation.model_dump(),
+            **({"schedule": "adaptive"} if settings.schedule == "adaptive" else {}),
         },
         sort_keys=True,
     )
@@ -63,10 +68,24 @@ def check_arena(debaters: dict[str, Model], judges: dict[str, Model], settings: 
         raise UserError("--models needs at least two models (or --self-play)", field="--models")
     if not judges:
         raise UserError("no judge", field="--judge")
+    if settings.schedule == "adaptive":
+        if settings.budget is None:
+            raise UserError("--schedule adaptive needs --budget (the most debates to run)", field="--budget")
+        if settings.self_play:
+            raise UserError("--self-play is not scheduled adaptively (self-play is never ranked): run it with --schedule round-robin", field="--self-play")
+    elif settings.budget is not None or settings.stop_when_separated:
+        raise UserError("--budget and --stop-when-separated go with --schedule adaptive (the round robin runs every debate)", field="--schedule")
     for m in judges.values():
         aggregate = getattr(m, "aggregate", "majority")  # an ensemble's; a single model has none
         if m.composite and aggregate != "majority":
             raise UserError(f"an ensemble judge votes on the winner: use --ensemble majority (got {aggregate})", field="--ensemble")
+
+
+def adaptive_config(adaptive: AdaptiveOutcome, settings: ArenaSettings) -> dict[str, Any]:
+    return {
+        "kind": "adaptive", "budget": adaptive.budget, "stop_when_separated": settings.stop_when_separated, "seed": settings.seed,
+        "debates_chosen": len(adaptive.decisions), "waves": adaptive.n_waves, "stopped": adaptive.stopped,
+    }
 
 
 async def run_arena(
@@ -77,17 +96,23 @@ async def run_arena(
     caller = Caller(ResponseCache() if settings.use_cache else None)
     arena = Arena(debaters, judges, topics, settings, caller)
     log_: RecordLog[DebateRecord] = RecordLog(out_dir / "debates.jsonl", DebateRecord, "debate_id")
-    jobs = arena.jobs()
+    adaptive = None
     try:
-        await run_jobs(jobs, log_, concurrency=settings.concurrency, progress=settings.progress, desc="arena", unit="debate")
-        log_.compact([j.key for j in jobs])
+        if settings.schedule == "adaptive":
+            adaptive = await run_adaptive(arena, log_, out_dir / SCHEDULE_FILE)
+            keys = adaptive.keys
+        else:
+            jobs = arena.jobs()
+            await run_jobs(jobs, log_, concurrency=settings.concurrency, progress=settings.progress, desc="arena", unit="debate")
+            keys = [j.key for j in jobs]
+        log_.compact(keys)
     finally:
         log_.close()
         caller.close()
         for m in {id(m): m for m in [*debaters.values(), *judges.values()]}.values():
             await m.aclose()
-    records = [log_.existing[j.key] for j in jobs if j.key in log_.existing]
-    lines = judgment_lines(records, arena)
+    records = [log_.existing[k] for k in keys if k in log_.existing]
+    lines = judgment_lines(records, arena, adaptive.waves if adaptive else None)
     judgments = out_dir / "judgments.jsonl"
     write_atomic(judgments, "".join(json.dumps(line) + "\n" for line in lines))
     write_json_record(
@@ -101,6 +126,7 @@ async def run_arena(
             "self_play": settings.self_play,
             "debater_generation": settings.debater_generation.model_dump(),
             "judge_generation": arena.verdict_task.generation.model_dump(),
+            **({"schedule": adaptive_config(adaptive, settings)} if adaptive else {}),
             **(config or {}),
         },
     )
@@ -115,4 +141,5 @@ async def run_arena(
         n_not_completed=sum(r.status == "not_completed" for r in records) + sum(v.status == "not_completed" for v in verdicts),
         n_requests=caller.n_requests,
         errors=error_summary(records),
+        adaptive=adaptive,
     )

@@ -28,7 +28,7 @@ from debench.data.transcript import debate_text
 from debench.errors import UserError
 from debench.grammars import load_grammar
 from debench.models.base import ContextOverflow, Model
-from debench.options import Concurrency, JobOptions, Rounds, SpeechTokens
+from debench.options import Concurrency, JobOptions, Limit, Rounds, SpeechTokens
 from debench.parsing import parse_answer
 from debench.redact import Redactor
 from debench.runner import FailureStatus
@@ -36,6 +36,7 @@ from debench.task import GenerationConfig, TaskConfig
 from debench.text import word_count
 
 Status = Literal["ok", "parse_failure", "error", "not_completed"]
+ScheduleKind = Literal["round-robin", "adaptive"]
 
 
 class Turn(BaseModel):
@@ -98,6 +99,13 @@ class ArenaSettings(JobOptions):
     self_play: bool = False
     max_tokens: SpeechTokens = 350
     """Length cap of each speech (a debater's own max_tokens setting wins)."""
+    schedule: ScheduleKind = "round-robin"
+    """round-robin: every pair on every topic, home and away; adaptive: at most ``budget`` debates,
+    chosen wave by wave (``debench.arena.adaptive``)."""
+    budget: Limit | None = None
+    """Most debates an adaptive run holds (required with it)."""
+    stop_when_separated: bool = False
+    """Adaptive: stop before the budget once every adjacent pair of the ranking is separated."""
 
     @property
     def debater_generation(self) -> GenerationConfig:
@@ -247,8 +255,9 @@ class DebateJob:
         return DebateRecord(**self._base(), status=status, error=error)
 
 
-def judgment_lines(records: list[DebateRecord], arena: Arena) -> list[dict[str, Any]]:
-    """What ``debench arena rank`` reads: one line per judge and decided debate."""
+def judgment_lines(records: list[DebateRecord], arena: Arena, waves: dict[str, int] | None = None) -> list[dict[str, Any]]:
+    """What ``debench arena rank`` reads: one line per judge and decided debate (with ``waves``,
+    an adaptive run's, each line carries the wave its debate was chosen in)."""
     ids = {label: model_id(m) for label, m in {**arena.debaters, **arena.judges}.items()}
     out = []
     for rec in records:
@@ -279,5 +288,7 @@ def judgment_lines(records: list[DebateRecord], arena: Arena) -> list[dict[str, 
                 side1_sources=sources[1],
                 side2_sources=sources[2],
             )
+            if waves is not None:
+                line["wave"] = waves[rec.debate_id]
             out.append(line)
     return out

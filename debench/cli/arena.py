@@ -17,7 +17,11 @@ from debench.errors import UserError
 @click.option("--ensemble", type=checked("ArenaEnsemble"), default=None, help="Combine the --judge models into one judge that votes on the winner.")
 @click.option("--topics", "topics_file", type=click.Path(dir_okay=False, path_type=Path), default=None, help="One question per line (or 'question | side 1 | side 2'), or YAML.")
 @click.option("--rounds", type=checked("Rounds"), default=4, show_default=True, help="Speeches per debate (side 1 opens, the last speaker concludes).")
-@click.option("--concurrency", type=checked("Concurrency"), default=4, show_default=True, help="Debates in flight.")
+@click.option("--concurrency", type=checked("Concurrency"), default=4, show_default=True, help="Debates in flight (with --schedule adaptive: debates chosen per wave).")
+@click.option("--schedule", type=click.Choice(["round-robin", "adaptive"]), default="round-robin", show_default=True,
+              help="round-robin: every pair on every topic, home and away; adaptive: at most --budget debates, each wave chosen to settle the ranking.")
+@click.option("--budget", type=checked("Limit"), default=None, help="With --schedule adaptive: the most debates to run (a rerun continues to it).")
+@click.option("--stop-when-separated", is_flag=True, help="With --schedule adaptive: stop early once every adjacent pair of the ranking is separated (95%).")
 @endpoint_options
 @click.option("--max-tokens", type=checked("SpeechTokens"), default=350, show_default=True, help="Length cap of each speech (a debater's own max_tokens setting wins).")
 @click.option("--reason", is_flag=True, help="Also ask the judge for the main reason of its verdict.")
@@ -27,7 +31,7 @@ from debench.errors import UserError
 @click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True)
 @run_options
 @click.pass_context
-def arena_group(ctx, models, judge, ensemble, topics_file, rounds, concurrency, api_base, api_key, model_args, max_tokens, reason, self_play, rule, reference, output_dir, seed, no_cache, no_progress, max_error_rate) -> None:
+def arena_group(ctx, models, judge, ensemble, topics_file, rounds, concurrency, schedule, budget, stop_when_separated, api_base, api_key, model_args, max_tokens, reason, self_play, rule, reference, output_dir, seed, no_cache, no_progress, max_error_rate) -> None:
     """Models debate each other on every topic (home and away); judges decide; models are ranked."""
     if ctx.invoked_subcommand is not None:
         return
@@ -40,7 +44,8 @@ def arena_group(ctx, models, judge, ensemble, topics_file, rounds, concurrency, 
 
     settings = ArenaSettings(
         rounds=rounds, concurrency=concurrency, ask_reason=reason, self_play=self_play, max_tokens=max_tokens, seed=seed, use_cache=not no_cache,
-        progress=not no_progress, max_error_rate=max_error_rate, command=recorded_command(),
+        progress=not no_progress, max_error_rate=max_error_rate, command=recorded_command(), schedule=schedule, budget=budget,
+        stop_when_separated=stop_when_separated,
     )
     bases = split_bases(api_base)
     names = [m.strip() for m in models.split(",") if m.strip()]
@@ -63,6 +68,10 @@ def arena_group(ctx, models, judge, ensemble, topics_file, rounds, concurrency, 
     )
     click.echo(f"{len(out.records)} debates, {len(judges)} judge(s): {out.n_judged} verdicts, {out.n_parse_failures} unparseable, "
                f"{out.n_errors} debates with errors, {out.n_not_completed} did not fit a context window")
+    if out.adaptive is not None:
+        a = out.adaptive
+        click.echo(f"adaptive schedule: {len(a.decisions)} of at most {a.budget} debates chosen in {a.n_waves} waves; stopped: {a.stopped}")
+        click.echo(f"  schedule:    {out.out_dir / 'schedule.jsonl'} (each debate and why it was chosen)")
     click.echo(f"  transcripts: {out.out_dir / 'debates.jsonl'}\n  judgments:   {out.judgments_path}")
     if out.n_judged:
         _rank_and_report(out.judgments_path, rule, reference, out.out_dir / "ranking.json", out.out_dir / "bradley_terry.svg", 1000, seed)
