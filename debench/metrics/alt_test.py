@@ -50,7 +50,7 @@ DEFAULT_MIN_DOCS = 30
 MIN_ANNOTATORS = 3
 PASS_RATE = 0.5
 NAMES = ("alt_test_winning_rate", "advantage_probability")
-NO_CI = "no CI: the winning rate counts the annotators whose test rejected, a decision rather than a mean over documents"
+NO_CI = "no CI: a share of annotators decided by tests"
 
 
 @dataclass(frozen=True)

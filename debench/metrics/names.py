@@ -23,3 +23,7 @@ STATUS_METRICS = {
 
 BUILTIN_REPORTS = frozenset({"prediction_distribution", "gold_distribution", "human_rating_distribution", "mean_by_source"})
 """The reports ``debench.metrics.reports`` registers."""
+
+ALT_TEST_METRICS = frozenset(BUILTIN["debench.metrics.alt_test"])
+"""Metrics of the alternative annotator test: a task scoring one also gets the ``alt_test`` report
+(its settings, verdict and per-annotator rows; ``debench.metrics.alt_test``)."""
