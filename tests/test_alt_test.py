@@ -231,3 +231,36 @@ def test_benjamini_yekutieli_is_stricter_than_benjamini_hochberg() -> None:
     rejected, adjusted = benjamini_yekutieli(np.array([0.01, 0.001, 0.9]), 0.05)
     assert rejected.tolist() == [True, True, False]  # 0.001 <= 0.00909 and 0.01 <= 0.01818
     assert (adjusted <= 0.05).tolist() == rejected.tolist()
+
+
+# ------------------------------------------------------------------ through debench score
+
+
+def test_debench_score_gives_the_alt_test_from_a_predictions_file(tmp_path: Path, speeches: list[Doc]) -> None:
+    from clihelp import run_cli
+
+    from debench.results import validate_results_dict
+
+    preds = oracle(speeches)
+    file = tmp_path / "oracle.jsonl"
+    file.write_text("".join(json.dumps({"doc_id": d.doc_id, "prediction": p}) + "\n" for d, p in zip(speeches, preds, strict=True)))
+    env = {"DEBENCH_DATA_DIR": str(real_data_dir("ibm_debate_speeches").parent)}
+    out = tmp_path / "scored.json"
+    proc = run_cli("score", "--task", "ibm_speech_likert", "--predictions", str(file), "--output", str(out), "--bootstrap", "50", env=env)
+    assert proc.returncode == 0, proc.stderr
+    res = json.loads(out.read_text())
+    validate_results_dict(res)
+    report = res["reports"]["alt_test"]
+    assert report["passed"] is True and report["epsilon"] == 0.1 and report["alpha"] == 0.05 and report["min_docs"] == 30
+    assert_same(report, plain_alt_test(speeches, preds))
+    omega, rho = res["metrics"]["alt_test_winning_rate"], res["metrics"]["advantage_probability"]
+    assert (omega["value"], omega["ci95"], omega["n"]) == (1.0, None, 631) and "no CI" in omega["note"]
+    assert rho["value"] == pytest.approx(plain_alt_test(speeches, preds)["rho"], abs=1e-12) and rho["ci95"] is not None
+    # a --limit run too small for the test: undefined, and why
+    out = tmp_path / "small.json"
+    file.write_text("".join(json.dumps({"doc_id": d.doc_id, "prediction": p}) + "\n" for d, p in zip(speeches[:40], preds, strict=False)))
+    proc = run_cli("score", "--task", "ibm_speech_likert", "--predictions", str(file), "--output", str(out), "--limit", "40", "--bootstrap", "0", env=env)
+    assert proc.returncode == 0, proc.stderr
+    small = json.loads(out.read_text())
+    assert small["metrics"]["alt_test_winning_rate"]["value"] is None and small["reports"]["alt_test"]["passed"] is None
+    assert "3 or more annotators with 30 or more rated documents among the 40 scored ones; 0 have" in small["metrics"]["alt_test_winning_rate"]["note"]
