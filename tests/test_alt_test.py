@@ -264,3 +264,43 @@ def test_debench_score_gives_the_alt_test_from_a_predictions_file(tmp_path: Path
     small = json.loads(out.read_text())
     assert small["metrics"]["alt_test_winning_rate"]["value"] is None and small["reports"]["alt_test"]["passed"] is None
     assert "3 or more annotators with 30 or more rated documents among the 40 scored ones; 0 have" in small["metrics"]["alt_test_winning_rate"]["note"]
+
+
+def test_a_generic_task_maps_ratings_and_annotators(tmp_path: Path) -> None:
+    """A task written in YAML only over a JSONL file whose records carry their annotators' ratings:
+    the metrics and the report come out as for the IBM speeches, equal to the plain implementation."""
+    import yaml
+    from clihelp import run_cli
+
+    rng = np.random.default_rng(11)
+    records, preds = [], []
+    for i in range(45):
+        quality = int(rng.integers(1, 6))
+        ratings = [int(np.clip(quality + rng.integers(-1, 2), 1, 5)) for _ in range(4)]
+        records.append({"id": f"t{i}", "text": f"text {i}", "mean": sum(ratings) / 4, "ratings": ratings, "annotators": ["ann", "bob", "cyd", "dee"]})
+        preds.append(quality)
+    (tmp_path / "rated.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    args = {"epsilon": 0.2}
+    task = {
+        "name": "rated_texts", "version": 1, "description": "Rate texts 1-5 like four annotators.",
+        "dataset": {"adapter": "generic", "file": "rated.jsonl", "fields": {"doc_id": "id", "text": "text", "gold": "mean", "meta": ["ratings", "annotators"]}},
+        "prompt": {"user": "Rate this text 1-5: {{ transcript }}"},
+        "parser": {"patterns": ["Score:\\s*([1-5])"], "type": "int", "choices": [1, 2, 3, 4, 5]},
+        "metrics": [{"name": "alt_test_winning_rate", "args": args}, {"name": "advantage_probability", "args": args}],
+    }
+    (tmp_path / "rated.yaml").write_text(yaml.safe_dump(task))
+    (tmp_path / "p.jsonl").write_text("".join(json.dumps({"doc_id": r["id"], "prediction": p}) + "\n" for r, p in zip(records, preds, strict=True)))
+    out = tmp_path / "scored.json"
+    proc = run_cli("score", "--task", str(tmp_path / "rated.yaml"), "--predictions", str(tmp_path / "p.jsonl"), "--output", str(out), "--bootstrap", "50")
+    assert proc.returncode == 0, proc.stderr
+    res = json.loads(out.read_text())
+    docs = [Doc(doc_id=r["id"], target=r["mean"], meta={"ratings": r["ratings"], "annotators": r["annotators"]}) for r in records]
+    plain = plain_alt_test(docs, preds, epsilon=0.2)
+    assert res["reports"]["alt_test"]["epsilon"] == 0.2 and res["reports"]["alt_test"]["n_annotators"] == 4
+    assert_same(res["reports"]["alt_test"], plain)
+    assert res["metrics"]["alt_test_winning_rate"]["value"] == plain["omega"]
+    # the two metrics must share their args
+    task["metrics"][1]["args"] = {"epsilon": 0.1}
+    (tmp_path / "rated.yaml").write_text(yaml.safe_dump(task))
+    proc = run_cli("score", "--task", str(tmp_path / "rated.yaml"), "--predictions", str(tmp_path / "p.jsonl"), "--output", str(out))
+    assert proc.returncode == 2 and "the alt-test metrics must share their args" in proc.stderr
