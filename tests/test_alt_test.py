@@ -304,3 +304,10 @@ def test_a_generic_task_maps_ratings_and_annotators(tmp_path: Path) -> None:
     (tmp_path / "rated.yaml").write_text(yaml.safe_dump(task))
     proc = run_cli("score", "--task", str(tmp_path / "rated.yaml"), "--predictions", str(tmp_path / "p.jsonl"), "--output", str(out))
     assert proc.returncode == 2 and "the alt-test metrics must share their args" in proc.stderr
+
+
+@pytest.mark.parametrize(("args", "message"), [({"epsilon": 1.5}, "epsilon must be a number in [0, 1)"), ({"alpha": 0}, "alpha must be a number in (0, 1)"), ({"min_docs": 1}, "min_docs must be an integer >= 2")])
+def test_bad_arguments_are_one_clear_error(args: dict[str, object], message: str) -> None:
+    docs = [_doc(i, [3, 4, 2], ["a", "b", "c"]) for i in range(3)]
+    with pytest.raises(UserError, match=message.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[")):
+        get_metric("advantage_probability").prepare(docs, **args)
