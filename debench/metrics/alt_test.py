@@ -210,10 +210,10 @@ def _bind_winning_rate(ratings: Ratings, preds: np.ndarray) -> Evaluate:
     outcome = run_alt_test(ratings, preds)
 
     def evaluate(counts: np.ndarray) -> Draws:
-        # The test is run once on the scored documents; resamples (never asked: the metric has no
-        # CI) would get the same decision.
-        draws = Draws.of(np.full(len(counts), outcome.winning_rate if outcome.undefined is None else np.nan))
-        return draws.undefined(np.full(len(counts), outcome.undefined is not None), outcome.undefined or "")
+        # The test is run once, on the scored documents (the metric has no CI: no resample asks).
+        if outcome.undefined is not None:
+            return Draws.none(len(counts), outcome.undefined)
+        return Draws.of(np.full(len(counts), outcome.winning_rate))
 
     return evaluate
 
