@@ -49,7 +49,6 @@ DEFAULT_ALPHA = 0.05
 DEFAULT_MIN_DOCS = 30
 MIN_ANNOTATORS = 3
 PASS_RATE = 0.5
-NAMES = ("alt_test_winning_rate", "advantage_probability")
 NO_CI = "no CI: a share of annotators decided by tests"
 
 
