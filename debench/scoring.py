@@ -74,6 +74,11 @@ def score(
     use_docs, preds = scored_pairs(task, docs, records)
     metrics = metric_values(task, use_docs, preds, statuses, n_boot, seed)
     reports = {name: get_report(name)(preds, use_docs) for name in task.reports}
+    alt_args = alt_test_args(task)
+    if alt_args is not None:
+        from debench.metrics.alt_test import alt_test_report
+
+        reports["alt_test"] = alt_test_report(use_docs, preds, **alt_args)
     if any(r.verdicts for r in records.values()):
         reports["debatrix_verdicts"] = verdicts_report(task, docs, records, n_boot, seed)
     return ScoreReport(
@@ -84,6 +89,14 @@ def score(
         n_not_completed=statuses.count("not_completed"),
         reports=reports,
     )
+
+
+def alt_test_args(task: TaskConfig) -> dict[str, Any] | None:
+    """The alt-test's settings when the task scores it (the args of its first alt-test metric),
+    else None: the ``alt_test`` report then comes with the metrics."""
+    from debench.metrics.names import ALT_TEST_METRICS
+
+    return next((dict(mc.args) for mc in task.metrics if mc.name in ALT_TEST_METRICS), None)
 
 
 def metric_values(task: TaskConfig, use_docs: list[Doc], preds: list[Any], statuses: Sequence[str], n_boot: int, seed: int) -> dict[str, MetricValue]:

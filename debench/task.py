@@ -346,6 +346,10 @@ class DebatrixConfig(_Strict):
     mean over the columns — is highest, ties within the task's ``compare_scores`` tie band, else
     0). Both are kept in every sample and scored in the results (``reports.debatrix_verdicts``);
     ``--method debatrix-h-scores`` / ``debatrix-f-scores`` choose ``scores`` for any task."""
+    score_tie_band: float | None = Field(default=None, ge=0)
+    """The tie band of the ``scores`` verdict when the task's parser is not ``compare_scores``
+    (whose ``tie_band`` then rules): final scores this close or closer are a tie. Debatrix (Liang et
+    al. 2024, §4.1) treats differences within ±3 as ties for the sources and language dimensions."""
 
     @field_validator("verdict_grammar", "score_grammar")
     @classmethod
@@ -363,6 +367,8 @@ class DebatrixConfig(_Strict):
         data: dict[str, Any] = handler(self)
         if data.get("verdict") == "summary":
             data.pop("verdict", None)
+        if data.get("score_tie_band") is None:
+            data.pop("score_tie_band", None)  # likewise for tasks without a band of their own
         return data
 
 

@@ -180,6 +180,16 @@ def check_names(task: TaskConfig, path: Path) -> None:
 
         if m.name not in METRICS:
             raise UserError(METRICS.unknown_message(m.name, f", {', '.join(STATUS_METRICS)}"), path=str(path), field=f"metrics.{i}.name")
+    from debench.metrics.names import ALT_TEST_METRICS
+
+    alt = [(i, m) for i, m in enumerate(task.metrics) if m.name in ALT_TEST_METRICS]
+    for i, m in alt[1:]:
+        if m.args != alt[0][1].args:
+            raise UserError(
+                f"the alt-test metrics must share their args (epsilon, alpha, min_docs): {m.name} has {m.args}, {alt[0][1].name} {alt[0][1].args}",
+                path=str(path),
+                field=f"metrics.{i}.args",
+            )
     for i, r in enumerate(task.reports):
         if r in BUILTIN_REPORTS:
             continue

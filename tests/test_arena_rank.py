@@ -177,6 +177,20 @@ def test_moniri_table_1_reproduces_with_one_judge() -> None:
     assert r.davidson["strict"].n_drawn == r.topics_drawn == 36 * 25 - sum(sum(row.values()) for row in expected.values())
 
 
+def test_a_panel_covering_the_debates_unevenly_is_noted_with_its_counts() -> None:
+    """Moniri's Table 1 as GPT-4's verdicts on all 1,800 debates, with two more judges who decided
+    the debates of the first 5 topics only (and disagree with GPT-4 on the self-play-free pairs'
+    home legs): the panel's majority mixes one-verdict debates with two- and three-verdict ones."""
+    legs, _ = moniri_legs()
+    few = {f"topic {t}" for t in range(5)}
+    others = [j.model_copy(update={"judge": judge, "winner": 3 - j.winner if judge == "B" else j.winner}) for j in legs if j.topic in few for judge in ("A", "B")]
+    r = analyse_judgments(legs + others, n_boot=0, n_perm=10)
+    (note,) = [n for n in r.notes if n.startswith("uneven coverage")]
+    assert "very different numbers of the 1,800 debates (GPT-4 1,800, A 360, B 360)" in note
+    even = [j.model_copy(update={"judge": "A"}) for j in legs]
+    assert not any(n.startswith("uneven coverage") for n in analyse_judgments(legs + even, n_boot=0, n_perm=10).notes)
+
+
 def test_ranking_file_follows_its_schema(tmp_path: Path) -> None:
     from arena_synth import SynthJudge, simulate
 

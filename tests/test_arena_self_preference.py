@@ -100,6 +100,18 @@ def test_identity_uses_model_ids_then_the_judge_model_id_then_the_label() -> Non
     assert ident.same("GPT-4 as judge", "plain") == "model_id_as_name" and ident.same("GPT-4 as judge", "named") is None
 
 
+def test_a_debater_with_model_ids_is_never_matched_by_the_judge_label() -> None:
+    """docs/arena.md: a name match requires the debater to have no model id. A judge without a
+    model id, labelled like a debater that carries one, is not that debater's model."""
+    lines = [
+        Judgment(topic="t", winner=1, side1="gpt-x", side2="small", judge="gpt-x", side1_model_id="h2", side2_model_id="h3"),
+        Judgment(topic="t", winner=2, side1="bare", side2="small", judge="bare", side2_model_id="h3"),
+    ]
+    ident = ModelIdentity(table_of(lines))
+    assert ident.same("gpt-x", "gpt-x") is None
+    assert ident.same("bare", "bare") == "name"  # no model id on the debater: its name decides
+
+
 def test_self_preference_found_through_judge_model_id_when_sides_carry_no_ids() -> None:
     """A published two-judge file: debaters by name only, the judges labelled as people would
     label them and identified by judge_model_id. The favouring judge is found through its model
@@ -130,6 +142,8 @@ def test_other_judges_of_the_same_model_are_left_out_of_the_comparison() -> None
 
 def test_a_lone_self_judging_judge_is_named_in_the_output() -> None:
     legs = simulate(STRENGTHS, [SynthJudge("alpha", own_model="alpha", self_bonus=2.0)], n_topics=6, seed=1)
+    # debaters by name only (a debater with model ids is never matched by the judge's label)
+    legs = [j.model_copy(update={"side1_model_id": None, "side2_model_id": None}) for j in legs]
     r = analyse_judgments(legs, n_boot=50)
     (e,) = r.self_preference.entries
     assert e.judge == "alpha" and e.identity == "name" and e.difference is None and e.p_value is None and e.detected is None

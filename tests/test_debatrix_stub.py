@@ -226,6 +226,9 @@ def scoring_responder(request: dict[str, Any]) -> str:
     [
         # sources: the task's tie band is 3, so 8 against 6 is a tie by scores
         ("debateart_source_scores", "debatrix-f-scores", "tie", "tie"),
+        # the sources and language tasks run with a score method: Debatrix's band of 3 (score_tie_band)
+        ("debateart_source", "debatrix-f-scores", "tie", "tie"),
+        ("debateart_language", "debatrix-h-scores", "tie", "tie"),
         # the general verdict has no tie band (0): 8 against 6 is pro; the summary is the prediction
         ("debateart_winner", "debatrix-h", "con", "pro"),
     ],

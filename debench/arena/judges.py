@@ -47,6 +47,35 @@ def verdict_counts(table: JudgmentTable, rows: np.ndarray | None = None) -> tupl
     return counts, gid, first
 
 
+UNEVEN_COVERAGE = 0.5
+"""A panel whose least-covering judge decided fewer than this share of the debates its best-covering
+judge decided gets a note (``coverage_note``)."""
+
+
+def coverage(table: JudgmentTable) -> dict[str, int]:
+    """How many debates each judge decided."""
+    _, gid, _ = verdict_counts(table)
+    pairs = np.unique(np.column_stack([table.judge, gid]), axis=0)
+    per_judge = np.bincount(pairs[:, 0], minlength=len(table.judges))
+    return {label: int(per_judge[i]) for i, label in enumerate(table.judges)}
+
+
+def coverage_note(table: JudgmentTable) -> str | None:
+    """A note when the judges decided very different numbers of debates: the majority verdict of a
+    debate two judges decided is a tie whenever they disagree, so a panel's ranking then mixes
+    debates decided by one judge with debates often tied, and can differ much from every judge's."""
+    counts = coverage(table)
+    if len(counts) < 2 or min(counts.values()) >= UNEVEN_COVERAGE * max(counts.values()):
+        return None
+    _, _, first = verdict_counts(table)
+    listed = ", ".join(f"{label} {n:,}" for label, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    return (
+        f"uneven coverage: the judges decided very different numbers of the {len(first):,} debates ({listed}); "
+        "where fewer judges decided a debate, one verdict decides it or a disagreement ties it, so the panel's ranking "
+        "mixes the two: read it beside per_judge"
+    )
+
+
 def panel_verdicts(table: JudgmentTable) -> JudgmentTable:
     """One row per debate carrying the judges' majority verdict; words and sources from the first
     line that has them."""

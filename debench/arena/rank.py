@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from debench.arena.adaptive_schedule import schedule_summary
 from debench.arena.bradley_terry import L2_PENALTY
 from debench.arena.bt_bootstrap import SCORE_TOLERANCE
-from debench.arena.judges import agreement_alpha, by_judge, judge_pairs, panel_verdicts
+from debench.arena.judges import agreement_alpha, by_judge, coverage_note, judge_pairs, panel_verdicts
 from debench.arena.judgment_table import JudgmentTable, table_of
 from debench.arena.judgments import Judgment
 from debench.arena.newton import POINT_TOLERANCE, RESAMPLE_TOLERANCE
@@ -78,6 +78,9 @@ def analyse_judgments(
     top, notes = rank_one_judge(panel_verdicts(table) if several else table, rule, reference, draws, controls)
     per_judge, agreement = {}, None
     if several:
+        uneven = coverage_note(table)
+        if uneven:
+            notes.append(uneven)
         for label, lines in by_judge(table).items():
             per_judge[label], judge_notes = rank_one_judge(lines, rule, reference, draws, controls)
             notes += [f"{label}: {n}" for n in judge_notes]

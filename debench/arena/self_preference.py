@@ -6,7 +6,8 @@ A judge and a debater are the same model, in this order of evidence:
    underlying model, generation settings excluded): the same model when they share one — names
    are then ignored;
 2. otherwise when the judge's ``judge_model_id`` equals the debater's name (``model_id_as_name``);
-3. otherwise when the judge's label equals the debater's name (``name``).
+3. otherwise when the debater has no model id and the judge's label equals its name (``name``;
+   a debater with model ids is matched by ids only, as ``docs/arena.md`` says).
 
 On every debate with exactly one own side that the judge and at least one other judge (of a
 different model) decided, the own side scores 1 for a win, 0.5 for a tie and 0 for a loss under
@@ -47,7 +48,7 @@ class ModelIdentity:
             return "model_id" if a & b else None
         if debater in a:
             return "model_id_as_name"
-        return "name" if judge == debater else None
+        return "name" if not b and judge == debater else None
 
 
 def points(winner: np.ndarray, side: np.ndarray) -> np.ndarray:

@@ -22,8 +22,9 @@ validate`` replay the chain with the recorded answers and check every prompt is 
 Two verdicts come out of a chain, and both are kept in the sample (``verdicts``): ``summary`` —
 the last call's answer read by the task's parser — and ``scores`` — the paper's score comparison:
 each side's final debater score (the mean of its columns' debater scores) compared with the
-task's ``compare_scores`` rule and tie band (``debench.transforms.compare_scores``; tie band 0
-for a task without one), or, with more than two sides, the side with the highest score. Which
+task's ``compare_scores`` rule and tie band (``debench.transforms.compare_scores``), else the
+band ``debatrix.score_tie_band`` (3 for DebateArt sources and language, as the paper does; 0 for
+a task without one), or, with more than two sides, the side with the highest score. Which
 one is the prediction: ``debatrix.verdict`` in the task, or the ``debatrix-h-scores`` /
 ``debatrix-f-scores`` methods.
 """
@@ -255,7 +256,11 @@ def score_verdict(task: TaskConfig, scores: dict[str, float | None]) -> tuple[An
     sides = list(scores)
     choices = task.parser.choices
     if len(sides) == 2:
-        rule = dict(task.parser.transform_args) if task.parser.transform == "compare_scores" else {}
+        if task.parser.transform == "compare_scores":
+            rule = dict(task.parser.transform_args)
+        else:
+            band = task.debatrix.score_tie_band if task.debatrix is not None else None
+            rule = {} if band is None else {"tie_band": band}
         labels = rule.get("labels") or sides
         if set(labels) != set(sides):
             labels = sides

@@ -65,6 +65,8 @@ METRIC_LABELS: dict[str, tuple[str, str]] = {
     "verdict_delta": ("Verdict Δ", ""),
     "rank_delta": ("Rank Δ", ""),
     "mae": ("MAE", ""),
+    "alt_test_winning_rate": ("Alt-test ω", ""),
+    "advantage_probability": ("Advantage ρ", ""),
 }
 """Metric name -> (label, subscript)."""
 

@@ -102,6 +102,8 @@ class Metric:
     bind: Bind
     higher_is_better: bool = True
     description: str = ""
+    no_ci: str | None = None
+    """Why the metric has no bootstrap CI (e.g. a count of test decisions); None: it has one."""
 
     def value(self, state: Any, preds: np.ndarray, idx: np.ndarray | None = None) -> float | None:
         """The value on the documents at positions ``idx`` (default: all of them once)."""

@@ -72,6 +72,8 @@ def point_and_ci(metric: Metric, state: Any, preds: np.ndarray, n_boot: int, see
     value = point.value(0)
     if value is None:
         return Estimate(None, None, point.note(0))
+    if metric.no_ci is not None:
+        return Estimate(value, None, metric.no_ci)
     if n_boot <= 0:
         return Estimate(value, None, NO_BOOTSTRAP)
     if n < 2:

@@ -8,6 +8,7 @@ BUILTIN: dict[str, tuple[str, ...]] = {
     "debench.metrics.speech_rating": ("kendall_tau_c", "krippendorff_alpha", "krippendorff_alpha_human", "source_pearson"),
     "debench.metrics.kappa": ("kappa_loo", "kappa_human"),
     "debench.metrics.classification": ("rmse", "accuracy", "macro_f1"),
+    "debench.metrics.alt_test": ("alt_test_winning_rate", "advantage_probability"),
     "debench.metrics.debatebench": ("verdict_delta", "mae", *(f"acc_within_{k}" for k in range(2, 10)), "rank_delta"),
 }
 """Module -> the metric names it registers when imported."""
@@ -22,3 +23,7 @@ STATUS_METRICS = {
 
 BUILTIN_REPORTS = frozenset({"prediction_distribution", "gold_distribution", "human_rating_distribution", "mean_by_source"})
 """The reports ``debench.metrics.reports`` registers."""
+
+ALT_TEST_METRICS = frozenset(BUILTIN["debench.metrics.alt_test"])
+"""Metrics of the alternative annotator test: a task scoring one also gets the ``alt_test`` report
+(its settings, verdict and per-annotator rows; ``debench.metrics.alt_test``)."""

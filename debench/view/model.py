@@ -171,6 +171,7 @@ def build_view(results_path: Path, *, data_dir: str | None = None) -> dict[str, 
         ],
         "metrics": metrics,
         "reports": json.dumps(results.reports, indent=2, ensure_ascii=False) if results.reports else "",
+        "alt_test": _alt_test(results.reports.get("alt_test")),
         "chart": chart([(r.prediction, r.target, r.doc_id) for r in records if r.status == "ok"]),
         "docs_note": found.note,
         "counts": counts,
@@ -178,6 +179,18 @@ def build_view(results_path: Path, *, data_dir: str | None = None) -> dict[str, 
         "results_file": Path(results_path).name,
         "samples_file": results.samples_file,
     }
+
+
+def _alt_test(report: Any) -> dict[str, Any] | None:
+    """The alternative annotator test's verdict and per-annotator rows, formatted (None without it)."""
+    if not isinstance(report, dict):
+        return None
+    verdict = "undefined" if report.get("passed") is None else "passed" if report["passed"] else "failed"
+    rows = [
+        {"id": r["id"], "n": r["n"], "rho_f": fmt(r["rho_f"]), "rho_h": fmt(r["rho_h"]), "p": f"{r['p']:.3g}", "p_adjusted": f"{r['p_adjusted']:.3g}", "won": r["won"]}
+        for r in report.get("annotators", [])
+    ]
+    return {**report, "verdict": verdict, "omega": fmt(report.get("winning_rate")), "rho": fmt(report.get("advantage_probability")), "rows": rows}
 
 
 # ------------------------------------------------------------------------------------- the chart

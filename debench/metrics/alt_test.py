@@ -1,0 +1,282 @@
+"""The alternative annotator test (Calderon, Reichart & Dror, ACL 2025, "The Alternative Annotator
+Test for LLM-as-a-Judge", arXiv 2501.10970): may the judge replace the human annotators?
+
+For numerical ratings (the IBM speeches: 1-5 by named annotators, ``doc.meta["ratings"]`` /
+``doc.meta["annotators"]``), as the paper and its reference code do:
+
+* The scored set: the documents with a judge score (a number) and at least two human ratings.
+* Leave one annotator out. On each document ``d`` annotator ``a`` rated, the alignment of a rater
+  with the *remaining* annotators of ``d`` is the negative RMSE between the rater's score and
+  their ratings, ``-sqrt(mean_j (x - r_j)^2)``; the judge (x = its score) and ``a`` (x = ``a``'s
+  rating) are both scored against the same remaining annotators.
+* Per document, ``W_f = 1`` when the judge aligns at least as well as ``a`` and ``W_h = 1`` when
+  ``a`` aligns at least as well as the judge: a tie counts for both sides.
+* Only annotators with at least ``min_docs`` (30, the paper's floor for the t-test) documents in
+  the scored set enter. Per annotator, a one-sided one-sample t-test of the differences
+  ``W_h - W_f`` against ``epsilon`` (alternative: less), i.e. of H0: rho_f <= rho_h - epsilon
+  with rho = the mean of W (the advantage probabilities).
+* Benjamini-Yekutieli across the annotators at level ``alpha`` (step-up: the largest rank k with
+  ``p_(k) <= k / m * alpha / H_m``, H_m = 1 + 1/2 + ... + 1/m, and every smaller rank, rejected).
+* ``alt_test_winning_rate`` (omega): the share of tested annotators whose H0 is rejected; the judge
+  passes when omega >= 0.5. ``advantage_probability`` (rho): the mean over the tested annotators of
+  rho_f, for comparing judges.
+* Fewer than ``MIN_ANNOTATORS`` (3) tested annotators: both are undefined, with the reason (the
+  paper asks for three or more; with two the test only asks which of them the judge is closer to).
+
+``epsilon`` (default 0.1, the paper's value for crowd-workers) is the cost-benefit allowance given
+to the judge. omega is a count of test decisions, so it has no bootstrap CI; rho's CI resamples the
+documents with the set of tested annotators fixed. ``alt_test_report`` gives every annotator's row.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.sparse import csr_matrix
+
+from debench.data.base import Doc
+from debench.errors import UserError
+from debench.metrics.annotators import human_ratings
+from debench.metrics.base import Draws, Evaluate, Metric, register_metric
+from debench.metrics.likert import judge_scores
+
+DEFAULT_EPSILON = 0.1
+DEFAULT_ALPHA = 0.05
+DEFAULT_MIN_DOCS = 30
+MIN_ANNOTATORS = 3
+PASS_RATE = 0.5
+NO_CI = "no CI: a share of annotators decided by tests"
+
+
+@dataclass(frozen=True)
+class Ratings:
+    """The human ratings as a padded table: ``value[d, k]`` is the k-th rating of document d (NaN
+    past its last), ``who[d, k]`` the index of its annotator in ``ids`` (-1 past the last)."""
+
+    ids: list[Any]
+    value: np.ndarray
+    who: np.ndarray
+    epsilon: float
+    alpha: float
+    min_docs: int
+
+    @classmethod
+    def of(cls, docs: Sequence[Doc], epsilon: float = DEFAULT_EPSILON, alpha: float = DEFAULT_ALPHA, min_docs: int = DEFAULT_MIN_DOCS) -> Ratings:
+        if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0 <= epsilon < 1:
+            raise UserError(f"alt-test: epsilon must be a number in [0, 1), got {epsilon!r}", field="metrics.args.epsilon")
+        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+            raise UserError(f"alt-test: alpha must be a number in (0, 1), got {alpha!r}", field="metrics.args.alpha")
+        if isinstance(min_docs, bool) or not isinstance(min_docs, int) or min_docs < 2:
+            raise UserError(f"alt-test: min_docs must be an integer >= 2, got {min_docs!r}", field="metrics.args.min_docs")
+        rows = [human_ratings(d) for d in docs]
+        ids = sorted({a for _, who in rows for a in who}, key=lambda a: (str(type(a)), a))
+        index = {a: i for i, a in enumerate(ids)}
+        width = max((len(r) for r, _ in rows), default=0)
+        value = np.full((len(docs), width), np.nan)
+        who = np.full((len(docs), width), -1, dtype=np.intp)
+        for d, (ratings, annotators) in enumerate(rows):
+            value[d, : len(ratings)] = ratings
+            who[d, : len(ratings)] = [index[a] for a in annotators]
+        return cls(ids, value, who, float(epsilon), float(alpha), int(min_docs))
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The per-document win indicators of the judge against each tested annotator, and the tests."""
+
+    ids: list[Any]
+    """The tested annotators (at least ``min_docs`` scored documents), in id order."""
+    n_docs: np.ndarray
+    rho_f: np.ndarray
+    rho_h: np.ndarray
+    p: np.ndarray
+    p_adjusted: np.ndarray
+    won: np.ndarray
+    skipped: int
+    """Annotators with fewer than ``min_docs`` scored documents."""
+    n_scored: int
+    judge_wins: csr_matrix
+    """(documents, tested annotators): W_f where the annotator rated the document, else 0."""
+    rated: csr_matrix
+    """(documents, tested annotators): 1 where the annotator rated a scored document."""
+    undefined: str | None
+
+    @property
+    def winning_rate(self) -> float | None:
+        return None if self.undefined else float(self.won.mean())
+
+    @property
+    def advantage_probability(self) -> float | None:
+        return None if self.undefined else float(self.rho_f.mean())
+
+
+def benjamini_yekutieli(p: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """The step-up rejections at level ``alpha`` and the adjusted p-values (the smallest level at
+    which each would be rejected, capped at 1). A NaN p-value is never rejected."""
+    m = len(p)
+    if m == 0:
+        return np.zeros(0, dtype=bool), np.zeros(0)
+    harmonic = float(np.sum(1.0 / np.arange(1, m + 1)))
+    finite = np.where(np.isfinite(p), p, np.inf)
+    order = np.argsort(finite, kind="stable")
+    ranks = np.arange(1, m + 1)
+    below = finite[order] <= ranks / m * (alpha / harmonic)
+    last = int(np.flatnonzero(below)[-1]) + 1 if below.any() else 0
+    rejected = np.zeros(m, dtype=bool)
+    rejected[order[:last]] = True
+    with np.errstate(invalid="ignore"):
+        scaled = np.minimum(1.0, finite[order] * m * harmonic / ranks)
+    adjusted = np.empty(m)
+    adjusted[order] = np.minimum.accumulate(scaled[::-1])[::-1]
+    adjusted[~np.isfinite(p)] = np.nan
+    return rejected, adjusted
+
+
+def _one_sided_p(diff: np.ndarray, epsilon: float) -> float:
+    """p of the one-sample t-test of mean(diff) < epsilon (scipy; a constant sample gives 0 or 1)."""
+    from scipy.stats import ttest_1samp
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a near-constant sample warns of precision loss
+        return float(ttest_1samp(diff, epsilon, alternative="less").pvalue)
+
+
+def run_alt_test(ratings: Ratings, preds: Sequence[Any] | np.ndarray) -> Outcome:
+    judge = judge_scores(preds)
+    n, width = ratings.value.shape
+    present = ratings.who >= 0
+    scored = np.isfinite(judge) & (present.sum(axis=1) >= 2)
+    # Per rating (d, k): the judge's and the annotator's negative RMSE against the others of d.
+    score_f = np.full((n, width), np.nan)
+    score_h = np.full((n, width), np.nan)
+    columns = np.arange(width)
+    for k in range(width):
+        others = present & (columns != k)
+        m = others.sum(axis=1)
+        ok = scored & present[:, k]
+        sq_f = np.where(others, (judge[:, None] - ratings.value) ** 2, 0.0).sum(axis=1)
+        sq_h = np.where(others, (ratings.value[:, k, None] - ratings.value) ** 2, 0.0).sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            score_f[ok, k] = -np.sqrt(sq_f[ok] / m[ok])
+            score_h[ok, k] = -np.sqrt(sq_h[ok] / m[ok])
+    entry = scored[:, None] & present
+    doc, col = np.nonzero(entry)
+    who = ratings.who[doc, col]
+    w_f = (score_f[doc, col] >= score_h[doc, col]).astype(float)
+    w_h = (score_h[doc, col] >= score_f[doc, col]).astype(float)
+    counts = np.bincount(who, minlength=len(ratings.ids))
+    tested = np.flatnonzero(counts >= ratings.min_docs)
+    skipped = int(np.count_nonzero((counts > 0) & (counts < ratings.min_docs)))
+    p = np.array([_one_sided_p(w_h[who == a] - w_f[who == a], ratings.epsilon) for a in tested])
+    won, adjusted = benjamini_yekutieli(p, ratings.alpha)
+    position = np.full(len(ratings.ids), -1)
+    position[tested] = np.arange(len(tested))
+    keep = position[who] >= 0
+    shape = (n, len(tested))
+    judge_wins = csr_matrix((w_f[keep], (doc[keep], position[who[keep]])), shape=shape)
+    rated = csr_matrix((np.ones(int(keep.sum())), (doc[keep], position[who[keep]])), shape=shape)
+    n_docs = counts[tested]
+    rho_f = np.array([w_f[who == a].mean() for a in tested])
+    rho_h = np.array([w_h[who == a].mean() for a in tested])
+    n_scored = int(scored.sum())
+    undefined = None
+    if len(tested) < MIN_ANNOTATORS:
+        undefined = (
+            f"the alt-test needs {MIN_ANNOTATORS} or more annotators with {ratings.min_docs} or more rated documents "
+            f"among the {n_scored} scored ones; {len(tested)} have"
+        )
+    return Outcome(
+        ids=[ratings.ids[a] for a in tested],
+        n_docs=n_docs,
+        rho_f=rho_f,
+        rho_h=rho_h,
+        p=p,
+        p_adjusted=adjusted,
+        won=won,
+        skipped=skipped,
+        n_scored=n_scored,
+        judge_wins=judge_wins,
+        rated=rated,
+        undefined=undefined,
+    )
+
+
+def _bind_winning_rate(ratings: Ratings, preds: np.ndarray) -> Evaluate:
+    outcome = run_alt_test(ratings, preds)
+
+    def evaluate(counts: np.ndarray) -> Draws:
+        # The test is run once, on the scored documents (the metric has no CI: no resample asks).
+        if outcome.undefined is not None:
+            return Draws.none(len(counts), outcome.undefined)
+        return Draws.of(np.full(len(counts), outcome.winning_rate))
+
+    return evaluate
+
+
+def _bind_advantage(ratings: Ratings, preds: np.ndarray) -> Evaluate:
+    outcome = run_alt_test(ratings, preds)
+
+    def evaluate(counts: np.ndarray) -> Draws:
+        if outcome.undefined is not None:
+            return Draws.none(len(counts), outcome.undefined)
+        wins = np.asarray((outcome.judge_wins.T @ counts.T).T)
+        rated = np.asarray((outcome.rated.T @ counts.T).T)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            per_annotator = wins / rated
+        seen = rated > 0
+        value = np.where(seen, per_annotator, 0.0).sum(axis=1) / seen.sum(axis=1)
+        return Draws.of(value)
+
+    return evaluate
+
+
+def alt_test_report(docs: Sequence[Doc], preds: Sequence[Any], **args: Any) -> dict[str, Any]:
+    """The test's settings, verdict and one row per tested annotator (results ``reports.alt_test``)."""
+    ratings = Ratings.of(docs, **args)
+    o = run_alt_test(ratings, preds)
+    return {
+        "epsilon": ratings.epsilon,
+        "alpha": ratings.alpha,
+        "min_docs": ratings.min_docs,
+        "n_scored": o.n_scored,
+        "n_annotators": len(o.ids),
+        "n_skipped": o.skipped,
+        "winning_rate": o.winning_rate,
+        "advantage_probability": o.advantage_probability,
+        "passed": None if o.undefined else bool(o.winning_rate is not None and o.winning_rate >= PASS_RATE),
+        "note": o.undefined,
+        "annotators": [
+            {
+                "id": o.ids[i],
+                "n": int(o.n_docs[i]),
+                "rho_f": float(o.rho_f[i]),
+                "rho_h": float(o.rho_h[i]),
+                "p": float(o.p[i]),
+                "p_adjusted": float(o.p_adjusted[i]),
+                "won": bool(o.won[i]),
+            }
+            for i in range(len(o.ids))
+        ],
+    }
+
+
+for _metric in (
+    Metric(
+        name="alt_test_winning_rate",
+        prepare=Ratings.of,
+        bind=_bind_winning_rate,
+        description="Alt-test winning rate: share of annotators the judge beats (passes at >= 0.5)",
+        no_ci=NO_CI,
+    ),
+    Metric(
+        name="advantage_probability",
+        prepare=Ratings.of,
+        bind=_bind_advantage,
+        description="Alt-test advantage probability: how often the judge aligns with the other annotators at least as well as the left-out one",
+    ),
+):
+    register_metric(_metric)
