@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -367,7 +367,6 @@ class DebatrixConfig(_Strict):
 
 
 JudgeMethodName = Method
-JUDGE_METHODS: tuple[str, ...] = get_args(Method)
 
 
 class TaskConfig(_Strict):
