@@ -368,6 +368,11 @@ class DebatrixConfig(_Strict):
 
 JudgeMethodName = Method
 
+SCORING_SIDE = frozenset({"description", "metrics", "scoring", "baselines"})
+"""The task fields that say how answers are scored or described, not what is asked: left out of the
+task's identity (``task_identity``) and of run fingerprints, so adding or changing a metric keeps
+every stored run valid (it is re-scored from its samples). Every other field is the identity."""
+
 
 class TaskConfig(_Strict):
     name: str
