@@ -106,8 +106,13 @@ class ValidatedSubmission:
 
     @property
     def metrics(self) -> dict[str, MetricValue]:
-        """The metrics the leaderboard shows: the file's, or the recomputed ones when re-scored."""
-        return self.recomputed.metrics if self.rescored else self.results.metrics
+        """The metrics the leaderboard shows: the file's; when re-scored, the task's metrics as
+        recomputed, except that a figure the file states and the recomputation matches is shown as
+        the file states it (the same digits as before the task changed)."""
+        if not self.rescored:
+            return self.results.metrics
+        claimed = self.results.metrics
+        return {n: claimed[n] if n in claimed and _differs(claimed[n], m) is None else m for n, m in self.recomputed.metrics.items()}
 
     @property
     def reports(self) -> dict[str, Any]:
@@ -355,6 +360,17 @@ def _read_samples(samples: Path, task: TaskConfig, docs: list[Doc], all_docs: li
     return [kept[d.doc_id] for d in docs]
 
 
+def _differs(theirs: MetricValue, mine: MetricValue) -> str | None:
+    """The first field (value, ci95, n) in which a claimed metric differs from its recomputation."""
+    if not close(theirs.value, mine.value):
+        return "value"
+    if (theirs.ci95 is None) != (mine.ci95 is None) or (
+        theirs.ci95 is not None and mine.ci95 is not None and not all(close(a, b) for a, b in zip(theirs.ci95, mine.ci95, strict=True))
+    ):
+        return "ci95"
+    return "n" if theirs.n != mine.n else None
+
+
 def _compare(results: Results, report: ScoreReport, path: Path, checked: set[str], rescored: bool) -> None:
     """The file's numbers against the recomputation: every metric and report, or (``rescored``)
     only the ``checked`` metrics and the counts."""
@@ -369,14 +385,9 @@ def _compare(results: Results, report: ScoreReport, path: Path, checked: set[str
         if name not in checked or name not in claimed:
             continue
         theirs = results.metrics[name]
-        if not close(theirs.value, mine.value):
-            raise _err(path, f"metrics.{name}.value", f"{shown(theirs.value)} does not match {shown(mine.value)} recomputed from the samples")
-        if (theirs.ci95 is None) != (mine.ci95 is None) or (
-            theirs.ci95 is not None and mine.ci95 is not None and not all(close(a, b) for a, b in zip(theirs.ci95, mine.ci95, strict=True))
-        ):
-            raise _err(path, f"metrics.{name}.ci95", f"{shown(theirs.ci95)} does not match {shown(mine.ci95)} recomputed from the samples")
-        if theirs.n != mine.n:
-            raise _err(path, f"metrics.{name}.n", f"{theirs.n} does not match {mine.n} recomputed from the samples")
+        differs = _differs(theirs, mine)
+        if differs is not None:
+            raise _err(path, f"metrics.{name}.{differs}", f"{shown(getattr(theirs, differs))} does not match {shown(getattr(mine, differs))} recomputed from the samples")
     for name in ("n_samples", "n_parse_failures", "n_errors", "n_not_completed"):
         a, b = getattr(results, name), getattr(report, name)
         if a != b:
