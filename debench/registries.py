@@ -85,7 +85,7 @@ class Registry(Generic[T]):
         why = self.check(obj) if self.check is not None else None
         if why is not None:
             raise entry_points.bad_declaration(item, f"not a {self.kind}: {why}")
-        self._items[item.name] = obj  # type: ignore[assignment]  # checked by self.check just above
+        self._items[item.name] = obj  # checked by self.check just above
 
     def get(self, name: str) -> T:
         if name not in self._items and name in self.declared:
