@@ -1,12 +1,13 @@
 """Rating methods asked for with ``debench arena rank --rating NAME``: entry points of
 ``debench.arena_ratings`` (debench's own ``win_rate``, or an installed package's; the interface is
-``debench.plugin_types.RatingMethod``). Each is computed on the top-level verdicts and on the same
+``RatingMethod``). Each is computed on the top-level verdicts and on the same
 topic resamples as every other statistic, and written under ``ratings.NAME`` of ranking.json with
 the built-in ratings' conventions (``topic_bootstrap.interval``)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -14,13 +15,32 @@ from debench.arena.bt_bootstrap import score_groups
 from debench.arena.judgment_table import JudgmentTable
 from debench.arena.ranking_file import RatedScore, Rating
 from debench.arena.topic_bootstrap import TopicDraws, interval
-from debench.plugin_types import RatingMethod
 from debench.registries import Registry
+
+
+@runtime_checkable
+class RatingMethod(Protocol):
+    """A rating of the debaters from the arena's judgments (the interface of a
+    ``debench.arena_ratings`` entry point), reported under ``ratings.NAME`` of ranking.json with the
+    built-in ratings' conventions: the point value on all topics, a 95% percentile interval over the
+    same topic resamples as every other statistic, ``draws_used``, and no interval when fewer than
+    half the resamples gave a value."""
+
+    description: str
+    """What the score is and its scale (recorded in ranking.json)."""
+    higher_is_better: bool
+
+    def scores(self, table: JudgmentTable, weights: np.ndarray) -> np.ndarray:
+        """(b, n_models) scores from (b, n_topics) topic weights: row r weighs each judgment by how
+        many times its topic (``table.topic``) is in resample r (a row of ones is the data itself).
+        Columns follow ``table.models``; NaN where a model has no score in a resample (no game).
+        Judgments of a model against itself (``table.side1 == table.side2``) are never ranked."""
+        ...
 
 
 def _not_a_rating(obj: object) -> str | None:
     if not isinstance(obj, RatingMethod):
-        return "lacks description, higher_is_better or scores (see debench.plugin_types.RatingMethod)"
+        return "lacks description, higher_is_better or scores (see debench.arena.ratings.RatingMethod)"
     return None
 
 

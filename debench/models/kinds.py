@@ -4,17 +4,18 @@ plug-in's ``acme/``) makes, and which ``--model-args`` keys it takes.
 The kinds are entry points of ``debench.models`` (debench's own in ``debench.models.builtin_kinds``,
 declared in its pyproject.toml); the entry's name is the prefix. A model string whose prefix names
 no kind goes to the ``server`` kind (litellm or debench's own OpenAI-compatible HTTP client). The
-interface a kind implements is ``debench.plugin_types.ModelKind``.
+interface a kind implements is ``ModelKind`` (all four interfaces: ``debench.plugin_types``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
 from debench.entry_points import declared
 from debench.models.args import ModelArgs
+from debench.models.base import Model
 from debench.models.retry import RetryPolicy
-from debench.plugin_types import ModelKind
 from debench.registries import Registry
 
 FALLBACK = "server"
@@ -36,10 +37,32 @@ class ModelRequest:
     seed: int
 
 
+@runtime_checkable
+class ModelKind(Protocol):
+    """What a model-string prefix makes (the interface of a ``debench.models`` entry point)."""
+
+    description: str
+    """One line for docs and listings."""
+
+    @property
+    def keys(self) -> frozenset[str]:
+        """The ``--model-args`` keys (``debench.models.args``: generation, client and server settings)
+        this kind applies; any other key given is refused before anything runs. A key that changes
+        the answers must also be in the model's ``identity()``."""
+        ...
+
+    def make(self, request: ModelRequest) -> Model:
+        """The model for ``request.base`` (the model string without its ``@settings``), with
+        ``request.args`` applied; a ``debench.errors.UserError`` for a string it cannot serve. Set
+        ``model.name = request.name``. Its ``identity()`` must come out the same when the model is
+        rebuilt from it (the leaderboard's spot check does)."""
+        ...
+
+
 def _not_a_kind(obj: object) -> str | None:
     missing = [a for a in ("keys", "description", "make") if not hasattr(obj, a)]
     if missing:
-        return f"lacks {', '.join(missing)} (see debench.plugin_types.ModelKind)"
+        return f"lacks {', '.join(missing)} (see debench.models.kinds.ModelKind)"
     if not isinstance(getattr(obj, "keys"), frozenset):  # noqa: B009 - a plug-in's object, checked before use
         return "keys must be a frozenset of --model-args names"
     return None
