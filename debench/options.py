@@ -34,6 +34,7 @@ from typing import (
 )
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -96,8 +97,20 @@ Words = Annotated[Whole, Field(ge=10)]
 PerTopic = Annotated[Whole, Field(ge=1)]
 Temperature = Annotated[Number, Field(ge=0, le=2)]
 DataSource = Literal["auto", "hub", "local", "sample"]
-Method = Literal["direct", "debatrix-h", "debatrix-f", "debatrix-h-scores", "debatrix-f-scores"]
-"""The judge methods (``debench.judging``); ``debench.task.JUDGE_METHODS`` lists the same."""
+def _known_method(value: str) -> str:
+    from debench.entry_points import declared
+
+    names = declared("debench.methods")
+    if value not in names:
+        close = difflib.get_close_matches(value, list(names), n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        raise ValueError(f"not a judge method (known: {', '.join(names)}){hint}")
+    return value
+
+
+Method = Annotated[str, AfterValidator(_known_method)]
+"""A judge method: an entry point of ``debench.methods`` (``debench.judging``; docs/plugins.md),
+debench's own or an installed package's."""
 Ensemble = Literal["mean", "median", "majority"]
 ArenaEnsemble = Literal["majority"]
 """The arena's judges vote on the winner."""

@@ -122,14 +122,31 @@ def run_stem(task: TaskConfig, fingerprint: str, limit: int | None = None, doc_i
 
 
 def task_sha(task: TaskConfig) -> str:
+    """sha256 of the whole validated task: changes with anything, a metric included."""
     return hashlib.sha256(task.model_dump_json().encode()).hexdigest()
+
+
+def task_identity(task: TaskConfig) -> str:
+    """sha256 of what changes the answers (data, prompt, parser, generation, method, ...): the task
+    without its scoring side (``debench.task.SCORING_SIDE``). A stored run is bound to it."""
+    from debench.task import SCORING_SIDE
+
+    return hashlib.sha256(task.model_dump_json(exclude=set(SCORING_SIDE)).encode()).hexdigest()
+
+
+def scored_with(task: TaskConfig) -> dict[str, Any]:
+    """How a run's answers were scored: the task's metrics (names and arguments) and scoring settings."""
+    return {"metrics": [m.model_dump(mode="json") for m in task.metrics], "scoring": task.scoring.model_dump(mode="json")}
 
 
 def task_info(task: TaskConfig, method: str) -> TaskInfo:
     """The ``task`` block of every file a run writes (results, probe and speech-rating reports)."""
     from debench.results import TaskInfo
 
-    return TaskInfo(name=task.name, version=task.version, method=method, description=task.description, config_sha256=task_sha(task))
+    return TaskInfo(
+        name=task.name, version=task.version, method=method, description=task.description, config_sha256=task_sha(task),
+        identity_sha256=task_identity(task), scored_with=scored_with(task),
+    )  # fmt: skip
 
 
 def select_docs(dataset: LoadedDataset, limit: int | None) -> list[Doc]:

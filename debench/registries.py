@@ -1,5 +1,11 @@
-"""One kind of registry for every plug-in point: judge methods, metrics, reports, data adapters,
-probes and answer transforms.
+"""One kind of registry for every plug-in point: model kinds, judge methods, metrics, rating
+methods, reports, data adapters, probes and answer transforms.
+
+A registry with an entry-point ``group`` (``debench.entry_points``: models, metrics, methods,
+arena ratings) knows its names from the installed packages' metadata, debench's built-ins
+included; an entry is imported when first looked up, and checked by the registry's ``check``
+(a broken one is a one-line ``PluginError`` for the command that uses it). An entry point may name
+the object itself (``module:attr``) or only a module that registers the name when imported.
 
 A registry maps names to objects. Its built-in entries live in modules that register themselves
 when imported; the registry imports them on first look-up, so importing a registry is cheap and
@@ -14,17 +20,31 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import types
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Generic, TypeVar
 
+from debench import entry_points
 from debench.errors import UserError
 
 T = TypeVar("T")
 
 
 class Registry(Generic[T]):
-    def __init__(self, kind: str, builtin_modules: Sequence[str] | Mapping[str, Sequence[str]] = (), *, field: str | None = None):
+    def __init__(
+        self,
+        kind: str,
+        builtin_modules: Sequence[str] | Mapping[str, Sequence[str]] = (),
+        *,
+        field: str | None = None,
+        group: str | None = None,
+        check: Callable[[object], str | None] | None = None,
+    ):
         self.kind = kind
+        self.group = group
+        """The entry-point group whose entries this registry holds (None: built-in modules only)."""
+        self.check = check
+        """What an entry point's object must be: returns why it is not (None when it fits)."""
         """What the entries are, in error messages: 'metric', 'judge method', ..."""
         self.field = field
         self._builtin = tuple(builtin_modules)
@@ -53,9 +73,25 @@ class Registry(Generic[T]):
 
         return deco
 
+    def _entry_points(self) -> dict[str, entry_points.Declared]:
+        return entry_points.declared(self.group) if self.group else {}
+
+    def _load_entry(self, item: entry_points.Declared) -> None:
+        obj = entry_points.load(item)
+        if isinstance(obj, types.ModuleType):
+            if item.name not in self._items:
+                raise entry_points.bad_declaration(item, f"module {obj.__name__} does not register a {self.kind} called '{item.name}'")
+            return
+        why = self.check(obj) if self.check is not None else None
+        if why is not None:
+            raise entry_points.bad_declaration(item, f"not a {self.kind}: {why}")
+        self._items[item.name] = obj  # checked by self.check just above
+
     def get(self, name: str) -> T:
         if name not in self._items and name in self.declared:
             importlib.import_module(self.declared[name])
+        if name not in self._items and name in self._entry_points():
+            self._load_entry(self._entry_points()[name])
         if name not in self._items:
             self._load()
         try:
@@ -70,10 +106,10 @@ class Registry(Generic[T]):
 
     def names(self) -> list[str]:
         self._load()
-        return sorted(self._items)
+        return sorted({*self._items, *self._entry_points()})
 
     def __contains__(self, name: object) -> bool:
-        if name in self._items or name in self.declared:
+        if name in self._items or name in self.declared or name in self._entry_points():
             return True
         self._load()
         return name in self._items

@@ -14,7 +14,10 @@ from debench.atomic import write_json_record
 from debench.json_schema import document_schema, validate_with_schema_file
 from debench.scoring import MetricValue
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
+READABLE_VERSIONS = ("1.0", "1.1")
+"""1.1 added ``task.identity_sha256`` and ``task.scored_with``; a 1.0 file is still read (its run
+fingerprint binds it to the task's identity)."""
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "results.schema.json"
 
 
@@ -23,7 +26,14 @@ class TaskInfo(BaseModel):
     version: int
     method: str
     description: str
-    config_sha256: str = Field(description="sha256 of the validated task definition")
+    config_sha256: str = Field(description="sha256 of the validated task definition (all of it, metrics included)")
+    identity_sha256: str | None = Field(
+        default=None,
+        description="sha256 of what changes the answers: the task without description, metrics, scoring and baselines (added in 1.1)",
+    )
+    scored_with: dict[str, Any] | None = Field(
+        default=None, description="the task's metrics (name, args) and scoring settings the metrics of this file were computed with (added in 1.1)"
+    )
 
 
 class ModelInfo(BaseModel):

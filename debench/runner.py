@@ -38,7 +38,7 @@ from debench.models.retry import TransientModelError
 from debench.record_log import RecordLog
 from debench.redact import Redactor
 from debench.samples import SampleLog, SampleRecord
-from debench.task import TaskConfig
+from debench.task import SCORING_SIDE, TaskConfig
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +84,7 @@ def run_fingerprint(task: TaskConfig, identity: dict[str, Any], content_hash: st
     so a fingerprint can be recomputed from a results file; ``repeat`` is the repeat index of
     ``eval --repeats`` (``config.repeat``)."""
     parts: dict[str, Any] = {
-        "task": task.model_dump(mode="json", exclude={"description", "metrics", "scoring", "baselines"}),
+        "task": task.model_dump(mode="json", exclude=set(SCORING_SIDE)),
         "model": identity,
         "data": content_hash,
         "method": method,

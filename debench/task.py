@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -373,7 +373,11 @@ class DebatrixConfig(_Strict):
 
 
 JudgeMethodName = Method
-JUDGE_METHODS: tuple[str, ...] = get_args(Method)
+
+SCORING_SIDE = frozenset({"description", "metrics", "scoring", "baselines"})
+"""The task fields that say how answers are scored or described, not what is asked: left out of the
+task's identity (``task_identity``) and of run fingerprints, so adding or changing a metric keeps
+every stored run valid (it is re-scored from its samples). Every other field is the identity."""
 
 
 class TaskConfig(_Strict):

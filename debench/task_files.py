@@ -171,10 +171,11 @@ def check_names(task: TaskConfig, path: Path) -> None:
         raise UserError(ADAPTERS.unknown_message(task.dataset.adapter), path=str(path), field="dataset.adapter")
     # debench's own metric and report names are known without importing their code (numpy,
     # scipy): a run starts sooner; only another name loads a registry
-    from debench.metrics.names import BUILTIN_NAMES, BUILTIN_REPORTS, STATUS_METRICS
+    from debench.entry_points import declared
+    from debench.metrics.names import BUILTIN_REPORTS, STATUS_METRICS
 
     for i, m in enumerate(task.metrics):
-        if m.name in STATUS_METRICS or m.name in BUILTIN_NAMES:
+        if m.name in STATUS_METRICS or m.name in declared("debench.metrics"):
             continue
         from debench.metrics.base import METRICS
 

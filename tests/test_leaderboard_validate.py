@@ -115,8 +115,35 @@ def test_changed_task_version(genuine: Path, tmp_path: Path) -> None:
 
 def test_changed_task_definition(genuine: Path, tmp_path: Path) -> None:
     res, _ = _copy(genuine, tmp_path / "s")
-    _edit_json(res, lambda d: d["task"].__setitem__("config_sha256", "0" * 64))
+    _edit_json(res, lambda d: d["task"].__setitem__("identity_sha256", "0" * 64))
+    _rejected(res, "task.identity_sha256", "differ from the installed")
+    # a results 1.0 file (no identity) is bound by its fingerprint: a task that differs there is refused
+    res, _ = _copy(genuine, tmp_path / "t")
+    _edit_json(res, lambda d: (d.__setitem__("schema_version", "1.0"), d["task"].pop("identity_sha256"), d["task"].pop("scored_with"),
+                               d["task"].__setitem__("config_sha256", "0" * 64), d["config"].__setitem__("fingerprint", "0" * 12)))
     _rejected(res, "task.config_sha256", "differs from the installed")
+
+
+def test_a_changed_scoring_side_is_rescored_not_refused(genuine: Path, tmp_path: Path) -> None:
+    from debench.leaderboard.validate import validate_submission
+
+    """A file scored when the task's metrics were other (its ``config_sha256`` and ``scored_with``
+    differ from the installed task's, its identity the same) is re-scored from its samples."""
+    res, _ = _copy(genuine, tmp_path / "s")
+
+    added: list[str] = []
+
+    def older(d: dict) -> None:  # as if the task's last metric was added after the run
+        added.append(d["task"]["scored_with"]["metrics"].pop()["name"])
+        d["task"]["config_sha256"] = "0" * 64
+        d["metrics"].pop(added[0])
+
+    _edit_json(res, older)
+    sub = validate_submission(res, data_dir=real_data_dir("ibm_debate_speeches").parent)
+    assert sub.rescored and set(sub.metrics) == set(sub.recomputed.metrics) == {*sub.results.metrics, added[0]}
+    assert all(sub.metrics[n] == v for n, v in sub.results.metrics.items())  # the file's figures, matched by the recomputation
+    assert sub.metrics[added[0]] == sub.recomputed.metrics[added[0]]
+    assert "re-scored from the samples" in sub.provenance.checks[-1]
 
 
 def test_unknown_task(genuine: Path, tmp_path: Path) -> None:

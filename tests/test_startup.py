@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 from conftest import DATA_DIR, real_data_dir
 
+from debench.entry_points import declared
 from debench.metrics.base import METRICS
-from debench.metrics.names import BUILTIN, BUILTIN_NAMES, BUILTIN_REPORTS
+from debench.metrics.names import BUILTIN_REPORTS
 from debench.metrics.reports import REPORTS
 
 HEAVY = ("numpy", "scipy", "litellm", "jinja2", "datasets", "aiohttp", "huggingface_hub", "pandas", "krippendorff")
@@ -29,12 +30,14 @@ def imported_after(code: str) -> set[str]:
     return set(json.loads(proc.stdout.strip().splitlines()[-1]))
 
 
-def test_every_declared_metric_name_is_registered_by_its_module() -> None:
-    for module, names in BUILTIN.items():
-        before = set(METRICS._items)
+def test_every_metric_a_builtin_module_registers_is_declared_as_an_entry_point() -> None:
+    ours = {name: item.value for name, item in declared("debench.metrics").items() if item.distribution == "debench"}
+    for module in sorted(set(ours.values())):
         importlib.import_module(module)
-        assert set(METRICS._items) - before <= set(names) and set(names) <= set(METRICS._items), module
-    assert set(METRICS.names()) == BUILTIN_NAMES
+    registered_by_us = {name for name, metric in METRICS._items.items() if metric.prepare.__module__.startswith("debench.")}
+    assert registered_by_us <= set(ours), sorted(registered_by_us - set(ours))
+    for name in ours:
+        assert METRICS.get(name).name == name
     assert set(REPORTS.names()) == BUILTIN_REPORTS
 
 

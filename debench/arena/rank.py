@@ -43,6 +43,7 @@ def conventions(n_boot: int, seed: int, several: bool) -> list[str]:
         (f"intervals: 95% percentile intervals over {n_boot} topic resamples (seed {seed}): each resample draws as many topics as the judgments name, "
         "with replacement, and every statistic is computed on the same resamples; draws_used counts the resamples that gave a value "
         "(a model with no game in a resample gives none); an interval needs at least half of them"),
+        "ratings (--rating): each method's scores on the top-level verdicts, point value on all topics, intervals and draws_used as above",
         "self-play (a model against itself) is never ranked; a judge may decide a self-play topic twice (both legs), counted in self_play",
         ("self-preference: a judge and a debater are the same model when their model ids match (both given: ids alone decide), else when the judge's "
         "judge_model_id equals the debater's name, else when the judge's label equals the debater's name"),
@@ -66,16 +67,23 @@ def analyse_judgments(
     controls: Sequence[str] = ("length",),
     n_perm: int = 10000,
     files: Sequence[str] = (),
+    ratings: Sequence[str] = (),
 ) -> ArenaRanking:
     unknown = [c for c in controls if c not in CONTROLS]
     if unknown:
         raise UserError(f"unknown control '{unknown[0]}' (known: {', '.join(CONTROLS)})", field="--control")
+    if ratings:
+        from debench.arena.ratings import RATINGS
+
+        for name in ratings:
+            RATINGS.get(name)  # an unknown or broken method is refused before any work
     table = table_of(judgments)
     if not len(table):
         raise UserError("no judgments to rank")
     draws = TopicDraws(len(table.topics), n_boot, seed)
     several = len(table.judges) > 1
-    top, notes = rank_one_judge(panel_verdicts(table) if several else table, rule, reference, draws, controls)
+    top_table = panel_verdicts(table) if several else table
+    top, notes = rank_one_judge(top_table, rule, reference, draws, controls)
     per_judge, agreement = {}, None
     if several:
         uneven = coverage_note(table)
@@ -89,6 +97,11 @@ def analyse_judgments(
             notes.append("Krippendorff's alpha is undefined: no debate has two verdicts, or every verdict is the same")
     schedule, schedule_notes = schedule_summary(table)
     notes += schedule_notes
+    rated = {}
+    if ratings:
+        from debench.arena.ratings import rate
+
+        rated = {name: rate(name, top_table, top_table.debaters(), draws) for name in ratings}
     prefs = self_preference(table, draws, n_perm)
     notes += [f"self-preference of {e.judge}: {e.note}" for e in prefs.entries if e.note]
     return ArenaRanking(
@@ -99,6 +112,7 @@ def analyse_judgments(
         judge_agreement=agreement,
         self_preference=prefs,
         schedule=schedule,
+        ratings=rated,
         settings=RankSettings(
             rule=rule, n_boot=n_boot, seed=seed, bradley_terry_l2=L2_PENALTY, score_tolerance=SCORE_TOLERANCE, covariate_rounding=ROUNDING,
             controls=list(controls), n_permutations=n_perm, judgments_files=list(files),

@@ -197,6 +197,22 @@ class RankSettings(BaseModel):
     judgments_files: list[str] = Field(default_factory=list)
 
 
+class RatedScore(BaseModel):
+    score: float = Field(description="on the rating method's own scale (see its description)")
+    ci95: CI = Field(description="2.5th and 97.5th percentiles over topic resamples; null without at least 2 topics")
+    draws_used: int = Field(description=DRAWS_USED + " (a resample in which the model played no game gives none)")
+
+
+class Rating(BaseModel):
+    """A rating method asked for with ``--rating NAME`` (an entry point of ``debench.arena_ratings``),
+    on the top-level verdicts, with the same topic resamples as every other statistic."""
+
+    description: str = Field(description="what the score is, and its scale (the method's own words)")
+    higher_is_better: bool
+    scores: dict[str, RatedScore]
+    ranking: list[str] = Field(description="models by score, best first (equal scores by name)")
+
+
 class ArenaRanking(JudgeRanking):
     schema_version: str = ARENA_RANKING_SCHEMA_VERSION
     kind: Literal["arena_ranking"] = "arena_ranking"
@@ -206,6 +222,7 @@ class ArenaRanking(JudgeRanking):
     judge_agreement: JudgeAgreement | None = None
     self_preference: SelfPreference
     schedule: ScheduleSummary | None = Field(default=None, description="how many debates were run and how they were chosen")
+    ratings: dict[str, Rating] = Field(default_factory=dict, description="the rating methods asked for with --rating, by name (added in 2.1)")
     settings: RankSettings
     conventions: list[str] = Field(default_factory=list, description="how the numbers above were computed, in words")
     notes: list[str] = Field(default_factory=list, description="what could not be computed, and why; what the design implies")

@@ -26,6 +26,7 @@ def rank_files(
     seed: int,
     controls: Sequence[str] = ("length",),
     n_perm: int = 10000,
+    ratings: Sequence[str] = (),
 ) -> ArenaRanking:
     """Rank, write ``output`` and, with ``plot``, the ratings chart (an ``.svg`` file: any other
     name is refused before the work starts)."""
@@ -33,7 +34,7 @@ def rank_files(
         raise UserError("the ratings chart is an SVG drawing: name the file *.svg", path=str(plot), field="--plot")
     result = analyse_judgments(
         load_judgment_files(judgments), rule, load_reference(reference) if reference else None, n_boot, seed, controls, n_perm,
-        files=[str(p) for p in judgments],
+        files=[str(p) for p in judgments], ratings=ratings,
     )
     write_atomic(output, result.model_dump_json(indent=2) + "\n")
     if plot:
@@ -97,6 +98,9 @@ def summary_lines(result: ArenaRanking) -> list[str]:
             lines.append(f"  {name} coefficient (logits per SD): {value}")
     for rule, fit in result.davidson.items():
         lines.append(f"Davidson tie parameter ({rule} rule): nu = {fmt_estimate(fit.nu, fit.nu_ci95, '.3f')}, {fit.n_drawn} of {fit.n_topics} topics drawn")
+    for name, rating in result.ratings.items():
+        shown = ", ".join(f"{m} {fmt_estimate(s.score, s.ci95, '.3f')}" for m, s in ((m, rating.scores[m]) for m in rating.ranking))
+        lines.append(f"rating {name}: {shown}")
     if result.per_judge:
         for label, r in result.per_judge.items():
             lines.append(f"judge {label}: " + " > ".join(r.ranking))

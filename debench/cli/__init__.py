@@ -37,13 +37,14 @@ def _register() -> None:
     from debench.cli.data import data_group
     from debench.cli.eval import eval_cmd
     from debench.cli.leaderboard import leaderboard_group, validate_cmd
+    from debench.cli.plugins import plugins_cmd
     from debench.cli.probe import probe_cmd
     from debench.cli.score import score_cmd
     from debench.cli.speeches import generate_speeches_cmd, rate_speeches_cmd
     from debench.cli.tasks import tasks_cmd
     from debench.cli.view import view_cmd
 
-    for cmd in (tasks_cmd, eval_cmd, score_cmd, compare_cmd, arena_group, probe_cmd, generate_speeches_cmd, rate_speeches_cmd, leaderboard_group, validate_cmd, data_group, view_cmd):
+    for cmd in (tasks_cmd, eval_cmd, score_cmd, compare_cmd, arena_group, probe_cmd, generate_speeches_cmd, rate_speeches_cmd, leaderboard_group, validate_cmd, data_group, view_cmd, plugins_cmd):
         main.add_command(cmd)
 
 

@@ -79,11 +79,11 @@ def arena_group(ctx, models, judge, ensemble, topics_file, rounds, concurrency, 
         sys.exit(1)
 
 
-def _rank_and_report(judgments, rule, reference, output, plot, n_boot, seed, controls=("length",), n_perm=10000) -> None:
+def _rank_and_report(judgments, rule, reference, output, plot, n_boot, seed, controls=("length",), n_perm=10000, ratings=()) -> None:
     from debench.arena.report import rank_files, summary_lines
 
     paths = [Path(judgments)] if isinstance(judgments, (str, Path)) else [Path(p) for p in judgments]
-    result = rank_files(paths, rule, reference, output, plot, n_boot, seed, controls, n_perm)
+    result = rank_files(paths, rule, reference, output, plot, n_boot, seed, controls, n_perm, ratings)
     for line in summary_lines(result):
         click.echo(line)
     if plot:
@@ -101,7 +101,8 @@ def _rank_and_report(judgments, rule, reference, output, plot, n_boot, seed, con
 @click.option("--n-boot", type=click.IntRange(min=0), default=1000, show_default=True)
 @click.option("--n-perm", type=click.IntRange(min=0), default=10000, show_default=True, help="Permutations of the self-preference test.")
 @click.option("--seed", type=int, default=0, show_default=True)
-def arena_rank_cmd(judgments, rule, reference, output, plot, control, n_boot, n_perm, seed) -> None:
+@click.option("--rating", "ratings", multiple=True, help="Also rate with this method (an entry point of debench.arena_ratings: win_rate, or an installed plug-in's; `debench plugins` lists them), written under ratings.NAME; repeatable.")
+def arena_rank_cmd(judgments, rule, reference, output, plot, control, n_boot, n_perm, seed, ratings) -> None:
     """Rank models from saved judgments (from a run or from elsewhere; one judge or several)."""
     controls = () if control == "none" else tuple(control.split("+"))
-    _rank_and_report(list(judgments), rule, reference, output, plot, n_boot, seed, controls, n_perm)
+    _rank_and_report(list(judgments), rule, reference, output, plot, n_boot, seed, controls, n_perm, tuple(ratings))

@@ -144,7 +144,7 @@ MODEL_ARGS_HELP = (
     "base_delay, max_delay, connect_grace (seconds a refused connection is retried, default 20), client=auto|http|litellm, grammar=true, "
     "context_window, api_key; n_parallel, n_ctx (local/, gguf/); revision (vllm/, gguf/hf:); the vLLM server debench starts: "
     "tensor_parallel_size, data_parallel_size, max_model_len, gpu_memory_utilization, dtype, quantization, server_args, vllm_command, "
-    "startup_timeout. See docs/models.md."
+    "startup_timeout. A model kind refuses the keys it does not take (its declaration; `debench plugins` lists the kinds). See docs/models.md."
 )
 
 endpoint_options = _stack(

@@ -30,7 +30,7 @@ from debench.numeric import fmt, fmt_ci
 @connection_options
 @click.option("--limit", type=checked("Limit"), default=None, help="Only the first N documents (its files are named apart: ..._limit<N>).")
 @click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True)
-@click.option("--method", type=checked("Method"), default=None, help="Judge method (default: the task's).")
+@click.option("--method", type=checked("Method"), default=None, help="Judge method (default: the task's): direct, debatrix-h, debatrix-f, debatrix-h-scores, debatrix-f-scores, or an installed plug-in's (`debench plugins`).")
 @data_options
 @click.option("--bootstrap", "n_bootstrap", type=checked("NBootstrap"), default=None, help="Bootstrap resamples for CIs (default: the task's, 1000).")
 @click.option("--judging-manual", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Replace the judging guide of tasks that use one (DebateBench).")

@@ -42,6 +42,12 @@ class JudgeContext:
 
 
 JudgeMethod = Callable[[JudgeContext, Doc], Awaitable[SampleRecord]]
-METHODS: Registry[JudgeMethod] = Registry("judge method", ["debench.judging.direct", "debench.judging.debatrix"], field="--method")
+def _not_a_method(obj: object) -> str | None:
+    return None if callable(obj) else f"expected an async function (JudgeContext, Doc) -> SampleRecord, got {type(obj).__name__}"
+
+
+METHODS: Registry[JudgeMethod] = Registry("judge method", field="--method", group="debench.methods", check=_not_a_method)
+"""The judge methods by the name ``--method`` and a task's ``method:`` take: entry points of
+``debench.methods`` (debench's own in its pyproject.toml; docs/plugins.md)."""
 register_method = METHODS.register
 get_method = METHODS.get

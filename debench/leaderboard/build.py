@@ -123,7 +123,7 @@ def _entry(sub: ValidatedSubmission, standing: Standing, reason: str, root: Path
         created_at=r.created_at,
         n_docs=sub.n_docs,
         partial=sub.partial,
-        metrics=r.metrics,
+        metrics=sub.metrics,
         n_samples=r.n_samples,
         n_parse_failures=r.n_parse_failures,
         n_errors=r.n_errors,
@@ -132,7 +132,7 @@ def _entry(sub: ValidatedSubmission, standing: Standing, reason: str, root: Path
         left_out_share=sub.left_out / sub.n_docs if sub.n_docs else 0.0,
         total_tokens=r.usage.total_tokens,
         cost_usd=r.usage.cost_usd,
-        reports=r.reports,
+        reports=sub.reports,
         provenance=sub.provenance,
     )
 
@@ -181,6 +181,8 @@ def _by_value(entries: list[Entry], primary: str, higher_is_better: bool) -> lis
 
 
 def task_board(task: TaskConfig, kept: list[Kept], root: Path) -> TaskBoard:
+    from debench.pipeline import task_sha
+
     names = [m.name for m in task.metrics]
     name_set = set(names)
     judge_names = [n for n in names if not _is_reference(n, name_set)]
@@ -212,7 +214,7 @@ def task_board(task: TaskConfig, kept: list[Kept], root: Path) -> TaskBoard:
         version=task.version,
         description=" ".join(task.description.split()),
         group=task.group,
-        config_sha256=first.results.task.config_sha256,
+        config_sha256=task_sha(task),
         dataset_content_hash=first.results.dataset.content_hash,
         n_docs_total=first.n_docs_total,
         primary_metric=primary,

@@ -26,10 +26,22 @@ from debench.errors import UserError
 from debench.results import Results
 from debench.task import TaskConfig
 
-MODEL_KINDS = ("litellm", "openai-http", "local", "gguf", "vllm", "baseline", "ensemble")
-"""Kinds of model whose runs can enter the leaderboard."""
+SERVER_MODEL_KINDS = ("litellm", "openai-http")
+"""What a model of the ``server`` kind records as its kind (the client that asked it)."""
 
-_NAME_PREFIX = {"baseline": "baseline/", "local": "local/", "gguf": "gguf/", "vllm": "vllm/", "ensemble": "ensemble-"}
+
+def _name_prefixes() -> dict[str, str]:
+    """Recorded kind -> the start of its models' names: each model kind of ``debench.models``
+    (``baseline/``, ``local/``, ``gguf/``, ``vllm/``, a plug-in's ``acme/``) and ensembles."""
+    from debench.entry_points import declared
+    from debench.models.kinds import FALLBACK
+
+    return {**{k: f"{k}/" for k in declared("debench.models") if k != FALLBACK}, "ensemble": "ensemble-"}
+
+
+def model_kinds() -> tuple[str, ...]:
+    """Kinds of model whose runs can enter the leaderboard."""
+    return (*SERVER_MODEL_KINDS, *_name_prefixes())
 
 
 def _err(path: Path, field: str, message: str) -> UserError:
@@ -55,9 +67,9 @@ def _check_kind(results: Results, path: Path) -> None:
     kind, name = results.model.kind, results.model.name
     if kind == "predictions":
         raise _err(path, "model.kind", "scored from a predictions file: no raw model answers to trace the predictions to; run `debench eval` with the model")
-    if kind not in MODEL_KINDS:
-        raise _err(path, "model.kind", f"unknown model kind {json.dumps(kind)} (known: {', '.join(MODEL_KINDS)})")
-    for other, prefix in _NAME_PREFIX.items():
+    if kind not in model_kinds():
+        raise _err(path, "model.kind", f"unknown model kind {json.dumps(kind)} (known: {', '.join(model_kinds())})")
+    for other, prefix in _name_prefixes().items():
         if name.startswith(prefix) and kind != other:
             raise _err(path, "model.kind", f"model '{name}' has kind '{kind}', but debench makes a name starting with '{prefix}' a {other} model")
         if kind == other and not name.startswith(prefix):

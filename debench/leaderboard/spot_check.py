@@ -46,7 +46,7 @@ from pydantic import ValidationError
 
 from debench.errors import UserError
 from debench.leaderboard.validate import ValidatedSubmission
-from debench.models.args import KIND_KEYS, ClientArgs, GenerationArgs, ModelArgs, ServerArgs
+from debench.models.args import ClientArgs, GenerationArgs, ModelArgs, ServerArgs
 from debench.models.base import Model
 from debench.samples import SampleRecord
 
@@ -91,7 +91,9 @@ def _args_of(identity: dict[str, Any], kind: str, operator: ModelArgs | None) ->
         raise UserError(f"not a model identity debench writes ({exc.errors()[0]['msg']})", field="model.identity") from None
     if operator is None:
         return args
-    return args.merged(operator.restricted(KIND_KEYS[kind]))
+    from debench.models.kinds import kind_keys
+
+    return args.merged(operator.restricted(kind_keys(kind)))
 
 
 def model_from_identity(

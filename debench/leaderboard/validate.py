@@ -12,8 +12,12 @@ Checks, in order:
    password name (``files.refuse_planted_keys``), follows ``debench/schema/results.schema.json``, names no
    absolute path of the submitter's machine (command line, task file, data location), and was not
    created after the build;
-2. the task is one of debench's tasks, with the same ``version`` and ``config_sha256``, and the
-   judge method is a known one the task supports (``identity.check_method``);
+2. the task is one of debench's tasks, with the same ``version`` and identity (``identity_sha256``:
+   what changes the answers; a 1.0 file without it is bound by its run fingerprint, step 4), and the
+   judge method is a known one the task supports (``identity.check_method``). When only the task's
+   scoring side changed since the run (``config_sha256`` differs: a metric added or changed, see
+   ``debench.task.SCORING_SIDE``), the submission is *re-scored*: its metrics are those recomputed
+   from its samples, and only the metrics scored as they are now are compared with the file;
 3. the data set is the real one (not the sample) and its ``content_hash`` equals the local copy's;
 4. the model identity agrees with the model's name and kind, and ``config.fingerprint`` is the
    one recomputed from task, identity, data hash and method (``identity.check_identity``);
@@ -71,9 +75,9 @@ from debench.leaderboard.provenance import (
 )
 from debench.numeric import close, same, shown
 from debench.paths import machine_path
-from debench.results import SCHEMA_VERSION, Results, validate_results_dict
+from debench.results import READABLE_VERSIONS, Results, validate_results_dict
 from debench.samples import SampleRecord, slim
-from debench.scoring import ScoreReport
+from debench.scoring import MetricValue, ScoreReport
 from debench.task import TaskConfig
 from debench.task_lookup import installed_task
 
@@ -97,6 +101,22 @@ class ValidatedSubmission:
     """The documents the run covered (from the real data)."""
     records: list[SampleRecord] = field(default_factory=list, repr=False)
     """The submitted records in document order, without their prompts and steps (``samples.slim``)."""
+    rescored: bool = False
+    """The task's scoring side changed since the run: ``metrics`` are the recomputed ones."""
+
+    @property
+    def metrics(self) -> dict[str, MetricValue]:
+        """The metrics the leaderboard shows: the file's; when re-scored, the task's metrics as
+        recomputed, except that a figure the file states and the recomputation matches is shown as
+        the file states it (the same digits as before the task changed)."""
+        if not self.rescored:
+            return self.results.metrics
+        claimed = self.results.metrics
+        return {n: claimed[n] if n in claimed and _differs(claimed[n], m) is None else m for n, m in self.recomputed.metrics.items()}
+
+    @property
+    def reports(self) -> dict[str, Any]:
+        return self.recomputed.reports if self.rescored else self.results.reports
 
     @property
     def submission(self) -> str:
@@ -146,8 +166,8 @@ def _err(path: Path, field: str | None, message: str) -> UserError:
 def _read_results(path: Path) -> Results:
     data = read_json_object(path, MAX_RESULTS_BYTES, "results file")
     version = data.get("schema_version")
-    if version != SCHEMA_VERSION:
-        raise _err(path, "schema_version", f"unsupported results schema version {json.dumps(version)} (this debench reads {SCHEMA_VERSION!r})")
+    if version not in READABLE_VERSIONS:
+        raise _err(path, "schema_version", f"unsupported results schema version {json.dumps(version)} (this debench reads {', '.join(READABLE_VERSIONS)})")
     import jsonschema
 
     try:
@@ -207,7 +227,7 @@ def _short(text: str, limit: int = 160) -> str:
 
 def _installed_task(results: Results, path: Path) -> TaskConfig:
     """The task of debench's own task directory (never a file named by the submission)."""
-    from debench.pipeline import task_sha
+    from debench.pipeline import task_identity, task_sha
 
     name = results.task.name
     task = installed_task(name)
@@ -215,7 +235,15 @@ def _installed_task(results: Results, path: Path) -> TaskConfig:
         raise _err(path, "task.name", f"unknown task '{name}' (`debench tasks` lists the tasks)")
     if results.task.version != task.version:
         raise _err(path, "task.version", f"task version {results.task.version} differs from the installed {name} version {task.version}")
-    if results.task.config_sha256 != task_sha(task):
+    recorded = results.task.identity_sha256
+    if recorded is not None and recorded != task_identity(task):
+        raise _err(
+            path,
+            "task.identity_sha256",
+            f"the task's prompt, data, parser or generation settings differ from the installed {name} (identity {recorded[:12]}… vs "
+            f"{task_identity(task)[:12]}…); rerun with this debench version",
+        )
+    if recorded is None and results.task.config_sha256 != task_sha(task) and results.config.get("fingerprint") != _fingerprint(results, task):
         raise _err(
             path,
             "task.config_sha256",
@@ -223,6 +251,29 @@ def _installed_task(results: Results, path: Path) -> TaskConfig:
             f"{task_sha(task)[:12]}…); rerun with this debench version",
         )
     return task
+
+
+def _fingerprint(results: Results, task: TaskConfig) -> str | None:
+    from debench.runner import run_fingerprint
+
+    identity = results.model.identity
+    return run_fingerprint(task, identity, results.dataset.content_hash, results.task.method) if identity is not None else None
+
+
+def _checked_as_now(results: Results, task: TaskConfig) -> set[str]:
+    """The task's metrics that the results file computed as the installed task does (all of them
+    unless the scoring side changed since the run): those are compared with the file; the others are
+    re-scored from the samples."""
+    from debench.pipeline import scored_with, task_sha
+
+    names = {m.name for m in task.metrics}
+    if results.task.config_sha256 == task_sha(task):
+        return names
+    then, now = results.task.scored_with, scored_with(task)
+    if then is None or then.get("scoring") != now["scoring"]:
+        return set()
+    earlier = {json.dumps(m, sort_keys=True) for m in then.get("metrics", [])}
+    return {m["name"] for m in now["metrics"] if json.dumps(m, sort_keys=True) in earlier}
 
 
 def _real_data(task: TaskConfig, results: Results, path: Path, data_dir: str | Path | None) -> LoadedDataset:
@@ -241,13 +292,17 @@ def _real_data(task: TaskConfig, results: Results, path: Path, data_dir: str | P
     return real
 
 
-def _limit_and_bootstrap(task: TaskConfig, results: Results, path: Path) -> tuple[int | None, int]:
+def _limit_and_bootstrap(task: TaskConfig, results: Results, path: Path, rescored: bool = False) -> tuple[int | None, int]:
+    """The run's document limit and bootstrap resamples; a re-scored run (``rescored``) is re-scored
+    with at least the task's resamples."""
     limit = results.config.get("limit")
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         raise _err(path, "config.limit", f"must be null or a positive integer, got {json.dumps(limit)}")
     n_boot = results.config.get("n_bootstrap", task.scoring.n_bootstrap)
     if isinstance(n_boot, bool) or not isinstance(n_boot, int) or n_boot < 0:
         raise _err(path, "config.n_bootstrap", f"must be a non-negative integer, got {json.dumps(n_boot)}")
+    if rescored:
+        return limit, max(n_boot, task.scoring.n_bootstrap)
     if n_boot < task.scoring.n_bootstrap:
         raise _err(path, "config.n_bootstrap", f"{n_boot} bootstrap resamples is below the task's {task.scoring.n_bootstrap}: leaderboard metrics need their CIs")
     return limit, n_boot
@@ -305,26 +360,40 @@ def _read_samples(samples: Path, task: TaskConfig, docs: list[Doc], all_docs: li
     return [kept[d.doc_id] for d in docs]
 
 
-def _compare(results: Results, report: ScoreReport, path: Path) -> None:
+def _differs(theirs: MetricValue, mine: MetricValue) -> str | None:
+    """The first field (value, ci95, n) in which a claimed metric differs from its recomputation."""
+    if not close(theirs.value, mine.value):
+        return "value"
+    if (theirs.ci95 is None) != (mine.ci95 is None) or (
+        theirs.ci95 is not None and mine.ci95 is not None and not all(close(a, b) for a, b in zip(theirs.ci95, mine.ci95, strict=True))
+    ):
+        return "ci95"
+    return "n" if theirs.n != mine.n else None
+
+
+def _compare(results: Results, report: ScoreReport, path: Path, checked: set[str], rescored: bool) -> None:
+    """The file's numbers against the recomputation: every metric and report, or (``rescored``)
+    only the ``checked`` metrics and the counts."""
     claimed, recomputed = set(results.metrics), set(report.metrics)
     for name in sorted(recomputed - claimed):
-        raise _err(path, f"metrics.{name}", "missing: the task reports this metric")
+        if not rescored:
+            raise _err(path, f"metrics.{name}", "missing: the task reports this metric")
     for name in sorted(claimed - recomputed):
-        raise _err(path, f"metrics.{name}", "not a metric of this task")
+        if not rescored:
+            raise _err(path, f"metrics.{name}", "not a metric of this task")
     for name, mine in report.metrics.items():
+        if name not in checked or name not in claimed:
+            continue
         theirs = results.metrics[name]
-        if not close(theirs.value, mine.value):
-            raise _err(path, f"metrics.{name}.value", f"{shown(theirs.value)} does not match {shown(mine.value)} recomputed from the samples")
-        if (theirs.ci95 is None) != (mine.ci95 is None) or (
-            theirs.ci95 is not None and mine.ci95 is not None and not all(close(a, b) for a, b in zip(theirs.ci95, mine.ci95, strict=True))
-        ):
-            raise _err(path, f"metrics.{name}.ci95", f"{shown(theirs.ci95)} does not match {shown(mine.ci95)} recomputed from the samples")
-        if theirs.n != mine.n:
-            raise _err(path, f"metrics.{name}.n", f"{theirs.n} does not match {mine.n} recomputed from the samples")
+        differs = _differs(theirs, mine)
+        if differs is not None:
+            raise _err(path, f"metrics.{name}.{differs}", f"{shown(getattr(theirs, differs))} does not match {shown(getattr(mine, differs))} recomputed from the samples")
     for name in ("n_samples", "n_parse_failures", "n_errors", "n_not_completed"):
         a, b = getattr(results, name), getattr(report, name)
         if a != b:
             raise _err(path, name, f"{a} does not match {b} counted in the samples")
+    if rescored:
+        return
     for name, mine in report.reports.items():
         if not same(results.reports.get(name), json.loads(json.dumps(mine))):
             raise _err(path, f"reports.{name}", "does not match the report recomputed from the samples")
@@ -334,7 +403,7 @@ def _compare(results: Results, report: ScoreReport, path: Path) -> None:
 
 def validate_submission(path: str | Path, *, data_dir: str | Path | None = None) -> ValidatedSubmission:
     """Validate one results file and its samples log; raises ``UserError`` with the reason."""
-    from debench.pipeline import select_docs
+    from debench.pipeline import select_docs, task_sha
     from debench.scoring import score
 
     path = Path(path)
@@ -344,14 +413,16 @@ def validate_submission(path: str | Path, *, data_dir: str | Path | None = None)
     check_method(results, task, path)
     real = _real_data(task, results, path, data_dir)
     identity = check_identity(results, task, path)
-    limit, n_boot = _limit_and_bootstrap(task, results, path)
+    checked = _checked_as_now(results, task)
+    rescored = results.task.config_sha256 != task_sha(task)
+    limit, n_boot = _limit_and_bootstrap(task, results, path, rescored)
     docs = select_docs(real, limit)
     samples = _samples_path(results, path)
     checker = RecordChecker(results, task, docs, samples)
     records = _read_samples(samples, task, docs, real.docs, limit, checker)
     incomplete = check_incomplete_share(records, len(docs), path)
     report = score(task, docs, {r.doc_id: r for r in records}, n_bootstrap=n_boot)
-    _compare(results, report, path)
+    _compare(results, report, path, checked, rescored)
     provenance = checker.provenance()
     provenance.checks = [
         "task definition, judge method and real data match the installed debench",
@@ -360,6 +431,12 @@ def validate_submission(path: str | Path, *, data_dir: str | Path | None = None)
         incomplete,
         "every metric, CI, count and report recomputed from the samples",
     ]
+    if rescored:
+        fresh = sorted(set(report.metrics) - checked)
+        provenance.checks[-1] = (
+            "every count recomputed from the samples; the task's scoring changed since the run, so its metrics are re-scored from the samples"
+            + (f" (recomputed: {', '.join(fresh)}; matched the file: {', '.join(sorted(checked)) or 'none'})" if fresh else "")
+        )
     return ValidatedSubmission(
         results_path=path,
         samples_path=samples,
@@ -372,6 +449,7 @@ def validate_submission(path: str | Path, *, data_dir: str | Path | None = None)
         provenance=provenance,
         docs=docs,
         records=records,
+        rescored=rescored,
     )
 
 

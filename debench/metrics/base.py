@@ -27,7 +27,6 @@ from typing import Any
 import numpy as np
 
 from debench.data.base import Doc
-from debench.metrics.names import BUILTIN
 from debench.registries import Registry
 
 NOT_FINITE = "the value is not a finite number"
@@ -112,7 +111,15 @@ class Metric:
         return self.bind(state, preds)(counts[None, :]).finish().value(0)
 
 
-METRICS: Registry[Metric] = Registry("metric", BUILTIN)
+def _not_a_metric(obj: object) -> str | None:
+    if not isinstance(obj, Metric):
+        return f"expected a debench.metrics.base.Metric, got {type(obj).__name__}"
+    return None
+
+
+METRICS: Registry[Metric] = Registry("metric", group="debench.metrics", check=_not_a_metric)
+"""The metrics by the name a task file lists under ``metrics:``: entry points of ``debench.metrics``
+(each naming a ``Metric`` or a module that registers one with ``register_metric``)."""
 
 
 def register_metric(metric: Metric) -> Metric:

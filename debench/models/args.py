@@ -92,14 +92,6 @@ LLAMA_CPP_KEYS = ("n_parallel", "n_ctx")
 VLLM_START_KEYS = tuple(k for k in SERVER_KEYS if k != "revision")
 """Settings of the vLLM server debench starts (meaningless for a server given with --api-base)."""
 
-KIND_KEYS: dict[str, frozenset[str]] = {
-    "local": frozenset((*GENERATION_KEYS, *RETRY_KEYS, *LLAMA_CPP_KEYS)),
-    "gguf": frozenset((*GENERATION_KEYS, *RETRY_KEYS, *LLAMA_CPP_KEYS, "revision")),
-    "vllm": frozenset((*GENERATION_KEYS, *RETRY_KEYS, "context_window", "api_key", *SERVER_KEYS)),
-    "server": frozenset((*GENERATION_KEYS, *RETRY_KEYS, "client", "grammar", "context_window", "api_key")),
-}
-"""The keys each kind of model uses; any other key is refused (nothing is recorded that was not applied)."""
-
 _TYPE_WORDS = {"float_parsing": "a number", "int_parsing": "a whole number", "bool_parsing": "true or false", "int_from_float": "a whole number"}
 
 
@@ -196,17 +188,12 @@ def split_model_spec(spec: str) -> tuple[str, ModelArgs]:
     return base, parse_model_args(rest, where, sep=";")
 
 
-def check_kind(args: ModelArgs, kind: str, name: str) -> None:
-    """Keys a model kind would ignore are refused (nothing is recorded that was not applied)."""
-    given = args.given()
-    if kind == "baseline":
-        generation = sorted(set(args.generation.model_fields_set))
-        if generation:
-            raise UserError(f"{name} calls no model, so it takes no generation settings (got {', '.join(generation)})")
-        return
-    unused = sorted(given - KIND_KEYS[kind])
+def check_kind(args: ModelArgs, keys: frozenset[str], name: str) -> None:
+    """Keys a model kind would ignore (not among the ``keys`` its declaration takes,
+    ``debench.models.kinds``) are refused: nothing is recorded that was not applied."""
+    unused = sorted(args.given() - keys)
     if unused:
-        raise UserError(f"model argument '{sorted(unused)[0]}' does not apply to {name}")
+        raise UserError(f"model argument '{unused[0]}' does not apply to {name}")
 
 
 def check_api_base(url: str) -> str:

@@ -33,12 +33,10 @@ def as_model_args(args: ArgsLike) -> ModelArgs:
 
 
 def model_kind(spec: str) -> str:
-    if spec.startswith("baseline/"):
-        return "baseline"
-    for kind in ("local", "gguf", "vllm"):
-        if spec.startswith(kind + "/"):
-            return kind
-    return "server"
+    """The kind (``debench.models`` entry point) a model string names: its prefix, or ``server``."""
+    from debench.models.kinds import kind_of
+
+    return kind_of(spec)
 
 
 def make_model(
@@ -49,82 +47,22 @@ def make_model(
     model_args: ArgsLike = None,
     seed: int = 0,
 ) -> Model:
-    """One model from its string; ``model_args`` (``--model-args``) apply under the string's own
-    ``@key=value`` settings. Unknown or inapplicable arguments are a ``UserError``."""
+    """One model from its string, made by the model kind its prefix names (``debench.models.kinds``);
+    ``model_args`` (``--model-args``) apply under the string's own ``@key=value`` settings. Unknown
+    or inapplicable arguments are a ``UserError``."""
+    from debench.models.kinds import MODEL_KINDS, ModelRequest
+
     api_bases = [check_api_base(b) for b in api_bases] if api_bases else None
     base, own = split_model_spec(spec)
     args = as_model_args(model_args).merged(own)
-    kind = model_kind(base)
-    check_kind(args, kind, base)
+    kind = MODEL_KINDS.get(model_kind(base))
+    check_kind(args, kind.keys, base)
     client = args.client
     key = client.api_key or api_key
     remember_secret(key)
     retry_kwargs = {k: getattr(client, k) for k in RETRY_KEYS if getattr(client, k) is not None}
     retry = RetryPolicy(**retry_kwargs) if retry_kwargs else None
-    generation = args.generation_overrides
-    name = spec.strip()
-    if kind == "baseline":
-        from debench.models.baselines import make_baseline
-
-        return make_baseline(base.removeprefix("baseline/"), seed)
-    if kind in ("local", "gguf"):  # the embedded llama.cpp server
-        from debench.models.local import DEFAULT_N_PARALLEL, LocalModel
-
-        slots: dict[str, Any] = {"n_parallel": client.n_parallel or DEFAULT_N_PARALLEL, "n_ctx": client.n_ctx, "retry": retry, "generation": generation, "seed": seed}
-        if kind == "local":
-            model: Model = LocalModel(base.removeprefix("local/"), **slots)
-        else:
-            from debench.models.gguf import GGUFModel
-
-            model = GGUFModel(base, revision=args.server.revision, **slots)
-        model.name = name
-        return model
-    if kind == "vllm":
-        from debench.models.vllm import VLLMModel
-
-        if api_bases is not None and len(api_bases) > 1:
-            raise UserError(
-                f"{base} with --api-base takes one URL; several servers of one model are openai/<name> --api-base URL1,URL2 (load-balanced by litellm's Router)",
-                field="--api-base",
-            )
-        model = VLLMModel(
-            base, server=args.server, api_base=api_bases[0] if api_bases else None, api_key=key, retry=retry,
-            context_window=client.context_window, generation=generation, seed=seed,
-        )
-        model.name = name
-        return model
-    if not base or ("/" not in base and not base[0].isalpha()):
-        raise UserError(f"'{spec}' is not a model string")
-    common: dict[str, Any] = {
-        "api_key": key,
-        "retry": retry,
-        "send_grammar": client.grammar,
-        "context_window": client.context_window,
-        "generation": generation,
-        "seed": seed,
-    }
-    if _use_http_client(base, api_bases, client.client):
-        from debench.models.openai_http import OpenAIHTTPModel
-
-        assert api_bases is not None
-        model = OpenAIHTTPModel(base, api_base=api_bases[0], **common)
-    else:
-        from debench.models.litellm_model import LiteLLMModel
-
-        model = LiteLLMModel(base, api_bases=api_bases, **common)
-    model.name = name
-    return model
-
-
-def _use_http_client(spec: str, api_bases: list[str] | None, client: str) -> bool:
-    """``client=auto`` (default): the direct HTTP client for ``openai/<name>`` with one ``--api-base``;
-    litellm for everything else (providers, several load-balanced bases). ``client=http|litellm`` forces."""
-    if client not in ("auto", "http", "litellm"):
-        raise UserError(f"--model-args client={client}: expected auto, http or litellm")
-    eligible = spec.startswith("openai/") and api_bases is not None and len(api_bases) == 1
-    if client == "http" and not eligible:
-        raise UserError("--model-args client=http needs an openai/<name> model and exactly one --api-base")
-    return eligible and client != "litellm"
+    return kind.make(ModelRequest(name=spec.strip(), base=base, args=args, api_bases=api_bases, api_key=key, retry=retry, seed=seed))
 
 
 def split_bases(api_base: str | None) -> list[str] | None:
