@@ -77,6 +77,7 @@ async def aevaluate(
     force: bool = False,
     batch: bool = False,
     batch_poll: float = 30.0,
+    batch_deadline: float = 25.0,
     progress: bool = False,
     command: Sequence[str] = (),
     include_paths: Sequence[str | Path] = (),
@@ -106,6 +107,7 @@ async def aevaluate(
         force=force,
         batch=batch,
         batch_poll=batch_poll,
+        batch_deadline=batch_deadline,
         command=list(command),
     )
     from debench.models.managed_server import server_scope

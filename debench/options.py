@@ -84,16 +84,29 @@ Number = Annotated[float, BeforeValidator(_no_bool)]
 # -- the types of every command's values (one definition of each range and choice) ----------------
 Limit = Annotated[Whole, Field(ge=1)]
 """Only the first N documents (topics for the speech commands)."""
-Concurrency = Annotated[Whole, Field(ge=1)]
+# Ceilings (docs/errors.md "Ceilings"): a count past them would hold the machine (memory, time)
+# for no gain; each is refused with one line before anything runs.
+MAX_CONCURRENCY = 4096
+MAX_BOOTSTRAP = 100_000
+MAX_REPEATS = 1000
+MAX_ROUNDS = 100
+MAX_PER_TOPIC = 1000
+MAX_SPEECH_TOKENS = 1_000_000
+MAX_WORDS = 100_000
+MAX_POLL_SECONDS = 3600.0
+MAX_PERMUTATIONS = 1_000_000
+MAX_BATCH_HOURS = 24.0 * 30
+Concurrency = Annotated[Whole, Field(ge=1, le=MAX_CONCURRENCY)]
 Seed = Whole
-NBootstrap = Annotated[Whole, Field(ge=0)]
-Repeats = Annotated[Whole, Field(ge=1)]
+NBootstrap = Annotated[Whole, Field(ge=0, le=MAX_BOOTSTRAP)]
+Repeats = Annotated[Whole, Field(ge=1, le=MAX_REPEATS)]
 Share = Annotated[Number, Field(ge=0, le=1)]
-Seconds = Annotated[Number, Field(ge=0)]
-Rounds = Annotated[Whole, Field(ge=2)]
-SpeechTokens = Annotated[Whole, Field(ge=16)]
-Words = Annotated[Whole, Field(ge=10)]
-PerTopic = Annotated[Whole, Field(ge=1)]
+Seconds = Annotated[Number, Field(ge=0, le=MAX_POLL_SECONDS)]
+Rounds = Annotated[Whole, Field(ge=2, le=MAX_ROUNDS)]
+SpeechTokens = Annotated[Whole, Field(ge=16, le=MAX_SPEECH_TOKENS)]
+Words = Annotated[Whole, Field(ge=10, le=MAX_WORDS)]
+PerTopic = Annotated[Whole, Field(ge=1, le=MAX_PER_TOPIC)]
+Hours = Annotated[Number, Field(gt=0, le=MAX_BATCH_HOURS)]
 Temperature = Annotated[Number, Field(ge=0, le=2)]
 DataSource = Literal["auto", "hub", "local", "sample"]
 Method = Literal["direct", "debatrix-h", "debatrix-f", "debatrix-h-scores", "debatrix-f-scores"]
@@ -107,7 +120,7 @@ FolderText = Annotated[str, BeforeValidator(_path_text)]
 
 TYPES: dict[str, Any] = {
     "Limit": Limit, "Concurrency": Concurrency, "Seed": Seed, "NBootstrap": NBootstrap, "Repeats": Repeats, "Share": Share,
-    "Seconds": Seconds, "Rounds": Rounds, "SpeechTokens": SpeechTokens, "Words": Words, "PerTopic": PerTopic,
+    "Seconds": Seconds, "Rounds": Rounds, "SpeechTokens": SpeechTokens, "Words": Words, "PerTopic": PerTopic, "Hours": Hours,
     "Temperature": Temperature, "DataSource": DataSource, "Method": Method, "Ensemble": Ensemble, "ArenaEnsemble": ArenaEnsemble,
 }  # fmt: skip
 """The types above by name, for the CLI's ``checked("Limit")``."""

@@ -24,7 +24,7 @@ from pydantic import (
 )
 
 from debench.errors import UserError
-from debench.options import Method
+from debench.options import Method, NBootstrap
 
 RegexFlag = Literal["IGNORECASE", "MULTILINE", "DOTALL"]
 
@@ -320,7 +320,7 @@ class ScoringConfig(_Strict):
     """``exclude``: metrics use parsed samples only (failures are counted and reported);
     ``value``: a failed parse is scored as ``parse_failure_value`` (the IBM paper's -1)."""
     parse_failure_value: Any = None
-    n_bootstrap: int = 1000
+    n_bootstrap: NBootstrap = 1000
     bootstrap_seed: int = 1234
 
 

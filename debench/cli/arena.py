@@ -9,6 +9,7 @@ import click
 
 from debench.cli.common import checked, endpoint_options, recorded_command, report_errors, run_options, run_with_models
 from debench.errors import UserError
+from debench.options import MAX_BOOTSTRAP, MAX_PERMUTATIONS
 
 
 @click.group("arena", invoke_without_command=True)
@@ -89,8 +90,8 @@ def _rank_and_report(judgments, rule, reference, output, plot, n_boot, seed, con
 @click.option("--output", required=True, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write the plain and style-controlled Bradley-Terry scores with their CIs as an SVG chart (a *.svg file).")
 @click.option("--control", type=click.Choice(["length", "length+sources", "none"]), default="length", show_default=True, help="Style covariates of the controlled ratings (words spoken; quoted sources).")
-@click.option("--n-boot", type=click.IntRange(min=0), default=1000, show_default=True)
-@click.option("--n-perm", type=click.IntRange(min=0), default=10000, show_default=True, help="Permutations of the self-preference test.")
+@click.option("--n-boot", type=click.IntRange(min=0, max=MAX_BOOTSTRAP), default=1000, show_default=True)
+@click.option("--n-perm", type=click.IntRange(min=0, max=MAX_PERMUTATIONS), default=10000, show_default=True, help="Permutations of the self-preference test.")
 @click.option("--seed", type=int, default=0, show_default=True)
 def arena_rank_cmd(judgments, rule, reference, output, plot, control, n_boot, n_perm, seed) -> None:
     """Rank models from saved judgments (from a run or from elsewhere; one judge or several)."""
