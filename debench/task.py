@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
 
+import regex
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -305,7 +306,8 @@ class ParserConfig(_Strict):
         for i, p in enumerate(v):
             try:
                 re.compile(p)
-            except re.error as exc:
+                regex.compile(p, regex.VERSION0)  # what debench.parsing matches with
+            except (re.error, regex.error) as exc:
                 raise ValueError(f"pattern {i} is not a valid regular expression: {exc}") from None
         return v
 
