@@ -77,6 +77,7 @@ def make_model(
             from debench.models.gguf import GGUFModel
 
             model = GGUFModel(base, revision=args.server.revision, **slots)
+            name = name.replace(base, model.base_name, 1)  # an absolute path is named by its file and digest
         model.name = name
         return model
     if kind == "vllm":
