@@ -50,7 +50,17 @@ def resolve_tasks(tasks: str | Path | Sequence[str | Path], include_paths: Seque
 def _selection(tasks: str | Path | Sequence[str | Path], include_paths: Sequence[str | Path]) -> TaskSelection:
     from debench.task_lookup import resolve_tasks as resolve
 
-    specs = [str(t) for t in ([tasks] if isinstance(tasks, (str, Path)) else tasks)]
+    if isinstance(tasks, (str, Path)):
+        items: list[Any] = [tasks]
+    elif isinstance(tasks, Sequence) and not isinstance(tasks, (bytes, bytearray)):
+        items = list(tasks)
+    else:
+        items = [tasks]
+    wrong = [t for t in items if not isinstance(t, (str, Path))]
+    if wrong or not items:
+        got = f"{type(wrong[0]).__name__} {wrong[0]!r}"[:80] if wrong else "nothing"
+        raise UserError(f"tasks: expected a task name, a task file or folder (text or a Path), or a list of them; got {got}")
+    specs = [str(t) for t in items]
     return resolve(specs, include_paths)
 
 
