@@ -289,6 +289,13 @@ class ParserConfig(_Strict):
     value_range: list[float] | None = Field(default=None, min_length=2, max_length=2)
     """For object answers: every value must be a number in [lo, hi]."""
 
+    @field_validator("choices")
+    @classmethod
+    def _some_choices(cls, v: list[Any] | None) -> list[Any] | None:
+        if v is not None and not v:
+            raise ValueError("an empty list allows no answer (every answer would be a parse failure); leave it out to allow any")
+        return v
+
     @field_validator("transform")
     @classmethod
     def _transform_known(cls, v: str | None) -> str | None:
