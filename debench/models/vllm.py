@@ -84,7 +84,8 @@ def _weights(ref: str, revision: str | None, label: str) -> tuple[dict[str, Any]
 
         digest, n_files = weights_digest(path)
         return {"source": "path", "sha256": digest, "files": n_files}, str(path.resolve())
-    if not _HUB_ID.match(ref):
+    looks_like_a_path = ref.startswith((".", "~", "/")) or any(part in (".", "..", "") for part in ref.split("/"))
+    if looks_like_a_path or not _HUB_ID.match(ref):
         raise UserError(f"{label}: no such file or folder: {ref} (a Hugging Face Hub model is vllm/<org>/<name>)")
     return {"source": "hub", "repo_id": ref, "revision": revision}, ref
 
