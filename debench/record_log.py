@@ -188,6 +188,7 @@ class RecordLog(Generic[R]):
 
     def _open_lock(self) -> int:
         try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)  # again: a run that ended with nothing removes its empty folder
             return os.open(self._side(".lock"), os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:
             raise UserError(f"cannot write the run's log here ({exc.strerror or type(exc).__name__})", path=str(self.path.parent)) from None
@@ -320,13 +321,19 @@ class RecordLog(Generic[R]):
 
     def close(self) -> None:
         """Close the log and remove its lock file (under the lock: a process still working on the
-        log reopens a new one, see ``locked``), so a finished run leaves no hidden file."""
+        log reopens a new one, see ``locked``), so a finished run leaves no hidden file. A log
+        with no record (a run refused before its first answer) is removed with its folder when
+        nothing else is in it: a refused run leaves no empty ``results/<model>/``."""
         if self._fh is not None and not self._fh.closed:
             self._fh.close()
         if self._lock_fd < 0:
             return
         with contextlib.suppress(OSError), self.locked():
+            if self.path.exists() and self.path.stat().st_size == 0:
+                self.path.unlink()
             os.unlink(self._side(".lock"))
+            if not self.path.exists():
+                self.path.parent.rmdir()  # only when empty (OSError otherwise, ignored)
         with contextlib.suppress(OSError):
             os.close(self._lock_fd)
         self._lock_fd = -1
