@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from debench.errors import UserError
 from debench.options import checked_keywords
+from debench.paths import portable_path
 from debench.pipeline import EvalOptions, EvalOutput, ScoreOptions, build_results, evaluate_task, select_docs, with_judging_manual
 from debench.task import TaskConfig
 
@@ -197,7 +198,7 @@ def score(
         dataset,
         docs,
         records,
-        config={"task_file": task_file_label(path), "predictions": str(predictions), "limit": opts.limit, "data_source": opts.data_source, "command": opts.command},
+        config={"task_file": task_file_label(path), "predictions": portable_path(str(predictions)), "limit": opts.limit, "data_source": opts.data_source, "command": opts.command},
         n_requests=0,
         n_bootstrap=opts.n_bootstrap,
         samples_file=None,

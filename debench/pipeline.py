@@ -20,11 +20,11 @@ from debench.errors import UserError
 from debench.models.base import Model
 from debench.options import (
     DataOptions,
+    Hours,
     JobOptions,
     Method,
     NBootstrap,
     Repeats,
-    Hours,
     Seconds,
 )
 from debench.prompts import check_templates

@@ -23,6 +23,7 @@ from debench.data.files import read_csv
 from debench.data.transcript import SIDE_AND_SPEAKER, format_transcript
 from debench.errors import DataError, UserError
 from debench.jsonl import iter_jsonl_objects
+from debench.paths import portable_path
 from debench.task import GENERIC_ADAPTER, DatasetConfig, FieldMap, HubSource, SpeechListFields, value_key
 
 ADAPTERS.add(GENERIC_ADAPTER, Adapter(name=GENERIC_ADAPTER, load=None, speech_label=SIDE_AND_SPEAKER))
@@ -237,5 +238,5 @@ def load_generic(dataset: DatasetConfig, source: str) -> LoadedDataset:
     if not docs:
         raise DataError("no records found", path=where)
     return LoadedDataset(
-        docs=docs, source="local" if use_file else "hub", location=where, revision=revision, content_hash=records_hash(rows)
+        docs=docs, source="local" if use_file else "hub", location=portable_path(where) if use_file else where, revision=revision, content_hash=records_hash(rows)
     )
