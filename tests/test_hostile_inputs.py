@@ -296,3 +296,18 @@ def test_the_python_api_refuses_a_non_task_with_a_value_error() -> None:
     assert issubclass(UserError, ValueError)
     with pytest.raises(ValueError, match=r"expected a task name.*got int 123"):
         debench.evaluate(123, "baseline/random")  # type: ignore[arg-type]  # the hostile call under test
+
+
+def test_no_key_is_fatal_not_transient(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`arena --judge gpt-4o --api-base URL` without a key: refused before the judge's first request
+    (the OpenAI client would refuse it, and litellm reports that as a 500, which was retried 7
+    times per debate); the client's refusal itself is fatal wherever it comes from."""
+    from debench.models.factory import make_model
+    from debench.models.retry import classify_status
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(UserError, match="needs OPENAI_API_KEY"):
+        make_model("gpt-4o", api_bases=["http://127.0.0.1:9/v1"]).check_ready()
+    make_model("openai/stub", api_bases=["http://127.0.0.1:9/v1"]).check_ready()  # a server of the user's: no key needed
+    assert classify_status(500, "OpenAIException - Missing credentials. Please pass an `api_key`") == "fatal"
+    assert classify_status(500, "The server had an error") == "transient"

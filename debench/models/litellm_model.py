@@ -316,8 +316,8 @@ class LiteLLMModel(Model):
         self._checked = True
 
     def _missing_api_keys(self) -> list[str]:
-        if self._key() or self.api_bases:
-            return []
+        if self._key() or (self.api_bases and self._provider() != "openai"):
+            return []  # an OpenAI model at another api base still needs its key: the OpenAI client refuses to send without one
         try:
             env = _litellm().validate_environment(model=self.litellm_name)
         except Exception:  # noqa: BLE001 - a provider litellm cannot check: let the request tell

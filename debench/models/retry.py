@@ -44,9 +44,10 @@ FATAL_STATUS = frozenset({400, 401, 402, 403, 404, 405, 422, 501})
 of a run is built the same way), a missing or rejected key (401, 403), no credit (402), a path or
 model the server does not have (404, 405), a method it does not implement (501). The run stops at
 the first one with one line naming the URL and the status (exit code 2; finished work is kept)."""
-FATAL_MARKERS = ("insufficient_quota", "billing_hard_limit", "exceeded your current quota")
-"""Lower-case fragments of an error answer (OpenAI sends them with a 429) that mean the account has
-no credit left: no retry can succeed."""
+FATAL_MARKERS = ("insufficient_quota", "billing_hard_limit", "exceeded your current quota", "missing credentials", "api_key client option must be set")
+"""Lower-case fragments of an error (with any status) no retry can get past: no credit left
+(OpenAI sends it with a 429), or no key at all (the OpenAI client's own refusal, which litellm
+reports as a 500)."""
 PER_SAMPLE_MARKERS = ("content_policy", "content_filter", "content management policy", "safety system", "invalid_prompt")
 """Lower-case fragments of a 400 that concern one prompt's content (a provider's content filter):
 that sample fails, the others can still be answered."""
