@@ -42,6 +42,17 @@ from pydantic import (
     ValidationError,
 )
 
+from debench.ceilings import (
+    MAX_BATCH_HOURS,
+    MAX_BOOTSTRAP,
+    MAX_CONCURRENCY,
+    MAX_PER_TOPIC,
+    MAX_POLL_SECONDS,
+    MAX_REPEATS,
+    MAX_ROUNDS,
+    MAX_SPEECH_TOKENS,
+    MAX_WORDS,
+)
 from debench.errors import UserError
 
 
@@ -84,18 +95,6 @@ Number = Annotated[float, BeforeValidator(_no_bool)]
 # -- the types of every command's values (one definition of each range and choice) ----------------
 Limit = Annotated[Whole, Field(ge=1)]
 """Only the first N documents (topics for the speech commands)."""
-# Ceilings (docs/errors.md "Ceilings"): a count past them would hold the machine (memory, time)
-# for no gain; each is refused with one line before anything runs.
-MAX_CONCURRENCY = 4096
-MAX_BOOTSTRAP = 100_000
-MAX_REPEATS = 1000
-MAX_ROUNDS = 100
-MAX_PER_TOPIC = 1000
-MAX_SPEECH_TOKENS = 1_000_000
-MAX_WORDS = 100_000
-MAX_POLL_SECONDS = 3600.0
-MAX_PERMUTATIONS = 1_000_000
-MAX_BATCH_HOURS = 24.0 * 30
 Concurrency = Annotated[Whole, Field(ge=1, le=MAX_CONCURRENCY)]
 Seed = Whole
 NBootstrap = Annotated[Whole, Field(ge=0, le=MAX_BOOTSTRAP)]

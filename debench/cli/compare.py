@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
+from debench.ceilings import MAX_BOOTSTRAP
 from debench.numeric import fmt, fmt_ci
-from debench.options import MAX_BOOTSTRAP
 
 
 @click.command("compare")
