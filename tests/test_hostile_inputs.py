@@ -70,6 +70,7 @@ def test_an_endpoint_set_in_the_environment_gets_its_own_requests(tmp_path: Path
         assert results["model"]["identity"]["api_base"] == [base]
 
 
+@pytest.mark.slow  # a new process importing litellm (what loads .env): 15-20 s on a loaded machine
 def test_a_dot_env_file_is_not_loaded(tmp_path: Path) -> None:
     """litellm loads `.env` when imported unless LITELLM_MODE says otherwise; debench sets it, so
     a `.env` in the working folder sends no request anywhere: the run without a key is refused."""
