@@ -92,7 +92,7 @@ def make_model(
             base, server=args.server, api_base=api_bases[0] if api_bases else None, api_key=key, retry=retry,
             context_window=client.context_window, generation=generation, seed=seed,
         )
-        model.name = name
+        model.name = name.replace(base, model.base_name, 1)  # an absolute path is named by its folder and digest
         return model
     if not base or ("/" not in base and not base[0].isalpha()):
         raise UserError(f"'{spec}' is not a model string")

@@ -29,12 +29,7 @@ from debench.models.weights import (
     hub_gguf,
     split_hub_file,
 )
-
-
-def _leaves_the_folder(ref: str) -> bool:
-    """A path that names a place on this machine outside the current folder."""
-    path = Path(ref)
-    return path.is_absolute() or ref.startswith("~") or ".." in path.parts
+from debench.paths import outside_the_folder
 
 
 class GGUFModel(LlamaCppModel):
@@ -64,7 +59,7 @@ class GGUFModel(LlamaCppModel):
             weights = {"source": "path", "file": path.name}
         check_gguf(path, name)
         weights["sha256"] = file_sha256(path)
-        if weights["source"] == "path" and _leaves_the_folder(ref):
+        if weights["source"] == "path" and outside_the_folder(ref):
             name = f"gguf/{path.name}#{weights['sha256'][:12]}"
         super().__init__(name, gguf=path.resolve(), served_name=path.stem, n_parallel=n_parallel, n_ctx=n_ctx, retry=retry, generation=generation, seed=seed)
         self.weights = weights
