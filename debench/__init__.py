@@ -9,6 +9,10 @@ from typing import Any as _Any
 
 # litellm fetches a remote cost map at import unless told otherwise; debench must work offline.
 _os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+# litellm loads a `.env` file (searched upward from the working directory) when imported in its
+# default "DEV" mode, so a `.env` could silently change the endpoint and key of a run. debench does
+# not load `.env`: the environment the user started it with is what it uses (docs/running.md).
+_os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
 
 __all__ = ["aevaluate", "evaluate", "load_results", "score"]
 

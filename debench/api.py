@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from debench.errors import UserError
 from debench.options import checked_keywords
+from debench.paths import portable_path
 from debench.pipeline import EvalOptions, EvalOutput, ScoreOptions, build_results, evaluate_task, select_docs, with_judging_manual
 from debench.task import TaskConfig
 
@@ -50,7 +51,17 @@ def resolve_tasks(tasks: str | Path | Sequence[str | Path], include_paths: Seque
 def _selection(tasks: str | Path | Sequence[str | Path], include_paths: Sequence[str | Path]) -> TaskSelection:
     from debench.task_lookup import resolve_tasks as resolve
 
-    specs = [str(t) for t in ([tasks] if isinstance(tasks, (str, Path)) else tasks)]
+    if isinstance(tasks, (str, Path)):
+        items: list[Any] = [tasks]
+    elif isinstance(tasks, Sequence) and not isinstance(tasks, (bytes, bytearray)):
+        items = list(tasks)
+    else:
+        items = [tasks]
+    wrong = [t for t in items if not isinstance(t, (str, Path))]
+    if wrong or not items:
+        got = f"{type(wrong[0]).__name__} {wrong[0]!r}"[:80] if wrong else "nothing"
+        raise UserError(f"tasks: expected a task name, a task file or folder (text or a Path), or a list of them; got {got}")
+    specs = [str(t) for t in items]
     return resolve(specs, include_paths)
 
 
@@ -77,6 +88,7 @@ async def aevaluate(
     force: bool = False,
     batch: bool = False,
     batch_poll: float = 30.0,
+    batch_deadline: float = 25.0,
     progress: bool = False,
     command: Sequence[str] = (),
     include_paths: Sequence[str | Path] = (),
@@ -106,6 +118,7 @@ async def aevaluate(
         force=force,
         batch=batch,
         batch_poll=batch_poll,
+        batch_deadline=batch_deadline,
         command=list(command),
     )
     from debench.models.managed_server import server_scope
@@ -185,7 +198,7 @@ def score(
         dataset,
         docs,
         records,
-        config={"task_file": task_file_label(path), "predictions": str(predictions), "limit": opts.limit, "data_source": opts.data_source, "command": opts.command},
+        config={"task_file": task_file_label(path), "predictions": portable_path(str(predictions)), "limit": opts.limit, "data_source": opts.data_source, "command": opts.command},
         n_requests=0,
         n_bootstrap=opts.n_bootstrap,
         samples_file=None,

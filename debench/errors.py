@@ -8,8 +8,9 @@ if TYPE_CHECKING:
     from pydantic import ValidationError
 
 
-class UserError(Exception):
-    """A problem with the user's input (task file, data file, predictions, options)."""
+class UserError(ValueError):
+    """A problem with the user's input (task file, data file, predictions, options). A ``ValueError``:
+    a Python caller's ``except ValueError`` catches it."""
 
     exit_code = 2
 

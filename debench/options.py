@@ -43,6 +43,17 @@ from pydantic import (
     ValidationError,
 )
 
+from debench.ceilings import (
+    MAX_BATCH_HOURS,
+    MAX_BOOTSTRAP,
+    MAX_CONCURRENCY,
+    MAX_PER_TOPIC,
+    MAX_POLL_SECONDS,
+    MAX_REPEATS,
+    MAX_ROUNDS,
+    MAX_SPEECH_TOKENS,
+    MAX_WORDS,
+)
 from debench.errors import UserError
 
 
@@ -85,16 +96,17 @@ Number = Annotated[float, BeforeValidator(_no_bool)]
 # -- the types of every command's values (one definition of each range and choice) ----------------
 Limit = Annotated[Whole, Field(ge=1)]
 """Only the first N documents (topics for the speech commands)."""
-Concurrency = Annotated[Whole, Field(ge=1)]
+Concurrency = Annotated[Whole, Field(ge=1, le=MAX_CONCURRENCY)]
 Seed = Whole
-NBootstrap = Annotated[Whole, Field(ge=0)]
-Repeats = Annotated[Whole, Field(ge=1)]
+NBootstrap = Annotated[Whole, Field(ge=0, le=MAX_BOOTSTRAP)]
+Repeats = Annotated[Whole, Field(ge=1, le=MAX_REPEATS)]
 Share = Annotated[Number, Field(ge=0, le=1)]
-Seconds = Annotated[Number, Field(ge=0)]
-Rounds = Annotated[Whole, Field(ge=2)]
-SpeechTokens = Annotated[Whole, Field(ge=16)]
-Words = Annotated[Whole, Field(ge=10)]
-PerTopic = Annotated[Whole, Field(ge=1)]
+Seconds = Annotated[Number, Field(ge=0, le=MAX_POLL_SECONDS)]
+Rounds = Annotated[Whole, Field(ge=2, le=MAX_ROUNDS)]
+SpeechTokens = Annotated[Whole, Field(ge=16, le=MAX_SPEECH_TOKENS)]
+Words = Annotated[Whole, Field(ge=10, le=MAX_WORDS)]
+PerTopic = Annotated[Whole, Field(ge=1, le=MAX_PER_TOPIC)]
+Hours = Annotated[Number, Field(gt=0, le=MAX_BATCH_HOURS)]
 Temperature = Annotated[Number, Field(ge=0, le=2)]
 DataSource = Literal["auto", "hub", "local", "sample"]
 def _known_method(value: str) -> str:
@@ -120,7 +132,7 @@ FolderText = Annotated[str, BeforeValidator(_path_text)]
 
 TYPES: dict[str, Any] = {
     "Limit": Limit, "Concurrency": Concurrency, "Seed": Seed, "NBootstrap": NBootstrap, "Repeats": Repeats, "Share": Share,
-    "Seconds": Seconds, "Rounds": Rounds, "SpeechTokens": SpeechTokens, "Words": Words, "PerTopic": PerTopic,
+    "Seconds": Seconds, "Rounds": Rounds, "SpeechTokens": SpeechTokens, "Words": Words, "PerTopic": PerTopic, "Hours": Hours,
     "Temperature": Temperature, "DataSource": DataSource, "Method": Method, "Ensemble": Ensemble, "ArenaEnsemble": ArenaEnsemble,
 }  # fmt: skip
 """The types above by name, for the CLI's ``checked("Limit")``."""

@@ -4,14 +4,21 @@ A parse never reads a verdict out of the prompt or the debate: it sees only the 
 and with ``source`` (the debate text) any passage the answer quotes from the debate is blanked
 first (see ``debench.quotes``). A failed parse returns ``ParseResult(ok=False)``; it is counted,
 never scored as a wrong answer.
+
+Patterns are task data, so a pattern may backtrack catastrophically (``^(a+)+$``): they run on the
+``regex`` package (``re``'s syntax) with a time bound, ``MATCH_TIMEOUT_S`` per parse, on at most
+``MAX_ANSWER_CHARS`` of the answer (its start when the parser takes the first match, its end when
+it takes the last). A parse that runs out of time is a parse failure saying so, never a hang
+(docs/errors.md, "Ceilings").
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
+
+import regex
 
 from debench.quotes import mask_quoted
 from debench.task import ParserConfig
@@ -25,15 +32,19 @@ class ParseResult:
     reason: str | None = None
 
 
-_FLAGS = {"IGNORECASE": re.IGNORECASE, "MULTILINE": re.MULTILINE, "DOTALL": re.DOTALL}
+MATCH_TIMEOUT_S = 1.0
+"""Seconds one pattern may take on one answer."""
+MAX_ANSWER_CHARS = 20_000
+"""Characters of an answer the patterns see."""
+_FLAGS = {"IGNORECASE": regex.IGNORECASE, "MULTILINE": regex.MULTILINE, "DOTALL": regex.DOTALL}
 
 
 @lru_cache(maxsize=128)
-def _compiled(patterns: tuple[str, ...], flags: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
-    f = 0
+def _compiled(patterns: tuple[str, ...], flags: tuple[str, ...]) -> tuple[Any, ...]:
+    f = regex.VERSION0  # re's syntax and behaviour
     for name in flags:
         f |= _FLAGS[name]
-    return tuple(re.compile(p, f) for p in patterns)
+    return tuple(regex.compile(p, f) for p in patterns)
 
 
 def _convert(value: Any, type_: str) -> Any:
@@ -110,8 +121,13 @@ def parse_answer(text: str | None, cfg: ParserConfig, source: str | None = None)
 
 
 def _parse(text: str, cfg: ParserConfig) -> ParseResult:
-    for pattern in _compiled(tuple(cfg.patterns), tuple(cfg.flags)):
-        matches = list(pattern.finditer(text))
+    if len(text) > MAX_ANSWER_CHARS:
+        text = text[:MAX_ANSWER_CHARS] if cfg.match == "first" else text[-MAX_ANSWER_CHARS:]
+    for i, pattern in enumerate(_compiled(tuple(cfg.patterns), tuple(cfg.flags))):
+        try:
+            matches = list(pattern.finditer(text, timeout=MATCH_TIMEOUT_S))
+        except TimeoutError:
+            return ParseResult(ok=False, reason=f"parser pattern {i} ran out of its {MATCH_TIMEOUT_S:g} s time bound on this answer (it backtracks too much)")
         if not matches:
             continue
         m = matches[0] if cfg.match == "first" else matches[-1]

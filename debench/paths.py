@@ -29,6 +29,13 @@ def machine_path(text: str) -> bool:
     return PurePosixPath(text).is_absolute() or bool(PureWindowsPath(text).drive)
 
 
+def outside_the_folder(ref: str) -> bool:
+    """A path (as a user typed it in a model name) that names a place on this machine outside the
+    current folder: absolute, through ``~`` or through ``..``. Such a model is named by its file
+    name and content digest instead (``gguf/``, ``vllm/``)."""
+    return PurePosixPath(ref).is_absolute() or bool(PureWindowsPath(ref).drive) or ref.startswith("~") or ".." in PurePosixPath(ref).parts
+
+
 def _inside(path: str, folder: str) -> bool:
     try:
         return os.path.commonpath([path, folder]) == folder

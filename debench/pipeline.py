@@ -20,6 +20,7 @@ from debench.errors import UserError
 from debench.models.base import Model
 from debench.options import (
     DataOptions,
+    Hours,
     JobOptions,
     Method,
     NBootstrap,
@@ -77,6 +78,9 @@ class EvalOptions(RunOptions):
     """Send the requests through the provider's batch API (``debench.models.batched``)."""
     batch_poll: Seconds = 30.0
     """Seconds between two looks at a submitted batch."""
+    batch_deadline: Hours = 25.0
+    """Hours a run waits for its batches (a provider promises 24 h) before it stops with one line;
+    the batches are kept and a rerun collects them."""
 
 
 class ScoreOptions(DataOptions):
@@ -348,7 +352,8 @@ async def _run_once(
     if opts.batch:
         from debench.models.batched import BatchedModel
 
-        run_model = BatchedModel(model, out_dir / f"batches_{stem}.json", poll_s=opts.batch_poll, progress=opts.progress)
+        run_model = BatchedModel(model, out_dir / f"batches_{stem}.json", poll_s=opts.batch_poll, progress=opts.progress,
+                                deadline_s=opts.batch_deadline * 3600)
         settings.concurrency = max(1, len(docs))  # every request joins the batch at once
     records, caller = await run_samples(task, docs, run_model, samples_path, settings)
     config = run_config(

@@ -10,7 +10,8 @@ from jinja2 import TemplateError, UndefinedError
 
 from debench.data.base import Doc
 from debench.errors import UserError
-from debench.prompt_sandbox import compiled
+from debench.prompt_sandbox import TemplateBoundError
+from debench.prompt_sandbox import render as render_bounded
 
 Message = dict[str, str]
 
@@ -25,15 +26,15 @@ def template_context(doc: Doc, extra: dict[str, Any] | None = None) -> dict[str,
 
 
 def render(text: str, doc: Doc, extra: dict[str, Any] | None = None) -> str:
-    return compiled(text).render(**template_context(doc, extra)).strip()
+    return render_bounded(text, template_context(doc, extra)).strip()
 
 
 def build_messages(system: str | None, user: str, doc: Doc, extra: dict[str, Any] | None = None) -> list[Message]:
     ctx = template_context(doc, extra)  # once for both templates: it copies the speeches
     messages: list[Message] = []
     if system:
-        messages.append({"role": "system", "content": compiled(system).render(**ctx).strip()})
-    messages.append({"role": "user", "content": compiled(user).render(**ctx).strip()})
+        messages.append({"role": "system", "content": render_bounded(system, ctx).strip()})
+    messages.append({"role": "user", "content": render_bounded(user, ctx).strip()})
     return messages
 
 
@@ -53,9 +54,11 @@ def check_templates(task: Any, task_path: Any, doc: Doc) -> None:
             continue
         try:
             render(text, doc, task.prompt.variables)
+        except TemplateBoundError as exc:
+            raise UserError(str(exc), path=str(task_path), field=f"prompt.{key}") from None
         except UndefinedError as exc:
             raise UserError(
                 f"{exc.message or exc} in document '{doc.doc_id}' (variables: {', '.join(fields)})", path=str(task_path), field=f"prompt.{key}"
             ) from None
-        except (TemplateError, TypeError, ValueError) as exc:
+        except (TemplateError, TypeError, ValueError, ArithmeticError) as exc:
             raise UserError(f"the template cannot be rendered: {type(exc).__name__}: {exc}", path=str(task_path), field=f"prompt.{key}") from None

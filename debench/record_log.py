@@ -151,9 +151,9 @@ class RecordLog(Generic[R]):
         self._redactor = Redactor()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._lock_fd = os.open(self._side(".lock"), os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:
             raise UserError(f"cannot write the run's log here ({exc.strerror or type(exc).__name__})", path=str(self.path.parent)) from None
+        self._lock_fd = self._open_lock()
         with self.locked():
             self._truncate_torn_tail()
             self._refresh()
@@ -164,13 +164,34 @@ class RecordLog(Generic[R]):
 
     @contextmanager
     def locked(self) -> Iterator[None]:
+        """Hold the exclusive lock on ``.NAME.lock``. The lock file is removed when a run closes its
+        log (no hidden file is left in an output folder), so a process that waited on a file
+        another one removed (or replaced) reopens the file now at the path and locks that: all
+        processes always lock the same file."""
         if fcntl is not None:
-            fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+            while True:
+                fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+                try:
+                    same = os.stat(self._side(".lock")).st_ino == os.fstat(self._lock_fd).st_ino
+                except FileNotFoundError:
+                    same = False
+                if same:
+                    break
+                fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+                os.close(self._lock_fd)
+                self._lock_fd = self._open_lock()
         try:
             yield
         finally:
             if fcntl is not None:
                 fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+
+    def _open_lock(self) -> int:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)  # again: a run that ended with nothing removes its empty folder
+            return os.open(self._side(".lock"), os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise UserError(f"cannot write the run's log here ({exc.strerror or type(exc).__name__})", path=str(self.path.parent)) from None
 
     # -- reading -------------------------------------------------------------------------------
     def _truncate_torn_tail(self) -> None:
@@ -299,10 +320,23 @@ class RecordLog(Generic[R]):
         self.existing[getattr(record, self.key)] = self._slim(record)
 
     def close(self) -> None:
+        """Close the log and remove its lock file (under the lock: a process still working on the
+        log reopens a new one, see ``locked``), so a finished run leaves no hidden file. A log
+        with no record (a run refused before its first answer) is removed with its folder when
+        nothing else is in it: a refused run leaves no empty ``results/<model>/``."""
         if self._fh is not None and not self._fh.closed:
             self._fh.close()
+        if self._lock_fd < 0:
+            return
+        with contextlib.suppress(OSError), self.locked():
+            if self.path.exists() and self.path.stat().st_size == 0:
+                self.path.unlink()
+            os.unlink(self._side(".lock"))
+            if not self.path.exists():
+                self.path.parent.rmdir()  # only when empty (OSError otherwise, ignored)
         with contextlib.suppress(OSError):
             os.close(self._lock_fd)
+        self._lock_fd = -1
 
     def release_claims(self) -> None:
         """Forget the claims file when no live process holds a claim any more."""

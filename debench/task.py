@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+import regex
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -24,7 +25,7 @@ from pydantic import (
 )
 
 from debench.errors import UserError
-from debench.options import Method
+from debench.options import Method, NBootstrap
 
 RegexFlag = Literal["IGNORECASE", "MULTILINE", "DOTALL"]
 
@@ -288,6 +289,13 @@ class ParserConfig(_Strict):
     value_range: list[float] | None = Field(default=None, min_length=2, max_length=2)
     """For object answers: every value must be a number in [lo, hi]."""
 
+    @field_validator("choices")
+    @classmethod
+    def _some_choices(cls, v: list[Any] | None) -> list[Any] | None:
+        if v is not None and not v:
+            raise ValueError("an empty list allows no answer (every answer would be a parse failure); leave it out to allow any")
+        return v
+
     @field_validator("transform")
     @classmethod
     def _transform_known(cls, v: str | None) -> str | None:
@@ -305,7 +313,8 @@ class ParserConfig(_Strict):
         for i, p in enumerate(v):
             try:
                 re.compile(p)
-            except re.error as exc:
+                regex.compile(p, regex.VERSION0)  # what debench.parsing matches with
+            except (re.error, regex.error) as exc:
                 raise ValueError(f"pattern {i} is not a valid regular expression: {exc}") from None
         return v
 
@@ -320,7 +329,7 @@ class ScoringConfig(_Strict):
     """``exclude``: metrics use parsed samples only (failures are counted and reported);
     ``value``: a failed parse is scored as ``parse_failure_value`` (the IBM paper's -1)."""
     parse_failure_value: Any = None
-    n_bootstrap: int = 1000
+    n_bootstrap: NBootstrap = 1000
     bootstrap_seed: int = 1234
 
 

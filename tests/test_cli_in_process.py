@@ -67,12 +67,13 @@ def test_an_output_folder_that_is_a_file_is_the_same_refusal(tmp_path: Path) -> 
 
 
 def test_errors_above_the_threshold_exit_1_the_same(tmp_path: Path) -> None:
-    """Every request refused (401): the run writes its files, lists the message, exits 1."""
+    """Every request refused by a content filter (a per-sample error): the run writes its files,
+    lists the message, exits 1."""
     port = _free_port()
     runs = []
     for how, run in (("in-process", run_cli), ("process", run_cli_process)):
         out = tmp_path / how
-        with StubServer(port=port, faults=FaultPlan(script=["401"] * 3)):
+        with StubServer(port=port, faults=FaultPlan(script=["filtered"] * 3)):
             proc = run("eval", "--task", "ibm_speech_likert", "--model", "openai/stub", "--api-base", f"http://127.0.0.1:{port}/v1", "--limit", "3",
                        "--data-source", "sample", "--output-dir", str(out), "--no-progress", "--bootstrap", "20",
                        env={"DEBENCH_CACHE_DIR": str(tmp_path / how / "cache")})  # fmt: skip

@@ -56,13 +56,16 @@ def test_any_gguf_file_judges_end_to_end_by_relative_and_absolute_path(tmp_path:
         weights_id = results["model"]["identity"]["weights"]
         assert weights_id == {"source": "path", "file": Path(model).name, "sha256": expected}
         assert results["model"]["identity"]["send_grammar"] is True
+        assert str(wheel_file.parent) not in json.dumps(results["model"]) + str(path.relative_to(out))  # no absolute path in names
 
 
 def test_the_identity_is_the_files_content_and_slots_and_context_count(tmp_path: Path) -> None:
     wheel_file = smollm2_file()
     model = make_model(f"gguf/{wheel_file}@temperature=0.3", model_args="n_parallel=2,n_ctx=8192")
+    digest = sha256_of(wheel_file)
+    assert model.name == f"gguf/{wheel_file.name}#{digest[:12]}@temperature=0.3"  # the absolute path stays on this machine
     assert model.identity() == {
-        "name": f"gguf/{wheel_file}", "send_grammar": True, "n_parallel": 2, "n_ctx": 8192, "generation": {"temperature": 0.3},
+        "name": f"gguf/{wheel_file.name}#{digest[:12]}", "send_grammar": True, "n_parallel": 2, "n_ctx": 8192, "generation": {"temperature": 0.3},
         "weights": {"source": "path", "file": wheel_file.name, "sha256": sha256_of(wheel_file)},
     }
     assert make_model("local/smollm2").identity() == {"name": "local/smollm2", "weights": "SmolLM2-135M-Instruct.Q4_1.gguf", "send_grammar": True}

@@ -154,8 +154,10 @@ def test_unknown_task(genuine: Path, tmp_path: Path) -> None:
 
 def test_task_name_cannot_point_at_a_file(genuine: Path, tmp_path: Path) -> None:
     res, _ = _copy(genuine, tmp_path / "s")
-    _edit_json(res, lambda d: d["task"].__setitem__("name", str(Path(__file__).parent.parent / "tasks" / f"{TASK}.yaml")))
+    _edit_json(res, lambda d: d["task"].__setitem__("name", f"tasks/{TASK}.yaml"))
     _rejected(res, "task.name", "unknown task")
+    _edit_json(res, lambda d: d["task"].__setitem__("name", str(Path(__file__).parent.parent / "tasks" / f"{TASK}.yaml")))
+    _rejected(res, "task.name", "is an absolute path")  # any string field: not a path of the machine
 
 
 def test_changed_dataset_hash(genuine: Path, tmp_path: Path) -> None:

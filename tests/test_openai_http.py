@@ -114,10 +114,20 @@ def fixed_server(status: int, body: dict, headers: dict[str, str] | None = None)
 
 
 def test_permanent_error_fails_fast() -> None:
-    err = {"error": {"message": "unsupported parameter", "type": "invalid_request_error", "code": "unprocessable"}}
-    with fixed_server(422, err) as (base, hits), pytest.raises(PermanentModelError, match="unsupported parameter") as info:
+    """A content filter's refusal concerns one prompt: that sample fails, at once."""
+    err = {"error": {"message": "flagged by the content_filter", "type": "invalid_request_error", "code": "content_filter"}}
+    with fixed_server(400, err) as (base, hits), pytest.raises(PermanentModelError, match="content_filter") as info:
         asyncio.run(_generate(_model(base), _request()))
     assert hits == ["/v1/chat/completions"] and info.value.attempts == 1
+
+
+def test_a_malformed_request_stops_the_run_at_once() -> None:
+    """A 422 (every request of a run is built the same way): one request, one line naming the URL
+    and the status."""
+    err = {"error": {"message": "unsupported parameter", "type": "invalid_request_error", "code": "unprocessable"}}
+    with fixed_server(422, err) as (base, hits), pytest.raises(EndpointError, match="HTTP 422: unsupported parameter") as info:
+        asyncio.run(_generate(_model(base), _request()))
+    assert hits == ["/v1/chat/completions"] and info.value.attempts == 1 and base in str(info.value)
 
 
 def test_a_404_stops_the_run_naming_the_url() -> None:
@@ -189,8 +199,9 @@ def test_classification_matches_the_litellm_path() -> None:
         return classify_http_exception(HTTPStatusError(status, msg, None))
 
     assert [kind(s) for s in (408, 409, 429, 500, 502, 503)] == ["transient"] * 6
-    assert [kind(s) for s in (400, 401, 403, 422)] == ["permanent"] * 4
-    assert kind(404) == "fatal"
+    assert [kind(s) for s in (400, 401, 402, 403, 404, 405, 422, 501)] == ["fatal"] * 8
+    assert kind(429, "You exceeded your current quota (insufficient_quota)") == "fatal"
+    assert kind(400, "flagged by the content_filter") == kind(418) == "permanent"
     assert kind(400, "maximum context length exceeded") == "context"
     assert classify_http_exception(ConnectionResetError()) == "transient"
     assert classify_http_exception(aiohttp.ServerDisconnectedError()) == "transient"
@@ -204,7 +215,8 @@ def test_classification_matches_the_litellm_path() -> None:
     assert classify_exception(wrapped) == "unreachable"
     assert classify_exception(litellm.InternalServerError("boom", llm_provider="openai", model="x")) == "transient"
     assert classify_exception(litellm.NotFoundError("no such model", llm_provider="openai", model="x")) == "fatal"
-    assert classify_exception(litellm.BadRequestError("bad", llm_provider="openai", model="x")) == "permanent"
+    assert classify_exception(litellm.BadRequestError("bad", llm_provider="openai", model="x")) == "fatal"
+    assert classify_exception(litellm.AuthenticationError("no key", llm_provider="openai", model="x")) == "fatal"
     assert classify_exception(litellm.RateLimitError("slow", llm_provider="openai", model="x")) == "transient"
     # the same status rules (retry.classify_status) for litellm's exceptions that carry a status
     too_long = litellm.BadRequestError("This model's maximum context length is 8192 tokens", llm_provider="openai", model="x")

@@ -181,9 +181,9 @@ def test_resume_after_interruption_loses_and_duplicates_nothing(tmp_path: Path, 
 
 
 def test_permanent_errors_fail_fast(tmp_path: Path) -> None:
-    """A 422 (a request the server will not process) is not retried: exactly one request per
-    sample, recorded as an error with its one attempt. (A 404 stops the run: see
-    test_dead_endpoints.py.)"""
+    """A content filter's 400 (about one prompt) is not retried: exactly one request per sample,
+    recorded as an error with its one attempt. (A 400 / 401 / 404 / 422 / 501 stops the run: see
+    test_dead_endpoints.py and test_hostile_inputs.py.)"""
     import http.server
     import threading
 
@@ -193,8 +193,8 @@ def test_permanent_errors_fail_fast(tmp_path: Path) -> None:
         def do_POST(self) -> None:
             self.rfile.read(int(self.headers.get("content-length", 0)))
             hits.append(self.path)
-            body = b'{"error": {"message": "unsupported parameter", "type": "invalid_request_error", "code": "unprocessable"}}'
-            self.send_response(422)
+            body = b'{"error": {"message": "flagged by the safety system", "type": "invalid_request_error", "code": "content_filter"}}'
+            self.send_response(400)
             self.send_header("content-type", "application/json")
             self.send_header("content-length", str(len(body)))
             self.end_headers()
@@ -217,5 +217,5 @@ def test_permanent_errors_fail_fast(tmp_path: Path) -> None:
         server.server_close()
     assert len(hits) == 3  # max_retries=4 was allowed, none was used
     assert out.results.n_errors == 3
-    assert all(r.status == "error" and "UnprocessableEntityError" in r.error and r.attempts == 1 for r in read_records(out.samples_path))
+    assert all(r.status == "error" and "BadRequestError" in r.error and r.attempts == 1 for r in read_records(out.samples_path))
     assert out.results.usage.n_requests == 3

@@ -344,6 +344,7 @@ def test_a_local_checkpoint_is_named_by_its_content(tmp_path: Path) -> None:
     assert first.spec.argv[2] == str(ckpt.resolve())
     weights = first.identity()["weights"]
     assert weights["source"] == "path" and weights["files"] == 2  # hidden files are not weights
+    assert first.name == first.identity()["name"] == f"vllm/ckpt#{weights['sha256'][:12]}"  # no folder of this machine in its name
     copy = tmp_path / "elsewhere" / "same"
     copy.parent.mkdir()
     subprocess.run(["cp", "-r", str(ckpt), str(copy)], check=True)

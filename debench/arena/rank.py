@@ -80,6 +80,10 @@ def analyse_judgments(
     table = table_of(judgments)
     if not len(table):
         raise UserError("no judgments to rank")
+    strangers = [m for m in (reference or ()) if m not in table.models]
+    if strangers:
+        known = ", ".join(table.models)
+        raise UserError(f"the reference ranking names {', '.join(repr(m) for m in strangers[:3])}, which no judgment has (models: {known})"[:400], field="--reference")
     draws = TopicDraws(len(table.topics), n_boot, seed)
     several = len(table.judges) > 1
     top_table = panel_verdicts(table) if several else table

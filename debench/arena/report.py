@@ -14,6 +14,7 @@ from debench.atomic import write_atomic
 from debench.charts import Estimate, Forest, ForestRow, Svg, forest
 from debench.errors import UserError
 from debench.numeric import fmt, fmt_estimate
+from debench.paths import portable_path
 
 
 def rank_files(
@@ -34,7 +35,7 @@ def rank_files(
         raise UserError("the ratings chart is an SVG drawing: name the file *.svg", path=str(plot), field="--plot")
     result = analyse_judgments(
         load_judgment_files(judgments), rule, load_reference(reference) if reference else None, n_boot, seed, controls, n_perm,
-        files=[str(p) for p in judgments], ratings=ratings,
+        files=[portable_path(str(p)) for p in judgments], ratings=ratings,
     )
     write_atomic(output, result.model_dump_json(indent=2) + "\n")
     if plot:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from debench.ceilings import MAX_BOOTSTRAP, MAX_PERMUTATIONS
 from debench.cli.common import checked, endpoint_options, recorded_command, report_errors, run_options, run_with_models
 from debench.errors import UserError
 
@@ -98,8 +99,8 @@ def _rank_and_report(judgments, rule, reference, output, plot, n_boot, seed, con
 @click.option("--output", required=True, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write the plain and style-controlled Bradley-Terry scores with their CIs as an SVG chart (a *.svg file).")
 @click.option("--control", type=click.Choice(["length", "length+sources", "none"]), default="length", show_default=True, help="Style covariates of the controlled ratings (words spoken; quoted sources).")
-@click.option("--n-boot", type=click.IntRange(min=0), default=1000, show_default=True)
-@click.option("--n-perm", type=click.IntRange(min=0), default=10000, show_default=True, help="Permutations of the self-preference test.")
+@click.option("--n-boot", type=click.IntRange(min=0, max=MAX_BOOTSTRAP), default=1000, show_default=True)
+@click.option("--n-perm", type=click.IntRange(min=0, max=MAX_PERMUTATIONS), default=10000, show_default=True, help="Permutations of the self-preference test.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--rating", "ratings", multiple=True, help="Also rate with this method (an entry point of debench.arena_ratings: win_rate, or an installed plug-in's; `debench plugins` lists them), written under ratings.NAME; repeatable.")
 def arena_rank_cmd(judgments, rule, reference, output, plot, control, n_boot, n_perm, seed, ratings) -> None:

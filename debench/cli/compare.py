@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from debench.ceilings import MAX_BOOTSTRAP
 from debench.numeric import fmt, fmt_ci
 
 
@@ -13,7 +14,7 @@ from debench.numeric import fmt, fmt_ci
 @click.argument("results_a", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("results_b", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--test", type=click.Choice(["bootstrap", "permutation"]), default="bootstrap", show_default=True)
-@click.option("--n", "n_resamples", type=click.IntRange(min=100), default=10000, show_default=True)
+@click.option("--n", "n_resamples", type=click.IntRange(min=100, max=MAX_BOOTSTRAP), default=10000, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--data-dir", default=None, help="Local copies of the data sets (default: $DEBENCH_DATA_DIR).")
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Also write the comparison as JSON.")

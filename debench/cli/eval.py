@@ -38,8 +38,9 @@ from debench.numeric import fmt, fmt_ci
 @click.option("--force", is_flag=True, help="Allow --repeats at temperature 0 (to measure a provider's own nondeterminism).")
 @click.option("--batch", is_flag=True, help="Send the requests through the provider's batch API (OpenAI-compatible /v1/files + /v1/batches): cheaper, answers within 24 h; rerun the same command to resume a submitted batch.")
 @click.option("--batch-poll", type=checked("Seconds"), default=30.0, show_default=True, help="Seconds between two looks at a submitted batch.")
+@click.option("--batch-deadline", type=checked("Hours"), default=25.0, show_default=True, help="Hours to wait for a submitted batch before stopping (the batch is kept: rerun to collect it).")
 @run_options
-def eval_cmd(task_spec, model_spec, ensemble, api_base, api_key, model_args, concurrency, limit, output_dir, method, data_source, data_dir, n_bootstrap, judging_manual, repeats, force, batch, batch_poll, seed, no_cache, no_progress, max_error_rate) -> None:
+def eval_cmd(task_spec, model_spec, ensemble, api_base, api_key, model_args, concurrency, limit, output_dir, method, data_source, data_dir, n_bootstrap, judging_manual, repeats, force, batch, batch_poll, batch_deadline, seed, no_cache, no_progress, max_error_rate) -> None:
     """Evaluate a judge model on one or more tasks."""
     from debench.api import aevaluate
 
@@ -48,7 +49,7 @@ def eval_cmd(task_spec, model_spec, ensemble, api_base, api_key, model_args, con
             task_spec, model_spec, include_paths=include_paths(), ensemble=ensemble, api_base=api_base, api_key=api_key, model_args=model_args, limit=limit,
             concurrency=concurrency, output_dir=output_dir, seed=seed, method=method, data_source=data_source, data_dir=data_dir,
             use_cache=not no_cache, n_bootstrap=n_bootstrap, judging_manual=judging_manual, repeats=repeats, force=force,
-            batch=batch, batch_poll=batch_poll, progress=not no_progress, command=recorded_command(),
+            batch=batch, batch_poll=batch_poll, batch_deadline=batch_deadline, progress=not no_progress, command=recorded_command(),
         )
     )
     failed = False

@@ -23,6 +23,7 @@ from debench.data.files import read_csv
 from debench.data.transcript import SIDE_AND_SPEAKER, format_transcript
 from debench.errors import DataError, UserError
 from debench.jsonl import iter_jsonl_objects
+from debench.paths import portable_path
 from debench.task import GENERIC_ADAPTER, DatasetConfig, FieldMap, HubSource, SpeechListFields, value_key
 
 ADAPTERS.add(GENERIC_ADAPTER, Adapter(name=GENERIC_ADAPTER, load=None, speech_label=SIDE_AND_SPEAKER))
@@ -127,6 +128,15 @@ def records_hash(rows: Iterable[dict[str, Any]]) -> str:
     return "sha256:" + h.hexdigest()
 
 
+def _doc_id(value: Any, i: int, where: str, col: str) -> str:
+    """A record's id as text; a missing (null or NaN) or empty id, a true/false or a list or
+    mapping is refused (a null would become document 'None')."""
+    missing = value is None or (isinstance(value, float) and value != value) or not str(value).strip()
+    if missing or isinstance(value, (bool, dict, list, tuple)):
+        raise DataError(f"record {i + 1}: the id must be text or a whole number (got {value!r})"[:200], path=where, field=col)
+    return str(value)
+
+
 def _cell(row: dict[str, Any], col: str, i: int, where: str) -> Any:
     try:
         return row[col]
@@ -188,7 +198,7 @@ def docs_from_records(rows: Sequence[dict[str, Any]], fm: FieldMap, where: str) 
     docs = []
     seen: set[str] = set()
     for i, row in enumerate(rows):
-        doc_id = str(_cell(row, fm.doc_id, i, where)) if fm.doc_id else str(i)
+        doc_id = _doc_id(_cell(row, fm.doc_id, i, where), i, where, fm.doc_id) if fm.doc_id else str(i)
         if doc_id in seen:
             raise DataError(f"record {i + 1}: duplicate id {doc_id!r}", path=where, field=fm.doc_id or "dataset.fields.doc_id")
         seen.add(doc_id)
@@ -228,5 +238,5 @@ def load_generic(dataset: DatasetConfig, source: str) -> LoadedDataset:
     if not docs:
         raise DataError("no records found", path=where)
     return LoadedDataset(
-        docs=docs, source="local" if use_file else "hub", location=where, revision=revision, content_hash=records_hash(rows)
+        docs=docs, source="local" if use_file else "hub", location=portable_path(where) if use_file else where, revision=revision, content_hash=records_hash(rows)
     )

@@ -176,6 +176,9 @@ def referenced(folder: Path) -> dict[str, tuple[str, int]]:
     for results in sorted(folder.glob(RESULTS_PREFIX + "*.json")):
         out[results.name] = ("results file", MAX_RESULTS_BYTES)
         samples, plots = _names(results)
+        # a results file that cannot be read names nothing: its run's samples log (named after it)
+        # is its own, so one bad results file is one problem, not one per file of its run
+        samples = samples or "samples_" + results.name.removeprefix(RESULTS_PREFIX).removesuffix(".json") + ".jsonl"
         if samples:
             out[samples] = ("samples file", MAX_SAMPLES_BYTES)
             for side in (".lock", ".claims"):  # the run's lock and claims files (debench.record_log): never published

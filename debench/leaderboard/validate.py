@@ -189,6 +189,8 @@ def _path_fields(results: Results) -> Iterable[tuple[str, Any]]:
     """(field, value) of everything in a results file that names a path: the command line, the task
     file, the data location, and any configuration entry named like a file, folder or path."""
     command = results.config.get("command")
+    if isinstance(command, str):  # a command line written as one string: each of its words
+        command = command.split()
     if isinstance(command, list):
         for i, arg in enumerate(command):
             yield f"config.command.{i}", str(arg).partition("=")[2] if str(arg).startswith("--") and "=" in str(arg) else arg
@@ -196,6 +198,20 @@ def _path_fields(results: Results) -> Iterable[tuple[str, Any]]:
     for key, value in results.config.items():
         if key == "task_file" or key.endswith(("_file", "_dir", "_path", "_location")) or key in ("predictions", "judging_manual"):
             yield f"config.{key}", value
+    yield from _strings(results.model_dump(mode="json"), "")
+
+
+def _strings(value: Any, where: str) -> Iterable[tuple[str, Any]]:
+    """(field, text) of every string anywhere in a results file (a model name, a note, a report):
+    none may be an absolute path either."""
+    if isinstance(value, str):
+        yield where, value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _strings(v, f"{where}.{k}" if where else str(k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _strings(v, f"{where}.{i}")
 
 
 def _refuse_machine_paths(results: Results, path: Path) -> None:

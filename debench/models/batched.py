@@ -65,7 +65,7 @@ class BatchState(BaseModel):
 
 
 class BatchedModel(Model):
-    def __init__(self, inner: Model, state_path: Path, *, poll_s: float = 30.0, progress: bool = True):
+    def __init__(self, inner: Model, state_path: Path, *, poll_s: float = 30.0, progress: bool = True, deadline_s: float = 25 * 3600.0):
         if inner.composite or not inner.makes_requests:
             raise UserError(f"--batch runs one model that calls a provider; {inner.name} does not", field="--batch")
         self.inner = inner
@@ -76,6 +76,8 @@ class BatchedModel(Model):
         self.default_concurrency = inner.default_concurrency
         self.state_path = Path(state_path)
         self.poll_s = poll_s
+        self.deadline_s = deadline_s
+        """Seconds this run polls its batches before it stops (``eval --batch-deadline``)."""
         self.progress = progress
         self.state = BatchState.model_validate_json(self.state_path.read_text()) if self.state_path.exists() else BatchState(model=inner.name)
         self._pending: dict[str, tuple[Request, asyncio.Future[ModelResponse]]] = {}
@@ -187,6 +189,7 @@ class BatchedModel(Model):
         with tqdm(total=sum(len(s.keys) for s in outstanding), desc=f"batch {names}", unit="req", disable=not self.progress,
                   file=sys.stderr, dynamic_ncols=True) as bar:  # fmt: skip
             left = list(outstanding)
+            stop_at = time.monotonic() + self.deadline_s
             while left:
                 for sub in list(left):
                     info = await self.api.retrieve(sub.batch_id)
@@ -198,8 +201,14 @@ class BatchedModel(Model):
                         bar.update(sum(progress.values()) - bar.n)
                         await self._collect(sub, info)
                 bar.update(sum(progress.values()) - bar.n)
+                if left and time.monotonic() >= stop_at:
+                    raise UserError(
+                        f"batch {', '.join(s.batch_id for s in left)} not finished after {self.deadline_s / 3600:g} h: the answers already "
+                        f"collected are saved and the batch is kept; rerun the same command to collect it (or raise --batch-deadline)",
+                        field="--batch-deadline",
+                    )
                 if left:
-                    await asyncio.sleep(self.poll_s)
+                    await asyncio.sleep(max(0.0, min(self.poll_s, stop_at - time.monotonic())))
 
     async def _collect(self, sub: SubmittedBatch, info: dict[str, Any]) -> None:
         """Hand out a finished batch's answers; a batch that did not complete stops the run."""

@@ -64,7 +64,7 @@ class GGUF:
         from debench.models.gguf import GGUFModel
 
         model = GGUFModel(request.base, revision=request.args.server.revision, **_llama_cpp_slots(request))
-        model.name = request.name
+        model.name = request.name.replace(request.base, model.base_name, 1)  # an absolute path is named by its file and digest
         return model
 
 
@@ -86,7 +86,7 @@ class VLLM:
             request.base, server=request.args.server, api_base=bases[0] if bases else None, api_key=request.api_key, retry=request.retry,
             context_window=request.args.client.context_window, generation=request.args.generation_overrides, seed=request.seed,
         )  # fmt: skip
-        model.name = request.name
+        model.name = request.name.replace(request.base, model.base_name, 1)  # an absolute path is named by its folder and digest
         return model
 
 

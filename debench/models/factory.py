@@ -100,6 +100,8 @@ def make_judge(
     if ensemble is None:
         if len(specs) != 1:
             raise UserError(f"--model names {len(specs)} models: combine them with --ensemble mean|median|majority", field="--model")
+        if bases and model_kind(split_model_spec(specs[0])[0]) == "baseline":
+            raise UserError(f"{specs[0]} calls no endpoint: --api-base does not apply to it", field="--api-base")
         return make_model(specs[0], api_bases=bases, api_key=api_key, model_args=args, seed=seed)
     from debench.models.ensemble import EnsembleModel
 

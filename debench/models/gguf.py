@@ -6,6 +6,10 @@
 * ``gguf/hf:<org>/<repo>/<file>.gguf``: a file of a Hugging Face Hub repository (``revision=`` pins
   a commit, branch or tag), downloaded once into the Hub cache and then served from it, offline too.
 
+A file named by an absolute path (or through ``~`` or ``..``) is named ``gguf/<file name>#<first
+12 hex digits of its sha256>`` everywhere debench writes (results, folder names, plots), so no
+path of the user's machine leaves it; a relative path inside the current folder is kept as typed.
+
 The identity names the file by its sha256 (``debench.models.weights``: read once per path, size
 and modification time), so a renamed or re-quantized file is never mistaken for another.
 """
@@ -25,6 +29,7 @@ from debench.models.weights import (
     hub_gguf,
     split_hub_file,
 )
+from debench.paths import outside_the_folder
 
 
 class GGUFModel(LlamaCppModel):
@@ -54,6 +59,8 @@ class GGUFModel(LlamaCppModel):
             weights = {"source": "path", "file": path.name}
         check_gguf(path, name)
         weights["sha256"] = file_sha256(path)
+        if weights["source"] == "path" and outside_the_folder(ref):
+            name = f"gguf/{path.name}#{weights['sha256'][:12]}"
         super().__init__(name, gguf=path.resolve(), served_name=path.stem, n_parallel=n_parallel, n_ctx=n_ctx, retry=retry, generation=generation, seed=seed)
         self.weights = weights
 

@@ -84,6 +84,23 @@ def classify_exception(exc: BaseException) -> FailureKind:
     return "transient" if isinstance(exc, transient) else "permanent"
 
 
+def env_endpoint(litellm_name: str) -> str | None:
+    """The api base litellm sends ``litellm_name`` to when no api base is given and the environment
+    sets one (the provider's variable, in litellm's order), else None: the provider's own default
+    endpoint (a fixed base of litellm's routing table is that default, not recorded)."""
+    try:
+        provider = _litellm().get_llm_provider(litellm_name)[1]
+    except Exception:  # noqa: BLE001 - unknown to litellm: check_ready refuses it
+        return None
+    prefix = str(provider).upper().replace("-", "_")
+    names = ("OPENAI_BASE_URL", "OPENAI_API_BASE") if prefix == "OPENAI" else (f"{prefix}_API_BASE", f"{prefix}_BASE_URL")
+    for name in names:
+        value = os.environ.get(name, "").strip()
+        if value:
+            return value.rstrip("/")
+    return None
+
+
 class LiteLLMModel(Model):
     kind = "litellm"
 
@@ -116,15 +133,29 @@ class LiteLLMModel(Model):
         self._router: Any = None
         self._checked = False
         self._where: str | None = None
+        self._env_endpoint: object = _UNKNOWN
 
     # identity: everything that can change an answer, nothing that cannot (keys, timeouts)
     def identity(self) -> dict[str, Any]:
         ident: dict[str, Any] = {"name": self.base_name, "send_grammar": self.send_grammar}
-        if self.api_bases:
-            ident["api_base"] = sorted(self.api_bases)
+        bases = self.endpoints()
+        if bases:
+            ident["api_base"] = bases
         if self.extra:
             ident["extra"] = self.extra
         return self.with_generation(ident)
+
+    def endpoints(self) -> list[str]:
+        """The api base(s) a request actually reaches, whatever set them: ``--api-base`` (or the
+        model args), else the provider's variable in the environment (``OPENAI_BASE_URL`` /
+        ``OPENAI_API_BASE`` for OpenAI, ``<PROVIDER>_API_BASE`` / ``<PROVIDER>_BASE_URL`` for the
+        others, as litellm reads them). Empty for the provider's own default endpoint. It is part of the identity (the cache key and the
+        results' ``model.identity``): answers from one endpoint are never served for another."""
+        if self.api_bases:
+            return sorted(self.api_bases)
+        if self._env_endpoint is _UNKNOWN:
+            self._env_endpoint = env_endpoint(self.litellm_name)
+        return [self._env_endpoint] if isinstance(self._env_endpoint, str) else []
 
     @property
     def openai_compatible(self) -> bool:
@@ -259,7 +290,7 @@ class LiteLLMModel(Model):
     def where(self) -> str:
         """What a request calls, for messages: the chat URL(s) of the api base(s), or the model."""
         if self._where is None:
-            bases = ", ".join(f"{b}/chat/completions" for b in self.api_bases)
+            bases = ", ".join(f"{b}/chat/completions" for b in self.endpoints())
             self._where = bases or f"model '{self.name}' ({self._provider()})"
         return self._where
 
@@ -285,8 +316,8 @@ class LiteLLMModel(Model):
         self._checked = True
 
     def _missing_api_keys(self) -> list[str]:
-        if self._key() or self.api_bases:
-            return []
+        if self._key() or (self.api_bases and self._provider() != "openai"):
+            return []  # an OpenAI model at another api base still needs its key: the OpenAI client refuses to send without one
         try:
             env = _litellm().validate_environment(model=self.litellm_name)
         except Exception:  # noqa: BLE001 - a provider litellm cannot check: let the request tell

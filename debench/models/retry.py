@@ -9,10 +9,11 @@ Failure kinds (``FailureKind``), decided by each client's ``classify``:
 * ``unreachable`` (nothing accepts the connection: refused, unknown host): retried only for
   ``connect_grace`` seconds (default 20) in case the server is starting, then the run stops with
   one line naming the URL (``EndpointError``, exit code 2);
-* ``fatal`` (the endpoint cannot work: a 404 for its path or model): the run stops at once, one
-  line naming the URL (``EndpointError``);
+* ``fatal`` (the endpoint cannot work: a missing or rejected key, a malformed request, no
+  credit, a 404 for its path or model, a 501: ``classify_status``): the run stops at once, one
+  line naming the URL and the status (``EndpointError``);
 * ``context`` (the prompt does not fit): the sample is *not completed*;
-* ``permanent`` (anything else: a bad request, a bug): the sample is an error at once.
+* ``permanent`` (anything else: a content filter's refusal, a bug): the sample is an error at once.
 
 Every exception raised here carries ``attempts``: the requests that call made.
 """
@@ -38,9 +39,18 @@ FailureKind = Literal["context", "permanent", "transient", "unreachable", "fatal
 
 TRANSIENT_STATUS = frozenset({408, 409, 429})
 """HTTP statuses retried besides 5xx: timeout, conflict, rate limit."""
-FATAL_STATUS = frozenset({404})
-"""Answers no request to this endpoint can get past: a path (or model) the server does not have.
-The run stops with one line naming the URL."""
+FATAL_STATUS = frozenset({400, 401, 402, 403, 404, 405, 422, 501})
+"""Answers no request to this endpoint can get past: a malformed request (400, 422: every request
+of a run is built the same way), a missing or rejected key (401, 403), no credit (402), a path or
+model the server does not have (404, 405), a method it does not implement (501). The run stops at
+the first one with one line naming the URL and the status (exit code 2; finished work is kept)."""
+FATAL_MARKERS = ("insufficient_quota", "billing_hard_limit", "exceeded your current quota", "missing credentials", "api_key client option must be set")
+"""Lower-case fragments of an error (with any status) no retry can get past: no credit left
+(OpenAI sends it with a 429), or no key at all (the OpenAI client's own refusal, which litellm
+reports as a 500)."""
+PER_SAMPLE_MARKERS = ("content_policy", "content_filter", "content management policy", "safety system", "invalid_prompt")
+"""Lower-case fragments of a 400 that concern one prompt's content (a provider's content filter):
+that sample fails, the others can still be answered."""
 TRANSIENT_EXCEPTIONS: tuple[type[BaseException], ...] = (TimeoutError, asyncio.TimeoutError, ConnectionError)
 """Failures of the network itself (a refused or dropped connection, a timeout), in any client."""
 CONTEXT_MARKERS = (
@@ -57,15 +67,23 @@ CONTEXT_MARKERS = (
 
 
 def classify_status(status: int, message: str = "") -> FailureKind:
-    """What an HTTP error answer is, in every client: 429 / 408 / 409 / 5xx are transient, a 404
-    fatal, a 400 or 413 whose message says the prompt does not fit a context overflow, anything
-    else permanent."""
+    """What an HTTP error answer is, in every client (the one place failure classes are decided):
+
+    * a 400 or 413 whose message says the prompt does not fit: ``context`` (that sample is not
+      completed); a 400 from a content filter: ``permanent`` (that sample fails);
+    * no credit left (``insufficient_quota``, with any status) and ``FATAL_STATUS`` (400, 401,
+      402, 403, 404, 405, 422, 501): ``fatal``, the run stops at once;
+    * 429 / 408 / 409 / other 5xx: ``transient``, retried;
+    * anything else (another 4xx): ``permanent``."""
+    lower = message.lower()
+    if status in (400, 413) and any(m in lower for m in CONTEXT_MARKERS):
+        return "context"
+    if status == 400 and any(m in lower for m in PER_SAMPLE_MARKERS):
+        return "permanent"
+    if status in FATAL_STATUS or any(m in lower for m in FATAL_MARKERS):
+        return "fatal"
     if status in TRANSIENT_STATUS or status >= 500:
         return "transient"
-    if status in FATAL_STATUS:
-        return "fatal"
-    if status in (400, 413) and any(m in message.lower() for m in CONTEXT_MARKERS):
-        return "context"
     return "permanent"
 
 
@@ -177,6 +195,32 @@ def retry_after_from_exception(exc: BaseException) -> float | None:
     return None
 
 
+_ANSWERED: set[str] = set()
+"""The endpoints (``where``) that have answered a request in this process: a timeout from one that
+never did is not a slow answer but a server that does not answer (see ``_give_up``)."""
+
+
+def is_timeout(exc: BaseException) -> bool:
+    """A request that ran out of time, in any client (asyncio's, aiohttp's, httpx's, litellm's or
+    openai's timeout classes), anywhere in the exception's chain."""
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        if isinstance(cur, (TimeoutError, asyncio.TimeoutError)) or any("Timeout" in t.__name__ for t in type(cur).__mro__):
+            return True
+        cur = cur.__cause__ or cur.__context__
+    return False
+
+
+def _describe(exc: BaseException, policy: RetryPolicy, limit: int) -> str:
+    """``Type: first line`` of a failure; a timeout says which timeout and its value (a bare
+    ``TimeoutError`` has no message)."""
+    if is_timeout(exc):
+        return f"no answer within the request timeout of {policy.timeout:g} s ({type(exc).__name__}; --model-args timeout=S changes it)"
+    return f"{type(exc).__name__}: {_first_line(exc, limit)}"
+
+
 def _first_line(exc: BaseException, limit: int) -> str:
     text = str(exc)
     return text.splitlines()[0][:limit] if text else ""
@@ -205,7 +249,7 @@ async def call_with_retries(
     while True:
         attempt += 1
         try:
-            return await call(), attempt
+            result = await call()
         except (asyncio.CancelledError, UserError):
             raise  # a problem the user must fix (e.g. their model's server died): never retried
         except Exception as exc:
@@ -220,17 +264,22 @@ async def call_with_retries(
                 wait = max(0.0, min(wait, down_since + policy.connect_grace - time.monotonic()))
             log.debug("attempt %d failed (%s); retrying in %.2fs", attempt, type(exc).__name__, wait)
             await asyncio.sleep(wait)
+        else:
+            _ANSWERED.add(where)
+            return result, attempt
 
 
 def _give_up(exc: BaseException, kind: FailureKind, attempt: int, policy: RetryPolicy, where: str, down_since: float | None) -> Exception | None:
     """The exception that ends this call, or None to retry it."""
-    what = f"{type(exc).__name__}: {_first_line(exc, 300)}"
+    what = _describe(exc, policy, 300)
     if kind == "context":
         return ContextOverflow(_first_line(exc, 300))
     if kind == "permanent":
         return PermanentModelError(what)
     if kind == "fatal":
-        return EndpointError(f"{where}: {what}{_hint(exc, where)}")
+        status = getattr(exc, "status", None) or getattr(exc, "status_code", None)
+        named = f"status {status}: " if isinstance(status, int) and f"HTTP {status}" not in what else ""
+        return EndpointError(f"{where}: {named}{what}{_hint(exc, where)}")
     if kind == "unreachable":
         waited = 0.0 if down_since is None else time.monotonic() - down_since
         if waited >= policy.connect_grace or attempt > policy.max_retries:
@@ -239,9 +288,12 @@ def _give_up(exc: BaseException, kind: FailureKind, attempt: int, policy: RetryP
                 f"(is the server running? --model-args connect_grace=S waits longer for one that is starting)"
             )
         return None
-    if attempt > policy.max_retries:
-        return TransientModelError(f"gave up after {attempt} attempts: {type(exc).__name__}: {_first_line(exc, 200)}")
-    return None
+    if attempt <= policy.max_retries:
+        return None
+    if is_timeout(exc) and where not in _ANSWERED:  # every other sample would wait as long for nothing
+        return EndpointError(f"{where} has not answered any request: {attempt} attempts each ran out of the request timeout of {policy.timeout:g} s "
+                             f"(is the server working? --model-args timeout=S waits longer)")
+    return TransientModelError(f"gave up after {attempt} attempts: {_describe(exc, policy, 200)}")
 
 
 def _hint(exc: BaseException, where: str) -> str:

@@ -37,6 +37,7 @@ from debench.models.base import ModelResponse, Request
 from debench.models.managed_server import ManagedServer, ServerSpec, shared_server
 from debench.models.openai_http import OpenAIHTTPModel
 from debench.models.retry import RetryPolicy
+from debench.paths import outside_the_folder
 
 FLAGS = {
     "revision": "--revision",
@@ -84,7 +85,8 @@ def _weights(ref: str, revision: str | None, label: str) -> tuple[dict[str, Any]
 
         digest, n_files = weights_digest(path)
         return {"source": "path", "sha256": digest, "files": n_files}, str(path.resolve())
-    if not _HUB_ID.match(ref):
+    looks_like_a_path = ref.startswith((".", "~", "/")) or any(part in (".", "..", "") for part in ref.split("/"))
+    if looks_like_a_path or not _HUB_ID.match(ref):
         raise UserError(f"{label}: no such file or folder: {ref} (a Hugging Face Hub model is vllm/<org>/<name>)")
     return {"source": "hub", "repo_id": ref, "revision": revision}, ref
 
@@ -125,6 +127,8 @@ class VLLMModel(OpenAIHTTPModel):
         if self.managed:
             self.server_args = _server_args(server.server_args, name)
             self.weights, served = _weights(ref, server.revision, name)
+            if self.weights["source"] == "path" and outside_the_folder(ref):  # no folder of this machine in what debench writes
+                self.base_name = self.name = f"vllm/{Path(ref).name}#{self.weights['sha256'][:12]}"
             command = tuple(shlex.split(server.vllm_command or "vllm"))
             if not command:
                 raise UserError(f"{name}: vllm_command is empty")

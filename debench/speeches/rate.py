@@ -25,6 +25,7 @@ from debench.errors import UserError
 from debench.metrics.bootstrap import mean_ci, mean_diff_ci
 from debench.models.base import Model
 from debench.options import NBootstrap
+from debench.paths import portable_path
 from debench.pipeline import RunOptions, dataset_info, ensure_method_supported, run_config, run_stem, task_info, usage_info
 from debench.prompts import check_templates
 from debench.results import ModelInfo, now_iso, package_versions
@@ -179,7 +180,7 @@ async def rate_speeches(task: TaskConfig, task_path: Path, model: Model, speeche
     report = SpeechRatingReport(
         task=task_info(task, task.method),
         model=ModelInfo(**model.describe()),
-        speeches_file=SpeechesFileInfo(path=str(speeches_path), content_hash=content, n_speeches=len(rows), sources=file_sources),
+        speeches_file=SpeechesFileInfo(path=portable_path(str(speeches_path)), content_hash=content, n_speeches=len(rows), sources=file_sources),
         human_data=dataset_info(dataset),
         topics=topics,
         sources=sources,
@@ -187,7 +188,7 @@ async def rate_speeches(task: TaskConfig, task_path: Path, model: Model, speeche
         usage=usage_info(records, caller.n_requests),
         config=run_config(
             task, task_path, model, opts, method=task.method, concurrency=settings.concurrency, fingerprint=fp,
-            speeches=str(speeches_path), human_sources=opts.human_sources, n_bootstrap=n_boot,
+            speeches=portable_path(str(speeches_path)), human_sources=opts.human_sources, n_bootstrap=n_boot,
         ),
         samples_file=samples_path.name,
         plots=plots,

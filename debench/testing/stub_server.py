@@ -80,7 +80,7 @@ __all__ = [
 HOST = "127.0.0.1"
 """The only address the stub ever binds to."""
 
-Outcome = Literal["ok", "429", "500", "drop", "slow", "401"]
+Outcome = Literal["ok", "429", "500", "drop", "slow", "401", "filtered"]
 """What the server does with one completion request (the values of ``FaultPlan.script``)."""
 FaultKind = Literal["429", "500", "drop", "slow"]
 Responder = Callable[[dict[str, Any]], str]
@@ -586,6 +586,9 @@ class _StubCore:
         if outcome == "401":  # like a provider that names the key it was given in its error
             given = request.headers.get("Authorization", "").removeprefix("Bearer ")
             return _error_response(401, f"Incorrect API key provided: {given}.", "invalid_request_error", "invalid_api_key")
+        if outcome == "filtered":  # a content filter's refusal of one prompt (a per-sample error), naming the key too
+            given = request.headers.get("Authorization", "").removeprefix("Bearer ")
+            return _error_response(400, f"Request flagged by the content_filter (key {given}).", "invalid_request_error", "content_filter")
         if outcome == "drop":
             if request.transport is not None:
                 request.transport.abort()
