@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 import tempfile
 from pathlib import Path
@@ -84,66 +83,83 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--submissions", type=Path, default=REPO / "leaderboard" / "submissions")
     ap.add_argument("--out", type=Path, default=REPO / "leaderboard")
     ap.add_argument("--reported", type=Path, default=REPO / "leaderboard" / "reported.json", help="the papers' reported numbers (this checkout's)")
-    ap.add_argument("--trusted", type=Path, default=REPO / "leaderboard" / "trusted_endpoints.yaml", help="the endpoints that may verify an entry (this checkout's)")
+    ap.add_argument("--trusted", type=Path, default=REPO / "leaderboard" / "trusted_endpoints.yaml", help="the endpoints the job runs models through (this checkout's)")
+    ap.add_argument("--maintainers", type=Path, default=REPO / "leaderboard" / "maintainers.yaml", help="budgets, allowlist, overall task set (this checkout's)")
+    ap.add_argument("--reproduced", type=Path, default=REPO / "leaderboard" / "reproduced", help="the job's own runs (one folder per submission)")
+    ap.add_argument("--queue", type=Path, default=REPO / "leaderboard" / "queue.json", help="the merge-order queue of entries")
     ap.add_argument("--data-dir", default=os.environ.get("DEBENCH_DATA_DIR"), help="real data (default: $DEBENCH_DATA_DIR; else the Hub)")
     ap.add_argument("--pr-base", type=Path, default=None, metavar="BASE_DIR",
                     help="the base branch's leaderboard/submissions: refuse unless --submissions adds exactly one new folder to it")
-    ap.add_argument("--spot-check-commit", default=None, metavar="SHA",
-                    help="spot-check the trusted entries that have no record yet, with the seed of this commit (made after the merge), and write their records")
-    ap.add_argument("--spot-check-model-args", default=None, metavar="K=V,...",
-                    help="this machine's settings for the re-judging models (e.g. tensor_parallel_size=4 for a vllm/ entry); one that changes an identity is refused")
-    ap.add_argument("--skip-invalid", action="store_true", help="leave refused submissions out instead of failing")
+    ap.add_argument("--reproduce", action="store_true",
+                    help="run the allowlisted entries awaiting the leaderboard's own run (queue order, within the budgets) and write their runs")
+    ap.add_argument("--model-args", default=None, metavar="K=V,...",
+                    help="this machine's settings for the models it runs (e.g. tensor_parallel_size=4 for a vllm/ entry); one that changes an identity is refused")
+    ap.add_argument("--skip-invalid", action="store_true", help="(kept for older workflows; the refresh always builds the others)")
     ap.add_argument("--push", metavar="REPO_ID", default=None, help="upload to this Hugging Face Hub data set")
     ap.add_argument("--revision", default=None, help="branch of the Hub data set (default: main)")
     ap.add_argument("--token", default=os.environ.get("HF_TOKEN"), help="Hub token (default: $HF_TOKEN)")
     args = ap.parse_args(argv)
+    roots = [(args.submissions, "leaderboard/submissions"), (args.reproduced, "leaderboard/reproduced"), (REPO, ".")]
+
+    def say(text: str, err: bool = False) -> None:
+        from debench.leaderboard.public_text import public_text
+
+        print(public_text(text, roots), file=sys.stderr if err else sys.stdout, flush=True)
+
     print(f"judged by {_own_debench()}")
 
     from debench.errors import UserError
+    from debench.leaderboard.maintainers import load_maintainers
     from debench.leaderboard.publish import build, write_leaderboard
     from debench.leaderboard.pull_request import compare_trees
-    from debench.leaderboard.verify import SpotCheckRun
+    from debench.leaderboard.reproduce import ReproduceRun, gate_problem
     from debench.models.args import parse_model_args
 
-    if args.spot_check_commit is not None and not re.fullmatch(r"[0-9a-f]{40}", args.spot_check_commit):
-        print("refresh: error: --spot-check-commit takes a full 40-hex-digit commit sha", file=sys.stderr)
+    if args.pr_base is not None and args.reproduce:
+        say("refresh: error: a pull request is never run: --pr-base and --reproduce exclude each other", err=True)
         return 2
-    if args.pr_base is not None and args.spot_check_commit is not None:
-        print("refresh: error: a pull request is never spot-checked: --pr-base and --spot-check-commit exclude each other", file=sys.stderr)
-        return 2
+    gate = args.pr_base is not None
     try:
-        if args.pr_base is not None:
-            folder = compare_trees(args.submissions, args.pr_base)
-            print(f"pull request: adds only leaderboard/submissions/{folder}/ (nothing else differs from the base)")
-        operator = parse_model_args(args.spot_check_model_args, "--spot-check-model-args") if args.spot_check_model_args else None
-        run = SpotCheckRun(commit=args.spot_check_commit, model_args=operator) if args.spot_check_commit else None
-        built = build(args.submissions, None, data_dir=args.data_dir, skip_invalid=True, reported_path=args.reported, trusted_path=args.trusted, spot_check=run)
+        new_folder = None
+        if gate:
+            new_folder = compare_trees(args.submissions, args.pr_base)
+            say(f"pull request: adds only leaderboard/submissions/{new_folder}/ (nothing else differs from the base)")
+        maint = load_maintainers(args.maintainers)
+        operator = parse_model_args(args.model_args, "--model-args") if args.model_args else None
+        run = ReproduceRun(out_dir=args.reproduced, maintainers=maint, data_dir=args.data_dir, model_args=operator) if args.reproduce else None
+        built = build(
+            args.submissions, None, data_dir=args.data_dir, skip_invalid=True, reported_path=args.reported, trusted_path=args.trusted,
+            maintainers_path=args.maintainers, reproduce=run, reproduced_dir=args.reproduced, queue_path=args.queue,
+        )
     except (UserError, OSError) as exc:
-        print(f"refresh: error: {exc}", file=sys.stderr)
+        say(f"refresh: error: {exc}", err=True)
         return 2
-    if built.errors and not args.skip_invalid:
-        for err in built.errors:
-            print(f"refused: {err}", file=sys.stderr)
-        print(f"refresh: {len(built.errors)} submission(s) refused; nothing rebuilt", file=sys.stderr)
-        return 2
+    if gate:
+        # the gate refuses what the refresh would not build: any refusal, and an allowlisted identity whose settings overflow
+        problems = [str(e) for e in built.errors]
+        problems += [f"{s.results_path}: {p}" for s in built.published if s.submission == new_folder and (p := gate_problem(s, maint))]
+        if problems:
+            for p in problems:
+                say(f"refused: {p}", err=True)
+            say(f"refresh: {len(problems)} problem(s) in the pull request; nothing rebuilt", err=True)
+            return 2
     board = built.board
     write_leaderboard(board, args.out)
     for t in board.tasks:
         for e in t.entries:
-            print(f"{e.standing}: {e.results_file}: {t.name} | {e.model}" + (f" | {e.standing_reason}" if e.standing == "self_reported" else ""))
-    for r in built.removed:
-        print(f"removed: {r.sub.results_path.relative_to(args.submissions)}: {r.reason}")
+            say(f"{e.standing}: {e.results_file}: {t.name} | {e.model}" + (f" | {e.standing_reason}" if e.standing != "baseline" else ""))
     for err in built.errors:
-        print(f"refused: {err}", file=sys.stderr)
+        say(f"not built: {err}", err=True)
     n = sum(len(t.entries) for t in board.tasks)
     n_verified = sum(len(t.verified) for t in board.tasks)
-    print(f"leaderboard: {n} entries ({n_verified} verified) on {len(board.tasks)} task(s) -> {args.out / 'leaderboard.json'}, {args.out / 'index.html'}")
+    say(f"leaderboard: {n} entries ({n_verified} reproduced and ranked with the leaderboard's own numbers, {len(board.waiting)} waiting, "
+        f"{len(built.errors)} not built) on {len(board.tasks)} task(s) -> {args.out / 'leaderboard.json'}, {args.out / 'index.html'}")
     if args.push:
         if not args.token:
-            print("refresh: error: --push needs a Hub token (HF_TOKEN or --token)", file=sys.stderr)
+            say("refresh: error: --push needs a Hub token (HF_TOKEN or --token)", err=True)
             return 2
         url = push(args.out, built, args.submissions, args.push, token=args.token, revision=args.revision, message=f"Refresh leaderboard ({board.generated_at})")
-        print(f"pushed: {url}")
+        say(f"pushed: {url}")
     return 0
 
 
