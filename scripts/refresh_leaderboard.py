@@ -99,7 +99,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--revision", default=None, help="branch of the Hub data set (default: main)")
     ap.add_argument("--token", default=os.environ.get("HF_TOKEN"), help="Hub token (default: $HF_TOKEN)")
     args = ap.parse_args(argv)
-    roots = [(args.submissions, "leaderboard/submissions"), (args.reproduced, "leaderboard/reproduced"), (REPO, ".")]
+    roots = [(args.submissions, "leaderboard/submissions"), (args.reproduced, "leaderboard/reproduced"), (args.out, "leaderboard"), (REPO, ".")]
 
     def say(text: str, err: bool = False) -> None:
         from debench.leaderboard.public_text import public_text

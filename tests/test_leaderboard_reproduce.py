@@ -40,7 +40,7 @@ def _refresh(root: Path, *extra: str, env: dict[str, str] | None = None) -> subp
 def _eval(out: Path, base_url: str, model: str = MODEL) -> Path:
     """``debench eval`` of ``model`` with no api_base in its identity: litellm reaches the OpenAI
     API, which OPENAI_BASE_URL sends to the stub (the submitter's own proxy)."""
-    env = {**os.environ, "OPENAI_BASE_URL": base_url + "/v1", "OPENAI_API_KEY": "sk-submitter", "DEBENCH_CACHE_DIR": str(out / "cache")}
+    env = {**os.environ, "OPENAI_BASE_URL": base_url, "OPENAI_API_KEY": "sk-submitter", "DEBENCH_CACHE_DIR": str(out / "cache")}
     cmd = [sys.executable, "-m", "debench.cli", "eval", "--task", TASK, "--model", model, "--output-dir", str(out), "--data-source", "local",
            "--data-dir", str(DATA_DIR), "--no-progress", "--no-cache"]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env, timeout=1800)
@@ -78,7 +78,7 @@ def test_a_light_forgery_is_ranked_only_with_the_leaderboards_own_numbers(tmp_pa
     assert task["verified"] == [] and task["self_reported"][0]["queue_position"] == 1
 
     with StubServer(responder=honest) as srv:  # the trusted endpoint answers as the model does
-        got = _refresh(tmp_path, "--reproduce", env={"OPENAI_BASE_URL": srv.base_url + "/v1", "OPENAI_API_KEY": "sk-maintainers"})
+        got = _refresh(tmp_path, "--reproduce", env={"OPENAI_BASE_URL": srv.base_url, "OPENAI_API_KEY": "sk-maintainers"})
         asked = srv.stats.requests
     assert got.returncode == 0, got.stderr
     assert len(asked) == 631  # every document, no cache
@@ -92,7 +92,7 @@ def test_a_light_forgery_is_ranked_only_with_the_leaderboards_own_numbers(tmp_pa
     assert str(tmp_path) not in (tmp_path / "leaderboard" / "leaderboard.json").read_text() + got.stdout + got.stderr
     # a run once made is final: a second refresh asks nothing
     with StubServer(responder=honest) as srv:
-        got = _refresh(tmp_path, "--reproduce", env={"OPENAI_BASE_URL": srv.base_url + "/v1", "OPENAI_API_KEY": "sk-maintainers"})
+        got = _refresh(tmp_path, "--reproduce", env={"OPENAI_BASE_URL": srv.base_url, "OPENAI_API_KEY": "sk-maintainers"})
         assert srv.stats.requests == []
     assert got.returncode == 0, got.stderr
 
