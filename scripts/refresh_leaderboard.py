@@ -130,6 +130,7 @@ def main(argv: list[str]) -> int:
         built = build(
             args.submissions, None, data_dir=args.data_dir, skip_invalid=True, reported_path=args.reported, trusted_path=args.trusted,
             maintainers_path=args.maintainers, reproduce=run, reproduced_dir=args.reproduced, queue_path=args.queue,
+            merged=sorted(p.name for p in args.pr_base.iterdir() if p.is_dir()) if gate else (),
         )
     except (UserError, OSError) as exc:
         say(f"refresh: error: {exc}", err=True)

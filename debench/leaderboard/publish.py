@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -64,6 +65,7 @@ def build(
     reproduce: ReproduceRun | None = None,
     reproduced_dir: Path | None = None,
     queue_path: Path | None = None,
+    merged: Sequence[str] = (),
 ) -> Built:
     """Validate every submission under ``results_dir``, decide each one's standing
     (``debench.leaderboard.verify``; with ``reproduce``, run the leaderboard's own run of the
@@ -74,7 +76,8 @@ def build(
     is left out, listed on the page (``not_built``) and returned among the errors.
     ``maintainers_path``: budgets, allowlist, overall task set (None: nothing is reproduced);
     ``reproduced_dir``: the job's runs (default: ``results_dir``'s sibling ``reproduced``);
-    ``queue_path``: the merge-order queue (read; written back with new entries when reproducing).
+    ``queue_path``: the merge-order queue (read; written back with new entries when reproducing);
+    ``merged``: folders already merged (the gate: the base's), kept before any other of one judge.
     """
     folders, errors = submission_folders(results_dir)
     reported = load_reported(reported_path) if reported_path is not None else None
@@ -85,7 +88,7 @@ def build(
     files = [f for folder in folders for f in results_files(folder)]
     rules = entry_problems(files)
     errors += list(rules.values())
-    ok, refused = validate_all([f for f in files if f not in rules], data_dir=data_dir, folders=True, merged_first=queue.folders())
+    ok, refused = validate_all([f for f in files if f not in rules], data_dir=data_dir, folders=True, merged_first=[*queue.folders(), *merged])
     errors += refused
     if errors and not skip_invalid:
         raise errors[0]
