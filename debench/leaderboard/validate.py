@@ -396,8 +396,8 @@ def find_results_files(paths: Iterable[str | Path]) -> list[Path]:
 
 def duplicate_error(sub: ValidatedSubmission, first: ValidatedSubmission) -> UserError:
     return UserError(
-        f"the same judge ({sub.results.model.name}, {sub.results.task.method}: identical requests for every document) on {sub.task.name} "
-        f"as the submission in folder {first.submission}/ ({first.results_path.name}): one row per judge and task, so submit only one of them",
+        f"same model identity, method and task ({sub.results.model.name}, {sub.results.task.method}, {sub.task.name}: identical requests for every "
+        f"document) as the submission in folder {first.submission}/ ({first.results_path.name}): one row per judge and task, so submit only one of them",
         path=str(sub.results_path),
         field="model.identity",
     )
