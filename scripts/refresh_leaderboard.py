@@ -109,7 +109,7 @@ def main(argv: list[str]) -> int:
     print(f"judged by {_own_debench()}")
 
     from debench.errors import UserError
-    from debench.leaderboard.maintainers import load_maintainers
+    from debench.leaderboard.maintainers import load_maintainers, no_maintainers
     from debench.leaderboard.publish import build, write_leaderboard
     from debench.leaderboard.pull_request import compare_trees
     from debench.leaderboard.reproduce import ReproduceRun, gate_problem
@@ -124,12 +124,14 @@ def main(argv: list[str]) -> int:
         if gate:
             new_folder = compare_trees(args.submissions, args.pr_base)
             say(f"pull request: adds only leaderboard/submissions/{new_folder}/ (nothing else differs from the base)")
-        maint = load_maintainers(args.maintainers)
+        maint = load_maintainers(args.maintainers) if args.maintainers.exists() else no_maintainers()
+        if not args.maintainers.exists():
+            say(f"refresh: no maintainers' file at {args.maintainers}: nothing is reproduced, nothing allowlisted")
         operator = parse_model_args(args.model_args, "--model-args") if args.model_args else None
         run = ReproduceRun(out_dir=args.reproduced, maintainers=maint, data_dir=args.data_dir, model_args=operator) if args.reproduce else None
         built = build(
             args.submissions, None, data_dir=args.data_dir, skip_invalid=True, reported_path=args.reported, trusted_path=args.trusted,
-            maintainers_path=args.maintainers, reproduce=run, reproduced_dir=args.reproduced, queue_path=args.queue,
+            maintainers_path=args.maintainers if args.maintainers.exists() else None, reproduce=run, reproduced_dir=args.reproduced, queue_path=args.queue,
             merged=sorted(p.name for p in args.pr_base.iterdir() if p.is_dir()) if gate else (),
         )
     except (UserError, OSError) as exc:

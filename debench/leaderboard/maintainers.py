@@ -74,6 +74,12 @@ class Maintainers(BaseModel):
         return next((a for a in self.allowlist if a.model == name), None)
 
 
+def no_maintainers() -> Maintainers:
+    """No maintainers' file: zero budgets, an empty allowlist, no overall task set (nothing is run)."""
+    zero = Budget(requests=0, tokens=0)
+    return Maintainers(budgets=Budgets(per_entry=zero, per_refresh=zero))
+
+
 def maintainers_json_schema() -> dict[str, Any]:
     return document_schema(Maintainers, slug="leaderboard-maintainers", version=MAINTAINERS_SCHEMA_VERSION, title="debench leaderboard: the maintainers' file")
 

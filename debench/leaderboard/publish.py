@@ -17,7 +17,7 @@ from debench.leaderboard.board import SCHEMA_PATH, Leaderboard, validate_leaderb
 from debench.leaderboard.build import build_leaderboard
 from debench.leaderboard.entry_rules import entry_problems
 from debench.leaderboard.files import copy_regular, results_files, submission_folders
-from debench.leaderboard.maintainers import Budget, Budgets, Maintainers, load_maintainers
+from debench.leaderboard.maintainers import load_maintainers, no_maintainers
 from debench.leaderboard.page import render_page
 from debench.leaderboard.public_text import public_text
 from debench.leaderboard.queue import Queue, extend, read_queue, write_queue
@@ -82,7 +82,7 @@ def build(
     folders, errors = submission_folders(results_dir)
     reported = load_reported(reported_path) if reported_path is not None else None
     trusted = load_trusted(trusted_path) if trusted_path is not None else TrustedEndpoints()
-    maint = load_maintainers(maintainers_path) if maintainers_path is not None else Maintainers(budgets=Budgets(per_entry=Budget(requests=0, tokens=0), per_refresh=Budget(requests=0, tokens=0)))
+    maint = load_maintainers(maintainers_path) if maintainers_path is not None else no_maintainers()
     reproduced_dir = reproduced_dir or results_dir.parent / "reproduced"
     queue = read_queue(queue_path) if queue_path is not None else Queue()
     files = [f for folder in folders for f in results_files(folder)]

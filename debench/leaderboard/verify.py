@@ -102,12 +102,12 @@ def _standing(
 ) -> tuple[Standing, str]:
     if sub.results.model.kind == "baseline":
         return "baseline", "a baseline: every prediction re-derived by running it; a reference line, never ranked"
-    allowed = allowlisted(sub, maint)
-    if isinstance(allowed, str):
-        return "self_reported", f"not reproduced: {allowed}"
     t = trust(sub.identity, trusted)
     if not t.ok:
         return "self_reported", f"not reproduced: {t.reason}"
+    allowed = allowlisted(sub, maint)
+    if isinstance(allowed, str):
+        return "self_reported", f"not reproduced: {allowed}"
     problem = gate_problem(sub, maint)
     if problem:
         return "self_reported", f"not reproduced: {problem}"
