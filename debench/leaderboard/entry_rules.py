@@ -18,6 +18,10 @@ from debench.errors import UserError
 from debench.leaderboard.public_text import has_control
 
 
+def _mapping(value: object) -> dict[str, object]:
+    return value if isinstance(value, dict) else {}
+
+
 def _peek(path: Path) -> dict[str, object]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -41,15 +45,13 @@ def entry_problems(files: Iterable[Path]) -> dict[Path, UserError]:
                 out[f] = UserError("a control character in the folder or file name: names are printed in the job's log and the page", path=str(f))
                 continue
             data = _peek(f)
-            model = data.get("model") if isinstance(data.get("model"), dict) else {}
-            assert isinstance(model, dict)
-            ident = model.get("identity") if isinstance(model.get("identity"), dict) else {}
-            assert isinstance(ident, dict)
+            model = _mapping(data.get("model"))
+            ident = _mapping(model.get("identity"))
             names = [str(model.get("name", "")), str(ident.get("name", ""))]
             if any(has_control(n) for n in names):
                 out[f] = UserError("a control character in the model name: names are printed in the job's log and the page", path=str(f), field="model.name")
                 continue
-            task = data.get("task", {}).get("name") if isinstance(data.get("task"), dict) else None  # type: ignore[union-attr]
+            task = _mapping(data.get("task")).get("name")
             if isinstance(task, str):
                 if task in tasks:
                     out[f] = UserError(

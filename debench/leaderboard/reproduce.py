@@ -164,11 +164,11 @@ def reproduce(
     ``UserError`` when the model cannot be built or the run cannot be made."""
     from debench.leaderboard.spot_check import model_from_identity
     from debench.leaderboard.validate import _DATA
-    from debench.pipeline import EvalOptions, build_results, run_config, run_fingerprint
+    from debench.pipeline import EvalOptions, build_results, run_config
     from debench.record_log import RecordLog
     from debench.results import write_results
-    from debench.runner import RunSettings, run_samples
-    from debench.task_lookup import tasks_dir
+    from debench.runner import RunSettings, run_fingerprint, run_samples
+    from debench.task_files import tasks_dir
 
     method = sub.results.task.method
     results_path, samples_path = run.paths(sub)
