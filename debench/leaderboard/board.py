@@ -62,7 +62,7 @@ class Entry(BaseModel):
     id: str = Field(description="<submission folder>/<results file name>, unique")
     judge: str = Field(description="id of the judge: its model identity and method (one entry per judge and task)")
     standing: Literal["verified", "self_reported", "baseline"] = Field(
-        description="verified: reproduced by the leaderboard's own spot check through a trusted endpoint (only these are ranked); "
+        description="verified: run by the leaderboard's own job on every document through a trusted endpoint, its metrics the job's (only these are ranked); "
         "self_reported: validated, not reproduced, never ranked; baseline: re-run by the leaderboard, a reference line, never ranked"
     )
     standing_reason: str = Field(description="what reproduced it, or why it is self-reported")
@@ -168,7 +168,7 @@ class Leaderboard(BaseModel):
     tasks: list[TaskBoard]
     overview: list[OverviewRow] = Field(description="verified judges: ranked overall first (by overall rank, once shown), then the others")
     overview_self_reported: list[OverviewRow] = Field(description="self-reported judges, never ranked")
-    removed: list[RemovedEntry] = Field(default_factory=list, description="validated entries the leaderboard's spot check removed, with the reason")
+    removed: list[RemovedEntry] = Field(default_factory=list, description="validated entries the leaderboard took off the page, with the reason (none today: a run that fails leaves its entry self-reported)")
     reported: Reported = Field(description="numbers reported in papers, not verified, never ranked")
     waiting: list[str] = Field(default_factory=list, description="entries waiting in the queue for the leaderboard's own run, in queue order")
     not_built: list[str] = Field(default_factory=list, description="submission files the job could not read, build or run, each with its reason")
