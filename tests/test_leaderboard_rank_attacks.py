@@ -104,7 +104,7 @@ def test_gold_answers_from_the_submitters_endpoint_are_shown_not_ranked(gold_run
     assert not list(subs.rglob("spotcheck_*.json"))  # nothing was spot-checked, no record written
     html = (out / "index.html").read_text()
     assert gold["id"] in _section(html, f"self-{TASK}") and gold["id"] not in _section(html, TASK)
-    assert "A rank is the leaderboard&#39;s own number." in html
+    assert "A rank is the leaderboard's own number." in html
 
 
 def test_the_same_answers_typed_in_as_a_trusted_providers_model_are_not_ranked(gold_run: Path, tmp_path: Path) -> None:
