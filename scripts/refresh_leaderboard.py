@@ -1,7 +1,7 @@
-"""The leaderboard refresh job (what CI runs): validate every submission, spot-check, rebuild, optionally push.
+"""The leaderboard refresh job (what CI runs): validate every submission, run what awaits the job, rebuild, optionally push.
 
-    # the refresh job on main, after a merge (spot-checks what awaits it, writes the records):
-    DEBENCH_DATA_DIR=../shared/datasets python scripts/refresh_leaderboard.py --spot-check-commit "$GITHUB_SHA"
+    # the refresh job on main: runs the queued allowlisted entries itself, within the budgets
+    DEBENCH_DATA_DIR=../shared/datasets python scripts/refresh_leaderboard.py --reproduce
     python scripts/refresh_leaderboard.py --data-dir DATA --push org/debench-leaderboard   # needs HF_TOKEN
 
     # the gate of a submission pull request: the pull request (as GitHub would merge it) checked
@@ -13,23 +13,25 @@ Every results file under the submissions folder is validated (all metrics recomp
 samples on the real data, every prediction traced, every prompt the task's; see ``debench
 validate``) by the debench of the checkout this script belongs to — never by code that came with
 the submissions: the script imports debench from its own checkout, refuses to run otherwise, writes
-no bytecode into it, and prints which debench judged. Any refusal fails the job with exit code 2
-and one line per refused file, unless ``--skip-invalid``.
+no bytecode into it, and prints which debench judged.
 
-Each validated entry gets its standing (``debench.leaderboard.verify``): verified (its committed
-spot-check record checks out: ranked), self-reported (never ranked) or baseline (a reference line).
-With ``--spot-check-commit SHA`` (the refresh job on main: ``GITHUB_SHA``, a commit made after the
-submissions were merged) every entry the allowlist (``--trusted``) can verify and that has no
-record yet is re-judged on ``SPOT_CHECK_DOCS`` documents drawn with that commit's seed, through the
-trusted endpoint with the maintainers' key (a CI secret), and its record is written beside it (the
-workflow commits it). Then ``leaderboard.json`` and ``index.html`` are rebuilt (deterministically:
-an unchanged set of submissions gives identical files).
+A rank is the leaderboard's own number (``debench.leaderboard.verify``, ``reproduce``): with
+``--reproduce`` every entry whose model the maintainers' allowlist (``--maintainers``) names
+exactly and the trusted endpoints (``--trusted``) reach is run by this job on every document,
+through the trusted endpoint, without the response cache, in queue order (``--queue``, merge
+order) and within the budgets; the run is final and written under ``--reproduced`` (the workflow
+commits it). Only those runs' numbers are ranked, beside the submitted ones. What cannot be read,
+built or run is listed with its reason and the others are built: the refresh exits 0. Every line
+printed goes through ``public_text`` (no control character, no leading ``::``, no absolute path).
 
 With ``--pr-base BASE_DIR`` the pull request's tree must differ from the base branch's by exactly
-one new submission folder of regular files, each referenced by a results file and within its size
-cap, and nothing else (``debench.leaderboard.pull_request``); no spot check runs. With ``--push
-REPO_ID`` the page, the JSON, its schema and the validated files of the entries on the page are
-copied (never following a link) and uploaded to a Hugging Face Hub data set in one commit.
+one new submission folder of regular files and nothing else (``debench.leaderboard.pull_request``);
+then any refusal — and an allowlisted identity whose settings overflow its model's window or pass
+its ``max_tokens`` ceiling, a duplicate of a merged judge, a second results file for a task, a
+shared samples log, a control character in a name — fails it with exit code 2; nothing is run.
+With ``--push REPO_ID`` the page, the JSON, its schema, the validated files of the entries on the
+page and the job's runs of them are copied (never following a link) and uploaded to a Hugging Face
+Hub data set in one commit.
 """
 
 from __future__ import annotations
