@@ -1,7 +1,7 @@
-"""The leaderboard refresh job (what CI runs): validate every submission, spot-check, rebuild, optionally push.
+"""The leaderboard refresh job (what CI runs): validate every submission, run what awaits the job, rebuild, optionally push.
 
-    # the refresh job on main, after a merge (spot-checks what awaits it, writes the records):
-    DEBENCH_DATA_DIR=../shared/datasets python scripts/refresh_leaderboard.py --spot-check-commit "$GITHUB_SHA"
+    # the refresh job on main: runs the queued allowlisted entries itself, within the budgets
+    DEBENCH_DATA_DIR=../shared/datasets python scripts/refresh_leaderboard.py --reproduce
     python scripts/refresh_leaderboard.py --data-dir DATA --push org/debench-leaderboard   # needs HF_TOKEN
 
     # the gate of a submission pull request: the pull request (as GitHub would merge it) checked
@@ -13,30 +13,31 @@ Every results file under the submissions folder is validated (all metrics recomp
 samples on the real data, every prediction traced, every prompt the task's; see ``debench
 validate``) by the debench of the checkout this script belongs to — never by code that came with
 the submissions: the script imports debench from its own checkout, refuses to run otherwise, writes
-no bytecode into it, and prints which debench judged. Any refusal fails the job with exit code 2
-and one line per refused file, unless ``--skip-invalid``.
+no bytecode into it, and prints which debench judged.
 
-Each validated entry gets its standing (``debench.leaderboard.verify``): verified (its committed
-spot-check record checks out: ranked), self-reported (never ranked) or baseline (a reference line).
-With ``--spot-check-commit SHA`` (the refresh job on main: ``GITHUB_SHA``, a commit made after the
-submissions were merged) every entry the allowlist (``--trusted``) can verify and that has no
-record yet is re-judged on ``SPOT_CHECK_DOCS`` documents drawn with that commit's seed, through the
-trusted endpoint with the maintainers' key (a CI secret), and its record is written beside it (the
-workflow commits it). Then ``leaderboard.json`` and ``index.html`` are rebuilt (deterministically:
-an unchanged set of submissions gives identical files).
+A rank is the leaderboard's own number (``debench.leaderboard.verify``, ``reproduce``): with
+``--reproduce`` every entry whose model the maintainers' allowlist (``--maintainers``) names
+exactly and the trusted endpoints (``--trusted``) reach is run by this job on every document,
+through the trusted endpoint, without the response cache, in queue order (``--queue``, merge
+order) and within the budgets; the run is final and written under ``--reproduced`` (the workflow
+commits it). Only those runs' numbers are ranked, beside the submitted ones. What cannot be read,
+built or run is listed with its reason and the others are built: the refresh exits 0. Every line
+printed goes through ``public_text`` (no control character, no leading ``::``, no absolute path).
 
 With ``--pr-base BASE_DIR`` the pull request's tree must differ from the base branch's by exactly
-one new submission folder of regular files, each referenced by a results file and within its size
-cap, and nothing else (``debench.leaderboard.pull_request``); no spot check runs. With ``--push
-REPO_ID`` the page, the JSON, its schema and the validated files of the entries on the page are
-copied (never following a link) and uploaded to a Hugging Face Hub data set in one commit.
+one new submission folder of regular files and nothing else (``debench.leaderboard.pull_request``);
+then any refusal — and an allowlisted identity whose settings overflow its model's window or pass
+its ``max_tokens`` ceiling, a duplicate of a merged judge, a second results file for a task, a
+shared samples log, a control character in a name — fails it with exit code 2; nothing is run.
+With ``--push REPO_ID`` the page, the JSON, its schema, the validated files of the entries on the
+page and the job's runs of them are copied (never following a link) and uploaded to a Hugging Face
+Hub data set in one commit.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 import tempfile
 from pathlib import Path
@@ -84,66 +85,86 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--submissions", type=Path, default=REPO / "leaderboard" / "submissions")
     ap.add_argument("--out", type=Path, default=REPO / "leaderboard")
     ap.add_argument("--reported", type=Path, default=REPO / "leaderboard" / "reported.json", help="the papers' reported numbers (this checkout's)")
-    ap.add_argument("--trusted", type=Path, default=REPO / "leaderboard" / "trusted_endpoints.yaml", help="the endpoints that may verify an entry (this checkout's)")
+    ap.add_argument("--trusted", type=Path, default=REPO / "leaderboard" / "trusted_endpoints.yaml", help="the endpoints the job runs models through (this checkout's)")
+    ap.add_argument("--maintainers", type=Path, default=REPO / "leaderboard" / "maintainers.yaml", help="budgets, allowlist, overall task set (this checkout's)")
+    ap.add_argument("--reproduced", type=Path, default=REPO / "leaderboard" / "reproduced", help="the job's own runs (one folder per submission)")
+    ap.add_argument("--queue", type=Path, default=REPO / "leaderboard" / "queue.json", help="the merge-order queue of entries")
     ap.add_argument("--data-dir", default=os.environ.get("DEBENCH_DATA_DIR"), help="real data (default: $DEBENCH_DATA_DIR; else the Hub)")
     ap.add_argument("--pr-base", type=Path, default=None, metavar="BASE_DIR",
                     help="the base branch's leaderboard/submissions: refuse unless --submissions adds exactly one new folder to it")
-    ap.add_argument("--spot-check-commit", default=None, metavar="SHA",
-                    help="spot-check the trusted entries that have no record yet, with the seed of this commit (made after the merge), and write their records")
-    ap.add_argument("--spot-check-model-args", default=None, metavar="K=V,...",
-                    help="this machine's settings for the re-judging models (e.g. tensor_parallel_size=4 for a vllm/ entry); one that changes an identity is refused")
-    ap.add_argument("--skip-invalid", action="store_true", help="leave refused submissions out instead of failing")
+    ap.add_argument("--reproduce", action="store_true",
+                    help="run the allowlisted entries awaiting the leaderboard's own run (queue order, within the budgets) and write their runs")
+    ap.add_argument("--model-args", default=None, metavar="K=V,...",
+                    help="this machine's settings for the models it runs (e.g. tensor_parallel_size=4 for a vllm/ entry); one that changes an identity is refused")
+    ap.add_argument("--skip-invalid", action="store_true", help="(kept for older workflows; the refresh always builds the others)")
     ap.add_argument("--push", metavar="REPO_ID", default=None, help="upload to this Hugging Face Hub data set")
     ap.add_argument("--revision", default=None, help="branch of the Hub data set (default: main)")
     ap.add_argument("--token", default=os.environ.get("HF_TOKEN"), help="Hub token (default: $HF_TOKEN)")
     args = ap.parse_args(argv)
+    roots = [(args.submissions, "leaderboard/submissions"), (args.reproduced, "leaderboard/reproduced"), (args.out, "leaderboard"), (REPO, ".")]
+
+    def say(text: str, err: bool = False) -> None:
+        from debench.leaderboard.public_text import public_text
+
+        print(public_text(text, roots), file=sys.stderr if err else sys.stdout, flush=True)
+
     print(f"judged by {_own_debench()}")
 
     from debench.errors import UserError
+    from debench.leaderboard.maintainers import load_maintainers, no_maintainers
     from debench.leaderboard.publish import build, write_leaderboard
     from debench.leaderboard.pull_request import compare_trees
-    from debench.leaderboard.verify import SpotCheckRun
+    from debench.leaderboard.reproduce import ReproduceRun, gate_problem
     from debench.models.args import parse_model_args
 
-    if args.spot_check_commit is not None and not re.fullmatch(r"[0-9a-f]{40}", args.spot_check_commit):
-        print("refresh: error: --spot-check-commit takes a full 40-hex-digit commit sha", file=sys.stderr)
+    if args.pr_base is not None and args.reproduce:
+        say("refresh: error: a pull request is never run: --pr-base and --reproduce exclude each other", err=True)
         return 2
-    if args.pr_base is not None and args.spot_check_commit is not None:
-        print("refresh: error: a pull request is never spot-checked: --pr-base and --spot-check-commit exclude each other", file=sys.stderr)
-        return 2
+    gate = args.pr_base is not None
     try:
-        if args.pr_base is not None:
-            folder = compare_trees(args.submissions, args.pr_base)
-            print(f"pull request: adds only leaderboard/submissions/{folder}/ (nothing else differs from the base)")
-        operator = parse_model_args(args.spot_check_model_args, "--spot-check-model-args") if args.spot_check_model_args else None
-        run = SpotCheckRun(commit=args.spot_check_commit, model_args=operator) if args.spot_check_commit else None
-        built = build(args.submissions, None, data_dir=args.data_dir, skip_invalid=True, reported_path=args.reported, trusted_path=args.trusted, spot_check=run)
+        new_folder = None
+        if gate:
+            new_folder = compare_trees(args.submissions, args.pr_base)
+            say(f"pull request: adds only leaderboard/submissions/{new_folder}/ (nothing else differs from the base)")
+        maint = load_maintainers(args.maintainers) if args.maintainers.exists() else no_maintainers()
+        if not args.maintainers.exists():
+            say(f"refresh: no maintainers' file at {args.maintainers}: nothing is reproduced, nothing allowlisted")
+        operator = parse_model_args(args.model_args, "--model-args") if args.model_args else None
+        run = ReproduceRun(out_dir=args.reproduced, maintainers=maint, data_dir=args.data_dir, model_args=operator) if args.reproduce else None
+        built = build(
+            args.submissions, None, data_dir=args.data_dir, skip_invalid=True, reported_path=args.reported, trusted_path=args.trusted,
+            maintainers_path=args.maintainers if args.maintainers.exists() else None, reproduce=run, reproduced_dir=args.reproduced, queue_path=args.queue,
+            merged=sorted(p.name for p in args.pr_base.iterdir() if p.is_dir()) if gate else (),
+        )
     except (UserError, OSError) as exc:
-        print(f"refresh: error: {exc}", file=sys.stderr)
+        say(f"refresh: error: {exc}", err=True)
         return 2
-    if built.errors and not args.skip_invalid:
-        for err in built.errors:
-            print(f"refused: {err}", file=sys.stderr)
-        print(f"refresh: {len(built.errors)} submission(s) refused; nothing rebuilt", file=sys.stderr)
-        return 2
+    if gate:
+        # the gate refuses what the refresh would not build: any refusal, and an allowlisted identity whose settings overflow
+        problems = [str(e) for e in built.errors]
+        problems += [f"{s.results_path}: {p}" for s in built.published if s.submission == new_folder and (p := gate_problem(s, maint))]
+        if problems:
+            for p in problems:
+                say(f"refused: {p}", err=True)
+            say(f"refresh: {len(problems)} problem(s) in the pull request; nothing rebuilt", err=True)
+            return 2
     board = built.board
     write_leaderboard(board, args.out)
     for t in board.tasks:
         for e in t.entries:
-            print(f"{e.standing}: {e.results_file}: {t.name} | {e.model}" + (f" | {e.standing_reason}" if e.standing == "self_reported" else ""))
-    for r in built.removed:
-        print(f"removed: {r.sub.results_path.relative_to(args.submissions)}: {r.reason}")
+            say(f"{e.standing}: {e.results_file}: {t.name} | {e.model}" + (f" | {e.standing_reason}" if e.standing != "baseline" else ""))
     for err in built.errors:
-        print(f"refused: {err}", file=sys.stderr)
+        say(f"not built: {err}", err=True)
     n = sum(len(t.entries) for t in board.tasks)
     n_verified = sum(len(t.verified) for t in board.tasks)
-    print(f"leaderboard: {n} entries ({n_verified} verified) on {len(board.tasks)} task(s) -> {args.out / 'leaderboard.json'}, {args.out / 'index.html'}")
+    say(f"leaderboard: {n} entries ({n_verified} reproduced and ranked with the leaderboard's own numbers, {len(board.waiting)} waiting, "
+        f"{len(built.errors)} not built) on {len(board.tasks)} task(s) -> {args.out / 'leaderboard.json'}, {args.out / 'index.html'}")
     if args.push:
         if not args.token:
-            print("refresh: error: --push needs a Hub token (HF_TOKEN or --token)", file=sys.stderr)
+            say("refresh: error: --push needs a Hub token (HF_TOKEN or --token)", err=True)
             return 2
         url = push(args.out, built, args.submissions, args.push, token=args.token, revision=args.revision, message=f"Refresh leaderboard ({board.generated_at})")
-        print(f"pushed: {url}")
+        say(f"pushed: {url}")
     return 0
 
 

@@ -15,6 +15,7 @@ from debench.arena.ranking_file import ARENA_RANKING_SCHEMA_PATH, arena_ranking_
 from debench.group_summary import GROUP_SUMMARY_SCHEMA_PATH, group_summary_json_schema
 from debench.leaderboard.board import SCHEMA_PATH as LEADERBOARD_SCHEMA_PATH
 from debench.leaderboard.board import leaderboard_json_schema
+from debench.leaderboard.maintainers import MAINTAINERS_SCHEMA_PATH, maintainers_json_schema
 from debench.leaderboard.reported import REPORTED_SCHEMA_PATH, reported_json_schema
 from debench.leaderboard.spot_record import SPOT_RECORD_SCHEMA_PATH, spot_record_json_schema
 from debench.leaderboard.trusted import TRUSTED_SCHEMA_PATH, trusted_json_schema
@@ -31,6 +32,7 @@ TARGETS = {
     LEADERBOARD_SCHEMA_PATH: leaderboard_json_schema,
     REPORTED_SCHEMA_PATH: reported_json_schema,
     TRUSTED_SCHEMA_PATH: trusted_json_schema,
+    MAINTAINERS_SCHEMA_PATH: maintainers_json_schema,
     SPOT_RECORD_SCHEMA_PATH: spot_record_json_schema,
     PROBE_SCHEMA_PATH: probe_report_json_schema,
     REPEATS_SCHEMA_PATH: repeats_json_schema,

@@ -130,6 +130,7 @@ def accepted(*paths: Path) -> str:
 REPO = Path(__file__).resolve().parent.parent
 SEEDS = REPO / "leaderboard" / "submissions"
 TRUSTED = REPO / "leaderboard" / "trusted_endpoints.yaml"
+MAINTAINERS = REPO / "leaderboard" / "maintainers.yaml"
 COMMIT = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c"
 """A commit sha standing for the merge commit the refresh job's spot check is seeded from."""
 
@@ -175,8 +176,8 @@ def add_submission(subs: Path, results: Path, folder: str) -> tuple[Path, Path]:
 
 
 def board_build(subs: Path, out: Path, *extra: str, env: dict[str, str] | None = None) -> Any:
-    """``debench leaderboard build`` of a submissions tree with the committed allowlist."""
-    return cli("leaderboard", "build", "--results", str(subs), "--out", str(out), "--trusted", str(TRUSTED), *extra, env=env)
+    """``debench leaderboard build`` of a submissions tree with the committed allowlist and maintainers' file."""
+    return cli("leaderboard", "build", "--results", str(subs), "--out", str(out), "--trusted", str(TRUSTED), "--maintainers", str(MAINTAINERS), *extra, env=env)
 
 
 def board_json(out: Path) -> dict[str, Any]:

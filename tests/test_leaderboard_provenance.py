@@ -307,9 +307,9 @@ def test_duplicate_in_two_folders(model_run: Path, tmp_path: Path) -> None:
     assert proc.stdout.count("ok: ") == 1
     (line,) = proc.stderr.strip().splitlines()
     assert line.startswith(f"debench: error: {second}: field 'model.identity': same model identity, method and task")
-    assert str(first) in line
+    assert f"as the submission in folder team-a/ ({first.name})" in line  # names the folder that holds the judge
     proc = run_cli("leaderboard", "build", "--results", str(tmp_path / "subs"), "--out", str(tmp_path / "out"), env=data_env())
-    assert proc.returncode == 2 and str(first) in proc.stderr and str(second) in proc.stderr
+    assert proc.returncode == 2 and "folder team-a/" in proc.stderr and str(second) in proc.stderr
     assert not (tmp_path / "out" / "leaderboard.json").exists()
 
 

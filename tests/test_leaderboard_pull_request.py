@@ -76,7 +76,7 @@ def test_a_genuine_new_submission_is_accepted(trees: tuple[Path, Path], new_base
     board = json.loads((tmp_path / "board" / "leaderboard.json").read_text())
     (t,) = board["tasks"]
     assert {e["submission"] for e in t["baselines"]} == {"baseline__random", "baseline__length", "baseline__random-seed1"}
-    assert [e["model"] for e in t["verified"]] == ["local/smollm2"]  # its record still checks out
+    assert [e["model"] for e in t["self_reported"]] == ["local/smollm2"] and t["verified"] == []  # it waits for the job's own run
 
 
 def test_rewriting_an_existing_submission_is_refused(trees: tuple[Path, Path], new_baseline: Path, tmp_path: Path) -> None:
@@ -227,7 +227,9 @@ def test_the_base_code_judges_the_pull_request(pull_request: tuple[Path, Path, P
     assert f"judged by debench 0.1.0 at {REPO / 'debench'}" in proc.stdout
     assert "pull request: adds only leaderboard/submissions/openai__gpt-perfect/" in proc.stdout
     refusals = [line for line in proc.stderr.splitlines() if line.startswith("refused: ")]
-    assert len(refusals) == 1 and f"{samples}: field 'messages'" in refusals[0] and "carries no messages" in refusals[0]
+    # the runner's paths are printed relative to the submissions folder (no absolute path in the log)
+    where = f"leaderboard/submissions/{samples.relative_to(pr / 'leaderboard' / 'submissions')}"
+    assert len(refusals) == 1 and f"{where}: field 'messages'" in refusals[0] and "carries no messages" in refusals[0]
     assert not (tmp_path / "out").exists()
     assert not list((REPO / "debench").rglob("__pycache__/*refresh*"))
 

@@ -21,7 +21,6 @@ from typing import Any
 import pytest
 from conftest import DATA_DIR, real_data_dir
 from lbhelp import (
-    COMMIT,
     SEEDS,
     add_submission,
     board_build,
@@ -31,6 +30,7 @@ from lbhelp import (
     edit_json,
     edit_records,
     entries_of,
+    refresh_main,
     rescore,
     stub_eval,
     submissions_tree,
@@ -91,7 +91,7 @@ def test_gold_answers_from_the_submitters_endpoint_are_shown_not_ranked(gold_run
     assert "self-check 100% at its own endpoint (not a verification)" in got.stdout
     gold_server.reset_stats()
     out = tmp_path / "out"
-    got = board_build(subs, out, "--spot-check-commit", COMMIT)
+    got = board_build(subs, out)
     assert got.exit_code == 0, got.stderr
     assert gold_server.stats.requests == []  # the leaderboard's job never asks the submitter's endpoint
     groups = entries_of(board_json(out), TASK)
@@ -104,39 +104,38 @@ def test_gold_answers_from_the_submitters_endpoint_are_shown_not_ranked(gold_run
     assert not list(subs.rglob("spotcheck_*.json"))  # nothing was spot-checked, no record written
     html = (out / "index.html").read_text()
     assert gold["id"] in _section(html, f"self-{TASK}") and gold["id"] not in _section(html, TASK)
-    assert "A rank means the leaderboard reproduced it." in html
+    assert "A rank is the leaderboard's own number." in html
 
 
 def test_the_same_answers_typed_in_as_a_trusted_providers_model_are_not_ranked(gold_run: Path, tmp_path: Path) -> None:
-    """The gold answers renamed openai/gpt-4o (litellm's default endpoint, which the allowlist
-    trusts): the job would re-judge through OpenAI with the maintainers' key, never take them."""
+    """The gold answers renamed as an OpenAI model (litellm's default endpoint, which the allowlist
+    trusts): a pattern-like name is not on the exact allowlist; an allowlisted one waits for the
+    job's own run through OpenAI with the maintainers' key, which never takes the submitted answers."""
     from debench.runner import run_fingerprint
     from debench.task_lookup import load_task
 
-    subs = submissions_tree(tmp_path, TASK, ("baseline/random",))
-    res, _ = add_submission(subs, gold_run, "openai__gpt-4o")
     task, _ = load_task(TASK)
-    identity = {"name": "openai/gpt-4o", "send_grammar": False}
+    for name, folder in (("openai/gpt-4o", "openai__gpt-4o"), ("gpt-4o-2024-08-06", "gpt-4o-2024-08-06")):
+        subs = submissions_tree(tmp_path / folder, TASK, ("baseline/random",))
+        res, _ = add_submission(subs, gold_run, folder)
+        identity = {"name": name, "send_grammar": False}
 
-    def rename(d: dict[str, Any]) -> None:
-        d["model"] = {"name": "openai/gpt-4o", "kind": "litellm", "identity": identity}
-        d["config"]["fingerprint"] = run_fingerprint(task, identity, d["dataset"]["content_hash"], d["task"]["method"])
+        def rename(d: dict[str, Any], name: str = name, identity: dict[str, Any] = identity) -> None:
+            d["model"] = {"name": name, "kind": "litellm", "identity": identity}
+            d["config"]["fingerprint"] = run_fingerprint(task, identity, d["dataset"]["content_hash"], d["task"]["method"])
 
-    edit_json(res, rename)
-    out = tmp_path / "out"
-    got = board_build(subs, out)
-    assert got.exit_code == 0, got.stderr
-    (entry,) = entries_of(board_json(out), TASK)["self_reported"]
-    assert entry["model"] == "openai/gpt-4o" and entry["rank"] is None
-    assert "awaits the leaderboard's spot check through openai" in entry["standing_reason"]
-    # the refresh job after the merge: without the maintainers' key it cannot check, and removes it
-    got = board_build(subs, out, "--spot-check-commit", COMMIT, env={"OPENAI_API_KEY": None})
-    assert got.exit_code == 0, got.stderr
-    board = board_json(out)
-    assert all(not v for v in entries_of(board, TASK)["verified"]) and not entries_of(board, TASK)["self_reported"]
-    (removed,) = board["removed"]
-    assert removed["model"] == "openai/gpt-4o" and "OPENAI_API_KEY" in removed["reason"]
-    assert f"removed: {res}" in got.stderr
+        edit_json(res, rename)
+        out = tmp_path / folder / "out"
+        code, _, err = refresh_main("--submissions", str(subs), "--out", str(out), "--reproduced", str(out / "reproduced"), "--queue", str(out / "queue.json"),
+                                    "--data-dir", str(DATA_DIR), "--reproduce")
+        assert code == 0, err
+        groups = entries_of(board_json(out), TASK)
+        (entry,) = groups["self_reported"]
+        assert groups["verified"] == [] and entry["model"] == name and entry["rank"] is None
+        if name == "openai/gpt-4o":
+            assert "not a model id of the maintainers' allowlist" in entry["standing_reason"]
+        else:  # no key in the environment: it waits, never ranked with the submitted numbers
+            assert "OPENAI_API_KEY" in entry["standing_reason"] and board_json(out)["waiting"] == [f"{folder}/{res.name}"]
 
 
 # ----------------------------------------------------------------------------- parse failures
@@ -150,18 +149,13 @@ def _smollm2() -> Path:
 
 
 def test_hard_documents_turned_into_parse_failures_are_not_ranked(tmp_path: Path) -> None:
-    from debench.leaderboard.spot_check import Rejudged, draw, seed_from_commit
-    from debench.leaderboard.spot_record import make_record, write_record
-    from debench.leaderboard.trusted import Endpoint
-    from debench.leaderboard.validate import validate_submission
 
     honest = _smollm2()
     subs = tmp_path / "honest" / "leaderboard" / "submissions"
     shutil.copytree(honest.parent, subs / honest.parent.name)
     got = board_build(subs, tmp_path / "honest-out")
     assert got.exit_code == 0, got.stderr
-    (genuine,) = entries_of(board_json(tmp_path / "honest-out"), TASK)["verified"]
-    assert genuine["rank"] == 1
+    (genuine,) = entries_of(board_json(tmp_path / "honest-out"), TASK)["self_reported"]
 
     # the attack: the 331 speeches the model got most wrong become parse failures, numbers recomputed —
     # the 311 lowest-rated speeches it gave a 5 and the 20 highest-rated it gave a 1
@@ -180,20 +174,13 @@ def test_hard_documents_turned_into_parse_failures_are_not_ranked(tmp_path: Path
     rescore(res)
     tau = json.loads(res.read_text())["metrics"]["kendall_tau_c"]["value"]
     assert tau > 0.4 > genuine["metrics"]["kendall_tau_c"]["value"] + 0.4  # what it buys where parse failures are left out
-    # the honest run's record no longer matches the files: refused
-    shutil.copy(honest.parent / ("spotcheck_" + honest.name.removeprefix("results_")), res.parent)
-    got = board_build(forged, tmp_path / "forged-out")
-    assert got.exit_code == 2 and "results_sha256" in got.stderr and "changed after the leaderboard's spot check" in got.stderr
-    # the job's spot check, as lucky as it gets: every re-judged document agreed
-    sub = validate_submission(res, data_dir=DATA_DIR)
-    ids = draw(sub.records, 8, seed_from_commit(COMMIT))
-    lucky = Rejudged(ids, {r.doc_id: r for r in sub.records}, [r for r in sub.records if r.doc_id in set(ids)])
-    write_record(sub, make_record(sub, lucky, (Endpoint(id="smollm2", kind="served", model="local/smollm2"),), COMMIT, 8))
+    # not reproduced by the leaderboard: shown with its (forged) numbers, never ranked; the job's own
+    # run, not the submitter, decides which documents fail
     got = board_build(forged, tmp_path / "forged-out")
     assert got.exit_code == 0, got.stderr
-    (entry,) = entries_of(board_json(tmp_path / "forged-out"), TASK)["verified"]
-    assert entry["rank"] is None and entry["tier"] is None
-    assert "leave out 52.5% of the documents (331 parse failures" in entry["unranked_reason"]
+    groups = entries_of(board_json(tmp_path / "forged-out"), TASK)
+    (entry,) = groups["self_reported"]
+    assert groups["verified"] == [] and entry["rank"] is None and "waits in the queue" in entry["standing_reason"]
     assert entry["left_out_share"] == pytest.approx(331 / 631)
 
 

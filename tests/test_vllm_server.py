@@ -374,28 +374,35 @@ def test_a_spot_check_serves_the_submitted_hub_weights_itself(fake: FakeVLLM, tm
 
 
 @pytest.mark.slow
-def test_the_leaderboard_job_verifies_a_trusted_vllm_entry_by_serving_its_weights_itself(fake: FakeVLLM, tmp_path: Path) -> None:
-    """The refresh job's own check: a vllm/ model listed under ``served`` is re-judged by a server the
-    job starts with its own settings (never the submitter's api_base), and the record makes it verified."""
+def test_the_leaderboard_job_runs_an_allowlisted_vllm_entry_by_serving_its_weights_itself(fake: FakeVLLM, tmp_path: Path) -> None:
+    """The refresh job's own run: a vllm/ model listed under ``served`` and on the maintainers'
+    allowlist is run on every document by a server the job starts with its own settings (never the
+    submitter's api_base); the committed run makes it verified, and a later build runs nothing."""
+    from lbhelp import refresh_main
+
     assert cli(*eval_args(tmp_path, "vllm/org/judge-7b@revision=abc123", "--model-args", "tensor_parallel_size=2")).exit_code == 0
     (results,) = (tmp_path / "out").rglob("results_*.json")
-    sub = tmp_path / "subs" / "vllm__org__judge-7b"
+    lb = tmp_path / "leaderboard"
+    sub = lb / "submissions" / "vllm__org__judge-7b"
     sub.mkdir(parents=True)
     for f in (results, *results.parent.glob("samples_*.jsonl")):
         shutil.copy(f, sub / f.name)
     trusted = tmp_path / "trusted.yaml"
     trusted.write_text('schema_version: "1.0"\nserved:\n  - {id: judge7b, description: served by the job, model: vllm/org/judge-7b}\n')
+    maint = tmp_path / "maintainers.yaml"
+    maint.write_text('schema_version: "1.0"\nbudgets:\n  per_entry: {requests: 5000, tokens: 50000000}\n  per_refresh: {requests: 5000, tokens: 50000000}\n'
+                     'allowlist:\n  - {model: vllm/org/judge-7b, context_window: 32768, max_tokens: 512}\noverall_tasks: []\n')
     n_servers = len(fake.records())
-    build = ["leaderboard", "build", "--results", str(tmp_path / "subs"), "--out", str(tmp_path / "board"), "--data-dir", str(DATA_DIR),
-             "--trusted", str(trusted)]
-    result = cli(*build, "--spot-check-commit", "ab" * 20, "--spot-check-model-args", "tensor_parallel_size=4")
-    assert result.exit_code == 0, result.output
-    assert "(1 verified)" in result.stdout
+    args = ["--submissions", str(lb / "submissions"), "--out", str(lb), "--reproduced", str(lb / "reproduced"), "--queue", str(lb / "queue.json"),
+            "--data-dir", str(DATA_DIR), "--trusted", str(trusted), "--maintainers", str(maint)]
+    code, out, err = refresh_main(*args, "--reproduce", "--model-args", "tensor_parallel_size=4")
+    assert code == 0, err
+    assert "(1 reproduced and ranked" in out, out
     spot = fake.records()[n_servers]
     assert spot["argv"][:3] == ["vllm", "serve", "org/judge-7b"] and "abc123" in spot["argv"] and "4" in spot["argv"]
-    assert list(sub.glob("spotcheck_*.json"))
-    again = cli(*build)  # a later build without a model: the committed record still verifies it
-    assert again.exit_code == 0 and "(1 verified)" in again.stdout, again.output
+    assert list((lb / "reproduced" / sub.name).glob("results_*.json"))
+    code, out, err = refresh_main(*args)  # a later build without a model: the committed run still ranks it
+    assert code == 0 and "(1 reproduced and ranked" in out, err
     assert len(fake.records()) == n_servers + 1
     assert no_process_left(fake)
 

@@ -11,6 +11,7 @@ import click
 
 DEFAULT_REPORTED = Path("leaderboard/reported.json")
 DEFAULT_TRUSTED = Path("leaderboard/trusted_endpoints.yaml")
+DEFAULT_MAINTAINERS = Path("leaderboard/maintainers.yaml")
 
 spot_check_model_args_option = click.option(
     "--spot-check-model-args", default=None, metavar="K=V,...",
@@ -38,28 +39,25 @@ def leaderboard_group() -> None:
 @click.option("--reported", "reported_path", type=click.Path(dir_okay=False, path_type=Path), default=None, help=f"The papers' reported numbers, shown apart and unranked (default: {DEFAULT_REPORTED} when it exists).")
 @click.option("--trusted", "trusted_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help=f"The endpoints that may verify an entry (default: {DEFAULT_TRUSTED} when it exists; else none: nothing is verified).")
-@click.option("--spot-check-commit", default=None, metavar="SHA",
-              help="The refresh job's spot check: re-judge the trusted entries without a record through their trusted endpoint, seeded by this commit (made after the merge), and write their records.")
-@spot_check_model_args_option
+@click.option("--maintainers", "maintainers_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help=f"Budgets, allowlist and overall task set (default: {DEFAULT_MAINTAINERS} when it exists; else nothing is reproduced).")
 def build_cmd(
     results_dir: Path, out_dir: Path, data_dir: str | None, skip_invalid: bool, reported_path: Path | None, trusted_path: Path | None,
-    spot_check_commit: str | None, spot_check_model_args: str | None,
+    maintainers_path: Path | None,
 ) -> None:
-    """Validate every submission, decide what the leaderboard reproduced, and write leaderboard.json and index.html."""
-    import re
-
-    from debench.errors import UserError
+    """Validate every submission, show what the leaderboard reproduced (its committed runs under
+    leaderboard/reproduced/; the refresh job makes them), and write leaderboard.json and index.html."""
     from debench.leaderboard.publish import build
-    from debench.leaderboard.verify import SpotCheckRun
 
     if reported_path is None and DEFAULT_REPORTED.is_file():
         reported_path = DEFAULT_REPORTED
-    if spot_check_commit is not None and not re.fullmatch(r"[0-9a-f]{40}", spot_check_commit):
-        raise UserError("takes a full 40-hex-digit commit sha", field="--spot-check-commit")
     if trusted_path is None and DEFAULT_TRUSTED.is_file():
         trusted_path = DEFAULT_TRUSTED
+    if maintainers_path is None and DEFAULT_MAINTAINERS.is_file():
+        maintainers_path = DEFAULT_MAINTAINERS
+    queue = results_dir.parent / "queue.json"
     built = build(results_dir, out_dir, data_dir=data_dir, skip_invalid=skip_invalid, reported_path=reported_path, trusted_path=trusted_path,
-                  spot_check=SpotCheckRun(commit=spot_check_commit, model_args=_operator_args(spot_check_model_args)) if spot_check_commit else None)
+                  maintainers_path=maintainers_path, queue_path=queue if queue.is_file() else None)
     for err in built.errors:
         click.echo(f"debench: refused: {err}", err=True)
     for r in built.removed:

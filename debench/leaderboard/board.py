@@ -6,7 +6,11 @@ scripts/write_schemas.py``). Version 2.0 added tiers, judge ids, provenance, the
 and the papers' reported numbers. Version 3.0 ranks only what the leaderboard reproduced: each
 task's entries are split into ``verified`` (ranked), ``self_reported`` (never ranked) and
 ``baselines`` (reference lines); the overview ranks verified judges only, and says what it waits
-for; entries the leaderboard's spot check removed are listed with the reason.
+for; entries the leaderboard's spot check removed are listed with the reason. Version 4.0 ranks
+only the leaderboard's own numbers: a verified entry's metrics are those of the refresh job's run
+on every document (``reproduction``), the submitted ones stay beside them (``submitted_metrics``);
+entries waiting for the job's run are listed (``waiting``); the overall task set is the
+maintainers'.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from debench.leaderboard.provenance import Provenance
 from debench.leaderboard.reported import Reported
 from debench.scoring import MetricValue
 
-LEADERBOARD_SCHEMA_VERSION = "3.0"
+LEADERBOARD_SCHEMA_VERSION = "4.0"
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema" / "leaderboard.schema.json"
 
 
@@ -40,11 +44,25 @@ class HumanReference(BaseModel):
     value: MetricValue
 
 
+class ReproductionInfo(BaseModel):
+    results_file: str = Field(description="the job's results file, relative to the leaderboard folder (reproduced/<folder>/<name>)")
+    samples_file: str
+    endpoints: list[str] = Field(description="the trusted endpoints the job ran it through")
+    metric: str = Field(description="the primary metric compared")
+    submitted: float | None
+    reproduced: float | None
+    difference: float | None = Field(description="submitted - reproduced")
+    difference_ci95: list[float] | None = Field(description="paired bootstrap 95% interval of the difference over the documents")
+    within_noise: bool | None = Field(description="the difference's interval holds 0: the submitted number is within the run-to-run noise the job measured")
+    agreement: float = Field(description="share of documents with the same outcome in both runs")
+    n_docs: int
+
+
 class Entry(BaseModel):
     id: str = Field(description="<submission folder>/<results file name>, unique")
     judge: str = Field(description="id of the judge: its model identity and method (one entry per judge and task)")
     standing: Literal["verified", "self_reported", "baseline"] = Field(
-        description="verified: reproduced by the leaderboard's own spot check through a trusted endpoint (only these are ranked); "
+        description="verified: run by the leaderboard's own job on every document through a trusted endpoint, its metrics the job's (only these are ranked); "
         "self_reported: validated, not reproduced, never ranked; baseline: re-run by the leaderboard, a reference line, never ranked"
     )
     standing_reason: str = Field(description="what reproduced it, or why it is self-reported")
@@ -78,6 +96,11 @@ class Entry(BaseModel):
     cost_usd: float | None
     reports: dict[str, Any] = Field(default_factory=dict)
     provenance: Provenance
+    submitted_metrics: dict[str, MetricValue] | None = Field(
+        default=None, description="a verified entry's self-reported numbers (its metrics are the leaderboard's own run's)"
+    )
+    reproduction: ReproductionInfo | None = Field(default=None, description="the leaderboard's own run of this entry (verified entries)")
+    queue_position: int | None = Field(default=None, description="position in the queue of entries awaiting the leaderboard's run")
 
 
 class TaskBoard(BaseModel):
@@ -140,13 +163,15 @@ class Leaderboard(BaseModel):
     max_incomplete_share: float = Field(description="largest error + not-completed share a submission may have")
     max_left_out_share: float = Field(description="largest share of documents the metrics may leave out (errors, not completed, parse failures) for an entry to be ranked")
     min_overall_judges: int = Field(description="verified judges (baselines aside) that must share the overall task set before an overall ranking is shown")
-    overall_tasks: list[str] = Field(description="the task set every overall rank uses: every task with a ranked (verified) entry")
+    overall_tasks: list[str] = Field(description="the task set every overall rank uses: fixed by the maintainers' file")
     overall_waiting: str | None = Field(description="what the overall ranking waits for (null once it is shown)")
     tasks: list[TaskBoard]
     overview: list[OverviewRow] = Field(description="verified judges: ranked overall first (by overall rank, once shown), then the others")
     overview_self_reported: list[OverviewRow] = Field(description="self-reported judges, never ranked")
-    removed: list[RemovedEntry] = Field(default_factory=list, description="validated entries the leaderboard's spot check removed, with the reason")
+    removed: list[RemovedEntry] = Field(default_factory=list, description="validated entries the leaderboard took off the page, with the reason (none today: a run that fails leaves its entry self-reported)")
     reported: Reported = Field(description="numbers reported in papers, not verified, never ranked")
+    waiting: list[str] = Field(default_factory=list, description="entries waiting in the queue for the leaderboard's own run, in queue order")
+    not_built: list[str] = Field(default_factory=list, description="submission files the job could not read, build or run, each with its reason")
 
 
 def leaderboard_json_schema() -> dict[str, Any]:

@@ -44,12 +44,13 @@ from debench.leaderboard.board import (
     OverviewCell,
     OverviewRow,
     RemovedEntry,
+    ReproductionInfo,
     TaskBoard,
 )
 from debench.leaderboard.provenance import MAX_INCOMPLETE_SHARE
 from debench.leaderboard.reported import Reported
 from debench.leaderboard.validate import ValidatedSubmission
-from debench.leaderboard.verify import Removed, Standing
+from debench.leaderboard.verify import Removed, Reproduction, Standing
 from debench.metrics.names import STATUS_METRICS
 from debench.task import TaskConfig
 
@@ -97,8 +98,21 @@ def _relative(path: Path, root: Path) -> Path:
         return Path(path.name)
 
 
-def _entry(sub: ValidatedSubmission, standing: Standing, reason: str, root: Path) -> Entry:
-    r = sub.results
+def _reproduction_info(sub: ValidatedSubmission, rep: Reproduction) -> ReproductionInfo:
+    c = rep.comparison
+    folder = f"reproduced/{sub.submission}"
+    return ReproductionInfo(
+        results_file=f"{folder}/{rep.run.results_path.name}", samples_file=f"{folder}/{rep.run.samples_path.name}", endpoints=rep.endpoints,
+        metric=c.metric, submitted=c.submitted, reproduced=c.reproduced, difference=c.difference, difference_ci95=c.difference_ci95,
+        within_noise=c.within_noise, agreement=c.agreement, n_docs=c.n_docs,
+    )
+
+
+def _entry(sub: ValidatedSubmission, standing: Standing, reason: str, root: Path, rep: Reproduction | None = None, queue_position: int | None = None) -> Entry:
+    """The page's entry of ``sub``; a verified entry carries the numbers of the leaderboard's own
+    run (``rep``), its submitted ones apart."""
+    own = rep.run if rep is not None else sub
+    r = own.results
     rel = _relative(sub.results_path, root)
     level: Literal["chance", "heuristic"] | None = None
     if standing == "baseline":
@@ -120,20 +134,23 @@ def _entry(sub: ValidatedSubmission, standing: Standing, reason: str, root: Path
         submission=sub.submission,
         results_file=rel.as_posix(),
         samples_file=(rel.parent / sub.samples_path.name).as_posix(),
-        created_at=r.created_at,
-        n_docs=sub.n_docs,
-        partial=sub.partial,
-        metrics=sub.metrics,
+        created_at=sub.results.created_at,
+        n_docs=own.n_docs,
+        partial=own.partial,
+        metrics=own.metrics,
         n_samples=r.n_samples,
         n_parse_failures=r.n_parse_failures,
         n_errors=r.n_errors,
         n_not_completed=r.n_not_completed,
-        incomplete_share=(r.n_errors + r.n_not_completed) / sub.n_docs if sub.n_docs else 0.0,
-        left_out_share=sub.left_out / sub.n_docs if sub.n_docs else 0.0,
+        incomplete_share=(r.n_errors + r.n_not_completed) / own.n_docs if own.n_docs else 0.0,
+        left_out_share=own.left_out / own.n_docs if own.n_docs else 0.0,
         total_tokens=r.usage.total_tokens,
         cost_usd=r.usage.cost_usd,
-        reports=sub.reports,
+        reports=own.reports,
         provenance=sub.provenance,
+        submitted_metrics=sub.metrics if rep is not None else None,
+        reproduction=_reproduction_info(sub, rep) if rep is not None else None,
+        queue_position=queue_position,
     )
 
 
@@ -180,7 +197,9 @@ def _by_value(entries: list[Entry], primary: str, higher_is_better: bool) -> lis
     return sorted(entries, key=key)
 
 
-def task_board(task: TaskConfig, kept: list[Kept], root: Path) -> TaskBoard:
+def task_board(
+    task: TaskConfig, kept: list[Kept], root: Path, reproductions: Mapping[str, Reproduction] | None = None, waiting: Sequence[str] = ()
+) -> TaskBoard:
     from debench.pipeline import task_sha
 
     names = [m.name for m in task.metrics]
@@ -189,7 +208,15 @@ def task_board(task: TaskConfig, kept: list[Kept], root: Path) -> TaskBoard:
     primary = next((n for n in judge_names if n not in STATUS_METRICS), judge_names[0] if judge_names else names[0])
     columns = [metric_column(n, n == primary) for n in judge_names]
     higher = next(c.higher_is_better for c in columns if c.primary) if columns else True
-    entries = [_entry(s, standing, reason, root) for s, standing, reason in kept]
+    reps = reproductions or {}
+
+    def eid(s: ValidatedSubmission) -> str:
+        return f"{s.submission}/{s.results_path.name}"
+
+    entries = [
+        _entry(s, standing, reason, root, reps.get(eid(s)) if standing == "verified" else None, waiting.index(eid(s)) + 1 if eid(s) in waiting else None)
+        for s, standing, reason in kept
+    ]
     verified = rank_entries([e for e in entries if e.standing == "verified"], primary, higher)
     self_reported = _by_value([e for e in entries if e.standing == "self_reported"], primary, higher)
     baselines = _by_value([e for e in entries if e.standing == "baseline"], primary, higher)
@@ -243,11 +270,12 @@ def _rows(tasks: list[TaskBoard], standing: Literal["verified", "self_reported"]
     return rows
 
 
-def overview(tasks: list[TaskBoard]) -> tuple[list[str], list[OverviewRow], list[OverviewRow], str | None]:
+def overview(tasks: list[TaskBoard], fixed_tasks: Sequence[str] | None = None) -> tuple[list[str], list[OverviewRow], list[OverviewRow], str | None]:
     """(the overall task set, verified judges' rows — ranked overall first once enough share it —,
-    self-reported judges' rows, what the overall ranking waits for)."""
+    self-reported judges' rows, what the overall ranking waits for). ``fixed_tasks``: the
+    maintainers' overall task set (None: every task with a ranked entry, the older rule)."""
     rows = _rows(tasks, "verified")
-    overall_tasks = [t.name for t in tasks if any(e.rank is not None for e in t.verified)]
+    overall_tasks = list(fixed_tasks) if fixed_tasks is not None else [t.name for t in tasks if any(e.rank is not None for e in t.verified)]
     higher = {t.name: next(c.higher_is_better for c in t.metrics if c.primary) for t in tasks}
     values = {j: {name: c.value for name, c in row.cells.items() if c.rank is not None and c.value is not None} for j, row in rows.items()}
     eligible = [j for j in rows if overall_tasks and all(t in values[j] for t in overall_tasks)]
@@ -258,8 +286,8 @@ def overview(tasks: list[TaskBoard]) -> tuple[list[str], list[OverviewRow], list
     else:
         have = ", ".join(f"{rows[j].model} on {', '.join(sorted(values[j]))}" for j in sorted(rows, key=lambda j: rows[j].model) if values[j]) or "none yet"
         waiting = (
-            f"The overall ranking appears once at least {MIN_OVERALL_JUDGES} verified judges (baselines aside) are ranked on the same set of tasks "
-            f"(every task with a ranked entry). Ranked verified judges so far: {have}."
+            f"The overall ranking appears once at least {MIN_OVERALL_JUDGES} verified judges (baselines aside) are ranked on every task of its set "
+            f"({', '.join(overall_tasks) or 'none'}, fixed by the maintainers). Ranked verified judges so far: {have}."
         )
     for j, row in rows.items():
         row.missing_tasks = [t for t in overall_tasks if t not in values[j]]
@@ -277,6 +305,10 @@ def build_leaderboard(
     removed: Iterable[Removed] = (),
     reported: Reported | None = None,
     title: str = "debench leaderboard",
+    reproductions: Mapping[str, Reproduction] | None = None,
+    waiting: Sequence[str] = (),
+    overall_tasks: Sequence[str] | None = None,
+    not_built: Sequence[str] = (),
 ) -> Leaderboard:
     from debench.version import debench_version
 
@@ -286,8 +318,8 @@ def build_leaderboard(
     for item in kept:
         by_task.setdefault(item[0].task.name, []).append(item)
         tasks[item[0].task.name] = item[0].task
-    boards = [task_board(tasks[name], by_task[name], root) for name in sorted(by_task)]
-    overall_tasks, rows, self_rows, waiting = overview(boards)
+    boards = [task_board(tasks[name], by_task[name], root, reproductions, waiting) for name in sorted(by_task)]
+    fixed, rows, self_rows, overall_waiting = overview(boards, overall_tasks)
     stamps = [s.results.created_at for s, _, _ in kept]
     return Leaderboard(
         title=title,
@@ -297,8 +329,8 @@ def build_leaderboard(
         max_incomplete_share=MAX_INCOMPLETE_SHARE,
         max_left_out_share=MAX_LEFT_OUT_SHARE,
         min_overall_judges=MIN_OVERALL_JUDGES,
-        overall_tasks=overall_tasks,
-        overall_waiting=waiting,
+        overall_tasks=fixed,
+        overall_waiting=overall_waiting,
         tasks=boards,
         overview=rows,
         overview_self_reported=self_rows,
@@ -307,6 +339,8 @@ def build_leaderboard(
             for r in sorted(removed, key=lambda r: (r.sub.submission, r.sub.results_path.name))
         ],
         reported=reported or Reported(papers=[], rows=[]),
+        waiting=list(waiting),
+        not_built=list(not_built),
     )
 
 

@@ -88,6 +88,7 @@ def check_identity(results: Results, task: TaskConfig, path: Path) -> dict[str, 
     if identity.get("name") != base:
         raise _err(path, "model.name", f"'{results.model.name}' differs from the name in model.identity ({json.dumps(identity.get('name'))})")
     recorded = identity.get("generation", {})
+    _check_generation(recorded, path)
     if any(recorded.get(k) != v for k, v in own.items()):
         raise _err(path, "model.name", f"the settings in '{results.model.name}' differ from model.identity's generation ({json.dumps(recorded)})")
     if results.model.kind == "baseline":
@@ -103,6 +104,22 @@ def check_identity(results: Results, task: TaskConfig, path: Path) -> dict[str, 
             f"{json.dumps(recorded)} is not the fingerprint of this task, model identity, data and method ({expected})",
         )
     return identity
+
+
+def _check_generation(recorded: Any, path: Path) -> None:
+    """An identity's generation settings are a mapping of settings debench knows."""
+    from pydantic import ValidationError
+
+    from debench.errors import first_problem
+    from debench.models.args import GenerationArgs
+
+    if not isinstance(recorded, dict):
+        raise _err(path, "model.identity.generation", f"must be a mapping of generation settings, got {json.dumps(recorded)[:60]}")
+    try:
+        GenerationArgs(**recorded)
+    except (ValidationError, TypeError) as exc:
+        msg = first_problem(exc)[1] if isinstance(exc, ValidationError) else type(exc).__name__
+        raise _err(path, "model.identity.generation", f"not generation settings debench writes ({msg})") from None
 
 
 def _check_baseline_identity(identity: dict[str, Any], path: Path, field: str) -> None:

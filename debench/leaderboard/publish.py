@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,13 +15,18 @@ from debench.atomic import write_atomic
 from debench.errors import UserError
 from debench.leaderboard.board import SCHEMA_PATH, Leaderboard, validate_leaderboard_dict
 from debench.leaderboard.build import build_leaderboard
+from debench.leaderboard.entry_rules import entry_problems
 from debench.leaderboard.files import copy_regular, results_files, submission_folders
+from debench.leaderboard.maintainers import load_maintainers, no_maintainers
 from debench.leaderboard.page import render_page
+from debench.leaderboard.public_text import public_text
+from debench.leaderboard.queue import Queue, extend, read_queue, write_queue
 from debench.leaderboard.reported import load_reported
+from debench.leaderboard.reproduce import ReproduceRun
 from debench.leaderboard.spot_record import record_path
 from debench.leaderboard.trusted import TrustedEndpoints, load_trusted
 from debench.leaderboard.validate import ValidatedSubmission, validate_all
-from debench.leaderboard.verify import Removed, SpotCheckRun, verify_all
+from debench.leaderboard.verify import Removed, entry_id, verify_all
 
 
 def write_leaderboard(board: Leaderboard, out_dir: Path) -> tuple[Path, Path]:
@@ -42,6 +48,9 @@ class Built:
     removed: list[Removed] = field(default_factory=list)
     errors: list[UserError] = field(default_factory=list)
     """Refused submissions (and whatever else is wrong in the tree)."""
+    reproduced_dir: Path | None = None
+    reproduced: list[ValidatedSubmission] = field(default_factory=list)
+    """The leaderboard's own runs of the verified entries (published beside them)."""
 
 
 def build(
@@ -52,34 +61,53 @@ def build(
     skip_invalid: bool = False,
     reported_path: Path | None = None,
     trusted_path: Path | None,
-    spot_check: SpotCheckRun | None = None,
+    maintainers_path: Path | None = None,
+    reproduce: ReproduceRun | None = None,
+    reproduced_dir: Path | None = None,
+    queue_path: Path | None = None,
+    merged: Sequence[str] = (),
 ) -> Built:
     """Validate every submission under ``results_dir``, decide each one's standing
-    (``debench.leaderboard.verify``; with ``spot_check``, run the leaderboard's spot check of the
-    trusted entries that await it and write their records), and write the leaderboard to ``out_dir``
-    (``None``: build it, write nothing).
+    (``debench.leaderboard.verify``; with ``reproduce``, run the leaderboard's own run of the
+    allowlisted entries that await it, in queue order, within the budgets), and write the
+    leaderboard to ``out_dir`` (``None``: build it, write nothing).
 
     A refused submission stops the build (``UserError``) unless ``skip_invalid``, in which case it
-    is left out and returned among the errors. Entries the spot check removes are left out and
-    listed in the leaderboard with the reason. ``reported_path``: the papers' numbers (none if None);
-    ``trusted_path``: the allowlist of endpoints (None: nothing can be verified).
+    is left out, listed on the page (``not_built``) and returned among the errors.
+    ``maintainers_path``: budgets, allowlist, overall task set (None: nothing is reproduced);
+    ``reproduced_dir``: the job's runs (default: ``results_dir``'s sibling ``reproduced``);
+    ``queue_path``: the merge-order queue (read; written back with new entries when reproducing);
+    ``merged``: folders already merged (the gate: the base's), kept before any other of one judge.
     """
     folders, errors = submission_folders(results_dir)
     reported = load_reported(reported_path) if reported_path is not None else None
     trusted = load_trusted(trusted_path) if trusted_path is not None else TrustedEndpoints()
+    maint = load_maintainers(maintainers_path) if maintainers_path is not None else no_maintainers()
+    reproduced_dir = reproduced_dir or results_dir.parent / "reproduced"
+    queue = read_queue(queue_path) if queue_path is not None else Queue()
     files = [f for folder in folders for f in results_files(folder)]
-    ok, refused = validate_all(files, data_dir=data_dir, folders=True)
+    rules = entry_problems(files)
+    errors += list(rules.values())
+    ok, refused = validate_all([f for f in files if f not in rules], data_dir=data_dir, folders=True, merged_first=[*queue.folders(), *merged])
     errors += refused
     if errors and not skip_invalid:
         raise errors[0]
-    kept, removed, bad_records = verify_all(ok, trusted, spot_check)
-    errors += bad_records
-    if bad_records and not skip_invalid:
-        raise bad_records[0]
-    board = build_leaderboard(kept, results_dir, removed=removed, reported=reported)
+    queue = extend(queue, [entry_id(s) for s in ok])
+    if queue_path is not None and reproduce is not None:
+        write_queue(queue, queue_path)
+    order = {e: i for i, e in enumerate(queue.entries)}
+    ok.sort(key=lambda s: order.get(entry_id(s), len(order)))
+    got = verify_all(ok, trusted, maint, run=reproduce, out_dir=reproduced_dir, data_dir=data_dir)
+    roots = [(results_dir, "submissions"), (reproduced_dir, "reproduced")]
+    kept = [(s, st, public_text(reason, roots)) for s, st, reason in got.kept]
+    not_built = [public_text(str(e), roots) for e in errors]
+    board = build_leaderboard(
+        kept, results_dir, removed=got.removed, reported=reported, reproductions=got.reproductions, waiting=got.waiting,
+        overall_tasks=maint.overall_tasks if maintainers_path is not None else None, not_built=not_built,
+    )
     if out_dir is not None:
         write_leaderboard(board, out_dir)
-    return Built(board, [s for s, _, _ in kept], removed, errors)
+    return Built(board, [s for s, _, _ in kept], got.removed, errors, reproduced_dir, [r.run for r in got.reproductions.values()])
 
 
 def published_files(subs: list[ValidatedSubmission]) -> list[Path]:
@@ -107,4 +135,10 @@ def stage_for_hub(board_dir: Path, built: Built, submissions: Path, stage: Path)
         dest = stage / "submissions" / f.relative_to(submissions)
         copy_regular(f, dest)
         staged.append(dest)
+    if built.reproduced_dir is not None:
+        for r in built.reproduced:
+            for f in (r.results_path, r.samples_path):
+                dest = stage / "reproduced" / f.relative_to(built.reproduced_dir)
+                copy_regular(f, dest)
+                staged.append(dest)
     return staged

@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -137,8 +137,11 @@ class ValidatedSubmission:
 
     @property
     def judge(self) -> str:
-        """Id of the judge (model identity + method): one leaderboard row per judge and task."""
-        return judge_key(self.identity, self.results.task.method)
+        """Id of the judge (the identity of its requests + method; ``same_judge``): one leaderboard
+        row per judge and task, so a seed at temperature 0 is not a new judge."""
+        from debench.leaderboard.same_judge import request_identity
+
+        return judge_key(request_identity(self.identity, self.task), self.results.task.method)
 
 
 class _DataCache:
@@ -417,7 +420,7 @@ def _compare(results: Results, report: ScoreReport, path: Path, checked: set[str
         raise _err(path, f"reports.{name}", "not a report of this task")
 
 
-def validate_submission(path: str | Path, *, data_dir: str | Path | None = None) -> ValidatedSubmission:
+def validate_submission(path: str | Path, *, data_dir: str | Path | None = None, job_run: bool = False) -> ValidatedSubmission:
     """Validate one results file and its samples log; raises ``UserError`` with the reason."""
     from debench.pipeline import select_docs, task_sha
     from debench.scoring import score
@@ -436,7 +439,9 @@ def validate_submission(path: str | Path, *, data_dir: str | Path | None = None)
     samples = _samples_path(results, path)
     checker = RecordChecker(results, task, docs, samples)
     records = _read_samples(samples, task, docs, real.docs, limit, checker)
-    incomplete = check_incomplete_share(records, len(docs), path)
+    incomplete = (
+        "the leaderboard's own run: every failure scored as the job got it" if job_run else check_incomplete_share(records, len(docs), path)
+    )
     report = score(task, docs, {r.doc_id: r for r in records}, n_bootstrap=n_boot)
     _compare(results, report, path, checked, rescored)
     provenance = checker.provenance()
@@ -485,21 +490,27 @@ def find_results_files(paths: Iterable[str | Path]) -> list[Path]:
 
 def duplicate_error(sub: ValidatedSubmission, first: ValidatedSubmission) -> UserError:
     return UserError(
-        f"same model identity, method and task ({sub.results.model.name}, {sub.results.task.method}, {sub.task.name}) as "
-        f"{first.results_path}: one row per model and task, so submit only one of them",
+        f"same model identity, method and task ({sub.results.model.name}, {sub.results.task.method}, {sub.task.name}: identical requests for every "
+        f"document) as the submission in folder {first.submission}/ ({first.results_path.name}): one row per judge and task, so submit only one of them",
         path=str(sub.results_path),
         field="model.identity",
     )
 
 
 def validate_all(
-    paths: Iterable[str | Path], *, data_dir: str | Path | None = None, folders: bool = False
+    paths: Iterable[str | Path], *, data_dir: str | Path | None = None, folders: bool = False, merged_first: Sequence[str] = ()
 ) -> tuple[list[ValidatedSubmission], list[UserError]]:
-    """Validate every results file given; returns the accepted ones and the refusals."""
+    """Validate every results file given; returns the accepted ones and the refusals.
+
+    ``merged_first``: submission folder names in merge order; their files are validated first, so
+    of two entries of one judge the one merged first is kept and the other refused as its
+    duplicate (then path order). A file that cannot be read at all (any exception) is a refusal
+    naming it, never a crash of the whole build."""
     ok: list[ValidatedSubmission] = []
     errors: list[UserError] = []
     seen: dict[tuple[str, str], ValidatedSubmission] = {}
-    files = sorted(Path(p) for p in paths)
+    rank = {name: i for i, name in enumerate(merged_first)}
+    files = sorted((Path(p) for p in paths), key=lambda p: (rank.get(p.parent.name, len(rank)), p))
     if folders:
         for folder in sorted({p.parent for p in files}):
             errors += folder_problems(folder)
@@ -508,6 +519,9 @@ def validate_all(
             sub = validate_submission(path, data_dir=data_dir)
         except UserError as exc:
             errors.append(exc)
+            continue
+        except Exception as exc:  # noqa: BLE001 - one unreadable entry never stops the others
+            errors.append(UserError(f"cannot be read ({type(exc).__name__})", path=str(path)))
             continue
         key = (sub.task.name, sub.judge)
         if key in seen:

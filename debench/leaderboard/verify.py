@@ -1,139 +1,175 @@
-"""Which validated entries the leaderboard reproduced: **a rank means the leaderboard reproduced it**.
+"""Which validated entries the leaderboard reproduced: **a rank is the leaderboard's own number**.
 
 Every validated submission gets a standing:
 
 * ``baseline``: a baseline, every prediction re-derived by running it. A reference line (chance or
   heuristic level), never ranked.
-* ``verified``: a model entry whose committed spot-check record (``spot_record``) checks out
-  against its files and passed, re-judged through an endpoint of
-  ``leaderboard/trusted_endpoints.yaml`` that still trusts its identity. Only these are ranked.
-* ``self_reported``: everything else that validated — its numbers are consistent with its own
-  answers, but nothing the leaderboard ran says the answers came from the named model. Shown in a
-  separate table with its numbers and CIs, never ranked. The reason says why: its endpoint is the
-  submitter's (loopback, private, link-local or not listed), or it awaits the job's spot check.
+* ``verified``: a model entry the leaderboard's refresh job ran itself on every document through
+  the trusted endpoint (``debench.leaderboard.reproduce``). Its row carries the job's numbers —
+  the submitted ones are shown beside them, with the difference and whether it lies within the
+  noise the job measured (``debench.leaderboard.compare``). Only these are ranked, and only with
+  the job's numbers.
+* ``self_reported``: everything else that validated, shown with the submitted numbers, never
+  ranked; the reason says why (not on the maintainers' allowlist, its endpoint is the submitter's,
+  it waits in the queue, its run could not be made, …).
 
-With ``run`` (the refresh job after a merge: ``--spot-check-commit SHA``), a trusted entry without a
-record is spot-checked now: ``SPOT_CHECK_DOCS`` documents drawn with the seed of that commit,
-re-judged through the trusted endpoint with the maintainers' key, and the record written beside
-the results file (the job commits it). Below the threshold the entry is **removed** with the
-reason (the record stays, so the same entry is not re-drawn until it passes by luck); a check
-that cannot run (the model cannot be built or reached, a key is missing) removes it too, with the
-reason, and writes no record: the next refresh tries again. A record that does not check out
-against the files refuses the submission (``UserError``).
+Entries are taken in queue order (merge order, ``debench.leaderboard.queue``). With ``run`` (the
+refresh job: ``--reproduce``) an entry without a finished reproduction is run when its estimate
+fits the per-entry budget and what is left of the refresh's; the others wait. Anything that goes
+wrong with one entry — a model that cannot be built, an exception of any kind — is that entry's
+reason, never the end of the build.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
 
 from debench.errors import UserError
-from debench.leaderboard.spot_check import SPOT_CHECK_DOCS, rejudge, seed_from_commit
-from debench.leaderboard.spot_record import (
-    check_record,
-    make_record,
-    record_path,
-    summary,
-    write_record,
-)
-from debench.leaderboard.trusted import Endpoint, TrustedEndpoints, trust
-from debench.leaderboard.validate import ValidatedSubmission
-from debench.models.args import ModelArgs
+from debench.leaderboard.compare import Comparison, compare
+from debench.leaderboard.maintainers import Maintainers
+from debench.leaderboard.reproduce import ReproduceRun, allowlisted, estimate, gate_problem, reproduce
+from debench.leaderboard.trusted import TrustedEndpoints, trust
+from debench.leaderboard.validate import ValidatedSubmission, validate_submission
 from debench.models.managed_server import server_scope
 
 Standing = Literal["verified", "self_reported", "baseline"]
 
 
-@dataclass(frozen=True)
-class SpotCheckRun:
-    """The refresh job's spot checks of entries without a record."""
-
-    commit: str
-    """A commit made after the submissions were merged (the refresh job's ``GITHUB_SHA``)."""
-    n: int = SPOT_CHECK_DOCS
-    concurrency: int | None = None
-    model_args: ModelArgs | None = None
-    """This machine's settings for the re-judging models (``--spot-check-model-args``: e.g. a
-    ``vllm/`` entry's ``tensor_parallel_size``); a setting that changes an identity is refused."""
-
-
 @dataclass
 class Removed:
-    """A validated entry the leaderboard's spot check took off the page, and why."""
+    """A validated entry taken off the page, and why (kept for the page's schema: today nothing the
+    job runs removes an entry; a failed reproduction is shown, self-reported, with its reason)."""
 
     sub: ValidatedSubmission
     reason: str
 
 
-def _check_now(sub: ValidatedSubmission, trusted_endpoints: tuple[Endpoint, ...], run: SpotCheckRun) -> str | None:
-    """Spot-check ``sub`` now and write its record; returns why it is removed, or None if it passed."""
+@dataclass(frozen=True)
+class Reproduction:
+    """The job's own run of an entry, validated, and how the submitted numbers compare with it."""
+
+    run: ValidatedSubmission
+    comparison: Comparison
+    endpoints: list[str]
+
+
+@dataclass
+class Standings:
+    kept: list[tuple[ValidatedSubmission, Standing, str]] = field(default_factory=list)
+    removed: list[Removed] = field(default_factory=list)
+    errors: list[UserError] = field(default_factory=list)
+    reproductions: dict[str, Reproduction] = field(default_factory=dict)
+    """Entry id (``<folder>/<results file>``) -> the job's run of it."""
+    waiting: list[str] = field(default_factory=list)
+    """Entry ids waiting for the job's run, in queue order."""
+
+
+def entry_id(sub: ValidatedSubmission) -> str:
+    return f"{sub.submission}/{sub.results_path.name}"
+
+
+def _keys(trusted_endpoints: Any) -> Callable[[dict[str, Any]], str | None]:
     keys = {e.model: e.api_key() for e in trusted_endpoints}
-    missing = [e.key_env for e in trusted_endpoints if e.kind == "provider" and not keys[e.model]]
-    if missing:
-        return f"the leaderboard's spot check needs the maintainers' key {missing[0]} (a CI secret), which is not set"
-    try:
-        with server_scope():  # a server started for this entry (vllm/) stops before the next entry's starts
-            got = rejudge(sub, run.n, seed_from_commit(run.commit), lambda ident: keys.get(str(ident.get("name"))), run.concurrency, run.model_args)
-    except UserError as exc:
-        return str(exc)
-    rec = make_record(sub, got, trusted_endpoints, run.commit, run.n)
-    write_record(sub, rec)
-    if not rec.passed:
-        return _failed(rec.agreement, len(rec.documents), rec.threshold, record_path(sub).name)
-    sub.provenance.spot_check = summary(rec, record_path(sub).name)
-    return None
+    return lambda ident: keys.get(str(ident.get("name")))
 
 
-def _failed(agreement: float, n: int, threshold: float, name: str) -> str:
-    return (
-        f"failed the leaderboard's spot check: re-judged through a trusted endpoint, {agreement:.0%} of {n} documents agreed with the "
-        f"submitted answers (an entry needs {threshold:.0%}; {name})"
-    )
+def _finished(sub: ValidatedSubmission, run_results: Path, data_dir: str | Path | None) -> Reproduction | str | None:
+    """The committed reproduction of ``sub``, validated and compared; a reason when it does not
+    check out; None when there is none (or it is unfinished)."""
+    from debench.leaderboard.files import sha256_file
+
+    if not run_results.exists():
+        return None
+    rep = validate_submission(run_results, data_dir=data_dir, job_run=True)
+    meta = rep.results.config.get("reproduction") or {}
+    if meta.get("of") != entry_id(sub):
+        return f"the reproduction at {run_results.name} names {meta.get('of')!r}, not this entry"
+    if meta.get("submitted_sha256") != sha256_file(sub.results_path):
+        return "the submitted results file changed after the leaderboard reproduced it: remove the reproduction so the job runs it again"
+    if rep.partial or rep.n_docs != rep.n_docs_total:
+        return None
+    primary = next(m.name for m in sub.task.metrics if m.name in sub.results.metrics and not m.name.endswith(("_rate", "_human")))
+    cmp = compare(sub.task, rep.docs, sub.records, rep.records, primary)
+    return Reproduction(rep, cmp, list(meta.get("endpoints") or []))
 
 
-def standing(sub: ValidatedSubmission, trusted: TrustedEndpoints, run: SpotCheckRun | None) -> tuple[Standing, str] | Removed:
-    """The standing of one validated submission and why (see the module docstring); ``UserError`` for a
-    record that does not check out."""
+def _standing(
+    sub: ValidatedSubmission, trusted: TrustedEndpoints, maint: Maintainers, run: ReproduceRun | None, out_dir: Path, data_dir: str | Path | None, acc: Standings
+) -> tuple[Standing, str]:
     if sub.results.model.kind == "baseline":
         return "baseline", "a baseline: every prediction re-derived by running it; a reference line, never ranked"
     t = trust(sub.identity, trusted)
-    path = record_path(sub)
-    if path.exists() or path.is_symlink():
-        rec = check_record(sub, path)
-        if not rec.passed:
-            return Removed(sub, _failed(rec.agreement, len(rec.documents), rec.threshold, path.name))
-        now = [e.id for e in t.endpoints] if t.ok else []
-        if [e.id for e in rec.endpoints] != now:
-            return "self_reported", f"spot-checked through {', '.join(e.id for e in rec.endpoints)}, which no longer verifies it" + (f" ({t.reason})" if t.reason else "")
-        sub.provenance.spot_check = summary(rec, path.name)
-        return "verified", f"re-judged by the leaderboard through {', '.join(e.id for e in rec.endpoints)}: {rec.agreement:.0%} of {len(rec.documents)} documents agreed"
     if not t.ok:
-        return "self_reported", f"cannot be verified: {t.reason}"
-    if run is None:
-        return "self_reported", f"awaits the leaderboard's spot check through {', '.join(e.id for e in t.endpoints)} (run by the refresh job after merge)"
-    why = _check_now(sub, t.endpoints, run)
-    if why is not None:
-        return Removed(sub, why)
-    assert sub.provenance.spot_check is not None
-    s = sub.provenance.spot_check
-    return "verified", f"re-judged by the leaderboard through {s.endpoint}: {s.agreement:.0%} of {s.n_docs} documents agreed"
+        return "self_reported", f"not reproduced: {t.reason}"
+    allowed = allowlisted(sub, maint)
+    if isinstance(allowed, str):
+        return "self_reported", f"not reproduced: {allowed}"
+    problem = gate_problem(sub, maint)
+    if problem:
+        return "self_reported", f"not reproduced: {problem}"
+    results_path = out_dir / sub.submission / sub.results_path.name
+    got = _finished(sub, results_path, data_dir)
+    if isinstance(got, str):
+        return "self_reported", f"not reproduced: {got}"
+    if got is None and run is not None:
+        cost = estimate(sub, maint)
+        entry, refresh = maint.budgets.per_entry, maint.budgets.per_refresh
+        if cost.requests > entry.requests or cost.tokens > entry.tokens:
+            return "self_reported", (
+                f"not reproduced: reproducing it is estimated at {cost.requests} requests and {cost.tokens} tokens, above one entry's budget "
+                f"({entry.requests} requests, {entry.tokens} tokens)"
+            )
+        if run.spent.requests + cost.requests > refresh.requests or run.spent.tokens + cost.tokens > refresh.tokens:
+            acc.waiting.append(entry_id(sub))
+            return "self_reported", "waits in the queue for the leaderboard's own run (this refresh's budget is spent)"
+        keys = {e.model: e.api_key() for e in t.endpoints}
+        missing = [e.key_env for e in t.endpoints if e.kind == "provider" and not keys[e.model]]
+        if missing:
+            acc.waiting.append(entry_id(sub))
+            return "self_reported", f"waits for the leaderboard's own run, which needs the maintainers' key {missing[0]} (a CI secret)"
+        with server_scope():
+            reproduce(sub, t.endpoints, run, lambda ident: keys.get(str(ident.get("name"))))
+        got = _finished(sub, results_path, data_dir)
+        if isinstance(got, str):
+            return "self_reported", f"not reproduced: {got}"
+    if got is None:
+        acc.waiting.append(entry_id(sub))
+        return "self_reported", f"waits in the queue for the leaderboard's own run through {', '.join(e.id for e in t.endpoints)}"
+    acc.reproductions[entry_id(sub)] = got
+    c = got.comparison
+    noise = "within" if c.within_noise else "outside" if c.within_noise is not None else "cannot say (undefined)"
+    return "verified", (
+        f"reproduced by the leaderboard on all {c.n_docs} documents through {', '.join(got.endpoints)}: ranked with its own numbers; "
+        f"the submitted {c.metric} differs by {_fmt(c.difference)} ({noise} the run-to-run noise), {c.agreement:.0%} of the answers agree"
+    )
+
+
+def _fmt(v: float | None) -> str:
+    return "n/a" if v is None else f"{v:+.3f}"
 
 
 def verify_all(
-    subs: list[ValidatedSubmission], trusted: TrustedEndpoints, run: SpotCheckRun | None = None
-) -> tuple[list[tuple[ValidatedSubmission, Standing, str]], list[Removed], list[UserError]]:
-    """(kept entries with their standing and reason, removed entries, refused submissions)."""
-    kept: list[tuple[ValidatedSubmission, Standing, str]] = []
-    removed: list[Removed] = []
-    errors: list[UserError] = []
+    subs: list[ValidatedSubmission],
+    trusted: TrustedEndpoints,
+    maint: Maintainers,
+    *,
+    run: ReproduceRun | None = None,
+    out_dir: Path,
+    data_dir: str | Path | None = None,
+) -> Standings:
+    """Every entry's standing, in the order given (queue order); one entry's failure is its reason."""
+    acc = Standings()
+    data_dir = data_dir or os.environ.get("DEBENCH_DATA_DIR") or None
     for sub in subs:
         try:
-            got = standing(sub, trusted, run)
+            standing, reason = _standing(sub, trusted, maint, run, out_dir, data_dir, acc)
         except UserError as exc:
-            errors.append(exc)
-            continue
-        if isinstance(got, Removed):
-            removed.append(got)
-        else:
-            kept.append((sub, *got))
-    return kept, removed, errors
+            standing, reason = "self_reported", f"not reproduced: {exc}"
+        except Exception as exc:  # noqa: BLE001 - one entry that cannot be run never stops the others
+            standing, reason = "self_reported", f"not reproduced: the leaderboard's run failed ({type(exc).__name__})"
+        acc.kept.append((sub, standing, reason))
+    return acc

@@ -90,6 +90,14 @@ class LlamaCppModel(LiteLLMModel):
         self._ensure_server()
         return await super().generate(request)
 
+    def _params(self, request: Request) -> dict[str, Any]:
+        # llama.cpp reuses the previous prompt's cached prefix and computes only the rest, so a
+        # greedy answer depended on which requests came before (docs/leaderboard.md). Without the
+        # prompt cache every request is computed whole: the same answer in any order.
+        params = super()._params(request)
+        params["extra_body"] = {**params.get("extra_body", {}), "cache_prompt": False}
+        return params
+
     def batch_api(self) -> Any:
         # litellm's batch path would send the requests to OpenAI's own API, not to this server
         raise UserError(f"{self.name}: the embedded llama.cpp server has no batch API; drop --batch", field="--batch")
