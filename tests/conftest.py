@@ -11,6 +11,7 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import signal
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -83,6 +84,27 @@ EMBEDDED_MODEL_MODULES = frozenset({"test_local_model.py", "test_studies_local.p
 """The modules of the ``local_model`` tests (``test_tiers.py`` checks that no other has one): under
 pytest-xdist they run on one worker, which starts the embedded model's server once and never runs
 two llama.cpp servers at a time on the same cores."""
+
+
+SIGINT_IGNORED_AT_START = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+"""True when this test process started with SIGINT ignored, as a non-interactive shell starts a
+background job (``bash -c 'pytest ... &'``). Every command it starts would inherit that: the tests
+that interrupt a command start it through ``clihelp.with_default_sigint``."""
+
+SIGINT_NOTE = (
+    "SIGINT was ignored when this test process started (a background job of a non-interactive shell): "
+    "the commands the Ctrl-C tests interrupt get its default back (clihelp.with_default_sigint)"
+)
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    return SIGINT_NOTE if SIGINT_IGNORED_AT_START else "SIGINT: default disposition"
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """The header is not shown with ``-q``: an ignored SIGINT is said again at the end."""
+    if SIGINT_IGNORED_AT_START:
+        terminalreporter.write_line(SIGINT_NOTE)
 
 
 def _start_order(item: pytest.Item) -> int:

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from clihelp import with_default_sigint
 from conftest import DATA_DIR, real_data_dir
 
 import debench
@@ -182,7 +183,7 @@ def test_ctrl_c_exits_130_stops_the_server_and_the_rerun_resumes(fake: FakeVLLM,
     env = {**os.environ, "FAKE_VLLM_CHILD": "1", "FAKE_VLLM_LATENCY": "0.3", "DEBENCH_CACHE_DIR": str(tmp_path / "cache")}
     cmd = [sys.executable, "-m", "debench.cli", "eval", "--task", "ibm_speech_likert", "--model", "vllm/org/judge-7b", "--limit", "12",
            "--concurrency", "1", "--data-dir", str(DATA_DIR), "--no-progress", "--output-dir", str(tmp_path / "out")]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(with_default_sigint(cmd), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while not answered(tmp_path):
         assert time.monotonic() < deadline and proc.poll() is None
