@@ -95,7 +95,7 @@ def test_invalid_requests_get_openai_style_400() -> None:
 
 
 def test_openai_client_can_call_it() -> None:
-    openai = pytest.importorskip("openai")
+    import openai  # litellm's dependency: always installed
     with StubServer(responder=fixed_responder("Rating: [[5]]")) as srv:
         client = openai.OpenAI(base_url=srv.base_url, api_key="x", max_retries=0)
         out = client.chat.completions.create(model="stub", messages=_messages())
@@ -257,8 +257,6 @@ def test_likert_answers_parse_with_the_task_parser(task: str) -> None:
     from debench.task import ParserConfig
 
     path = REPO / "tasks" / f"{task}.yaml"
-    if not path.exists():
-        pytest.skip(f"{path} not found")
     cfg = ParserConfig.model_validate(yaml.safe_load(path.read_text())["parser"])
     for template in LIKERT_TEMPLATES:
         for score in range(1, 6):
