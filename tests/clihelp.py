@@ -22,7 +22,7 @@ import subprocess
 import sys
 import traceback
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple, TextIO
@@ -94,6 +94,23 @@ def run_cli_process(*args: str, env: Env | None = None, cwd: Path | None = None,
         cwd=cwd,
         timeout=timeout,
     )
+
+
+SIGINT_DEFAULT_THEN_EXEC = "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])"
+"""Restore SIGINT's default disposition, then become the command (same process id)."""
+
+
+def with_default_sigint(cmd: Sequence[str]) -> list[str]:
+    """``cmd`` (its first item an absolute path, e.g. ``sys.executable``), started with SIGINT's
+    default disposition whatever this process's is, for the tests that interrupt it.
+
+    A non-interactive shell starts a background job (``pytest ... &``) with SIGINT *ignored*; an
+    ignored disposition survives fork and exec, and a Python started with SIGINT ignored installs
+    no ``KeyboardInterrupt`` handler: the "interrupted" command would run to its end and exit 0.
+    A terminal's Ctrl-C never meets that case, so the command gets the default back first, through
+    a small interpreter that resets it and execs the command (``preexec_fn`` could do it too, but it
+    is unsafe in a process with threads, such as the stub server's)."""
+    return [sys.executable, "-I", "-S", "-c", SIGINT_DEFAULT_THEN_EXEC, *cmd]
 
 
 def run_cli(*args: str, env: Env | None = None, cwd: Path | None = None, timeout: float = 600) -> subprocess.CompletedProcess[str]:

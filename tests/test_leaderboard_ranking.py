@@ -71,8 +71,6 @@ def board():
     """A leaderboard from committed seed runs on the real data, each taken as a verified judge, with
     unequal task sets: random and majority on bp_top_team and debateart_winner, last on
     bp_top_team only, first on debateart_winner only, majority also on ibm_speech_likert (tau undefined)."""
-    if not DATA_DIR.exists():
-        pytest.skip(f"real data not found at {DATA_DIR}")
     from debench.leaderboard.build import build_leaderboard
     from debench.leaderboard.validate import validate_all
 

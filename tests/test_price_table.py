@@ -61,6 +61,17 @@ def test_the_snapshot_is_the_installed_litellms_table_when_it_names_that_version
     assert snapshot_json(snapshot_from(litellm.model_cost, table.source)) == price_table.SNAPSHOT.read_text(encoding="utf-8")
 
 
+def test_the_snapshot_is_what_the_script_writes() -> None:
+    """Whatever litellm is installed: the committed file is the script's own output for the rows it
+    holds (no hand edit, every row a chat model of OpenAI's that prices), and its source names a
+    litellm version."""
+    table = snapshot()
+    assert table is not None and len(table.rows) > 50
+    rows = {name: {**price.model_dump(exclude_none=True), "litellm_provider": "openai", "mode": "chat"} for name, price in table.rows.items()}
+    assert snapshot_json(snapshot_from(rows, table.source)) == price_table.SNAPSHOT.read_text(encoding="utf-8")
+    assert table.source.startswith("litellm ") and "OpenAI chat models" in table.source
+
+
 def test_only_openai_chat_models_are_kept() -> None:
     table = {
         "gpt-x": {"litellm_provider": "openai", "mode": "chat", "input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6, "supports_vision": True},

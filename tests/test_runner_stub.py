@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from clihelp import run_cli
+from clihelp import run_cli, with_default_sigint
 from conftest import DATA_DIR, real_data_dir
 
 from debench.models.factory import make_model, parse_model_args
@@ -155,7 +155,7 @@ def test_resume_after_interruption_loses_and_duplicates_nothing(tmp_path: Path, 
     real_data_dir("ibm_debate_speeches")
     limit = 40
     with StubServer(latency=0.15) as srv:
-        proc = subprocess.Popen(_eval_cmd(srv, tmp_path, limit), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(with_default_sigint(_eval_cmd(srv, tmp_path, limit)), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         log_glob = lambda: list(tmp_path.glob("openai__stub/samples_ibm_speech_likert_*.jsonl"))  # noqa: E731 - a one-line helper beside its use
         deadline = time.time() + 120
         while not log_glob() and time.time() < deadline:

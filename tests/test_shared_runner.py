@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from clihelp import run_cli
+from clihelp import run_cli, with_default_sigint
 from conftest import DATA_DIR, real_data_dir
 from pydantic import BaseModel
 
@@ -172,7 +172,7 @@ def test_arena_interrupted_by_sigint_resumes_without_repeating_finished_debates(
     cmd = [sys.executable, "-m", "debench.cli", *_arena_args("", out, topics, "--no-cache")]
     with StubServer(responder=_arena_responder, latency=0.25) as srv:
         cmd[cmd.index("--api-base") + 1] = srv.base_url
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(with_default_sigint(cmd), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 120
         log = None
         while time.monotonic() < deadline:

@@ -42,13 +42,13 @@ def _messages(text: str = "Rate this speech.") -> list[dict[str, str]]:
 
 
 def _post(
-    base_url: str, text: str = "Rate this speech.", timeout: float = 5.0, **extra: Any
+    base_url: str, text: str = "Rate this speech.", timeout: float = 60.0, **extra: Any
 ) -> httpx.Response:
     body = {"model": "judge-x", "messages": _messages(text), **extra}
     return _HTTP.post(f"{base_url}/chat/completions", json=body, timeout=timeout)
 
 
-def _outcome(base_url: str, text: str = "Rate this speech.", timeout: float = 5.0) -> str:
+def _outcome(base_url: str, text: str = "Rate this speech.", timeout: float = 60.0) -> str:
     """What a plain client observes: "ok", "429", "500", "drop" or "timeout"."""
     try:
         resp = _post(base_url, text, timeout=timeout)
@@ -87,15 +87,15 @@ def test_invalid_requests_get_openai_style_400() -> None:
         assert resp.status_code == 400
         assert resp.json()["error"]["type"] == "invalid_request_error"
         assert resp.json()["error"]["code"] == "unsupported_parameter"
-        bad = _HTTP.post(f"{srv.base_url}/chat/completions", content=b"{not json", timeout=5)
+        bad = _HTTP.post(f"{srv.base_url}/chat/completions", content=b"{not json", timeout=60)
         assert bad.status_code == 400 and "error" in bad.json()
-        no_messages = _HTTP.post(f"{srv.base_url}/chat/completions", json={"model": "m"}, timeout=5)
+        no_messages = _HTTP.post(f"{srv.base_url}/chat/completions", json={"model": "m"}, timeout=60)
         assert no_messages.status_code == 400
         assert srv.stats.outcomes == {"400": 3}
 
 
 def test_openai_client_can_call_it() -> None:
-    openai = pytest.importorskip("openai")
+    import openai  # litellm's dependency: always installed
     with StubServer(responder=fixed_responder("Rating: [[5]]")) as srv:
         client = openai.OpenAI(base_url=srv.base_url, api_key="x", max_retries=0)
         out = client.chat.completions.create(model="stub", messages=_messages())
@@ -103,19 +103,20 @@ def test_openai_client_can_call_it() -> None:
         assert out.usage is not None and out.usage.total_tokens > 0
 
 
-def test_latency_is_applied() -> None:
+def test_latency_is_applied_and_can_be_changed_on_a_running_server() -> None:
+    """Only lower bounds: how much longer a request takes is the machine's load."""
     with StubServer(latency=0.2) as srv:
         start = time.perf_counter()
         assert _post(srv.base_url).status_code == 200
         assert time.perf_counter() - start >= 0.2
-        srv.latency = 0.0
+        srv.latency = 0.5
         start = time.perf_counter()
         assert _post(srv.base_url).status_code == 200
-        assert time.perf_counter() - start < 0.2
+        assert time.perf_counter() - start >= 0.5
 
 
 def test_each_fault_kind_as_seen_by_a_plain_client() -> None:
-    plan = FaultPlan(script=["429", "500", "drop", "slow"], retry_after="3", slow_seconds=5)
+    plan = FaultPlan(script=["429", "500", "drop", "slow"], retry_after="3", slow_seconds=600)
     with StubServer(faults=plan) as srv:
         resp = _post(srv.base_url)
         assert resp.status_code == 429
@@ -129,9 +130,10 @@ def test_each_fault_kind_as_seen_by_a_plain_client() -> None:
         assert _outcome(srv.base_url) == "drop"
         assert _outcome(srv.base_url, timeout=0.3) == "timeout"
         assert srv.stats.in_flight == 1  # the slow request is still sleeping on the server
-        start = time.perf_counter()
-    # leaving the context cancels the slow handler instead of waiting 5 s for it
-    assert time.perf_counter() - start < 3
+        # stopping (as leaving the context does) cancels the slow handler instead of waiting its
+        # 600 s: stop() raises if its thread has not ended within 60 s, far below that and far
+        # above what a busy machine needs
+        srv.stop(timeout=60)
 
 
 def test_script_is_consumed_in_order_then_requests_succeed() -> None:
@@ -255,8 +257,6 @@ def test_likert_answers_parse_with_the_task_parser(task: str) -> None:
     from debench.task import ParserConfig
 
     path = REPO / "tasks" / f"{task}.yaml"
-    if not path.exists():
-        pytest.skip(f"{path} not found")
     cfg = ParserConfig.model_validate(yaml.safe_load(path.read_text())["parser"])
     for template in LIKERT_TEMPLATES:
         for score in range(1, 6):
@@ -288,7 +288,7 @@ def test_cli_prints_base_url_and_serves_faults() -> None:
             assert stats["outcomes"] == {"429": 1, "ok": 1}
         finally:
             proc.terminate()
-            _, stderr = proc.communicate(timeout=10)
+            _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 0, stderr
 
 

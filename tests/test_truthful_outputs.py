@@ -10,6 +10,7 @@ import json
 import os
 import sqlite3
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -289,16 +290,28 @@ def test_hub_offline_is_one_line(tmp_path: Path) -> None:
     assert "Hugging Face Hub" in line and "DEBENCH_DATA_DIR" in line
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root can write into a read-only folder")
-def test_read_only_output_dir_is_one_line(tmp_path: Path) -> None:
-    out = tmp_path / "ro"
-    out.mkdir()
-    out.chmod(stat.S_IRUSR | stat.S_IXUSR)
-    try:
-        line = _one_line_exit_2(run_cli("eval", "--task", "ibm_speech_likert", "--model", "baseline/random", "--data-dir", str(DATA_DIR), "--output-dir", str(out)))
-    finally:
+@pytest.fixture
+def unwritable_folder(tmp_path: Path) -> Iterator[Path]:
+    """An existing folder this process cannot write into: one made read-only, or for root (whom
+    permissions do not stop, and CI runs as root) Linux's ``/sys/kernel``, where nobody can create
+    a file."""
+    if os.geteuid() != 0:
+        out = tmp_path / "ro"
+        out.mkdir()
+        out.chmod(stat.S_IRUSR | stat.S_IXUSR)
+        yield out
         out.chmod(stat.S_IRWXU)
-    assert str(out) in line
+        return
+    out = Path("/sys/kernel")
+    with pytest.raises(OSError):  # the premise: not even root writes here
+        (out / "debench-probe").mkdir()
+    yield out
+
+
+def test_read_only_output_dir_is_one_line(unwritable_folder: Path) -> None:
+    line = _one_line_exit_2(run_cli("eval", "--task", "ibm_speech_likert", "--model", "baseline/random", "--data-dir", str(DATA_DIR),
+                                    "--output-dir", str(unwritable_folder)))
+    assert str(unwritable_folder) in line
 
 
 def test_output_dir_that_is_a_file_is_one_line(tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from clihelp import with_default_sigint
 from conftest import DATA_DIR, real_data_dir
 
 import debench
@@ -134,10 +135,8 @@ def test_the_startup_timeout_and_a_server_deaf_to_sigterm(fake: FakeVLLM, tmp_pa
     monkeypatch.setenv("FAKE_VLLM_DELAY", "60")
     monkeypatch.setenv("FAKE_VLLM_IGNORE_TERM", "1")  # only SIGKILL stops it: after the grace period
     monkeypatch.setattr(managed_server, "GRACE_S", 0.5)
-    started = time.monotonic()
     result = cli(*eval_args(tmp_path, "vllm/org/judge-7b", "--model-args", "startup_timeout=1.5"))
-    assert time.monotonic() - started < 20
-    assert result.exit_code == 2
+    assert result.exit_code == 2  # had it waited out the server's 60 s, the run would have succeeded
     first, *log = result.stderr.strip().splitlines()
     assert "vllm/org/judge-7b: the server (vllm serve) did not answer" in first and "within 1.5 s (model argument startup_timeout)" in first
     assert log == ["  | INFO fake vllm: loading org/judge-7b"]
@@ -182,7 +181,7 @@ def test_ctrl_c_exits_130_stops_the_server_and_the_rerun_resumes(fake: FakeVLLM,
     env = {**os.environ, "FAKE_VLLM_CHILD": "1", "FAKE_VLLM_LATENCY": "0.3", "DEBENCH_CACHE_DIR": str(tmp_path / "cache")}
     cmd = [sys.executable, "-m", "debench.cli", "eval", "--task", "ibm_speech_likert", "--model", "vllm/org/judge-7b", "--limit", "12",
            "--concurrency", "1", "--data-dir", str(DATA_DIR), "--no-progress", "--output-dir", str(tmp_path / "out")]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(with_default_sigint(cmd), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while not answered(tmp_path):
         assert time.monotonic() < deadline and proc.poll() is None
@@ -203,17 +202,16 @@ def test_ctrl_c_exits_130_stops_the_server_and_the_rerun_resumes(fake: FakeVLLM,
 def test_a_killed_debench_takes_its_server_with_it(fake: FakeVLLM, tmp_path: Path) -> None:
     env = {**os.environ, "FAKE_VLLM_LATENCY": "1", "DEBENCH_CACHE_DIR": str(tmp_path / "cache")}
     cmd = [sys.executable, "-m", "debench.cli", "eval", "--task", "ibm_speech_likert", "--model", "vllm/org/judge-7b", "--limit", "20",
-           "--data-dir", str(DATA_DIR), "--no-progress", "--output-dir", str(tmp_path / "out")]
+           "--concurrency", "1", "--data-dir", str(DATA_DIR), "--no-progress", "--output-dir", str(tmp_path / "out")]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while not fake.records():
-        assert time.monotonic() < deadline
+    deadline = time.monotonic() + 120
+    while not answered(tmp_path):  # the server is up and the run under way (20 answers of 1 s each)
+        assert time.monotonic() < deadline and proc.poll() is None
         time.sleep(0.1)
-    time.sleep(1.0)
     proc.kill()  # no atexit, no finally: only the kernel can tell the server
     proc.wait()
     server = fake.records()[0]["pid"]
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 60
     while alive(server) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not alive(server)
