@@ -217,7 +217,11 @@ def test_rank_cli_with_two_judges_in_two_files(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     res = json.loads(out.read_text())
     assert res["judges"] == ["x", "y"] and set(res["per_judge"]) == {"x", "y"}
-    assert res["settings"]["judgments_files"] == [str(tmp_path / "x.jsonl"), str(tmp_path / "y.jsonl")] and res["settings"]["n_permutations"] == 200
+    # recorded as portable paths (relative to where the command ran), never the machine's absolute ones
+    recorded = res["settings"]["judgments_files"]
+    assert not any(Path(f).is_absolute() for f in recorded), recorded
+    assert [(Path.cwd() / f).resolve() for f in recorded] == [(tmp_path / "x.jsonl").resolve(), (tmp_path / "y.jsonl").resolve()]
+    assert res["settings"]["n_permutations"] == 200
     assert res["per_judge"]["x"]["length_controlled"]["covariates"]["length"]["coefficient"] > 0.5
     assert "Krippendorff's alpha (nominal)" in proc.stdout and "style-controlled ranking" in proc.stdout and "Davidson tie parameter" in proc.stdout
     svg = chart.read_text()  # plain and controlled ratings side by side: two points per model
