@@ -373,7 +373,7 @@ def test_planted_key_in_a_debatrix_step(debatrix_run: Path, tmp_path: Path) -> N
 def test_an_edited_debatrix_criterion_is_refused_even_with_patched_hashes(server: StubServer, tmp_path: Path) -> None:
     """A Debatrix record keeps no prompt text, only each step's prompt hash: validation replays the
     chain with the recorded answers and finds the first prompt the installed task would not ask."""
-    from debench.pipeline import task_sha
+    from debench.pipeline import task_identity, task_sha
     from debench.runner import run_fingerprint
     from debench.task_lookup import load_task, tasks_dir
 
@@ -393,6 +393,7 @@ def test_an_edited_debatrix_criterion_is_refused_even_with_patched_hashes(server
 
     def patch(d: dict[str, Any]) -> None:
         d["task"]["config_sha256"] = task_sha(installed)
+        d["task"]["identity_sha256"] = task_identity(installed)  # results 1.1
         d["task"]["version"] = installed.version
         d["config"]["task_file"] = "tasks/debateart_winner.yaml"
         d["config"]["fingerprint"] = run_fingerprint(installed, d["model"]["identity"], d["dataset"]["content_hash"], d["task"]["method"])

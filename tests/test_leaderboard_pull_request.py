@@ -137,7 +137,10 @@ def test_a_pull_request_cannot_add_or_change_a_spot_check_record(trees: tuple[Pa
     refused_by_gate(pr, base, tmp_path, fake.name, "a spot-check record is written by the leaderboard's job after the merge, never submitted")
     fake.unlink()
     mine = pr / "leaderboard" / "submissions" / "local__smollm2" / record.name
-    mine.write_text(mine.read_text().replace('"agree": false', '"agree": true'))
+    text = mine.read_text()
+    flipped = text.replace('"agree": true', '"agree": false', 1) if '"agree": true' in text else text.replace('"agree": false', '"agree": true', 1)
+    assert flipped != text  # one verdict of the record flipped
+    mine.write_text(flipped)
     refused_by_gate(pr, base, tmp_path, f"local__smollm2/{record.name}", "changes this file")
 
 

@@ -196,7 +196,7 @@ def ratings_reader(request: dict[str, Any]) -> str:
 
 
 def test_an_edited_prompt_is_refused_even_with_patched_hashes(tmp_path: Path) -> None:
-    from debench.pipeline import task_sha
+    from debench.pipeline import task_identity, task_sha
     from debench.runner import run_fingerprint
     from debench.task_lookup import load_task, tasks_dir
 
@@ -214,6 +214,7 @@ def test_an_edited_prompt_is_refused_even_with_patched_hashes(tmp_path: Path) ->
 
     def patch(d: dict[str, Any]) -> None:  # what a forger does so that every hash and version matches
         d["task"]["config_sha256"] = task_sha(installed)
+        d["task"]["identity_sha256"] = task_identity(installed)  # results 1.1
         d["task"]["version"] = installed.version
         d["config"]["task_file"] = f"tasks/{TASK}.yaml"
         d["config"]["fingerprint"] = run_fingerprint(installed, d["model"]["identity"], d["dataset"]["content_hash"], d["task"]["method"])
