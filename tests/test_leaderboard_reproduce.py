@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from conftest import DATA_DIR, real_data_dir
-from lbhelp import REPO, edit_records, rescore, samples_of
+from lbhelp import REPO, edit_json, edit_records, rescore, samples_of
 
 from debench.leaderboard.compare import compare
 from debench.leaderboard.entry_rules import entry_problems
@@ -49,6 +49,16 @@ def _eval(out: Path, base_url: str, model: str = MODEL) -> Path:
     return results
 
 
+def _without_endpoint(d: dict[str, Any]) -> None:
+    from debench.runner import run_fingerprint
+
+    for block in (d["model"], d["model"]["identity"]):
+        block.pop("api_base", None)
+    task = installed_task(TASK)
+    assert task is not None
+    d["config"]["fingerprint"] = run_fingerprint(task, d["model"]["identity"], d["dataset"]["content_hash"], d["task"]["method"])
+
+
 def _board(root: Path) -> dict[str, Any]:
     return dict(json.loads((root / "leaderboard" / "leaderboard.json").read_text()))
 
@@ -65,6 +75,9 @@ def test_a_light_forgery_is_ranked_only_with_the_leaderboards_own_numbers(tmp_pa
     samples = samples_of(results)
     (subs / results.name).write_bytes(results.read_bytes())
     (subs / samples.name).write_bytes(samples.read_bytes())
+    # the submitter's proxy is in the identity (the endpoint reached, issue 34); a forger deletes it, so
+    # that the entry reads as a run of the provider's own API, fingerprint recomputed to match
+    edit_json(subs / results.name, _without_endpoint)
     # the light touch of the issue: 10% of the documents set to the human label, metrics recomputed
     edit_records(subs / samples.name, lambda i, r: r.update(prediction=min(5, max(1, round(r["target"]))), response=f"Score: {min(5, max(1, round(r['target'])))}") if i % 10 == 0 else None)
     rescore(subs / results.name)

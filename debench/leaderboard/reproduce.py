@@ -174,7 +174,7 @@ def reproduce(
     results_path, samples_path = run.paths(sub)
     samples_path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        model = model_from_identity(sub.identity, key, run.model_args)
+        model = model_from_identity(sub.identity, key, run.model_args, own_endpoint=True)
     except UserError as exc:
         raise UserError(f"the leaderboard cannot build the model {sub.results.model.name}: {exc}", path=str(sub.results_path), field="reproduction") from None
     dataset = _DATA.get(sub.task, run.data_dir)

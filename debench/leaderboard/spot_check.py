@@ -97,26 +97,34 @@ def _args_of(identity: dict[str, Any], kind: str, operator: ModelArgs | None) ->
 
 
 def model_from_identity(
-    identity: dict[str, Any], api_key: str | Callable[[dict[str, Any]], str | None] | None, operator: ModelArgs | None = None
+    identity: dict[str, Any],
+    api_key: str | Callable[[dict[str, Any]], str | None] | None,
+    operator: ModelArgs | None = None,
+    own_endpoint: bool = False,
 ) -> Model:
     """The model a results file's ``model.identity`` names, rebuilt (its identity must come out the
     same). ``api_key``: one key, or a function giving each (member) identity its key; ``operator``:
-    the re-judging machine's own settings (``--spot-check-model-args``)."""
+    the re-judging machine's own settings (``--spot-check-model-args``). ``own_endpoint``: the
+    leaderboard's own run never goes where the submitter's requests went: the recorded ``api_base``
+    is dropped, the model reaches the endpoint of the job's environment, and the identities are
+    compared without it (the endpoint the job reached is recorded with its run)."""
     from debench.models.ensemble import EnsembleModel
     from debench.models.factory import make_model, model_kind
 
     if "members" in identity:
-        members = [model_from_identity(m, api_key, operator) for m in identity["members"]]
+        members = [model_from_identity(m, api_key, operator, own_endpoint) for m in identity["members"]]
         model: Model = EnsembleModel(members, str(identity.get("aggregate")))
     else:
         name = str(identity.get("name", ""))
         kind = model_kind(name)
         seed = int(identity.get("seed", 0)) if kind == "baseline" else 0
         args = _args_of(identity, kind, operator) if kind != "baseline" else ModelArgs()
-        bases = identity.get("api_base") or None
+        bases = None if own_endpoint else identity.get("api_base") or None
         key = api_key(identity) if callable(api_key) else api_key
         model = make_model(name, api_bases=list(bases) if bases else None, api_key=key, model_args=args, seed=seed)
     rebuilt = model.identity()
+    if own_endpoint:
+        rebuilt, identity = ({k: v for k, v in d.items() if k != "api_base"} for d in (rebuilt, identity))
     if rebuilt != identity:
         differs = sorted(k for k in {*rebuilt, *identity} if rebuilt.get(k) != identity.get(k))
         raise UserError(
