@@ -93,7 +93,7 @@ def test_with_the_defaults_a_dead_api_base_waits_at_most_the_grace_period_in_all
     async def refused() -> None:
         raise ConnectionRefusedError(111, "Connection refused")
 
-    monkeypatch.setattr(retry, "asyncio", types.SimpleNamespace(sleep=sleep, CancelledError=asyncio.CancelledError))
+    monkeypatch.setattr(retry, "asyncio", types.SimpleNamespace(sleep=sleep, CancelledError=asyncio.CancelledError, TimeoutError=asyncio.TimeoutError))
     monkeypatch.setattr(retry, "time", types.SimpleNamespace(monotonic=lambda: clock[0]))
     policy = RetryPolicy()
     with pytest.raises(EndpointError, match="cannot connect to"):
