@@ -5,15 +5,19 @@ without a loader a template can include no file. (The HTML pages' templates are
 
 A template is also bounded (docs/errors.md, "Ceilings"): its ``range`` calls together yield at
 most ``MAX_RANGE_ITEMS`` numbers per rendering, a text or list repeated with ``*`` (or a power
-``**``) may not exceed ``MAX_OUTPUT_CHARS``, and a rendering stops past ``MAX_OUTPUT_CHARS``
-characters or ``MAX_RENDER_S`` seconds. Past a bound the rendering raises ``TemplateBoundError``
+``**``) may not exceed ``MAX_OUTPUT_CHARS``, neither may what a filter or a text method is asked
+to build (``center(10**9)``, ``"%0999999999d" % 1``, ``indent``, ``replace`` or ``join`` whose
+result would be past it: checked before it is built), and a rendering stops past
+``MAX_OUTPUT_CHARS`` characters or ``MAX_RENDER_S`` seconds. Past a bound the rendering raises ``TemplateBoundError``
 (a ``UserError``: one line, exit code 2) instead of holding the machine."""
 
 from __future__ import annotations
 
+import re
 import time
+from collections.abc import Callable
 from contextvars import ContextVar
-from functools import lru_cache
+from functools import lru_cache, wraps
 from typing import Any
 
 from jinja2 import StrictUndefined, Template, TemplateSyntaxError
@@ -47,10 +51,91 @@ def _size(value: Any) -> int | None:
     return len(value) if isinstance(value, (str, list, tuple)) else None
 
 
+_PERCENT_SPEC = re.compile(r"%(?:\([^)]*\))?[#0\- +]*(\d*)(?:\.(\d*))?")
+_BRACE_SPEC = re.compile(r"\{[^{}]*?:([^{}]*)\}")
+
+
+def _spec_widths(text: str) -> list[int]:
+    """The widths and precisions a ``%`` or ``str.format`` format string asks for."""
+    found = [int(n) for m in _PERCENT_SPEC.finditer(text) for n in m.groups() if n]
+    found += [int(n) for m in _BRACE_SPEC.finditer(text) for n in re.findall(r"\d+", m.group(1))]
+    return found
+
+
+_WIDTH_ARGS = frozenset({"center", "ljust", "rjust", "zfill", "batch"})
+"""Filters and text methods whose whole-number argument is the size of what they build."""
+
+
+def _result_size(name: str, value: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
+    """What ``value.name(*args)`` (or the filter ``name``) would build, estimated before it is built;
+    0 for what builds nothing larger than its inputs."""
+    numbers = [abs(a) for a in (*args, *kwargs.values()) if isinstance(a, int) and not isinstance(a, bool)]
+    if name in _WIDTH_ARGS:
+        return max([0, *numbers])
+    if not isinstance(value, str) and name != "join":
+        return 0
+    if name in ("format", "format_map", "%"):
+        star = "*" in value if name == "%" else re.search(r"\{[^{}]*\{", value) is not None  # a width taken from the arguments
+        return max([0, *_spec_widths(value), *(numbers if star else [])])
+    if name == "replace" and len(args) >= 2 and isinstance(args[0], str) and isinstance(args[1], str):
+        old, new = args[0], args[1]
+        return len(value) + (value.count(old) if old else len(value) + 1) * max(0, len(new) - len(old))
+    if name == "join":
+        sep, seq = (value, args[0] if args else ()) if isinstance(value, str) else (args[0] if args else kwargs.get("d", ""), value)
+        return sum(len(str(x)) for x in seq) + len(str(sep)) * len(seq) if hasattr(seq, "__len__") else 0
+    if name == "indent":
+        width = args[0] if args else kwargs.get("width", 4)
+        return int(len(value) + (len(width) if isinstance(width, str) else abs(int(width))) * (value.count("\n") + 1))
+    if name == "expandtabs":
+        return int(len(value) + (numbers[0] if numbers else 8) * value.count("\t"))
+    return 0
+
+
+def _check_size(name: str, value: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    if _result_size(name, value, args, kwargs) > MAX_OUTPUT_CHARS:
+        raise TemplateBoundError(f"the prompt template asks {name} for more than {MAX_OUTPUT_CHARS} characters")
+
+
+def _bounded_filter(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    @wraps(fn)  # keeps Jinja's pass_context / pass_environment marks
+    def bounded(*args: Any, **kwargs: Any) -> Any:
+        passed = getattr(fn, "jinja_pass_arg", None)
+        rest = args[1:] if passed is not None else args  # the context or environment Jinja passes first
+        if rest:
+            _check_size(name, rest[0], tuple(rest[1:]), kwargs)
+        return fn(*args, **kwargs)
+
+    return bounded
+
+
 class BoundedSandbox(ImmutableSandboxedEnvironment):
-    intercepted_binops = frozenset({"*", "**"})
+    intercepted_binops = frozenset({"*", "**", "%"})
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.filters = {name: _bounded_filter(name, fn) for name, fn in self.filters.items()}
+
+    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # Jinja's own signature (names it cannot clash with)
+        owner = getattr(__obj, "__self__", None)
+        if isinstance(owner, (str, list, tuple)):  # a method of a text or a list: "a".center(10**9)
+            _check_size(getattr(__obj, "__name__", "a method"), owner, args, kwargs)
+        return super().call(__context, __obj, *args, **kwargs)
+
+    def wrap_str_format(self, value: Any) -> Callable[..., str] | None:
+        wrapper = super().wrap_str_format(value)  # Jinja's own sandboxed str.format / format_map
+        if wrapper is None:
+            return None
+        text, name = value.__self__, value.__name__
+
+        def bounded(*args: Any, **kwargs: Any) -> str:
+            _check_size(name, text, args, kwargs)
+            return wrapper(*args, **kwargs)
+
+        return bounded
 
     def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        if operator == "%" and isinstance(left, str):
+            _check_size("%", left, right if isinstance(right, tuple) else (right,), {})
         if operator == "*":
             for seq, times in ((left, right), (right, left)):
                 size = _size(seq)

@@ -182,6 +182,17 @@ def test_a_catastrophic_parser_pattern_is_a_bounded_parse_failure() -> None:
         ("{{ 'x' * 10000000000 }}", "repeats a value past"),
         ("{{ 10 ** 100000000 }}", "power above"),
         ("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}", "recurses too deeply"),
+        # what a filter or a text method would build is checked before it is built (no gigabyte first)
+        ("{{ 'a'|center(10**10) }}", "asks center for more than"),
+        ("{{ 'a'.ljust(10**10) }}", "asks ljust for more than"),
+        ("{{ '%0999999999d' % 1 }}", "asks % for more than"),
+        ("{{ '%*d' % (10**10, 1) }}", "asks % for more than"),
+        ("{{ '{:>{}}'.format(1, 10**10) }}", "asks format for more than"),
+        ("{{ '%0999999999d'|format(1) }}", "asks format for more than"),
+        ("{{ ('x' * 1000000)|replace('x', 'y' * 100000) }}", "asks replace for more than"),
+        ("{{ ('z' * 1000000).join(range(90000)|list) }}", "asks join for more than"),
+        ("{{ ('\n' * 1000000)|indent(10**6) }}", "asks indent for more than"),
+        ("{{ [1]|batch(10**10, 0)|list }}", "asks batch for more than"),
     ],
 )
 def test_a_prompt_template_renders_within_bounds(template: str, says: str) -> None:
@@ -189,6 +200,8 @@ def test_a_prompt_template_renders_within_bounds(template: str, says: str) -> No
         render(template, {})
     assert says in str(info.value) and "\n" not in str(info.value)
     assert render("{% for i in range(3) %}{{ i }}{% endfor %}", {}) == "012"
+    benign = "{{ 'ab'|center(6) }}|{{ 'a,b'.split(',')|join('-') }}|{{ '%03d' % 7 }}|{{ '{:>4}'.format(1) }}|{{ '%d' % 5000000 }}|{{ 'abc'|truncate(5000000) }}"
+    assert render(benign, {}) == "  ab  |a-b|007|   1|5000000|abc"
 
 
 def test_a_task_whose_template_loops_for_ever_is_one_line(tmp_path: Path) -> None:

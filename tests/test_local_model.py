@@ -121,7 +121,8 @@ def test_debatrix_f_completes_bp_debates_that_direct_cannot_fit(tmp_path: Path) 
     assert direct.returncode == 0, direct.stderr
     res = json.loads(next((tmp_path / "d").glob("*/results_*.json")).read_text())
     assert res["n_not_completed"] == 1 and res["metrics"]["completion_rate"]["value"] == 0.0
-    chained = run_cli("eval", "--task", str(task), "--model", "local/smollm2", "--limit", "1", "--method", "debatrix-f",
+    # a chain's steps share long prefixes: llama.cpp's prompt cache (off by default) saves recomputing them
+    chained = run_cli("eval", "--task", str(task), "--model", "local/smollm2", "--model-args", "cache_prompt=true", "--limit", "1", "--method", "debatrix-f",
                       "--output-dir", str(tmp_path / "f"), "--no-progress", "--bootstrap", "10", env=env)
     assert chained.returncode == 0, chained.stderr
     res = json.loads(next((tmp_path / "f").glob("*/results_*.json")).read_text())
@@ -136,7 +137,7 @@ def test_debatrix_f_completes_bp_debates_that_direct_cannot_fit(tmp_path: Path) 
 def test_debatrix_h_on_a_real_debateart_debate(tmp_path: Path) -> None:
     real_data_dir("debatrix_panelbench")
     task = _variant(tmp_path, "debateart_argument", 1, "da_one_column")
-    proc = run_cli("eval", "--task", str(task), "--model", "local/smollm2", "--limit", "1", "--method", "debatrix-h",
+    proc = run_cli("eval", "--task", str(task), "--model", "local/smollm2", "--model-args", "cache_prompt=true", "--limit", "1", "--method", "debatrix-h",
                    "--output-dir", str(tmp_path), "--no-progress", "--bootstrap", "10", env={"DEBENCH_DATA_DIR": str(DATA_DIR)})
     assert proc.returncode == 0, proc.stderr
     rec = json.loads(next(tmp_path.glob("*/samples_*.jsonl")).read_text().splitlines()[0])

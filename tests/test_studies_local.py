@@ -20,7 +20,8 @@ SHORTEST, SECOND = "debateart_4395", "debateart_4642"  # the two shortest prompt
 
 
 def _probe(tmp_path: Path, doc_ids: str, probes: str) -> tuple[dict, dict, list[dict]]:
-    proc = run_cli("probe", "--task", "debateart_winner", "--model", "local/smollm2", "--doc-ids", doc_ids,
+    # a probe's variants share long prefixes with the original: the prompt cache (off by default) saves recomputing them
+    proc = run_cli("probe", "--task", "debateart_winner", "--model", "local/smollm2", "--model-args", "cache_prompt=true", "--doc-ids", doc_ids,
                    "--probe", probes, "--output-dir", str(tmp_path), "--no-progress", env={"DEBENCH_DATA_DIR": str(DATA_DIR)})
     assert proc.returncode == 0, proc.stderr
     print(proc.stdout)

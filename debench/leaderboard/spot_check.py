@@ -46,7 +46,7 @@ from pydantic import ValidationError
 
 from debench.errors import UserError
 from debench.leaderboard.validate import ValidatedSubmission
-from debench.models.args import ClientArgs, GenerationArgs, ModelArgs, ServerArgs
+from debench.models.args import LLAMA_CPP_KEYS, ClientArgs, GenerationArgs, ModelArgs, ServerArgs
 from debench.models.base import Model
 from debench.samples import SampleRecord
 
@@ -64,7 +64,7 @@ def _args_of(identity: dict[str, Any], kind: str, operator: ModelArgs | None) ->
     if kind == "server" and identity.get("send_grammar"):
         client["grammar"] = True
     if kind in ("local", "gguf"):
-        client.update({k: identity[k] for k in ("n_parallel", "n_ctx") if k in identity})
+        client.update({k: identity[k] for k in LLAMA_CPP_KEYS if k in identity})
     if kind in ("vllm", "gguf"):
         if weights.get("source") == "path":
             raise UserError(

@@ -9,8 +9,9 @@ Two kinds of keys:
   client, and they are part of the model's identity (so of cache keys and run fingerprints);
 * **client settings** (``timeout``, ``max_retries``, ``base_delay``, ``max_delay``,
   ``connect_grace``, ``client``,
-  ``grammar``, ``context_window``, ``api_key``, and ``n_parallel`` / ``n_ctx`` for the embedded
-  llama.cpp models): how requests are made, never what is asked;
+  ``grammar``, ``context_window``, ``api_key``, and ``n_parallel`` / ``n_ctx`` / ``cache_prompt``
+  for the embedded llama.cpp models): how requests are made, never what is asked (the llama.cpp
+  ones can change greedy answers, so they join the identity when they differ from the defaults);
 * **server settings** (``revision`` for ``vllm/`` and Hub ``gguf/`` weights; the rest for the vLLM
   server debench starts: ``tensor_parallel_size``, ``data_parallel_size``, ``max_model_len``,
   ``gpu_memory_utilization``, ``dtype``, ``quantization``, ``server_args``, ``vllm_command``,
@@ -63,6 +64,7 @@ class ClientArgs(BaseModel):
     api_key: str | None = None
     n_parallel: int | None = Field(default=None, ge=1)
     n_ctx: int | None = Field(default=None, ge=256)
+    cache_prompt: bool | None = None
 
 
 _WORD = r"^[A-Za-z0-9_.:+-]+$"
@@ -88,7 +90,7 @@ GENERATION_KEYS = tuple(GenerationArgs.model_fields)
 CLIENT_KEYS = tuple(ClientArgs.model_fields)
 SERVER_KEYS = tuple(ServerArgs.model_fields)
 RETRY_KEYS = ("timeout", "max_retries", "base_delay", "max_delay", "connect_grace")
-LLAMA_CPP_KEYS = ("n_parallel", "n_ctx")
+LLAMA_CPP_KEYS = ("n_parallel", "n_ctx", "cache_prompt")
 VLLM_START_KEYS = tuple(k for k in SERVER_KEYS if k != "revision")
 """Settings of the vLLM server debench starts (meaningless for a server given with --api-base)."""
 

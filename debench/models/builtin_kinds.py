@@ -36,6 +36,7 @@ def _llama_cpp_slots(request: ModelRequest) -> dict[str, Any]:
     return {
         "n_parallel": client.n_parallel or DEFAULT_N_PARALLEL,
         "n_ctx": client.n_ctx,
+        "cache_prompt": bool(client.cache_prompt),
         "retry": request.retry,
         "generation": request.args.generation_overrides,
         "seed": request.seed,

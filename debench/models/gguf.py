@@ -42,6 +42,7 @@ class GGUFModel(LlamaCppModel):
         revision: str | None = None,
         n_parallel: int = DEFAULT_N_PARALLEL,
         n_ctx: int | None = None,
+        cache_prompt: bool = False,
         retry: RetryPolicy | None = None,
         generation: dict[str, Any] | None = None,
         seed: int = 0,
@@ -61,7 +62,9 @@ class GGUFModel(LlamaCppModel):
         weights["sha256"] = file_sha256(path)
         if weights["source"] == "path" and outside_the_folder(ref):
             name = f"gguf/{path.name}#{weights['sha256'][:12]}"
-        super().__init__(name, gguf=path.resolve(), served_name=path.stem, n_parallel=n_parallel, n_ctx=n_ctx, retry=retry, generation=generation, seed=seed)
+        super().__init__(
+            name, gguf=path.resolve(), served_name=path.stem, n_parallel=n_parallel, n_ctx=n_ctx, cache_prompt=cache_prompt, retry=retry, generation=generation, seed=seed
+        )
         self.weights = weights
 
     def identity(self) -> dict[str, Any]:

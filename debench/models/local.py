@@ -35,6 +35,7 @@ class LlamaCppModel(LiteLLMModel):
         served_name: str,
         n_parallel: int = DEFAULT_N_PARALLEL,
         n_ctx: int | None = None,
+        cache_prompt: bool = False,
         retry: RetryPolicy | None = None,
         generation: dict[str, Any] | None = None,
         seed: int = 0,
@@ -45,16 +46,20 @@ class LlamaCppModel(LiteLLMModel):
         self.n_parallel = n_parallel
         self.default_concurrency = n_parallel
         self.n_ctx = n_ctx
+        self.cache_prompt = cache_prompt
         self._server: Any = None
 
     def slot_settings(self) -> dict[str, Any]:
-        # Parallel slots batch decoding, which can change greedy answers, and the context size
-        # decides what fits: both count (in identities) when they differ from the defaults.
+        # Parallel slots batch decoding, which can change greedy answers, the context size decides
+        # what fits, and the prompt cache makes an answer depend on the request before: all three
+        # count (in identities) when they differ from the defaults.
         out: dict[str, Any] = {}
         if self.n_parallel != DEFAULT_N_PARALLEL:
             out["n_parallel"] = self.n_parallel
         if self.n_ctx:
             out["n_ctx"] = self.n_ctx
+        if self.cache_prompt:
+            out["cache_prompt"] = True
         return out
 
     @property
@@ -93,9 +98,10 @@ class LlamaCppModel(LiteLLMModel):
     def _params(self, request: Request) -> dict[str, Any]:
         # llama.cpp reuses the previous prompt's cached prefix and computes only the rest, so a
         # greedy answer depended on which requests came before (docs/leaderboard.md). Without the
-        # prompt cache every request is computed whole: the same answer in any order.
+        # prompt cache (the default) every request is computed whole: the same answer in any
+        # order. ``cache_prompt=true`` trades that for speed on chains that share long prefixes.
         params = super()._params(request)
-        params["extra_body"] = {**params.get("extra_body", {}), "cache_prompt": False}
+        params["extra_body"] = {**params.get("extra_body", {}), "cache_prompt": self.cache_prompt}
         return params
 
     def batch_api(self) -> Any:
@@ -112,13 +118,16 @@ class LocalModel(LlamaCppModel):
         *,
         n_parallel: int = DEFAULT_N_PARALLEL,
         n_ctx: int | None = None,
+        cache_prompt: bool = False,
         retry: RetryPolicy | None = None,
         generation: dict[str, Any] | None = None,
         seed: int = 0,
     ):
         if short not in LOCAL_MODELS:
             raise UserError(f"unknown local model 'local/{short}' (known: {', '.join('local/' + k for k in LOCAL_MODELS)})")
-        super().__init__(f"local/{short}", served_name=short, n_parallel=n_parallel, n_ctx=n_ctx, retry=retry, generation=generation, seed=seed)
+        super().__init__(
+            f"local/{short}", served_name=short, n_parallel=n_parallel, n_ctx=n_ctx, cache_prompt=cache_prompt, retry=retry, generation=generation, seed=seed
+        )
         self.short = short
 
     def identity(self) -> dict[str, Any]:
