@@ -99,10 +99,11 @@ def _check_size(name: str, value: Any, args: tuple[Any, ...], kwargs: dict[str, 
 def _bounded_filter(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     @wraps(fn)  # keeps Jinja's pass_context / pass_environment marks
     def bounded(*args: Any, **kwargs: Any) -> Any:
-        passed = getattr(fn, "jinja_pass_arg", None)
-        rest = args[1:] if passed is not None else args  # the context or environment Jinja passes first
-        if rest:
-            _check_size(name, rest[0], tuple(rest[1:]), kwargs)
+        lead = 1 if getattr(fn, "jinja_pass_arg", None) is not None else 0  # the context or environment Jinja passes first
+        if name == "join" and len(args) > lead and not hasattr(args[lead], "__len__"):
+            args = (*args[:lead], list(args[lead]), *args[lead + 1 :])  # a generator: its items counted before they are joined
+        if len(args) > lead:
+            _check_size(name, args[lead], tuple(args[lead + 1 :]), kwargs)
         return fn(*args, **kwargs)
 
     return bounded
@@ -118,6 +119,8 @@ class BoundedSandbox(ImmutableSandboxedEnvironment):
     def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # Jinja's own signature (names it cannot clash with)
         owner = getattr(__obj, "__self__", None)
         if isinstance(owner, (str, list, tuple)):  # a method of a text or a list: "a".center(10**9)
+            if getattr(__obj, "__name__", "") == "join" and args and not hasattr(args[0], "__len__"):
+                args = (list(args[0]), *args[1:])
             _check_size(getattr(__obj, "__name__", "a method"), owner, args, kwargs)
         return super().call(__context, __obj, *args, **kwargs)
 

@@ -191,6 +191,8 @@ def test_a_catastrophic_parser_pattern_is_a_bounded_parse_failure() -> None:
         ("{{ '%0999999999d'|format(1) }}", "asks format for more than"),
         ("{{ ('x' * 1000000)|replace('x', 'y' * 100000) }}", "asks replace for more than"),
         ("{{ ('z' * 1000000).join(range(90000)|list) }}", "asks join for more than"),
+        ("{{ range(90000)|map('string')|join('z' * 1000000) }}", "asks join for more than"),
+        ("{{ ('z' * 1000000).join(range(90000)|map('string')) }}", "asks join for more than"),
         ("{{ ('\n' * 1000000)|indent(10**6) }}", "asks indent for more than"),
         ("{{ [1]|batch(10**10, 0)|list }}", "asks batch for more than"),
     ],
