@@ -240,15 +240,18 @@ def test_the_committed_page_ranks_only_the_leaderboards_own_numbers(driver: Any,
     shown = driver.execute_script(EXTRACT)
     assert shown["lede"].startswith("A rank is the leaderboard's own number.") and "self-reported" in shown["lede"]
     _check_page(shown, board)
-    # nothing the job has run yet: no model entry is ranked; the embedded model waits in the queue
-    assert [e for t in board["tasks"] for e in t["verified"]] == []
-    (smollm2,) = [e for t in board["tasks"] for e in t["self_reported"]]
-    assert smollm2["model"] == "local/smollm2" and smollm2["queue_position"] == 1 and smollm2["rank"] is None
-    assert board["waiting"] == [smollm2["id"]] and driver.find_element("css selector", ".waiting-list li").get_attribute("data-entry") == smollm2["id"]
+    # the job's own run of the embedded model on all 631 speeches: ranked with its own numbers, the submitted beside them
+    (smollm2,) = [e for t in board["tasks"] for e in t["verified"]]
+    rep = smollm2["reproduction"]
+    assert smollm2["model"] == "local/smollm2" and smollm2["rank"] == 1 and rep["n_docs"] == 631 and rep["within_noise"]
+    assert smollm2["metrics"]["kendall_tau_c"]["value"] == rep["reproduced"] != rep["submitted"]
+    assert [e for t in board["tasks"] for e in t["self_reported"]] == [] and board["waiting"] == []
+    assert not driver.find_elements("css selector", ".waiting-list li")
     assert all(e["rank"] is None for t in board["tasks"] for e in t["baselines"])
     # the overall task set is the maintainers'; the overview waits for two verified judges and says so
     assert board["overall_waiting"] and "at least 2 verified judges" in shown["waiting"] and "fixed by the maintainers" in shown["waiting"]
-    assert shown["overview"] == []
+    (row,) = shown["overview"]  # its row, with no overall position until a second verified judge
+    assert row["model"] == "local/smollm2" and row["position"] == "—" and row["cells"]["ibm_speech_likert"]["text"] == "−0.058"
     # a look for humans (not committed): DEBENCH_SCREENSHOT_DIR keeps it
     png = tmp_path / "leaderboard.png"
     assert driver.save_screenshot(str(png)) and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -76,7 +76,7 @@ def test_a_genuine_new_submission_is_accepted(trees: tuple[Path, Path], new_base
     board = json.loads((tmp_path / "board" / "leaderboard.json").read_text())
     (t,) = board["tasks"]
     assert {e["submission"] for e in t["baselines"]} == {"baseline__random", "baseline__length", "baseline__random-seed1"}
-    assert [e["model"] for e in t["self_reported"]] == ["local/smollm2"] and t["verified"] == []  # it waits for the job's own run
+    assert [e["model"] for e in t["verified"]] == ["local/smollm2"] and t["self_reported"] == []  # ranked with the job's own run
 
 
 def test_rewriting_an_existing_submission_is_refused(trees: tuple[Path, Path], new_baseline: Path, tmp_path: Path) -> None:

@@ -509,7 +509,9 @@ def validate_all(
     ok: list[ValidatedSubmission] = []
     errors: list[UserError] = []
     seen: dict[tuple[str, str], ValidatedSubmission] = {}
-    rank = {name: i for i, name in enumerate(merged_first)}
+    rank: dict[str, int] = {}
+    for name in merged_first:  # a folder's first place counts (the queue names a folder once per results file)
+        rank.setdefault(name, len(rank))
     files = sorted((Path(p) for p in paths), key=lambda p: (rank.get(p.parent.name, len(rank)), p))
     if folders:
         for folder in sorted({p.parent for p in files}):
