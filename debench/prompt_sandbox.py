@@ -96,12 +96,19 @@ def _check_size(name: str, value: Any, args: tuple[Any, ...], kwargs: dict[str, 
         raise TemplateBoundError(f"the prompt template asks {name} for more than {MAX_OUTPUT_CHARS} characters")
 
 
+def _counted(name: str, args: tuple[Any, ...], at: int) -> tuple[Any, ...]:
+    """``args`` with the sequence ``join`` is given at ``at`` made a list if it is a generator, so
+    that its items can be counted before they are joined."""
+    if name == "join" and len(args) > at and not hasattr(args[at], "__len__"):
+        return (*args[:at], list(args[at]), *args[at + 1 :])
+    return args
+
+
 def _bounded_filter(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     @wraps(fn)  # keeps Jinja's pass_context / pass_environment marks
     def bounded(*args: Any, **kwargs: Any) -> Any:
         lead = 1 if getattr(fn, "jinja_pass_arg", None) is not None else 0  # the context or environment Jinja passes first
-        if name == "join" and len(args) > lead and not hasattr(args[lead], "__len__"):
-            args = (*args[:lead], list(args[lead]), *args[lead + 1 :])  # a generator: its items counted before they are joined
+        args = _counted(name, args, lead)
         if len(args) > lead:
             _check_size(name, args[lead], tuple(args[lead + 1 :]), kwargs)
         return fn(*args, **kwargs)
@@ -119,9 +126,9 @@ class BoundedSandbox(ImmutableSandboxedEnvironment):
     def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # Jinja's own signature (names it cannot clash with)
         owner = getattr(__obj, "__self__", None)
         if isinstance(owner, (str, list, tuple)):  # a method of a text or a list: "a".center(10**9)
-            if getattr(__obj, "__name__", "") == "join" and args and not hasattr(args[0], "__len__"):
-                args = (list(args[0]), *args[1:])
-            _check_size(getattr(__obj, "__name__", "a method"), owner, args, kwargs)
+            name = getattr(__obj, "__name__", "a method")
+            args = _counted(name, args, 0)
+            _check_size(name, owner, args, kwargs)
         return super().call(__context, __obj, *args, **kwargs)
 
     def wrap_str_format(self, value: Any) -> Callable[..., str] | None:
