@@ -12,6 +12,7 @@ import atexit
 import os
 import shutil
 import signal
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -177,6 +178,23 @@ def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
     """Each test gets its own response cache; the Hub is never contacted."""
     monkeypatch.setenv("DEBENCH_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+
+def _llama_cpp_servers() -> set[tuple[Any, ...]]:
+    module = sys.modules.get("debench.models.local_server")
+    return set(module._SERVERS) if module is not None else set()
+
+
+@pytest.fixture(autouse=True)
+def _llama_cpp_only_in_the_embedded_modules(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test that starts an embedded llama.cpp server (``local/``, ``gguf/``) must be a
+    ``local_model`` test, in ``EMBEDDED_MODEL_MODULES``: elsewhere it would run on another xdist
+    worker beside the embedded model's, two llama.cpp servers competing for the same cores."""
+    before = _llama_cpp_servers()
+    yield
+    started = _llama_cpp_servers() - before
+    if started and request.node.get_closest_marker("local_model") is None:
+        pytest.fail(f"started the embedded llama.cpp server {sorted(map(str, started))} but is not a local_model test: move it to one of {sorted(EMBEDDED_MODEL_MODULES)}")
 
 
 @pytest.fixture

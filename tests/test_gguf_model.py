@@ -1,10 +1,10 @@
 """``gguf/<file>``: any GGUF file through the embedded llama.cpp server, named by its sha256; the
-file digests behind it (``debench.models.weights``) are read once per path, size and mtime."""
+file digests behind it (``debench.models.weights``) are read once per path, size and mtime. The
+end-to-end run through llama.cpp is in test_local_model.py, with every test that starts it."""
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from importlib import metadata
 from pathlib import Path
@@ -33,30 +33,6 @@ def sha256_of(path: Path) -> str:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
-
-
-@pytest.mark.slow
-def test_any_gguf_file_judges_end_to_end_by_relative_and_absolute_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    real_data_dir("ibm_debate_speeches")
-    wheel_file = smollm2_file()
-    (tmp_path / "models").mkdir()
-    (tmp_path / "models" / "judge.Q4_1.gguf").symlink_to(wheel_file)
-    monkeypatch.chdir(tmp_path)
-    expected = sha256_of(wheel_file)  # an independent reading of the file
-    runner = CliRunner()
-    for model in ("gguf/models/judge.Q4_1.gguf", f"gguf/{wheel_file}"):  # gguf/ + /abs/path: gguf//abs/path
-        out = tmp_path / model.replace("/", "_")
-        result = runner.invoke(main, ["eval", "--task", "ibm_speech_likert", "--model", model, "--limit", "2", "--data-dir", str(DATA_DIR),
-                                      "--output-dir", str(out), "--no-progress", "--bootstrap", "0"])
-        assert result.exit_code == 0, result.output
-        (path,) = out.rglob("results_*.json")
-        results = json.loads(path.read_text())
-        assert results["model"]["kind"] == "gguf" and results["n_samples"] == 2 and results["n_errors"] == 0
-        assert results["n_parse_failures"] == 0  # the task's grammar reached llama.cpp
-        weights_id = results["model"]["identity"]["weights"]
-        assert weights_id == {"source": "path", "file": Path(model).name, "sha256": expected}
-        assert results["model"]["identity"]["send_grammar"] is True
-        assert str(wheel_file.parent) not in json.dumps(results["model"]) + str(path.relative_to(out))  # no absolute path in names
 
 
 def test_the_identity_is_the_files_content_and_slots_and_context_count(tmp_path: Path) -> None:

@@ -1,4 +1,7 @@
-"""The embedded local model (SmolLM2-135M via xllamacpp) on real data: slow on CPU, so few docs."""
+"""The embedded local model (SmolLM2-135M via xllamacpp) on real data: slow on CPU, so few docs.
+Every test that starts llama.cpp lives in one of conftest's ``EMBEDDED_MODEL_MODULES`` (this one
+holds those of ``local/smollm2``'s answer order and of ``gguf/<file>``), so that under xdist they
+share one worker and never compete with a second llama.cpp for the cores (conftest checks it)."""
 
 from __future__ import annotations
 
@@ -9,10 +12,17 @@ import re
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from clihelp import run_cli, run_cli_process
 from conftest import DATA_DIR, REPO, real_data_dir
+from test_gguf_model import sha256_of, smollm2_file
 
+from debench.cli import main
+from debench.data.loading import load_task_data
 from debench.grammars import grammar_names, load_grammar
+from debench.models.local import LocalModel
+from debench.runner import RunSettings, run_samples
+from debench.task_lookup import load_task
 
 pytestmark = [pytest.mark.local_model, pytest.mark.slow]
 
@@ -102,8 +112,6 @@ def test_offline_default_runs_on_the_sample(tmp_path: Path) -> None:
 
 def _variant(tmp_path: Path, base: str, dims: int, name: str) -> Path:
     """A user task file that includes a shipped task and keeps its first ``dims`` Debatrix columns."""
-    from debench.task_lookup import load_task
-
     task, path = load_task(base)
     cols = [d.model_dump() for d in task.debatrix.dimensions[:dims]]
     f = tmp_path / f"{name}.yaml"
@@ -173,3 +181,38 @@ def test_the_readme_examples_of_the_embedded_model(tmp_path: Path) -> None:
     assert found
     for example in found:
         check_example(example, working_folder(tmp_path, REPO), run_cli_process)
+
+
+@pytest.mark.real_data("four IBM speeches judged by the embedded model in both orders (about 4 minutes on 2 loaded cores)")
+def test_the_embedded_model_gives_the_same_answers_in_either_order(tmp_path: Path) -> None:
+    real_data_dir("ibm_debate_speeches")
+    task, _ = load_task("ibm_speech_likert")
+    docs = load_task_data(task, "local", str(DATA_DIR)).docs[50:54]
+    got = {}
+    for name, order in (("forward", docs), ("reverse", docs[::-1])):
+        records, _ = asyncio.run(run_samples(task, order, LocalModel("smollm2"), tmp_path / f"{name}.jsonl", RunSettings(concurrency=1, use_cache=False, progress=False)))
+        got[name] = {r.doc_id: (r.status, r.prediction, r.response) for r in records}
+    assert got["forward"] == got["reverse"] and len(got["forward"]) == 4
+
+
+def test_any_gguf_file_judges_end_to_end_by_relative_and_absolute_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real_data_dir("ibm_debate_speeches")
+    wheel_file = smollm2_file()
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "judge.Q4_1.gguf").symlink_to(wheel_file)
+    monkeypatch.chdir(tmp_path)
+    expected = sha256_of(wheel_file)  # an independent reading of the file
+    runner = CliRunner()
+    for model in ("gguf/models/judge.Q4_1.gguf", f"gguf/{wheel_file}"):  # gguf/ + /abs/path: gguf//abs/path
+        out = tmp_path / model.replace("/", "_")
+        result = runner.invoke(main, ["eval", "--task", "ibm_speech_likert", "--model", model, "--limit", "2", "--data-dir", str(DATA_DIR),
+                                      "--output-dir", str(out), "--no-progress", "--bootstrap", "0"])
+        assert result.exit_code == 0, result.output
+        (path,) = out.rglob("results_*.json")
+        results = json.loads(path.read_text())
+        assert results["model"]["kind"] == "gguf" and results["n_samples"] == 2 and results["n_errors"] == 0
+        assert results["n_parse_failures"] == 0  # the task's grammar reached llama.cpp
+        weights_id = results["model"]["identity"]["weights"]
+        assert weights_id == {"source": "path", "file": Path(model).name, "sha256": expected}
+        assert results["model"]["identity"]["send_grammar"] is True
+        assert str(wheel_file.parent) not in json.dumps(results["model"]) + str(path.relative_to(out))  # no absolute path in names
