@@ -4,7 +4,8 @@ The headline is what a user waits for: whole commands with their default setting
 lm-eval in the same run (``benchmarks.whole``, ``benchmarks.throughput``), then start-up, the
 cached rerun, memory, Debatrix, prompt-prefix reuse, scoring, faults and kill -9, ``arena rank`` at
 10,000 and 1,000,000 judgments beside the per-judgment computation, the debates each arena schedule needs
-(``benchmarks.adaptive``, a simulation); one ``held`` /
+(``benchmarks.adaptive``, a simulation), and the embedded model (its slots, and whether its thread
+count changes its answers: ``benchmarks.threads``); one ``held`` /
 ``NOT HELD`` line per target. Everything runs against the stub server in a child process on
 127.0.0.1 (``StubProcess``). ``--smoke`` is the small version CI runs (through
 ``tests/test_benchmarks_smoke.py``): smaller runs, no lm-eval, no embedded model. Writes
@@ -29,6 +30,7 @@ from benchmarks.local_model import local_model_available, measure_local
 from benchmarks.memory import cached_rerun, measure_memory
 from benchmarks.prefix import measure_prefix
 from benchmarks.report import BenchReport, Machine, format_table
+from benchmarks.threads import measure_threads
 from benchmarks.throughput import HEADLINE, run_throughput, stub_ceiling
 from benchmarks.whole import python_startup_seconds, startup_seconds
 from benchmarks.workload import make_data
@@ -224,6 +226,10 @@ def _local_checks(report: BenchReport, work: Path, real: Path | None) -> None:
     loc = measure_local(work, real, n_docs=8)
     for n, rate in loc.docs_per_s.items():
         report.figures[f"embedded model, {n} slot(s), C={n} (docs/s)"] = round(rate, 3)
+    for agreement in measure_threads(work, real, n_docs=30):
+        report.figures[f"embedded model, 1 vs 2 threads, {agreement.task}: same raw answer, same score (of {agreement.n_docs})"] = (
+            f"{agreement.same_response}, {agreement.same_prediction}"
+        )
     default_rate = loc.docs_per_s.get(DEFAULT_N_PARALLEL, 0.0)
     best_rate = loc.docs_per_s[loc.best]
     report.check(

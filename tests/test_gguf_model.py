@@ -121,3 +121,34 @@ def test_a_folder_with_nothing_in_it_names_no_weights(tmp_path: Path) -> None:
     (tmp_path / "empty" / ".git").mkdir(parents=True)
     with pytest.raises(UserError, match="holds no files"):
         weights.weights_digest(tmp_path / "empty")
+
+
+def test_llama_cpp_runs_two_threads_on_any_machine_and_another_count_is_another_judge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The thread count changes llama.cpp's answers (docs/models.md, "Threads"): the server runs
+    ``DEFAULT_THREADS`` whatever the number of cores, and ``n_threads`` joins the identity (so the
+    cache key and the leaderboard's rebuild), reaching the server it starts."""
+    from debench.leaderboard.spot_check import model_from_identity
+    from debench.models import local_server
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)
+    assert local_server.DEFAULT_THREADS == 2 and local_server.LocalServer(smollm2_file()).threads == 2
+    default = make_model("local/smollm2")
+    assert make_model("local/smollm2", model_args="n_threads=2").identity() == default.identity()
+    eight = make_model("local/smollm2", model_args="n_threads=8")
+    assert eight.identity() == {**default.identity(), "n_threads": 8}
+    assert model_from_identity(eight.identity(), None).identity() == eight.identity()
+    started: list[dict[str, object]] = []
+
+    def fake_server(**kwargs: object) -> object:
+        started.append(kwargs)
+        return type("Server", (), {"base_url": "http://127.0.0.1:9/v1", "n_ctx": 4096, "n_parallel": 1})()
+
+    monkeypatch.setattr(local_server, "get_local_server", fake_server)
+    for model in (default, eight, make_model(f"gguf/{smollm2_file()}", model_args="n_threads=3")):
+        model.check_ready()
+    assert [s["threads"] for s in started] == [2, 8, 3]
+    real_data_dir("ibm_debate_speeches")
+    for bad in ("0", "two", "257"):
+        result = CliRunner().invoke(main, ["eval", "--task", "ibm_speech_likert", "--model", "local/smollm2", "--model-args", f"n_threads={bad}", "--limit", "1",
+                                           "--data-dir", str(DATA_DIR), "--output-dir", str(tmp_path / "out"), "--no-progress"])
+        assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1 and "n_threads" in result.stderr, (bad, result.output)

@@ -77,6 +77,12 @@ def _max_tokens(m: dict[str, Any], sub: ValidatedSubmission) -> int:
     return int(sub.task.generation.max_tokens)
 
 
+MAX_JOB_THREADS = 4
+"""The most llama.cpp threads (``n_threads``) an identity the job reproduces may ask for: the cores of
+GitHub's standard runner. The thread count changes answers, so the job runs what the identity
+records; many more threads than cores would make its run crawl (they spin while they wait)."""
+
+
 def gate_problem(sub: ValidatedSubmission, maint: Maintainers) -> str | None:
     """Why an allowlisted identity is refused at the gate (see the module docstring), or None."""
     allowed = allowlisted(sub, maint)
@@ -86,6 +92,9 @@ def gate_problem(sub: ValidatedSubmission, maint: Maintainers) -> str | None:
         mt = _max_tokens(m, sub)
         if mt > a.max_tokens:
             return f"{a.model} asks for max_tokens {mt}, above the allowlist's ceiling of {a.max_tokens}"
+        threads = m.get("n_threads")
+        if isinstance(threads, int) and threads > MAX_JOB_THREADS:
+            return f"{a.model} asks for n_threads {threads}, more than the {MAX_JOB_THREADS} the job runs llama.cpp with (a thread per core at most)"
         n_ctx, n_par = m.get("n_ctx"), m.get("n_parallel", 1)
         if isinstance(n_ctx, int) and isinstance(n_par, int) and n_ctx // max(1, n_par) < a.context_window:
             return f"{a.model} with n_ctx {n_ctx} ({n_par} slot(s)) has a smaller window than its published {a.context_window} tokens: prompts would overflow"

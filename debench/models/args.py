@@ -9,7 +9,7 @@ Two kinds of keys:
   client, and they are part of the model's identity (so of cache keys and run fingerprints);
 * **client settings** (``timeout``, ``max_retries``, ``base_delay``, ``max_delay``,
   ``connect_grace``, ``client``,
-  ``grammar``, ``context_window``, ``api_key``, and ``n_parallel`` / ``n_ctx`` / ``cache_prompt``
+  ``grammar``, ``context_window``, ``api_key``, and ``n_parallel`` / ``n_ctx`` / ``cache_prompt`` / ``n_threads``
   for the embedded llama.cpp models): how requests are made, never what is asked (the llama.cpp
   ones can change greedy answers, so they join the identity when they differ from the defaults);
 * **server settings** (``revision`` for ``vllm/`` and Hub ``gguf/`` weights; the rest for the vLLM
@@ -65,6 +65,7 @@ class ClientArgs(BaseModel):
     n_parallel: int | None = Field(default=None, ge=1)
     n_ctx: int | None = Field(default=None, ge=256)
     cache_prompt: bool | None = None
+    n_threads: int | None = Field(default=None, ge=1, le=256)
 
 
 _WORD = r"^[A-Za-z0-9_.:+-]+$"
@@ -90,7 +91,7 @@ GENERATION_KEYS = tuple(GenerationArgs.model_fields)
 CLIENT_KEYS = tuple(ClientArgs.model_fields)
 SERVER_KEYS = tuple(ServerArgs.model_fields)
 RETRY_KEYS = ("timeout", "max_retries", "base_delay", "max_delay", "connect_grace")
-LLAMA_CPP_KEYS = ("n_parallel", "n_ctx", "cache_prompt")
+LLAMA_CPP_KEYS = ("n_parallel", "n_ctx", "cache_prompt", "n_threads")
 VLLM_START_KEYS = tuple(k for k in SERVER_KEYS if k != "revision")
 """Settings of the vLLM server debench starts (meaningless for a server given with --api-base)."""
 

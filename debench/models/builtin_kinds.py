@@ -31,12 +31,14 @@ class Baseline:
 
 def _llama_cpp_slots(request: ModelRequest) -> dict[str, Any]:
     from debench.models.local import DEFAULT_N_PARALLEL
+    from debench.models.local_server import DEFAULT_THREADS
 
     client = request.args.client
     return {
         "n_parallel": client.n_parallel or DEFAULT_N_PARALLEL,
         "n_ctx": client.n_ctx,
         "cache_prompt": bool(client.cache_prompt),
+        "n_threads": client.n_threads or DEFAULT_THREADS,
         "retry": request.retry,
         "generation": request.args.generation_overrides,
         "seed": request.seed,

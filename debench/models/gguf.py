@@ -21,6 +21,7 @@ from typing import Any
 
 from debench.errors import UserError
 from debench.models.local import DEFAULT_N_PARALLEL, LlamaCppModel
+from debench.models.local_server import DEFAULT_THREADS
 from debench.models.retry import RetryPolicy
 from debench.models.weights import (
     HUB_PREFIX,
@@ -43,6 +44,7 @@ class GGUFModel(LlamaCppModel):
         n_parallel: int = DEFAULT_N_PARALLEL,
         n_ctx: int | None = None,
         cache_prompt: bool = False,
+        n_threads: int = DEFAULT_THREADS,
         retry: RetryPolicy | None = None,
         generation: dict[str, Any] | None = None,
         seed: int = 0,
@@ -63,7 +65,7 @@ class GGUFModel(LlamaCppModel):
         if weights["source"] == "path" and outside_the_folder(ref):
             name = f"gguf/{path.name}#{weights['sha256'][:12]}"
         super().__init__(
-            name, gguf=path.resolve(), served_name=path.stem, n_parallel=n_parallel, n_ctx=n_ctx, cache_prompt=cache_prompt, retry=retry, generation=generation, seed=seed
+            name, gguf=path.resolve(), served_name=path.stem, n_parallel=n_parallel, n_ctx=n_ctx, cache_prompt=cache_prompt, n_threads=n_threads, retry=retry, generation=generation, seed=seed
         )
         self.weights = weights
 

