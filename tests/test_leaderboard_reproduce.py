@@ -200,6 +200,10 @@ def test_an_identity_above_the_ceiling_or_overflowing_is_a_gate_problem() -> Non
     assert "window" in str(gate_problem(sub({"name": "local/smollm2", "n_ctx": 1024}), m))
     assert "n_threads 5, more than the 4" in str(gate_problem(sub({"name": "local/smollm2", "n_threads": 5}), m))
     assert gate_problem(sub({"name": "local/smollm2", "n_threads": 4}), m) is None
+    # the rebuild reads 5.0 as 5 (and the identities compare equal): a float is no way past the gate
+    assert "n_threads 5, more than the 4" in str(gate_problem(sub({"name": "local/smollm2", "n_threads": 5.0}), m))
+    assert "window" in str(gate_problem(sub({"name": "local/smollm2", "n_ctx": 1024.0}), m))
+    assert "above the allowlist's ceiling" in str(gate_problem(sub({"name": MODEL, "generation": {"max_tokens": 100000.0}}), m))
     assert gate_problem(sub({"name": MODEL}), m) is None
     assert "does not fit" in str(gate_problem(sub({"name": MODEL}, [SampleRecord(doc_id="x", status="not_completed")]), m))
     assert gate_problem(sub({"name": "openai/mine"}), m) is None  # not allowlisted: self-reported, not refused

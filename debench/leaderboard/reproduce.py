@@ -70,11 +70,19 @@ def allowlisted(sub: ValidatedSubmission, maint: Maintainers) -> list[AllowedMod
     return found or "a baseline is re-run, not reproduced"
 
 
+def _whole(value: Any) -> int | None:
+    """A whole number as the job's rebuild of the identity reads it, else None. The rebuild's model
+    arguments take ``8.0`` (and ``true``) as 8 (and 1), and an identity that records ``8.0`` equals
+    the rebuilt one's 8: the gate must read them alike, or a float would pass it unchecked."""
+    if isinstance(value, (int, float)) and float(value).is_integer():
+        return int(value)
+    return None
+
+
 def _max_tokens(m: dict[str, Any], sub: ValidatedSubmission) -> int:
     gen = m.get("generation")
-    if isinstance(gen, dict) and isinstance(gen.get("max_tokens"), int):
-        return int(gen["max_tokens"])
-    return int(sub.task.generation.max_tokens)
+    given = _whole(gen.get("max_tokens")) if isinstance(gen, dict) else None
+    return given if given is not None else int(sub.task.generation.max_tokens)
 
 
 MAX_JOB_THREADS = 4
@@ -92,11 +100,11 @@ def gate_problem(sub: ValidatedSubmission, maint: Maintainers) -> str | None:
         mt = _max_tokens(m, sub)
         if mt > a.max_tokens:
             return f"{a.model} asks for max_tokens {mt}, above the allowlist's ceiling of {a.max_tokens}"
-        threads = m.get("n_threads")
-        if isinstance(threads, int) and threads > MAX_JOB_THREADS:
+        threads = _whole(m.get("n_threads"))
+        if threads is not None and threads > MAX_JOB_THREADS:
             return f"{a.model} asks for n_threads {threads}, more than the {MAX_JOB_THREADS} the job runs llama.cpp with (a thread per core at most)"
-        n_ctx, n_par = m.get("n_ctx"), m.get("n_parallel", 1)
-        if isinstance(n_ctx, int) and isinstance(n_par, int) and n_ctx // max(1, n_par) < a.context_window:
+        n_ctx, n_par = _whole(m.get("n_ctx")), _whole(m.get("n_parallel", 1))
+        if n_ctx is not None and n_par is not None and n_ctx // max(1, n_par) < a.context_window:
             return f"{a.model} with n_ctx {n_ctx} ({n_par} slot(s)) has a smaller window than its published {a.context_window} tokens: prompts would overflow"
         if mt >= a.context_window:
             return f"{a.model}: max_tokens {mt} leaves no room for a prompt in its {a.context_window}-token window"
