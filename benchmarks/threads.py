@@ -5,7 +5,6 @@ direct and the chain-of-thought task; the figures are how many raw answers and s
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -13,6 +12,7 @@ from pydantic import BaseModel
 
 from benchmarks.memory import ROOT
 from benchmarks.proc import debench_env, run_measured
+from debench.samples import read_records
 
 TASKS = ("ibm_speech_likert", "ibm_speech_likert_cot")
 
@@ -30,8 +30,7 @@ def _answers(work: Path, data_dir: Path, task: str, n_docs: int, model_args: str
            "--data-dir", str(data_dir), "--output-dir", str(out), "--no-progress", "--no-cache", "--bootstrap", "0"]  # fmt: skip
     run_measured(cmd, env=debench_env(work / "threads_cache"), cwd=ROOT).check(f"local/smollm2@{model_args} on {task}")
     (samples,) = out.rglob("samples_*.jsonl")
-    rows = [json.loads(line) for line in samples.read_text(encoding="utf-8").splitlines()]
-    return {r["doc_id"]: (r.get("response"), r.get("prediction")) for r in rows}
+    return {r.doc_id: (r.response, r.prediction) for r in read_records(samples)}
 
 
 def measure_threads(work: Path, data_dir: Path, n_docs: int) -> list[ThreadAgreement]:
