@@ -137,6 +137,7 @@ def test_llama_cpp_runs_two_threads_on_any_machine_and_another_count_is_another_
     eight = make_model("local/smollm2", model_args="n_threads=8")
     assert eight.identity() == {**default.identity(), "n_threads": 8}
     assert model_from_identity(eight.identity(), None).identity() == eight.identity()
+    assert default.describe()["n_threads"] == 2 and eight.describe()["n_threads"] == 8  # results record the count that ran
     started: list[dict[str, object]] = []
 
     def fake_server(**kwargs: object) -> object:

@@ -74,4 +74,4 @@ class GGUFModel(LlamaCppModel):
         return self.with_generation(ident)
 
     def describe(self) -> dict[str, Any]:
-        return {**super().describe(), "n_parallel": self.n_parallel}
+        return {**super().describe(), "n_parallel": self.n_parallel, "n_threads": self.n_threads}

@@ -144,4 +144,4 @@ class LocalModel(LlamaCppModel):
 
     def describe(self) -> dict[str, Any]:
         ident = self.identity()
-        return {"name": self.name, "kind": self.kind, "weights": LOCAL_MODELS[self.short], "n_parallel": self.n_parallel, "identity": ident}
+        return {"name": self.name, "kind": self.kind, "weights": LOCAL_MODELS[self.short], "n_parallel": self.n_parallel, "n_threads": self.n_threads, "identity": ident}
