@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from benchmarks.proc import debench_cmd, debench_env
 from benchmarks.whole import CommandTiming, timed
 from debench.data.loading import load_task_data
-from debench.task_lookup import load_task
+from debench.run.task_lookup import load_task
 from debench.testing.stub_server import StubProcess
 
 TASK = "debateart_winner"

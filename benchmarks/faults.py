@@ -21,9 +21,9 @@ from pydantic import BaseModel
 from benchmarks.proc import debench_env
 from benchmarks.workload import BENCH_TASK, eval_args, make_data, measured_eval
 from debench.data.loading import load_task_data
-from debench.samples import read_records
-from debench.scoring import score
-from debench.task_lookup import load_task
+from debench.data.samples import read_records
+from debench.run.task_lookup import load_task
+from debench.scoring.scores import score
 from debench.testing.stub_server import FaultPlan, StubProcess
 
 MAX_RETRIES = 3

@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import debench.data.loading as loading
-import debench.pipeline as pipeline
-import debench.scoring as scoring
+import debench.run.pipeline as pipeline
+import debench.scoring.scores as scoring
 from debench.models.factory import make_model, parse_model_args
-from debench.pipeline import EvalOptions, evaluate_task
-from debench.task_lookup import load_task
+from debench.run.pipeline import EvalOptions, evaluate_task
+from debench.run.task_lookup import load_task
 
 STAGES = [(loading, "load_task_data", "data"), (pipeline, "run_samples", "runner"), (scoring, "score", "scoring")]
 """(module, function, stage): each is looked up in its module when called, so wrapping it there times it."""

@@ -1,6 +1,6 @@
 """``python -m benchmarks.scoring [--data-dir DIR] [--synthetic N ...]``: how long scoring takes.
 
-Scoring = ``debench.scoring.score``: every metric of the task with its bootstrap CI (the task's
+Scoring = ``debench.scoring.scores.score``: every metric of the task with its bootstrap CI (the task's
 default, 1,000 resamples), the rates and the reports, from parsed predictions already in memory
 (a seeded random judge). It is what ``eval``, ``score`` and ``validate`` do after the last answer.
 Timed in this process, best and median of ``--repeat`` runs after one warm-up (imports and the
@@ -28,10 +28,10 @@ from typing import Any
 from benchmarks.report import Check, format_check
 from debench.data.base import Doc
 from debench.data.loading import load_local
-from debench.samples import SampleRecord
-from debench.scoring import score
-from debench.task import TaskConfig
-from debench.task_lookup import load_task
+from debench.data.samples import SampleRecord
+from debench.run.task_lookup import load_task
+from debench.scoring.scores import score
+from debench.task.config import TaskConfig
 
 HERE = Path(__file__).resolve().parent
 TARGET_S = 0.5

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from benchmarks.memory import ROOT
 from benchmarks.proc import debench_env, run_measured
-from debench.samples import read_records
+from debench.data.samples import read_records
 
 TASKS = ("ibm_speech_likert", "ibm_speech_likert_cot")
 

@@ -16,8 +16,8 @@ from benchmarks.report import ThroughputRow
 from benchmarks.whole import CommandTiming
 from benchmarks.workload import BENCH_TASK, make_data, measured_eval
 from debench.data.loading import load_task_data
-from debench.prompts import build_messages
-from debench.task_lookup import load_task
+from debench.data.prompts import build_messages
+from debench.run.task_lookup import load_task
 from debench.testing.stub_server import StubProcess
 
 FULL_SETTINGS: list[tuple[int, float]] = [(1, 0.1), (8, 0.1), (32, 0.1), (64, 0.1), (128, 0.1), (64, 0.0)]

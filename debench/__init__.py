@@ -2,6 +2,8 @@
 
 The Python API (``debench.api``): ``evaluate``, ``aevaluate``, ``score``, ``load_results``. They are
 imported on first use, so ``import debench`` (and the CLI's start-up) stays cheap.
+
+May import: ``api``, ``core``.
 """
 
 import os as _os
@@ -19,7 +21,7 @@ __all__ = ["aevaluate", "evaluate", "load_results", "score"]
 
 def __getattr__(name: str) -> _Any:
     if name == "__version__":
-        from debench.version import debench_version
+        from debench.core.version import debench_version
 
         return debench_version()
     if name in __all__:

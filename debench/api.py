@@ -3,7 +3,7 @@
     import debench
 
     runs = debench.evaluate(["ibm_speech_likert"], model="baseline/random", limit=20, data_dir="../shared/datasets")
-    runs[0].results.metrics["kendall_tau_c"].value     # a Results object (debench.results.Results)
+    runs[0].results.metrics["kendall_tau_c"].value     # a Results object (debench.scoring.results.Results)
     runs[0].results_path, runs[0].samples_path          # the files written, as the CLI writes them
 
     results = debench.score("ibm_speech_likert", "preds.jsonl", output="scored.json")
@@ -12,8 +12,10 @@
 ``evaluate`` runs the tasks one after another with one judge and returns one ``Evaluation`` per
 task (``aevaluate`` is the same coroutine for code that already runs an event loop); a group
 named in ``tasks`` also gets its summary file (``Evaluation.group_summary``,
-``debench.group_summary``). Errors a caller can fix raise ``debench.errors.UserError`` (the CLI
+``debench.scoring.group_summary``). Errors a caller can fix raise ``debench.core.errors.UserError`` (the CLI
 prints those in one line, exit 2). The CLI commands call these functions; nothing here prints.
+
+May import: ``core``, ``task``, ``data``, ``models``, ``judging``, ``metrics``, ``scoring``, ``run``.
 """
 
 from __future__ import annotations
@@ -23,15 +25,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from debench.errors import UserError
-from debench.options import checked_keywords
-from debench.paths import portable_path
-from debench.pipeline import EvalOptions, EvalOutput, ScoreOptions, build_results, evaluate_task, select_docs, with_judging_manual
-from debench.task import TaskConfig
+from debench.core.errors import UserError
+from debench.core.options import checked_keywords
+from debench.core.paths import portable_path
+from debench.run.pipeline import EvalOptions, EvalOutput, ScoreOptions, build_results, evaluate_task, select_docs, with_judging_manual
+from debench.task.config import TaskConfig
 
 if TYPE_CHECKING:  # results (and scoring, numpy) are imported when a run is scored, not before it starts
-    from debench.results import Results
-    from debench.task_lookup import TaskSelection
+    from debench.run.task_lookup import TaskSelection
+    from debench.scoring.results import Results
 
 Evaluation = EvalOutput
 """One task's run: ``results`` (a ``Results``), ``results_path``, ``samples_path``, ``errors``
@@ -44,12 +46,12 @@ __all__ = ["Evaluation", "aevaluate", "evaluate", "load_results", "resolve_tasks
 def resolve_tasks(tasks: str | Path | Sequence[str | Path], include_paths: Sequence[str | Path] = ()) -> list[tuple[TaskConfig, Path]]:
     """Task names, group names, task files and folders of task files (comma-separated in one
     string, or a list; ``include_paths`` make more task files known by name); every task is loaded
-    and validated before any work, and runs once (see ``debench.task_lookup.resolve_tasks``)."""
+    and validated before any work, and runs once (see ``debench.run.task_lookup.resolve_tasks``)."""
     return list(_selection(tasks, include_paths).tasks)
 
 
 def _selection(tasks: str | Path | Sequence[str | Path], include_paths: Sequence[str | Path]) -> TaskSelection:
-    from debench.task_lookup import resolve_tasks as resolve
+    from debench.run.task_lookup import resolve_tasks as resolve
 
     if isinstance(tasks, (str, Path)):
         items: list[Any] = [tasks]
@@ -99,7 +101,7 @@ async def aevaluate(
     ``--include_path`` (their task files become known by name). Every task is read and checked
     before the judge is built. A group's summary (``group_<group>_<digest>.json``, beside its
     results) is written after its tasks, and named by their ``group_summary``. The options are
-    ``debench eval``'s, checked by the same rules (``debench.pipeline.EvalOptions``): a bad value or
+    ``debench eval``'s, checked by the same rules (``debench.run.pipeline.EvalOptions``): a bad value or
     an unknown keyword is a one-line ``UserError`` before any work."""
     from debench.models.factory import make_judge
 
@@ -141,7 +143,7 @@ def _write_group_summaries(groups: dict[str, list[str]], outputs: list[Evaluatio
     """Each group's summary over its tasks' runs (repeated runs have their own report instead)."""
     if not groups:
         return
-    from debench.group_summary import write_group_summaries  # imports the metrics (numpy): only after the run
+    from debench.scoring.group_summary import write_group_summaries  # imports the metrics (numpy): only after the run
 
     single = [o for o in outputs if o.repeats is None]
     for group, path in write_group_summaries(groups, [(o.results, o.results_path) for o in single]).items():
@@ -151,8 +153,8 @@ def _write_group_summaries(groups: dict[str, list[str]], outputs: list[Evaluatio
 
 
 def load_results(path: str | Path) -> Results:
-    """A results file, validated (``debench.results.load_results``)."""
-    from debench.results import load_results as read
+    """A results file, validated (``debench.scoring.results.load_results``)."""
+    from debench.scoring.results import load_results as read
 
     return read(path)
 
@@ -177,12 +179,12 @@ def score(
 ) -> Results:
     """Score a predictions file (JSONL: ``{"doc_id", "response"}`` or ``{"doc_id", "prediction"}``,
     or a samples log) without calling any model; written to ``output`` when given. The options are
-    ``debench score``'s, checked by the same rules (``debench.pipeline.ScoreOptions``)."""
-    from debench.charts import speech_rating_plots
+    ``debench score``'s, checked by the same rules (``debench.run.pipeline.ScoreOptions``)."""
+    from debench.core.charts import speech_rating_plots
     from debench.data.loading import load_task_data
-    from debench.predictions import load_predictions
-    from debench.results import write_results
-    from debench.task_lookup import task_file_label
+    from debench.run.task_lookup import task_file_label
+    from debench.scoring.predictions import load_predictions
+    from debench.scoring.results import write_results
 
     opts = ScoreOptions.of(output=output, limit=limit, data_source=data_source, data_dir=data_dir, n_bootstrap=n_bootstrap, plots=plots, command=list(command))
     resolved = resolve_tasks([task])

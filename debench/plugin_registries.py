@@ -1,10 +1,13 @@
-"""The registry of each plug-in group (imported only when a component is used or checked)."""
+"""The registry of each plug-in group (imported only when a component is used or checked).
+
+May import: ``core``, ``models``, ``judging``, ``metrics``, ``arena``.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from debench.registries import Registry
+from debench.core.registries import Registry
 
 
 def registry_of(group: str) -> Registry[Any]:

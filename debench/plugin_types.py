@@ -8,6 +8,8 @@
 * ``debench.arena_ratings`` -> a ``RatingMethod`` (``debench arena rank --rating NAME``).
 
 Each is defined beside its registry; this module gathers them for a plug-in's author.
+
+May import: ``core``, ``models``, ``judging``, ``metrics``, ``arena``.
 """
 
 from __future__ import annotations

@@ -18,8 +18,8 @@ import sys
 from pathlib import Path
 
 from debench.models.factory import make_model
-from debench.pipeline import EvalOptions, evaluate_task
-from debench.task_lookup import load_task, task_names
+from debench.run.pipeline import EvalOptions, evaluate_task
+from debench.run.task_lookup import load_task, task_names
 
 CARDS = {
     "ibm_speeches": "ibm_debate_speeches.md",

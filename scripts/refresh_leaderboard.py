@@ -110,7 +110,7 @@ def main(argv: list[str]) -> int:
 
     print(f"judged by {_own_debench()}")
 
-    from debench.errors import UserError
+    from debench.core.errors import UserError
     from debench.leaderboard.maintainers import load_maintainers, no_maintainers
     from debench.leaderboard.publish import build, write_leaderboard
     from debench.leaderboard.pull_request import compare_trees

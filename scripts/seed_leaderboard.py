@@ -35,11 +35,11 @@ def _clear_old(folder: Path, task: str) -> None:
 
 
 async def _run(task_names: list[str], out: Path, data_dir: str, seed: int) -> int:
+    from debench.core.errors import UserError
     from debench.data.loading import load_task_data
-    from debench.errors import UserError
     from debench.models.factory import make_model
-    from debench.pipeline import EvalOptions, evaluate_task, slug
-    from debench.task_lookup import load_task
+    from debench.run.pipeline import EvalOptions, evaluate_task, slug
+    from debench.run.task_lookup import load_task
 
     n = 0
     for name in task_names:
@@ -92,7 +92,7 @@ def main(argv: list[str]) -> int:
     if not args.data_dir:
         ap.error("the real data is needed: set DEBENCH_DATA_DIR or pass --data-dir")
 
-    from debench.task_lookup import task_names
+    from debench.run.task_lookup import task_names
 
     names = [t.strip() for t in args.tasks.split(",")] if args.tasks else task_names()
     n = asyncio.run(_run(names, args.submissions, args.data_dir, args.seed))

@@ -12,7 +12,6 @@ import sys
 from debench.arena.adaptive_schedule import SCHEDULE_SCHEMA_PATH, schedule_decision_json_schema
 from debench.arena.judgments import JUDGMENT_SCHEMA_PATH, judgment_json_schema
 from debench.arena.ranking_file import ARENA_RANKING_SCHEMA_PATH, arena_ranking_json_schema
-from debench.group_summary import GROUP_SUMMARY_SCHEMA_PATH, group_summary_json_schema
 from debench.leaderboard.board import SCHEMA_PATH as LEADERBOARD_SCHEMA_PATH
 from debench.leaderboard.board import leaderboard_json_schema
 from debench.leaderboard.maintainers import MAINTAINERS_SCHEMA_PATH, maintainers_json_schema
@@ -20,11 +19,12 @@ from debench.leaderboard.reported import REPORTED_SCHEMA_PATH, reported_json_sch
 from debench.leaderboard.spot_record import SPOT_RECORD_SCHEMA_PATH, spot_record_json_schema
 from debench.leaderboard.trusted import TRUSTED_SCHEMA_PATH, trusted_json_schema
 from debench.probes.report import PROBE_SCHEMA_PATH, probe_report_json_schema
-from debench.repeats import SCHEMA_PATH as REPEATS_SCHEMA_PATH
-from debench.repeats import repeats_json_schema
-from debench.results import SCHEMA_PATH, results_json_schema
+from debench.scoring.group_summary import GROUP_SUMMARY_SCHEMA_PATH, group_summary_json_schema
+from debench.scoring.repeats import SCHEMA_PATH as REPEATS_SCHEMA_PATH
+from debench.scoring.repeats import repeats_json_schema
+from debench.scoring.results import SCHEMA_PATH, results_json_schema
 from debench.speeches.report import SPEECH_RATING_SCHEMA_PATH, speech_rating_json_schema
-from debench.task import task_json_schema
+from debench.task.config import task_json_schema
 
 TARGETS = {
     SCHEMA_PATH: results_json_schema,

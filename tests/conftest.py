@@ -75,8 +75,8 @@ def real_data_dir(name: str) -> Path:
 
 
 def split_sentences(text: str) -> list[str]:
-    """The sentences of ``text``, as ``debench.text.sentence_spans`` cuts them (the probes' cut)."""
-    from debench.text import sentence_spans
+    """The sentences of ``text``, as ``debench.core.text.sentence_spans`` cuts them (the probes' cut)."""
+    from debench.core.text import sentence_spans
 
     return [text[a:b] for a, b in sentence_spans(text)]
 

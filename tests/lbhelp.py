@@ -65,10 +65,10 @@ def rescore(results: Path) -> None:
     """Recompute the results file's metrics, counts and reports from its (edited) samples log with
     debench's own scorer — what a forger would do so the numbers match."""
     from debench.data.loading import load_task_data
-    from debench.pipeline import select_docs
-    from debench.predictions import load_predictions
-    from debench.scoring import score
-    from debench.task_lookup import load_task
+    from debench.run.pipeline import select_docs
+    from debench.run.task_lookup import load_task
+    from debench.scoring.predictions import load_predictions
+    from debench.scoring.scores import score
 
     data = json.loads(results.read_text())
     task, _ = load_task(data["task"]["name"])
@@ -89,8 +89,8 @@ def forge_gpt_perfect(genuine: Path, dest: Path) -> tuple[Path, Path]:
     """The issue's forgery, done as well as a submitter can: a baseline run of ibm_speech_likert
     with gold predictions and no responses, renamed openai/gpt-perfect, its identity and
     fingerprint rewritten with debench's own function and its metrics recomputed."""
-    from debench.runner import run_fingerprint
-    from debench.task_lookup import load_task
+    from debench.run.runner import run_fingerprint
+    from debench.run.task_lookup import load_task
 
     res, samples = copy_submission(genuine, dest)
     edit_records(samples, set_gold)

@@ -1,7 +1,7 @@
 """Scoring cases on the real data, frozen so that a faster scoring keeps the same answers.
 
 Each case is a task (possibly with altered metric args or scoring mode), its documents and one
-judge's sample records. ``answers(data_dir)`` scores every case with ``debench.scoring.score``
+judge's sample records. ``answers(data_dir)`` scores every case with ``debench.scoring.scores.score``
 (default 1,000 bootstrap draws) plus a few paired comparisons, and returns plain JSON.
 
 ``python tests/scoring_cases.py [--data-dir DIR]`` rewrites ``tests/frozen/scoring_answers.json``.
@@ -25,15 +25,15 @@ import numpy as np
 
 from debench.data.base import Doc
 from debench.data.loading import load_local, load_sample
+from debench.data.samples import SampleRecord
 from debench.metrics.base import get_metric
 from debench.metrics.names import STATUS_METRICS
 from debench.metrics.paired import paired_bootstrap, paired_permutation
 from debench.models.base import Request
 from debench.models.baselines import make_baseline
-from debench.samples import SampleRecord
-from debench.scoring import score, scored_pairs
-from debench.task import MetricConfig, TaskConfig
-from debench.task_lookup import load_task
+from debench.run.task_lookup import load_task
+from debench.scoring.scores import score, scored_pairs
+from debench.task.config import MetricConfig, TaskConfig
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 FROZEN = REPO_ROOT / "tests" / "frozen" / "scoring_answers.json"

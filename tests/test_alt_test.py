@@ -16,9 +16,9 @@ import pytest
 from conftest import real_data_dir
 from scipy.special import stdtr
 
+from debench.core.errors import UserError
 from debench.data.base import Doc
 from debench.data.ibm_speeches import load_ibm_speeches
-from debench.errors import UserError
 from debench.metrics.alt_test import alt_test_report
 from debench.metrics.base import get_metric
 from debench.metrics.bootstrap import point_and_ci
@@ -239,7 +239,7 @@ def test_benjamini_yekutieli_is_stricter_than_benjamini_hochberg() -> None:
 def test_debench_score_gives_the_alt_test_from_a_predictions_file(tmp_path: Path, speeches: list[Doc]) -> None:
     from clihelp import run_cli
 
-    from debench.results import validate_results_dict
+    from debench.scoring.results import validate_results_dict
 
     preds = oracle(speeches)
     file = tmp_path / "oracle.jsonl"

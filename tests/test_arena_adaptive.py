@@ -21,8 +21,8 @@ from debench.arena.protocol import Topic
 from debench.arena.rank import analyse_judgments
 from debench.arena.run import ArenaOutput, run_arena
 from debench.arena.tournament import ArenaSettings
-from debench.errors import UserError
-from debench.json_schema import validate_with_schema_file
+from debench.core.errors import UserError
+from debench.core.json_schema import validate_with_schema_file
 from debench.models.factory import make_model, parse_model_args
 from debench.testing.arena_world import ArenaWorld
 from debench.testing.stub_server import FaultPlan, StubServer

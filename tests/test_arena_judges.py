@@ -18,8 +18,8 @@ from debench.arena.judgment_table import load_judgment_files, table_of
 from debench.arena.judgments import JUDGMENT_SCHEMA_PATH, Judgment
 from debench.arena.rank import analyse_judgments
 from debench.arena.topic_bootstrap import TopicDraws
-from debench.errors import UserError
-from debench.json_schema import validate_with_schema_file
+from debench.core.errors import UserError
+from debench.core.json_schema import validate_with_schema_file
 from debench.metrics.alpha import alpha, unit_coincidences
 
 

@@ -14,7 +14,7 @@ from debench.arena.bt_bootstrap import kendall_tau_distance
 from debench.arena.judgment_table import load_judgment_files
 from debench.arena.judgments import Judgment
 from debench.arena.rank import analyse_judgments
-from debench.errors import UserError
+from debench.core.errors import UserError
 
 
 def J(topic: str, s1: str, s2: str, w: int | None) -> Judgment:
@@ -195,7 +195,7 @@ def test_ranking_file_follows_its_schema(tmp_path: Path) -> None:
     from arena_synth import SynthJudge, simulate
 
     from debench.arena.ranking_file import ARENA_RANKING_SCHEMA_PATH
-    from debench.json_schema import validate_with_schema_file
+    from debench.core.json_schema import validate_with_schema_file
 
     legs = simulate({"A": 0.5, "B": 0.0, "C": -0.5}, [SynthJudge("x", length_weight=1.0), SynthJudge("A", nu=0.3)], n_topics=6, seed=2)
     validate_with_schema_file(rank_judgments(legs, "lenient", ["A", "B"], n_boot=30, n_perm=100), ARENA_RANKING_SCHEMA_PATH)

@@ -9,7 +9,7 @@ from arena_synth import SynthJudge, simulate
 from debench.arena.judgments import Judgment
 from debench.arena.rank import analyse_judgments
 from debench.arena.style_control import normalised_difference, z_score
-from debench.errors import UserError
+from debench.core.errors import UserError
 
 STRENGTHS = {"A": 1.0, "B": 0.4, "C": -0.4, "D": -1.0}
 # The weaker a debater, the more it talks.

@@ -13,7 +13,7 @@ import pytest
 from debench.arena.protocol import Topic, load_topics, parse_verdict
 from debench.arena.run import run_arena
 from debench.arena.tournament import ArenaSettings, DebateRecord, schedule
-from debench.errors import UserError
+from debench.core.errors import UserError
 from debench.models.factory import make_model, parse_model_args
 from debench.testing.stub_server import FaultPlan, StubServer
 

@@ -17,8 +17,8 @@ import pytest
 from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
 
+from debench.data.samples import read_records
 from debench.models.price_table import lookup
-from debench.samples import read_records
 from debench.testing.stub_server import BatchPlan, StubProcess, StubServer
 
 MODEL = "openai/gpt-4o-mini"  # in litellm's price table (with batch prices); the stub answers any model name

@@ -1,4 +1,4 @@
-"""The one chart module (``debench.charts``): every chart is well-formed SVG, escapes every text it
+"""The one chart module (``debench.core.charts``): every chart is well-formed SVG, escapes every text it
 is given, and puts its points where the numbers say."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from debench.charts import (
+from debench.core.charts import (
     Estimate,
     Forest,
     ForestRow,

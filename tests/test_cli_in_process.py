@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from clihelp import IMPORT_TIME_ENV, run_cli, run_cli_process
 
-from debench import redact
+from debench.core import redact
 from debench.testing.stub_server import FaultPlan, StubServer
 
 SAMPLE_RUN = ["eval", "--task", "ibm_speech_likert", "--model", "baseline/random", "--limit", "5", "--data-source", "sample", "--no-progress", "--bootstrap", "20"]

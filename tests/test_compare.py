@@ -13,8 +13,8 @@ from conftest import DATA_DIR, real_data_dir
 from debench.metrics.base import get_metric
 from debench.metrics.paired import paired_bootstrap, paired_permutation
 from debench.models.factory import make_model
-from debench.pipeline import EvalOptions, evaluate_task
-from debench.task_lookup import load_task
+from debench.run.pipeline import EvalOptions, evaluate_task
+from debench.run.task_lookup import load_task
 
 
 def _arr(xs):
@@ -74,7 +74,7 @@ def test_compare_cli_on_real_runs(tmp_path: Path) -> None:
 
 
 def test_winner_names_the_better_direction() -> None:
-    from debench.compare_runs import winner
+    from debench.run.compare_runs import winner
 
     assert winner(0.1, 0.01, True)["winner"] == "A" and winner(0.1, 0.01, False)["winner"] == "B"
     assert winner(-0.1, 0.01, False) == {"better": "lower", "winner": "A", "significant": True, "verdict": "A is better (p = 0.0100 < 0.05)"}

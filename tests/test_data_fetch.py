@@ -19,14 +19,14 @@ import yaml
 from clihelp import run_cli
 from conftest import real_data_dir
 
+from debench.core.errors import UserError
+from debench.core.paths import portable_path
 from debench.data.base import get_adapter
 from debench.data.fetch import Fetcher, fetch_targets
 from debench.data.fetched import RECORD_NAME, data_root, fetched_dir
 from debench.data.loading import SAMPLES_DIR, content_hash, load_task_data
-from debench.errors import UserError
-from debench.paths import portable_path
-from debench.task_files import load_task_file
-from debench.task_lookup import load_task, tasks_dir
+from debench.run.task_files import load_task_file
+from debench.run.task_lookup import load_task, tasks_dir
 
 TASKS = tasks_dir()
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from conftest import real_data_dir
 
+from debench.core.errors import UserError
 from debench.data.loading import load_task_data
-from debench.errors import UserError
-from debench.task_lookup import load_task
+from debench.run.task_lookup import load_task
 
 
 @pytest.mark.real_data("a Hub snapshot of the real data.csv (all 631 IBM speeches)")

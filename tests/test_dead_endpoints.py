@@ -18,7 +18,7 @@ from clihelp import invoke
 from conftest import DATA_DIR, real_data_dir
 
 import debench
-from debench.errors import UserError
+from debench.core.errors import UserError
 from debench.models import retry
 from debench.models.retry import EndpointError, RetryPolicy
 from debench.testing.stub_server import StubServer
@@ -118,7 +118,7 @@ def test_finished_samples_are_kept_when_the_endpoint_goes_away(tmp_path: Path) -
         (first,) = debench.evaluate("ibm_speech_likert", "openai/stub", api_base=base, limit=2, data_dir=DATA_DIR, output_dir=tmp_path, n_bootstrap=0)
     with pytest.raises(EndpointError):  # the server is gone: the 3rd document cannot be judged
         debench.evaluate("ibm_speech_likert", "openai/stub", api_base=base, model_args=FAST, limit=3, data_dir=DATA_DIR, output_dir=tmp_path)
-    from debench.samples import read_records
+    from debench.data.samples import read_records
 
     assert len(read_records(first.samples_path)) == 2
 

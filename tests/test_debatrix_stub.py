@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from conftest import DATA_DIR, real_data_dir
 
+from debench.data.samples import read_records
 from debench.models.factory import make_model, parse_model_args
-from debench.pipeline import EvalOptions, evaluate_task
-from debench.samples import read_records
-from debench.task_lookup import load_task
+from debench.run.pipeline import EvalOptions, evaluate_task
+from debench.run.task_lookup import load_task
 from debench.testing.stub_server import FaultPlan, StubServer, prompt_key
 
 COMMENT = "NOTE<{}>: the speaker makes a clear case but leaves the rebuttal thin."
@@ -130,7 +130,7 @@ def test_crash_mid_chain_resumes_without_redoing_steps(tmp_path: Path) -> None:
 
 def test_debatrix_needs_a_multi_speech_task(tmp_path: Path) -> None:
     real_data_dir("ibm_debate_speeches")
-    from debench.errors import UserError
+    from debench.core.errors import UserError
 
     with StubServer() as srv, pytest.raises(UserError, match="no 'debatrix' section"):
         run(srv, "ibm_speech_likert", "debatrix-f", tmp_path, limit=2)

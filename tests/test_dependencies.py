@@ -133,7 +133,7 @@ def test_the_installed_versions_are_within_the_declared_ranges() -> None:
 def test_a_missing_extra_is_a_one_line_error_naming_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """xllamacpp comes with the ``local`` extra, no longer at one exact version: without it, the
     embedded server says which extra to install (and debench itself imports fine)."""
-    from debench.errors import UserError
+    from debench.core.errors import UserError
     from debench.models.local_server import LocalServer
 
     monkeypatch.setitem(sys.modules, "xllamacpp", None)  # import xllamacpp -> ImportError

@@ -18,10 +18,10 @@ from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
 from scipy import stats
 
+from debench.data.samples import read_records
 from debench.models.factory import make_judge, make_model
-from debench.pipeline import EvalOptions, evaluate_task
-from debench.samples import read_records
-from debench.task_lookup import load_task
+from debench.run.pipeline import EvalOptions, evaluate_task
+from debench.run.task_lookup import load_task
 from debench.testing.stub_server import LIKERT_TEMPLATES, LIKERT_UNPARSEABLE, StubServer, prompt_key
 
 MEMBERS = ["a", "b", "c"]

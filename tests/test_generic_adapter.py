@@ -15,11 +15,11 @@ from clihelp import invoke, run_cli
 from conftest import real_data_dir
 
 import debench
+from debench.core.errors import UserError
 from debench.data.generic import records_hash
 from debench.data.loading import load_task_data
-from debench.errors import UserError
-from debench.task_files import load_task_file
-from debench.task_lookup import load_task
+from debench.run.task_files import load_task_file
+from debench.run.task_lookup import load_task
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "generic"
 TASK = FIXTURE / "my_debates.yaml"
@@ -250,7 +250,7 @@ def test_a_generic_task_may_include_a_shipped_one(tmp_path: Path) -> None:
     """Reusing debateart_winner's prompt, parser and metrics over a JSONL file: the inherited
     local_dir, sample and fetch sections do not get in the way."""
     from debench.data.fetch import fetch_targets
-    from debench.task_lookup import tasks_dir
+    from debench.run.task_lookup import tasks_dir
 
     shutil.copy(FIXTURE / "debates.jsonl", tmp_path / "debates.jsonl")
     raw = yaml.safe_load(TASK.read_text())["dataset"]

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from conftest import DATA_DIR, real_data_dir
 
 from debench.cli import main
-from debench.errors import UserError
+from debench.core.errors import UserError
 from debench.models import weights
 from debench.models.factory import make_model
 from debench.models.local_server import GGUF_IN_WHEEL

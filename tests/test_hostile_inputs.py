@@ -19,12 +19,12 @@ from pathlib import Path
 import pytest
 from clihelp import run_cli
 
-from debench.atomic import write_atomic
-from debench.errors import DataError, UserError
-from debench.parsing import MATCH_TIMEOUT_S, parse_answer
-from debench.prompt_sandbox import TemplateBoundError, render
-from debench.record_log import RecordLog
-from debench.task import FieldMap, ParserConfig
+from debench.core.atomic import write_atomic
+from debench.core.errors import DataError, UserError
+from debench.core.record_log import RecordLog
+from debench.task.config import FieldMap, ParserConfig
+from debench.task.parsing import MATCH_TIMEOUT_S, parse_answer
+from debench.task.prompt_sandbox import TemplateBoundError, render
 from debench.testing.stub_server import BatchPlan, FaultPlan, StubServer
 
 SAMPLE = ("--task", "ibm_speech_likert", "--limit", "2", "--data-source", "sample", "--no-progress", "--bootstrap", "20")
@@ -242,7 +242,7 @@ def test_concurrent_atomic_writes_of_one_file_all_succeed(tmp_path: Path) -> Non
 
 
 def test_a_finished_log_leaves_no_hidden_file(tmp_path: Path) -> None:
-    from debench.samples import SampleRecord
+    from debench.data.samples import SampleRecord
 
     a = RecordLog(tmp_path / "samples_x.jsonl", SampleRecord, "doc_id")
     b = RecordLog(tmp_path / "samples_x.jsonl", SampleRecord, "doc_id")  # a second process on the same log

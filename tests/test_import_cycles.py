@@ -1,7 +1,14 @@
-"""No import cycles inside ``debench/``, and no module importing from a layer above its own (the
-layer table of ``docs/architecture.md``, read from the page itself so that it cannot drift from
-the imports): every ``import`` statement counts, including the ones inside functions (a cycle
-hidden in a function is still a cycle in the design)."""
+"""The layers of ``debench/`` are its packages: each package's ``__init__`` docstring (and each module
+directly in ``debench/``) ends with a ``May import:`` line naming the packages it may import from.
+The tests read those lines, so the layout, the declarations and the imports cannot drift apart:
+
+* no import cycle between modules (every ``import`` statement counts, including those inside
+  functions: a cycle hidden in a function is still a cycle in the design);
+* no import from one package to another that its ``May import:`` line does not name;
+* the declarations themselves form layers (no cycle between packages);
+* at most eight modules directly in ``debench/``;
+* docs/architecture.md's layer table names every package once, with the same ``May import:`` list.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +18,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "debench"
 ARCHITECTURE = PACKAGE.parent / "docs" / "architecture.md"
+MAX_TOP_LEVEL_MODULES = 8
 
 
 def module_name(path: Path) -> str:
@@ -45,7 +53,7 @@ def import_graph() -> dict[str, set[str]]:
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Strongly connected components with more than one module (Tarjan)."""
+    """Strongly connected components with more than one node (Tarjan)."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -59,7 +67,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
         counter += 1
         stack.append(v)
         on_stack.add(v)
-        for w in sorted(graph[v]):
+        for w in sorted(graph.get(v, ())):
             if w not in index:
                 visit(w)
                 low[v] = min(low[v], low[w])
@@ -82,9 +90,55 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
+def unit_of(module: str) -> str:
+    """The layer unit a module belongs to: its package directly under ``debench/``, or the module
+    itself when it sits directly in ``debench/`` (``debench`` for the package's ``__init__``)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "debench"
+
+
+def units() -> dict[str, Path]:
+    """Every layer unit and the file whose docstring declares it."""
+    found = {p.name: p / "__init__.py" for p in PACKAGE.iterdir() if p.is_dir() and any(p.glob("*.py"))}
+    found |= {p.stem: p for p in PACKAGE.glob("*.py") if p.name != "__init__.py"}
+    found["debench"] = PACKAGE / "__init__.py"
+    return found
+
+
+MAY_IMPORT = re.compile(r"^May import: (.+)\.$", re.MULTILINE)
+
+
+def read_declaration(text: str, every: set[str]) -> set[str]:
+    """What a ``May import:`` line allows: the names in double backticks; ``every package`` allows
+    every package (modules directly in ``debench/`` still have to be named)."""
+    line = MAY_IMPORT.search(text)
+    if line is None:
+        raise ValueError("no 'May import:' line")
+    names = set(re.findall(r"``([A-Za-z_][A-Za-z0-9_]*)``", line.group(1)))
+    if "every package" in line.group(1):
+        names |= every
+    return names
+
+
+def declarations() -> dict[str, set[str]]:
+    found = units()
+    packages = {name for name, path in found.items() if path.name == "__init__.py" and name != "debench"}
+    out = {}
+    for name, path in found.items():
+        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+        out[name] = read_declaration(doc, packages)
+    return out
+
+
 def test_the_checker_finds_a_planted_cycle() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert cycles(graph) == [["a", "b", "c"]]
+
+
+def test_the_declaration_reader() -> None:
+    assert read_declaration("Holds x.\n\nMay import: ``core``, ``task``.\n", set()) == {"core", "task"}
+    assert read_declaration("May import: every package, ``api``.", {"core", "run"}) == {"core", "run", "api"}
+    assert read_declaration("May import: nothing of debench.", {"core"}) == set()
 
 
 def test_no_import_cycles_inside_debench() -> None:
@@ -92,68 +146,62 @@ def test_no_import_cycles_inside_debench() -> None:
     assert not found, "import cycles: " + "; ".join(" <-> ".join(c) for c in found)
 
 
-def _outside_parentheses(text: str) -> str:
-    """``text`` without any parenthesized part (nested ones too)."""
-    while True:
-        shorter = re.sub(r"\([^()]*\)", "", text)
-        if shorter == text:
-            return text
-        text = shorter
+def test_every_package_declares_what_it_may_import() -> None:
+    missing = []
+    for path in units().values():
+        if not MAY_IMPORT.search(ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""):
+            missing.append(str(path.relative_to(PACKAGE.parent)))
+    assert not missing, f"end these docstrings with a 'May import:' line: {missing}"
 
 
-def read_layers(page: str) -> list[tuple[str, set[str]]]:
-    """The layer table under the page's ``## Layers`` heading, bottom to top: each row's layer name and
-    the top-level modules and packages of ``debench/`` it names in code spans outside parentheses
-    (``errors.py`` -> ``errors``, ``data/`` -> ``data``; what a parenthesis says about a row's
-    modules is description, not a layer)."""
+def test_no_import_that_its_package_does_not_declare() -> None:
+    allowed = declarations()
+    wrong = []
+    for mod, deps in import_graph().items():
+        here = unit_of(mod)
+        for dep in deps:
+            there = unit_of(dep)
+            if there != here and there not in allowed[here]:
+                wrong.append(f"{mod} imports {dep}: '{here}' may not import '{there}'")
+    assert not wrong, "\n".join(sorted(wrong))
+
+
+def test_the_declarations_are_layers() -> None:
+    """No two packages may import each other, directly or through others."""
+    found = cycles({name: allowed - {name} for name, allowed in declarations().items()})
+    assert not found, "packages declared to import each other: " + "; ".join(" <-> ".join(c) for c in found)
+
+
+def test_at_most_eight_modules_directly_in_debench() -> None:
+    top = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(top) <= MAX_TOP_LEVEL_MODULES, f"{len(top)} modules directly in debench/: {top}"
+
+
+def read_table(page: str, every: set[str]) -> dict[str, set[str]]:
+    """docs/architecture.md's layer table: each row's package (``core/``) or module (``api.py``) and
+    what its "may import" column allows (names in code spans; "every package" as in a docstring)."""
     section = page.split("\n## Layers\n", 1)[1].split("\n## ", 1)[0]
-    layers = []
+    rows: dict[str, set[str]] = {}
     for line in section.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.startswith("|") else []
-        if len(cells) != 2 or cells[0] in ("layer", "") or set(cells[0]) <= set("-: "):
+        if len(cells) != 3 or cells[0] in ("package", "") or set(cells[0]) <= set("-: "):
             continue
-        names = set(re.findall(r"`([A-Za-z_][A-Za-z0-9_]*)(?:\.py|/)`", _outside_parentheses(cells[1])))
-        layers.append((cells[0], names))
-    return layers
+        unit = re.fullmatch(r"`([A-Za-z_][A-Za-z0-9_]*)(?:/|\.py)`", cells[0])
+        assert unit, f"docs/architecture.md: a row that names no package: {cells[0]}"
+        names = set(re.findall(r"`([A-Za-z_][A-Za-z0-9_]*)`", cells[2]))
+        rows[unit.group(1)] = names | every if "every package" in cells[2] else names
+    return rows
 
 
-LAYERS = read_layers(ARCHITECTURE.read_text(encoding="utf-8"))
-"""docs/architecture.md's layer table, bottom to top. A new top-level module or package must be placed there."""
+def test_the_architecture_page_is_drawn_from_the_packages() -> None:
+    packages = {name for name, path in units().items() if path.name == "__init__.py" and name != "debench"}
+    table = read_table(ARCHITECTURE.read_text(encoding="utf-8"), packages)
+    declared = {name: allowed for name, allowed in declarations().items() if name != "debench"}
+    assert set(table) == set(declared), f"rows missing: {sorted(set(declared) - set(table))}; rows for nothing: {sorted(set(table) - set(declared))}"
+    differ = {name: (sorted(table[name]), sorted(declared[name])) for name in declared if table[name] != declared[name]}
+    assert not differ, f"docs/architecture.md's 'may import' column (first) differs from the docstring (second): {differ}"
 
 
-def test_the_layer_table_is_read() -> None:
-    """The parser sees every row, keeps what is outside parentheses, and a name there must exist."""
-    page = (
-        "# A\n\n## Layers\n\n| layer | modules |\n| --- | --- |\n"
-        "| low | `a.py` (the `hidden.py` inside (`deeper.py`)), `pkg/` (`pkg/sub.py`) |\n| high | `b.py` |\n\n## Next\n| x | `c.py` |\n"
-    )
-    assert read_layers(page) == [("low", {"a", "pkg"}), ("high", {"b"})]
-    assert [name for name, _ in LAYERS][:2] == ["foundations", "configuration"]
-    assert len(LAYERS) >= 10 and all(names for _, names in LAYERS)
-
-
-def test_every_name_in_the_table_exists() -> None:
-    top = {p.stem for p in PACKAGE.glob("*.py")} | {p.name for p in PACKAGE.iterdir() if p.is_dir() and any(p.glob("*.py"))}
-    stale = sorted(name for _, names in LAYERS for name in names if name not in top)
-    assert not stale, f"docs/architecture.md's layer table names what debench/ does not have: {stale}"
-
-
-def layer_of(module: str) -> int | None:
-    top = module.split(".")[1] if "." in module else None
-    return next((i for i, (_, names) in enumerate(LAYERS) if top in names), None)
-
-
-def test_every_module_has_a_layer() -> None:
-    missing = sorted({m.split(".")[1] for m in import_graph() if "." in m and layer_of(m) is None})
-    assert not missing, f"place these in docs/architecture.md's layer table: {missing}"
-
-
-def test_no_module_imports_from_a_layer_above() -> None:
-    upward = []
-    for mod, deps in import_graph().items():
-        here = layer_of(mod)
-        for dep in deps:
-            there = layer_of(dep)
-            if here is not None and there is not None and there > here:
-                upward.append(f"{mod} ({LAYERS[here][0]}) imports {dep} ({LAYERS[there][0]})")
-    assert not upward, "\n".join(sorted(upward))
+def test_the_table_reader() -> None:
+    page = "# A\n\n## Layers\n\n| package | holds | may import |\n| --- | --- | --- |\n| `core/` | x (`y`) | nothing |\n| `run/` | z | `core` |\n| `cli/` | w | every package, `api` |\n\n## Next\n| `c.py` | | |\n"
+    assert read_table(page, {"core", "run"}) == {"core": set(), "run": {"core"}, "cli": {"core", "run", "api"}}

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from debench.errors import DataError, UserError
-from debench.jsonl import iter_jsonl_objects
+from debench.core.errors import DataError, UserError
+from debench.core.jsonl import iter_jsonl_objects
 
 
 def _write(path: Path, data: bytes) -> Path:

@@ -12,8 +12,8 @@ import pytest
 from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
 
-from debench.errors import UserError
-from debench.task_lookup import load_task
+from debench.core.errors import UserError
+from debench.run.task_lookup import load_task
 
 REPO = Path(__file__).resolve().parent.parent
 TASK = "ibm_speech_likert"

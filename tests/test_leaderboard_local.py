@@ -16,11 +16,11 @@ pytestmark = [pytest.mark.local_model, pytest.mark.slow]
 
 
 def test_the_jobs_run_of_the_embedded_model_is_budgeted_final_and_validates(smollm2: Path, tmp_path: Path) -> None:
+    from debench.data.samples import read_records
     from debench.leaderboard.maintainers import Budget, load_maintainers
     from debench.leaderboard.reproduce import BUDGET_STOP, ReproduceRun, reproduce
     from debench.leaderboard.trusted import load_trusted, trust
     from debench.leaderboard.validate import validate_submission
-    from debench.samples import read_records
 
     sub = validate_submission(smollm2_results(smollm2), data_dir=DATA_DIR)
     maint = load_maintainers(MAINTAINERS)

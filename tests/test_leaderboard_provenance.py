@@ -373,9 +373,9 @@ def test_planted_key_in_a_debatrix_step(debatrix_run: Path, tmp_path: Path) -> N
 def test_an_edited_debatrix_criterion_is_refused_even_with_patched_hashes(server: StubServer, tmp_path: Path) -> None:
     """A Debatrix record keeps no prompt text, only each step's prompt hash: validation replays the
     chain with the recorded answers and finds the first prompt the installed task would not ask."""
-    from debench.pipeline import task_identity, task_sha
-    from debench.runner import run_fingerprint
-    from debench.task_lookup import load_task, tasks_dir
+    from debench.run.pipeline import task_identity, task_sha
+    from debench.run.runner import run_fingerprint
+    from debench.run.task_lookup import load_task, tasks_dir
 
     for name in ("debateart_winner.yaml", "_debateart.yaml"):
         shutil.copy(tasks_dir() / name, tmp_path / name)

@@ -44,7 +44,7 @@ pytestmark = pytest.mark.slow
 
 def _ibm_docs() -> list[Any]:
     from debench.data.loading import load_task_data
-    from debench.task_lookup import load_task
+    from debench.run.task_lookup import load_task
 
     real_data_dir("ibm_debate_speeches")
     task, _ = load_task(TASK)
@@ -111,8 +111,8 @@ def test_the_same_answers_typed_in_as_a_trusted_providers_model_are_not_ranked(g
     """The gold answers renamed as an OpenAI model (litellm's default endpoint, which the allowlist
     trusts): a pattern-like name is not on the exact allowlist; an allowlisted one waits for the
     job's own run through OpenAI with the maintainers' key, which never takes the submitted answers."""
-    from debench.runner import run_fingerprint
-    from debench.task_lookup import load_task
+    from debench.run.runner import run_fingerprint
+    from debench.run.task_lookup import load_task
 
     task, _ = load_task(TASK)
     for name, folder in (("openai/gpt-4o", "openai__gpt-4o"), ("gpt-4o-2024-08-06", "gpt-4o-2024-08-06")):
@@ -196,9 +196,9 @@ def ratings_reader(request: dict[str, Any]) -> str:
 
 
 def test_an_edited_prompt_is_refused_even_with_patched_hashes(tmp_path: Path) -> None:
-    from debench.pipeline import task_identity, task_sha
-    from debench.runner import run_fingerprint
-    from debench.task_lookup import load_task, tasks_dir
+    from debench.run.pipeline import task_identity, task_sha
+    from debench.run.runner import run_fingerprint
+    from debench.run.task_lookup import load_task, tasks_dir
 
     real_data_dir("ibm_debate_speeches")
     text = (tasks_dir() / f"{TASK}.yaml").read_text()

@@ -33,8 +33,8 @@ def _tree(tmp_path: Path) -> Path:
 def _variant(subs: Path, folder: str, change: Any) -> Path:
     """A copy of the embedded model's submission in ``folder`` with its identity changed by
     ``change`` and its fingerprint recomputed (file names kept: the gate reads names from the file)."""
-    from debench.runner import run_fingerprint
-    from debench.task_lookup import installed_task
+    from debench.run.runner import run_fingerprint
+    from debench.run.task_lookup import installed_task
 
     src = subs / "local__smollm2"
     dest = subs / folder

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from debench.errors import UserError
+from debench.core.errors import UserError
 from debench.leaderboard.reported import NOT_VERIFIED, REPORTED_SCHEMA_PATH, load_reported, reported_json_schema
 
 REPO = Path(__file__).resolve().parent.parent

@@ -16,14 +16,14 @@ import pytest
 from conftest import DATA_DIR, real_data_dir
 from lbhelp import REPO, edit_json, edit_records, rescore, samples_of
 
+from debench.data.samples import SampleRecord
 from debench.leaderboard.compare import compare
 from debench.leaderboard.entry_rules import entry_problems
 from debench.leaderboard.maintainers import load_maintainers
 from debench.leaderboard.public_text import public_text
 from debench.leaderboard.queue import Queue, extend
 from debench.leaderboard.same_judge import request_identity
-from debench.samples import SampleRecord
-from debench.task_lookup import installed_task
+from debench.run.task_lookup import installed_task
 from debench.testing.stub_server import StubServer, likert_responder
 
 MODEL = "gpt-4o-mini-2024-07-18"
@@ -50,7 +50,7 @@ def _eval(out: Path, base_url: str, model: str = MODEL) -> Path:
 
 
 def _without_endpoint(d: dict[str, Any]) -> None:
-    from debench.runner import run_fingerprint
+    from debench.run.runner import run_fingerprint
 
     for block in (d["model"], d["model"]["identity"]):
         block.pop("api_base", None)
@@ -155,7 +155,7 @@ def test_the_maintainers_file_names_exact_models_and_refuses_patterns(tmp_path: 
     assert m.allowed("local/smollm2") is not None and m.allowed("gpt-4o") is None and m.overall_tasks
     text = (REPO / "leaderboard" / "maintainers.yaml").read_text().replace("model: gpt-4o-2024-08-06", "model: gpt-4o*")
     (tmp_path / "m.yaml").write_text(text)
-    from debench.errors import UserError
+    from debench.core.errors import UserError
 
     with pytest.raises(UserError, match="allowlist"):
         load_maintainers(tmp_path / "m.yaml")

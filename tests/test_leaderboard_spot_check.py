@@ -15,8 +15,8 @@ from lbhelp import (
     COMMIT,
 )
 
+from debench.data.samples import SampleRecord
 from debench.leaderboard.spot_check import draw, model_from_identity, seed_from_commit
-from debench.samples import SampleRecord
 from debench.testing.stub_server import StubServer, fixed_responder, likert_responder
 
 TASK = "ibm_speech_likert"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from lbhelp import TRUSTED
 
-from debench.errors import UserError
+from debench.core.errors import UserError
 from debench.leaderboard.trusted import (
     TRUSTED_SCHEMA_PATH,
     load_trusted,

@@ -12,7 +12,7 @@ from clihelp import run_cli
 from conftest import real_data_dir
 from lbhelp import accepted, copy_submission, data_env, edit_json, edit_lines, eval_run, refused, samples_of
 
-from debench.task_lookup import load_task
+from debench.run.task_lookup import load_task
 
 TASK = "ibm_speech_likert"
 

@@ -11,7 +11,7 @@ from clihelp import invoke
 from conftest import DATA_DIR, real_data_dir
 
 import debench
-from debench.samples import read_records
+from debench.data.samples import read_records
 
 
 def _digests(folder: Path) -> dict[str, str]:

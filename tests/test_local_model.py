@@ -19,10 +19,10 @@ from test_gguf_model import sha256_of, smollm2_file
 
 from debench.cli import main
 from debench.data.loading import load_task_data
-from debench.grammars import grammar_names, load_grammar
 from debench.models.local import LocalModel
-from debench.runner import RunSettings, run_samples
-from debench.task_lookup import load_task
+from debench.run.runner import RunSettings, run_samples
+from debench.run.task_lookup import load_task
+from debench.task.grammars import grammar_names, load_grammar
 
 pytestmark = [pytest.mark.local_model, pytest.mark.slow]
 

@@ -13,7 +13,7 @@ from debench.leaderboard.spot_check import model_from_identity
 from debench.models.base import Request
 from debench.models.factory import make_model
 from debench.models.local import LocalModel
-from debench.task_lookup import load_task
+from debench.run.task_lookup import load_task
 
 
 def test_llama_cpp_requests_go_without_the_prompt_cache() -> None:

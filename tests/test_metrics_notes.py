@@ -13,12 +13,12 @@ from conftest import DATA_DIR, real_data_dir
 from scoring_cases import REPO_ROOT, baseline_records
 
 from debench.data.loading import load_local
+from debench.data.samples import SampleRecord
 from debench.leaderboard.board import validate_leaderboard_dict
 from debench.metrics.base import Draws
-from debench.results import Results, validate_results_dict
-from debench.samples import SampleRecord
-from debench.scoring import MetricValue, score
-from debench.task_lookup import load_task
+from debench.run.task_lookup import load_task
+from debench.scoring.results import Results, validate_results_dict
+from debench.scoring.scores import MetricValue, score
 
 
 @pytest.fixture(scope="module")

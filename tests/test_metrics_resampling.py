@@ -15,7 +15,7 @@ from debench.metrics import bootstrap, kappa, paired, speech_rating
 from debench.metrics.annotators import annotator_pairs
 from debench.metrics.base import get_metric
 from debench.metrics.bootstrap import resample_counts
-from debench.task_lookup import load_task
+from debench.run.task_lookup import load_task
 
 pytestmark = pytest.mark.real_data("the real annotator table (pairs of the 631 IBM speeches); the sample has 8 speeches")
 

@@ -17,8 +17,8 @@ import pytest
 from conftest import real_data_dir
 from scipy import stats
 
+from debench.core.errors import UserError
 from debench.data.ibm_speeches import load_ibm_speeches
-from debench.errors import UserError
 from debench.metrics.base import get_metric, metric_names
 from debench.metrics.reports import get_report
 

@@ -14,14 +14,14 @@ from contextlib import contextmanager
 
 import pytest
 
+from debench.core.errors import UserError
 from debench.data.base import Doc
-from debench.errors import UserError
 from debench.models.base import ContextOverflow, PermanentModelError, Request, Usage
 from debench.models.factory import make_model, parse_model_args
 from debench.models.litellm_model import LiteLLMModel
 from debench.models.openai_http import HTTPStatusError, OpenAIHTTPModel, classify_http_exception
 from debench.models.retry import EndpointError, TransientModelError
-from debench.task import GenerationConfig
+from debench.task.config import GenerationConfig
 from debench.testing.stub_server import FaultPlan, StubServer, fixed_responder
 
 FAST = "max_retries=3,base_delay=0.01,max_delay=1,timeout=1"

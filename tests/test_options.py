@@ -13,10 +13,10 @@ from clihelp import invoke
 
 import debench
 from debench.arena.tournament import ArenaSettings
-from debench.errors import UserError
-from debench.options import Options
-from debench.pipeline import EvalOptions, ScoreOptions
+from debench.core.errors import UserError
+from debench.core.options import Options
 from debench.probes.run import ProbeOptions
+from debench.run.pipeline import EvalOptions, ScoreOptions
 from debench.speeches.generate import GenerateOptions
 from debench.speeches.rate import RateOptions
 
@@ -143,10 +143,10 @@ def test_one_reader_of_key_value_strings_for_the_model_arguments_and_the_redacti
     """``options.key_value_parts`` reads ``k=v,k=v`` (and ``k=v;k=v`` after ``model@``) for both
     ``models.args``, which refuses what is malformed, and ``redact``, which masks secrets in what
     a user typed however it is written and keeps every other part as written."""
-    from debench.errors import UserError
+    from debench.core.errors import UserError
+    from debench.core.options import key_value_parts
+    from debench.core.redact import Redactor
     from debench.models.args import parse_model_args, split_model_spec
-    from debench.options import key_value_parts
-    from debench.redact import Redactor
 
     assert [(p.key, p.value) for p in key_value_parts(" temperature = 0.5 ,stop=a=b,,flag")] == [("temperature", "0.5"), ("stop", "a=b"), ("", None), ("flag", None)]
     args = parse_model_args("temperature=0.5, max_tokens=64,api_key=sk-local-123")

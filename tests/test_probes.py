@@ -18,13 +18,13 @@ from conftest import DATA_DIR, real_data_dir, split_sentences
 
 from debench.data.bp_competition import load_bp
 from debench.data.debateart import load_debateart
+from debench.data.samples import read_records
 from debench.models.factory import make_model, parse_model_args
-from debench.parsing import parse_answer
 from debench.probes.base import parse_probe_specs
 from debench.probes.report import ProbeReport, validate_probe_report
 from debench.probes.run import ProbeOptions, run_probes
-from debench.samples import read_records
-from debench.task_lookup import load_task
+from debench.run.task_lookup import load_task
+from debench.task.parsing import parse_answer
 from debench.testing.stub_server import StubServer
 
 

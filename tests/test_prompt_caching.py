@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from conftest import DATA_DIR, real_data_dir
 
+from debench.data.samples import read_records
 from debench.models.base import Usage
 from debench.models.factory import make_model
 from debench.models.price_table import lookup
-from debench.pipeline import EvalOptions, evaluate_task
-from debench.samples import read_records
-from debench.task_lookup import load_task
+from debench.run.pipeline import EvalOptions, evaluate_task
+from debench.run.task_lookup import load_task
 from debench.testing.stub_server import StubServer, fixed_responder
 
 PRICED = "openai/gpt-4o-mini"

@@ -11,7 +11,7 @@ from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
 
 import debench
-from debench.errors import UserError
+from debench.core.errors import UserError
 from debench.testing.stub_server import StubServer
 
 

@@ -7,9 +7,9 @@ from conftest import real_data_dir, split_sentences
 
 from debench.data.debateart import load_debateart
 from debench.data.transcript import debate_text
-from debench.parsing import parse_answer
-from debench.quotes import mask_quoted, quoted_spans
-from debench.task_lookup import load_task
+from debench.run.task_lookup import load_task
+from debench.task.parsing import parse_answer
+from debench.task.quotes import mask_quoted, quoted_spans
 
 
 @pytest.fixture(scope="module")

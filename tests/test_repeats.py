@@ -15,12 +15,12 @@ import pytest
 from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
 
-from debench.errors import UserError
+from debench.core.errors import UserError
+from debench.data.samples import SampleRecord
 from debench.models.factory import make_model
-from debench.pipeline import EvalOptions, evaluate_task
-from debench.samples import SampleRecord
-from debench.scoring import score
-from debench.task_lookup import load_task
+from debench.run.pipeline import EvalOptions, evaluate_task
+from debench.run.task_lookup import load_task
+from debench.scoring.scores import score
 from debench.testing.stub_server import StubServer, prompt_key
 
 
@@ -106,7 +106,7 @@ def test_repeats_cli_prints_the_consistency_table(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "3 repeats (seeds 0..2, temperature 1)" in proc.stdout and "agreement with the modal answer" in proc.stdout
     report = next(tmp_path.rglob("repeats_*.json"))
-    from debench.json_schema import validate_with_schema_file
-    from debench.repeats import SCHEMA_PATH
+    from debench.core.json_schema import validate_with_schema_file
+    from debench.scoring.repeats import SCHEMA_PATH
 
     validate_with_schema_file(json.loads(report.read_text()), SCHEMA_PATH)

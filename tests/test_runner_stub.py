@@ -16,11 +16,11 @@ import pytest
 from clihelp import run_cli, with_default_sigint
 from conftest import DATA_DIR, real_data_dir
 
+from debench.data.samples import read_records
 from debench.models.factory import make_model, parse_model_args
-from debench.parsing import parse_answer
-from debench.pipeline import EvalOptions, evaluate_task
-from debench.samples import read_records
-from debench.task_lookup import load_task
+from debench.run.pipeline import EvalOptions, evaluate_task
+from debench.run.task_lookup import load_task
+from debench.task.parsing import parse_answer
 from debench.testing.stub_server import FaultPlan, StubServer, likert_responder
 
 FAST_RETRY = "max_retries=4,base_delay=0.05,max_delay=2,timeout=5"

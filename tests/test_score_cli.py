@@ -14,9 +14,9 @@ from conftest import real_data_dir
 from scipy.stats import kendalltau, pearsonr
 
 import debench
+from debench.core.errors import UserError
 from debench.data.ibm_speeches import load_ibm_speeches
-from debench.errors import UserError
-from debench.results import validate_results_dict
+from debench.scoring.results import validate_results_dict
 
 
 @pytest.fixture(scope="module")

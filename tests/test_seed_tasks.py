@@ -17,14 +17,14 @@ import pytest
 from conftest import DATA_DIR, real_data_dir
 from openpyxl import Workbook
 
+from debench.core.errors import DataError
 from debench.data.bp_competition import load_bp
 from debench.data.debateart import load_debateart
 from debench.data.debatebench import ROLES, load_debatebench
-from debench.errors import DataError
+from debench.data.samples import read_records
 from debench.models.factory import make_model, parse_model_args
-from debench.pipeline import EvalOptions, evaluate_task
-from debench.samples import read_records
-from debench.task_lookup import load_task
+from debench.run.pipeline import EvalOptions, evaluate_task
+from debench.run.task_lookup import load_task
 from debench.testing.stub_server import StubServer
 
 # ---------------------------------------------------------------- adapters vs the papers
@@ -271,7 +271,7 @@ def test_debatebench_tasks_through_stub(tmp_path: Path, task: str) -> None:
 
 def test_samples_load_for_every_task() -> None:
     from debench.data.loading import load_sample
-    from debench.task_lookup import load_task, task_names
+    from debench.run.task_lookup import load_task, task_names
 
     for t in (load_task(n)[0] for n in task_names()):
         ds = load_sample(t)

@@ -18,9 +18,9 @@ from conftest import DATA_DIR, real_data_dir
 from pydantic import BaseModel
 
 from debench.arena.protocol import parse_verdict
-from debench.errors import UserError
-from debench.record_log import RecordLog, read_log
-from debench.samples import read_records
+from debench.core.errors import UserError
+from debench.core.record_log import RecordLog, read_log
+from debench.data.samples import read_records
 from debench.testing.stub_server import StubServer
 
 

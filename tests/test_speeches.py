@@ -17,9 +17,9 @@ import pytest
 from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
 
-from debench.samples import read_records
+from debench.core.text import trim_to_words
+from debench.data.samples import read_records
 from debench.testing.stub_server import LIKERT_TEMPLATES, LIKERT_UNPARSEABLE, StubServer, prompt_key
-from debench.text import trim_to_words
 
 SVG = b"<svg xmlns=\"http://www.w3.org/2000/svg\""
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import DATA_DIR, real_data_dir
 
-from debench.entry_points import declared
+from debench.core.entry_points import declared
 from debench.metrics.base import METRICS
 from debench.metrics.names import BUILTIN_REPORTS
 from debench.metrics.reports import REPORTS

@@ -12,10 +12,10 @@ import pytest
 from conftest import DATA_DIR, real_data_dir
 from pydantic import BaseModel
 
+from debench.core.record_log import RecordLog
 from debench.data.loading import StreamedDataset, load_task_data, run_documents
-from debench.record_log import RecordLog
-from debench.runner import CLAIM_BATCH, run_jobs
-from debench.task_lookup import load_task
+from debench.run.runner import CLAIM_BATCH, run_jobs
+from debench.run.task_lookup import load_task
 
 
 @pytest.mark.real_data("40 IBM speeches (the sample has 8)")

@@ -253,8 +253,8 @@ def test_likert_responder_is_deterministic_with_some_unparseable_answers() -> No
 @pytest.mark.parametrize("task", ["ibm_speech_likert", "ibm_speech_likert_cot"])
 def test_likert_answers_parse_with_the_task_parser(task: str) -> None:
     """The stub's scored answers parse to their score, the others fail, under the real task parser."""
-    from debench.parsing import parse_answer
-    from debench.task import ParserConfig
+    from debench.task.config import ParserConfig
+    from debench.task.parsing import parse_answer
 
     path = REPO / "tasks" / f"{task}.yaml"
     cfg = ParserConfig.model_validate(yaml.safe_load(path.read_text())["parser"])

@@ -12,7 +12,7 @@ import pytest
 from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
 
-from debench.samples import read_records
+from debench.data.samples import read_records
 
 pytestmark = [pytest.mark.local_model, pytest.mark.slow]
 

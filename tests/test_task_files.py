@@ -11,9 +11,9 @@ import yaml
 from clihelp import invoke, run_cli
 
 import debench
-from debench.errors import UserError
-from debench.task_files import load_task_file
-from debench.task_lookup import load_task, task_names, tasks_dir
+from debench.core.errors import UserError
+from debench.run.task_files import load_task_file
+from debench.run.task_lookup import load_task, task_names, tasks_dir
 
 SHIPPED = sorted(p for p in tasks_dir().glob("*.yaml") if not p.name.startswith("_"))
 

@@ -11,10 +11,10 @@ import yaml
 from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
 
-from debench.errors import UserError
-from debench.group_summary import GROUP_SUMMARY_SCHEMA_PATH
-from debench.json_schema import validate_with_schema_file
-from debench.task_lookup import resolve_tasks, tasks_dir
+from debench.core.errors import UserError
+from debench.core.json_schema import validate_with_schema_file
+from debench.run.task_lookup import resolve_tasks, tasks_dir
+from debench.scoring.group_summary import GROUP_SUMMARY_SCHEMA_PATH
 
 DEBATEART = [
     "debateart_argument", "debateart_argument_scores", "debateart_language", "debateart_language_scores",

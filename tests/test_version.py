@@ -20,7 +20,7 @@ PROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["
 
 def test_the_version_is_pyprojects_and_the_cli_and_results_report_it() -> None:
     import debench
-    from debench.results import package_versions
+    from debench.scoring.results import package_versions
 
     assert debench.__version__ == metadata.version("debench") == PROJECT["version"]
     out = run_cli("--version")
@@ -39,8 +39,8 @@ def test_from_a_source_tree_not_installed_the_version_says_so(tmp_path: Path) ->
 
     code = "import debench; print(debench.__version__)"
     # a copy of the package's version lookup with no pyproject.toml beside it
-    (tmp_path / "lone" / "debench").mkdir(parents=True)
-    for name in ("__init__.py", "version.py"):
+    (tmp_path / "lone" / "debench" / "core").mkdir(parents=True)
+    for name in ("__init__.py", "core/__init__.py", "core/version.py"):
         (tmp_path / "lone" / "debench" / name).write_bytes((PACKAGE / name).read_bytes())
     env["PYTHONPATH"] = str(tmp_path / "lone")
     proc = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60, check=False)

@@ -14,8 +14,8 @@ from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
 
 from debench.api import evaluate
-from debench.samples import read_records
-from debench.task_lookup import load_task
+from debench.data.samples import read_records
+from debench.run.task_lookup import load_task
 from debench.testing.stub_server import FaultPlan, StubServer, fixed_responder, likert_responder
 from debench.view.model import verdict
 from debench.view.render import write_view

@@ -25,7 +25,7 @@ from conftest import DATA_DIR, real_data_dir
 
 import debench
 from debench.cli import main
-from debench.errors import UserError
+from debench.core.errors import UserError
 from debench.models import managed_server
 from debench.models.factory import make_model
 from debench.testing.fake_vllm import write_fake_vllm

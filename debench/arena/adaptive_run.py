@@ -21,9 +21,9 @@ from tqdm import tqdm
 from debench.arena.adaptive import Game, Slot, belief, choose, separated
 from debench.arena.adaptive_schedule import ScheduleDecision, append_decisions, decision, read_decisions
 from debench.arena.tournament import Arena, DebateJob, DebateRecord, debate_id
-from debench.errors import UserError
-from debench.record_log import RecordLog
-from debench.runner import run_jobs
+from debench.core.errors import UserError
+from debench.core.record_log import RecordLog
+from debench.run.runner import run_jobs
 
 
 @dataclass

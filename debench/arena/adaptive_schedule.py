@@ -19,11 +19,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from debench.arena.adaptive import Choice
 from debench.arena.judgment_table import JudgmentTable, group_ids
 from debench.arena.ranking_file import ScheduleSummary
-from debench.json_schema import document_schema
-from debench.record_log import read_log
+from debench.core.json_schema import document_schema, schema_path
+from debench.core.record_log import read_log
 
 SCHEDULE_SCHEMA_VERSION = "1.0"
-SCHEDULE_SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema" / "schedule_decision.schema.json"
+SCHEDULE_SCHEMA_PATH = schema_path("schedule_decision.schema.json")
 SCHEDULE_FILE = "schedule.jsonl"
 
 

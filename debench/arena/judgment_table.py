@@ -22,7 +22,7 @@ import numpy as np
 from pydantic import ValidationError
 
 from debench.arena.judgments import FIELDS, UNNAMED_JUDGE, Judgment, line_validator
-from debench.errors import UserError
+from debench.core.errors import UserError
 
 MISSING = -1
 """A word or source count that the line did not give."""

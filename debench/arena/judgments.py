@@ -16,12 +16,12 @@ from typing import Annotated, Any, NotRequired, Required
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, TypeAdapter, with_config
 from typing_extensions import TypedDict  # pydantic needs this one before Python 3.12
 
-from debench.errors import UserError
-from debench.json_schema import document_schema
+from debench.core.errors import UserError
+from debench.core.json_schema import document_schema, schema_path
 
 UNNAMED_JUDGE = "(unnamed judge)"
 JUDGMENT_SCHEMA_VERSION = "2.1"
-JUDGMENT_SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema" / "judgment.schema.json"
+JUDGMENT_SCHEMA_PATH = schema_path("judgment.schema.json")
 
 Count = Annotated[StrictInt, Field(ge=0)]
 

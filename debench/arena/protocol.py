@@ -13,15 +13,15 @@ from pathlib import Path
 
 import yaml
 
-from debench.errors import UserError
-from debench.parsing import parse_answer
-from debench.task import (
+from debench.core.errors import UserError
+from debench.task.config import (
     DatasetConfig,
     GenerationConfig,
     ParserConfig,
     PromptConfig,
     TaskConfig,
 )
+from debench.task.parsing import parse_answer
 
 CRITERIA = (
     "clarity of the arguments",
@@ -168,7 +168,7 @@ def parse_verdict(text: str | None, transcript: str | None = None) -> Verdict | 
     return Verdict(float(scores.value["side1"]), float(scores.value["side2"]), None if w == "tie" else int(w), reason.value if reason.ok else None)
 
 
-# Static GBNF grammars for servers that accept one (the local model): debench/grammars/arena_verdict*.gbnf
+# Static GBNF grammars for servers that accept one (the local model): debench/task/grammars/arena_verdict*.gbnf
 JUDGE_GRAMMAR_NAME = "arena_verdict"
 JUDGE_GRAMMAR_WITH_REASON_NAME = "arena_verdict_reason"
 

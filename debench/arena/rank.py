@@ -23,7 +23,7 @@ from debench.arena.ranking_file import ArenaRanking, JudgeAgreement, RankSetting
 from debench.arena.self_preference import self_preference
 from debench.arena.style_control import ROUNDING
 from debench.arena.topic_bootstrap import TopicDraws
-from debench.errors import UserError
+from debench.core.errors import UserError
 
 CONTROLS = ("length", "sources")
 

@@ -7,15 +7,14 @@ the sections that need several judges.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from debench.json_schema import document_schema
+from debench.core.json_schema import document_schema, schema_path
 
 ARENA_RANKING_SCHEMA_VERSION = "2.1"
-ARENA_RANKING_SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema" / "arena_ranking.schema.json"
+ARENA_RANKING_SCHEMA_PATH = schema_path("arena_ranking.schema.json")
 
 Rule = Literal["strict", "lenient"]
 CI = list[float] | None

@@ -15,7 +15,7 @@ from debench.arena.bt_bootstrap import score_groups
 from debench.arena.judgment_table import JudgmentTable
 from debench.arena.ranking_file import RatedScore, Rating
 from debench.arena.topic_bootstrap import TopicDraws, interval
-from debench.registries import Registry
+from debench.core.registries import Registry
 
 
 @runtime_checkable
@@ -48,7 +48,7 @@ RATINGS: Registry[RatingMethod] = Registry("rating method", field="--rating", gr
 
 
 def _checked(name: str, values: np.ndarray, rows: int, n_models: int) -> np.ndarray:
-    from debench.errors import UserError
+    from debench.core.errors import UserError
 
     out = np.asarray(values, dtype=float)
     if out.shape != (rows, n_models):

@@ -10,11 +10,11 @@ from debench.arena.judgment_table import load_judgment_files
 from debench.arena.judgments import load_reference
 from debench.arena.rank import analyse_judgments
 from debench.arena.ranking_file import ArenaRanking, JudgeRanking, Rule
-from debench.atomic import write_atomic
-from debench.charts import Estimate, Forest, ForestRow, Svg, forest
-from debench.errors import UserError
-from debench.numeric import fmt, fmt_estimate
-from debench.paths import portable_path
+from debench.core.atomic import write_atomic
+from debench.core.charts import Estimate, Forest, ForestRow, Svg, forest
+from debench.core.errors import UserError
+from debench.core.numeric import fmt, fmt_estimate
+from debench.core.paths import portable_path
 
 
 def rank_files(

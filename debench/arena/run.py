@@ -19,13 +19,13 @@ from debench.arena.adaptive_run import AdaptiveOutcome, run_adaptive
 from debench.arena.adaptive_schedule import SCHEDULE_FILE
 from debench.arena.protocol import Topic
 from debench.arena.tournament import Arena, ArenaSettings, DebateRecord, judgment_lines
-from debench.atomic import write_atomic, write_json_record
-from debench.cache import ResponseCache
-from debench.calls import Caller
-from debench.errors import UserError
+from debench.core.atomic import write_atomic, write_json_record
+from debench.core.errors import UserError
+from debench.core.record_log import RecordLog
 from debench.models.base import Model
-from debench.record_log import RecordLog
-from debench.runner import error_summary, run_jobs
+from debench.models.cache import ResponseCache
+from debench.models.calls import Caller
+from debench.run.runner import error_summary, run_jobs
 
 
 @dataclass

@@ -5,7 +5,7 @@ A debate is one job (``DebateJob``): its turns and its judges' verdicts go throu
 ``Caller`` (cache, context check, the models' own settings), and the finished debate is one line
 of ``debates.jsonl`` (a ``RecordLog``), so a rerun resumes, and a debate interrupted between
 turns replays its finished turns from the cache. Verdicts are read by the task parser path
-(``debench.parsing.parse_answer``) with the quoted-text rule: a verdict a debater wrote into a
+(``debench.task.parsing.parse_answer``) with the quoted-text rule: a verdict a debater wrote into a
 speech is never read as the judge's.
 """
 
@@ -22,18 +22,18 @@ from pydantic import BaseModel, Field
 
 from debench.arena import protocol
 from debench.arena.protocol import Topic
-from debench.calls import Caller
+from debench.core.errors import UserError
+from debench.core.options import Concurrency, JobOptions, Limit, Rounds, SpeechTokens
+from debench.core.redact import Redactor
+from debench.core.text import word_count
 from debench.data.base import Doc, Speech
 from debench.data.transcript import debate_text
-from debench.errors import UserError
-from debench.grammars import load_grammar
 from debench.models.base import ContextOverflow, Model
-from debench.options import Concurrency, JobOptions, Limit, Rounds, SpeechTokens
-from debench.parsing import parse_answer
-from debench.redact import Redactor
-from debench.runner import FailureStatus
-from debench.task import GenerationConfig, TaskConfig
-from debench.text import word_count
+from debench.models.calls import Caller
+from debench.run.runner import FailureStatus
+from debench.task.config import GenerationConfig, TaskConfig
+from debench.task.grammars import load_grammar
+from debench.task.parsing import parse_answer
 
 Status = Literal["ok", "parse_failure", "error", "not_completed"]
 ScheduleKind = Literal["round-robin", "adaptive"]
@@ -88,7 +88,7 @@ class DebateRecord(BaseModel):
 
 class ArenaSettings(JobOptions):
     """``debench arena``: the protocol (rounds, reason, self-play, speech length) and how it runs;
-    typed and checked as every command's options are (``debench.options``)."""
+    typed and checked as every command's options are (``debench.core.options``)."""
 
     FLAGS: ClassVar[dict[str, str]] = {"ask_reason": "--reason"}
 

@@ -1,5 +1,8 @@
 """The ``debench`` command line: one module per command, each only parses options and hands
-the work to the library (``debench.pipeline`` and friends)."""
+the work to the library (``debench.run.pipeline`` and friends).
+
+May import: every package, ``api`` and ``plugin_registries``.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     # debench.__version__, not click's package_name lookup: it also answers from a source tree
     # that is not installed (and reads the package metadata only when asked)
     if value and not ctx.resilient_parsing:
-        from debench.version import debench_version
+        from debench.core.version import debench_version
 
         click.echo(f"debench, version {debench_version()}")
         ctx.exit()

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
-from debench.ceilings import MAX_BOOTSTRAP, MAX_PERMUTATIONS
 from debench.cli.common import checked, endpoint_options, recorded_command, report_errors, run_options, run_with_models
-from debench.errors import UserError
+from debench.core.ceilings import MAX_BOOTSTRAP, MAX_PERMUTATIONS
+from debench.core.errors import UserError
 
 
 @click.group("arena", invoke_without_command=True)

@@ -7,7 +7,7 @@ option: a ``UserError``, a file the user named that cannot be read or written, o
 click's usage errors are reported in the same one line); 130 interrupted (everything finished is
 kept; rerun the same command to resume). Every refusal is listed in ``docs/errors.md``.
 
-Option values are checked by the types of ``debench.options`` (``checked("Limit")``), the same
+Option values are checked by the types of ``debench.core.options`` (``checked("Limit")``), the same
 rules the Python API's options models apply."""
 
 from __future__ import annotations
@@ -18,14 +18,14 @@ from typing import Any
 
 import click
 
-from debench.errors import UserError
-from debench.numeric import fmt, fmt_ci
-from debench.paths import portable_argv
+from debench.core.errors import UserError
+from debench.core.numeric import fmt, fmt_ci
+from debench.core.paths import portable_argv
 
 
 def recorded_command() -> list[str]:
     """This command line as result files record it: secrets are masked when the file is written,
-    paths of this machine made portable here (``debench.paths``)."""
+    paths of this machine made portable here (``debench.core.paths``)."""
     return portable_argv(sys.argv[1:])
 
 
@@ -81,8 +81,8 @@ def run_with_models(models, work, saved: str = "finished samples are saved"):
 
 
 class checked(click.ParamType):  # type: ignore[type-arg, unused-ignore]  # generic from click 8.5; the 8.4 floor is not
-    """A click type checked by one of ``debench.options``' types: the same range, choices and
-    one-line message as the Python API. ``debench.options`` (pydantic) is imported when a value is
+    """A click type checked by one of ``debench.core.options``' types: the same range, choices and
+    one-line message as the Python API. ``debench.core.options`` (pydantic) is imported when a value is
     checked or ``--help`` shows one, not when the CLI starts."""
 
     def __init__(self, type_name: str):
@@ -90,18 +90,18 @@ class checked(click.ParamType):  # type: ignore[type-arg, unused-ignore]  # gene
         self.name = type_name.lower()
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        from debench.options import check_value
+        from debench.core.options import check_value
 
         flag = max(param.opts, key=len) if param is not None and param.opts else self.name
         return check_value(self.type_name, value, flag)
 
     def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str | None:
-        from debench.options import metavar
+        from debench.core.options import metavar
 
         return metavar(self.type_name)
 
 
-DEFAULT_MAX_ERROR_RATE = 0.05  # debench.options.DEFAULT_MAX_ERROR_RATE (not imported: the CLI starts without pydantic)
+DEFAULT_MAX_ERROR_RATE = 0.05  # debench.core.options.DEFAULT_MAX_ERROR_RATE (not imported: the CLI starts without pydantic)
 
 
 def report_errors(label: str, errors: Sequence[tuple[str, int]], n: int, max_error_rate: float) -> bool:
@@ -190,7 +190,7 @@ QUOTED_LINE = "  | "
 def report_error(message: str) -> None:
     """The one way debench refuses: one line on stderr (a message's own line breaks folded), secrets
     masked; only quoted lines (``QUOTED_LINE``, e.g. the log of a server that died) follow it."""
-    from debench.redact import Redactor
+    from debench.core.redact import Redactor
 
     lines = message.split("\n")
     quoted = [line for line in lines if line.startswith(QUOTED_LINE)]

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from debench.ceilings import MAX_BOOTSTRAP
-from debench.numeric import fmt, fmt_ci
+from debench.core.ceilings import MAX_BOOTSTRAP
+from debench.core.numeric import fmt, fmt_ci
 
 
 @click.command("compare")
@@ -23,7 +23,7 @@ def compare_cmd(results_a, results_b, test, n_resamples, seed, data_dir, output)
     which direction is better and which run wins (or that the difference is not significant at 0.05)."""
     import json
 
-    from debench.compare_runs import compare_runs
+    from debench.run.compare_runs import compare_runs
 
     res = compare_runs(results_a, results_b, test=test, n=n_resamples, seed=seed, data_dir=data_dir)
     click.echo(f"{res['task']}: A = {results_a}  B = {results_b}  ({res['n_common']} common documents, paired {test})")

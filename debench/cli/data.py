@@ -25,7 +25,7 @@ def fetch_cmd(targets: tuple[str, ...], force: bool, allow_unverified: bool, no_
     official sources, check them against the checksums the task files ship, and unpack them into
     $DEBENCH_CACHE_DIR/data (default ~/.cache/debench/data), where --data-source auto finds them."""
     from debench.data.fetch import Fetcher, fetch_targets
-    from debench.task_lookup import TaskIndex
+    from debench.run.task_lookup import TaskIndex
 
     specs = [t for t in targets if t != "all"]
     chosen = selected_tasks(",".join(specs)).tasks if specs else TaskIndex(include_paths()).tasks.values()

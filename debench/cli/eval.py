@@ -19,7 +19,7 @@ from debench.cli.common import (
     run_until_done,
 )
 from debench.cli.tasks import include_path_option, include_paths
-from debench.numeric import fmt, fmt_ci
+from debench.core.numeric import fmt, fmt_ci
 
 
 @click.command("eval")

@@ -93,10 +93,10 @@ def validate_cmd(
     and field, exit code 2). Passing validation does not rank an entry: only the leaderboard's own
     spot check through a trusted endpoint does (docs/leaderboard.md).
     """
-    from debench.errors import UserError
+    from debench.core.errors import UserError
+    from debench.core.redact import remember_secret
     from debench.leaderboard.spot_check import self_check
     from debench.leaderboard.validate import find_results_files, validate_all
-    from debench.redact import remember_secret
 
     remember_secret(api_key)
     operator = _operator_args(spot_check_model_args)

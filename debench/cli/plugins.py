@@ -13,8 +13,8 @@ import click
 @click.option("--check", is_flag=True, help="Also import every component and check it against its group's interface (exit 2 if one fails).")
 def plugins_cmd(as_json: bool, check: bool) -> None:
     """List the model kinds, metrics, judge methods and rating methods debench can use."""
-    from debench.entry_points import GROUPS, listing
-    from debench.errors import UserError
+    from debench.core.entry_points import GROUPS, listing
+    from debench.core.errors import UserError
 
     items = listing()
     problems: dict[tuple[str, str], str] = {}

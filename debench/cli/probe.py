@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from debench.cli.common import ENSEMBLE_OPTION, checked, connection_options, data_options, recorded_command, report_errors, run_options, run_with_judge
-from debench.numeric import fmt_estimate
+from debench.core.numeric import fmt_estimate
 
 
 def _pct(r) -> str:

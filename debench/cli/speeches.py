@@ -8,8 +8,8 @@ from pathlib import Path
 import click
 
 from debench.cli.common import ENSEMBLE_OPTION, checked, connection_options, data_options, recorded_command, report_errors, run_options, run_with_judge
-from debench.errors import UserError
-from debench.numeric import fmt_estimate
+from debench.core.errors import UserError
+from debench.core.numeric import fmt_estimate
 
 
 def _est(e) -> str:
@@ -64,8 +64,8 @@ def generate_speeches_cmd(model_spec, output, topics_file, limit, words, per_top
 def rate_speeches_cmd(speeches_file, model_spec, ensemble, task_spec, limit, human_sources, api_base, api_key, model_args, concurrency, output_dir, n_bootstrap, data_source, data_dir, seed, no_cache, no_progress, max_error_rate) -> None:
     """Rate a file of speeches beside the human-annotated IBM speeches on the same topics, with the same judge."""
     from debench.models.factory import make_judge
+    from debench.run.task_lookup import load_task
     from debench.speeches.rate import RateOptions, rate_speeches
-    from debench.task_lookup import load_task
 
     task, path = load_task(task_spec)
     sources = [s.strip() for s in human_sources.split(",") if s.strip()] if human_sources is not None else None

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 if TYPE_CHECKING:
-    from debench.task_lookup import TaskSelection
+    from debench.run.task_lookup import TaskSelection
 
 _INCLUDE_PATHS = "debench.include_paths"
 
@@ -37,7 +37,7 @@ def include_paths() -> tuple[str, ...]:
 
 def selected_tasks(task_spec: str) -> TaskSelection:
     """``--task`` (names, groups, files, folders; comma-separated) with this command's include paths."""
-    from debench.task_lookup import resolve_tasks
+    from debench.run.task_lookup import resolve_tasks
 
     return resolve_tasks(task_spec, include_paths())
 
@@ -46,7 +46,7 @@ def selected_tasks(task_spec: str) -> TaskSelection:
 @include_path_option
 def tasks_cmd() -> None:
     """List the tasks with their group and a one-line description, then the groups."""
-    from debench.task_lookup import group_members, task_summaries
+    from debench.run.task_lookup import group_members, task_summaries
 
     tasks = task_summaries(include_paths())  # read, not validated: listing stays instant (a command running a task validates it)
     groups = group_members((s.name, s.group) for s in tasks.values())

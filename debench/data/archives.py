@@ -17,7 +17,7 @@ import zlib
 from pathlib import Path, PurePosixPath
 from typing import IO, TypeVar
 
-from debench.errors import UserError
+from debench.core.errors import UserError
 
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".zip")
 _BROKEN = (tarfile.TarError, zipfile.BadZipFile, EOFError, zlib.error, gzip.BadGzipFile, OSError, ValueError)

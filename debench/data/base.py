@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from debench.registries import Registry
+from debench.core.registries import Registry
 
 
 class Speech(BaseModel):

@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from debench.core.errors import DataError
 from debench.data.base import Doc, Speech, register_adapter
 from debench.data.files import as_int, panelbench_fields, read_csv, read_panelbench_debate
 from debench.data.transcript import SpeechHeader, format_transcript
-from debench.errors import DataError
 
 TEAMS = ("OG", "OO", "CG", "CO")
 TEAM_NAMES = {"OG": "Opening Government", "OO": "Opening Opposition", "CG": "Closing Government", "CO": "Closing Opposition"}

@@ -11,10 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from debench.core.errors import DataError
 from debench.data.base import Doc, Speech, register_adapter
 from debench.data.files import as_bool, as_float, as_int, panelbench_fields, read_csv, read_panelbench_debate
 from debench.data.transcript import SIDE_AND_SPEAKER, format_transcript
-from debench.errors import DataError
 
 LABELS = {0.0: "pro", 0.5: "tie", 1.0: "con"}
 DIMENSIONS = ("general", "argument", "source", "language")

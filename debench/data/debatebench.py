@@ -18,9 +18,9 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from debench.core.errors import DataError
 from debench.data.base import Doc, Speech, register_adapter
 from debench.data.transcript import SpeechHeader, format_transcript
-from debench.errors import DataError
 
 ROLES = ("pm", "lo", "dpm", "dlo", "mg", "mo", "gw", "ow")
 HOUSE_OF = {"pm": "OG", "dpm": "OG", "lo": "OO", "dlo": "OO", "mg": "CG", "gw": "CG", "mo": "CO", "ow": "CO"}

@@ -13,7 +13,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from debench.errors import UserError
+from debench.core.errors import UserError
 
 CHUNK = 1 << 16
 TIMEOUT_S = 60.0

@@ -25,14 +25,14 @@ from pathlib import Path, PurePosixPath
 from typing import Literal
 from urllib.parse import quote, urlparse
 
-from debench.atomic import write_json_record
+from debench.core.atomic import write_json_record
+from debench.core.errors import UserError
 from debench.data.archives import single_root, unpack
 from debench.data.base import get_adapter
 from debench.data.download import download
 from debench.data.fetched import RECORD_NAME, FetchRecord, data_root, fetched_dir, read_fetch_record
 from debench.data.loading import content_hash
-from debench.errors import UserError
-from debench.task import GENERIC_ADAPTER, FetchConfig, HubSource, TaskConfig
+from debench.task.config import GENERIC_ADAPTER, FetchConfig, HubSource, TaskConfig
 
 
 @dataclass

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from debench.paths import cache_root
+from debench.core.paths import cache_root
 
 RECORD_NAME = ".debench-fetch.json"
 

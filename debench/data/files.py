@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from debench.errors import DataError
+from debench.core.errors import DataError
 
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """libyaml's safe loader when PyYAML has it (~20-30x faster than the pure-Python one, the same

@@ -3,7 +3,7 @@
 Records come from a local file — JSONL (read with ``jsonlines``), CSV, Parquet, or a folder
 written by ``datasets``' ``save_to_disk`` — or from a Hugging Face data set through
 ``datasets.load_dataset(repo_id, config, split=..., revision=...)``. ``dataset.fields`` (see
-``debench.task.FieldMap``) says which column is the id, the text or speeches, the gold answer and
+``debench.task.config.FieldMap``) says which column is the id, the text or speeches, the gold answer and
 its label map.
 
 The content hash is taken over the records (canonical JSON, in order), so the same records give
@@ -18,13 +18,13 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from debench.core.errors import DataError, UserError
+from debench.core.jsonl import iter_jsonl_objects
+from debench.core.paths import portable_path
 from debench.data.base import ADAPTERS, Adapter, Doc, LoadedDataset, Speech
 from debench.data.files import read_csv
 from debench.data.transcript import SIDE_AND_SPEAKER, format_transcript
-from debench.errors import DataError, UserError
-from debench.jsonl import iter_jsonl_objects
-from debench.paths import portable_path
-from debench.task import GENERIC_ADAPTER, DatasetConfig, FieldMap, HubSource, SpeechListFields, value_key
+from debench.task.config import GENERIC_ADAPTER, DatasetConfig, FieldMap, HubSource, SpeechListFields, value_key
 
 ADAPTERS.add(GENERIC_ADAPTER, Adapter(name=GENERIC_ADAPTER, load=None, speech_label=SIDE_AND_SPEAKER))
 

@@ -13,9 +13,9 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+from debench.core.errors import DataError
 from debench.data.base import Doc, Speech, register_adapter
 from debench.data.files import iter_csv
-from debench.errors import DataError
 
 REQUIRED_COLUMNS = ["id", "topic", "source", "text", "goodopeningspeech", "labeler_ids"]
 DATA_FILE = "data.csv"

@@ -24,14 +24,14 @@ from typing import NamedTuple
 
 from pydantic import PrivateAttr
 
+from debench.core.errors import DataError, UserError
+from debench.core.options import DataSource
+from debench.core.paths import portable_path
 from debench.data.base import Doc, LoadedDataset, get_adapter
 from debench.data.fetched import fetched_dir, read_fetch_record
 from debench.data.generic import load_generic
 from debench.data.ibm_speeches import iter_ibm_speeches, run_order
-from debench.errors import DataError, UserError
-from debench.options import DataSource
-from debench.paths import portable_path
-from debench.task import GENERIC_ADAPTER, TaskConfig
+from debench.task.config import GENERIC_ADAPTER, TaskConfig
 
 log = logging.getLogger(__name__)
 
@@ -233,7 +233,7 @@ class Documents:
     ``gold`` holds every document of the run in run order, as scoring, the results' order and a
     baseline's preparation need them; iterating gives the complete documents one at a time (again
     on every iteration). Built from a list, both are that list; a data set read from its file as
-    the run goes keeps only text-free ``gold`` documents in memory (``debench.pipeline``)."""
+    the run goes keeps only text-free ``gold`` documents in memory (``debench.run.pipeline``)."""
 
     def __init__(self, gold: list[Doc], full: Callable[[], Iterator[Doc]] | None = None):
         self.gold = gold

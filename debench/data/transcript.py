@@ -48,5 +48,5 @@ def format_transcript(speeches: Sequence[Speech], label: SpeechLabel) -> str:
 
 def debate_text(doc: Doc) -> str:
     """What the debaters said (every speech's text): the text an answer parser must never read
-    a verdict from (see ``debench.quotes``)."""
+    a verdict from (see ``debench.task.quotes``)."""
     return "\n\n".join(s.text for s in doc.speeches)

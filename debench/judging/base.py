@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from debench.calls import Caller, CallResult
+from debench.core.registries import Registry
 from debench.data.base import Doc
+from debench.data.prompts import Message
+from debench.data.samples import SampleRecord
 from debench.models.base import Model
-from debench.prompts import Message
-from debench.registries import Registry
-from debench.samples import SampleRecord
-from debench.task import GenerationConfig, TaskConfig
+from debench.models.calls import Caller, CallResult
+from debench.task.config import GenerationConfig, TaskConfig
 
 TASK_GRAMMAR = object()
 """Sentinel: use the task's own grammar."""

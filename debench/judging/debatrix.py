@@ -22,7 +22,7 @@ validate`` replay the chain with the recorded answers and check every prompt is 
 Two verdicts come out of a chain, and both are kept in the sample (``verdicts``): ``summary`` —
 the last call's answer read by the task's parser — and ``scores`` — the paper's score comparison:
 each side's final debater score (the mean of its columns' debater scores) compared with the
-task's ``compare_scores`` rule and tie band (``debench.transforms.compare_scores``), else the
+task's ``compare_scores`` rule and tie band (``debench.task.transforms.compare_scores``), else the
 band ``debatrix.score_tie_band`` (3 for DebateArt sources and language, as the paper does; 0 for
 a task without one), or, with more than two sides, the side with the highest score. Which
 one is the prediction: ``debatrix.verdict`` in the task, or the ``debatrix-h-scores`` /
@@ -36,16 +36,16 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from debench.core.errors import UserError
 from debench.data.base import Doc, Speech
+from debench.data.prompts import Message, messages_sha256
+from debench.data.samples import SampleRecord
 from debench.data.transcript import SIDE_AND_SPEAKER, debate_text
-from debench.errors import UserError
-from debench.grammars import load_grammar
 from debench.judging.base import CallResult, JudgeContext, register_method
-from debench.parsing import parse_answer
-from debench.prompts import Message, messages_sha256
-from debench.samples import SampleRecord
-from debench.task import DebatrixConfig, DimensionConfig, TaskConfig
-from debench.transforms import ParseFailure, compare_scores
+from debench.task.config import DebatrixConfig, DimensionConfig, TaskConfig
+from debench.task.grammars import load_grammar
+from debench.task.parsing import parse_answer
+from debench.task.transforms import ParseFailure, compare_scores
 
 SCORE_RE = re.compile(r"score\W{0,3}(10|[1-9])\b", re.IGNORECASE)
 

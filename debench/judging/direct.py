@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from debench.calls import CallResult
 from debench.data.base import Doc
+from debench.data.prompts import Message, build_messages
+from debench.data.samples import SampleRecord, Status
 from debench.data.transcript import debate_text
 from debench.judging.base import JudgeContext, register_method
-from debench.parsing import parse_answer
-from debench.prompts import Message, build_messages
-from debench.samples import SampleRecord, Status
+from debench.models.calls import CallResult
+from debench.task.parsing import parse_answer
 
 
 @register_method("direct")

@@ -9,5 +9,7 @@ sample), ``spot_record`` (the leaderboard's spot-check record, checked at every 
 ``board`` (the JSON's models) -> ``build`` (the ``Leaderboard``, with its ranks and tiers) -> ``page``
 (the HTML: numbers, charts, Jinja2 templates in ``debench/templates/``) -> ``publish`` (build and
 write both files, stage the Hub upload). ``pull_request`` compares a submission pull request's tree
-with the base branch's. Numbers are compared and written by ``debench.numeric``.
+with the base branch's. Numbers are compared and written by ``debench.core.numeric``.
+
+May import: ``core``, ``task``, ``data``, ``models``, ``judging``, ``metrics``, ``scoring``, ``run``, ``view``.
 """

@@ -15,18 +15,17 @@ maintainers'.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from debench.json_schema import document_schema, validate_with_schema_file
+from debench.core.json_schema import document_schema, schema_path, validate_with_schema_file
 from debench.leaderboard.provenance import Provenance
 from debench.leaderboard.reported import Reported
-from debench.scoring import MetricValue
+from debench.scoring.scores import MetricValue
 
 LEADERBOARD_SCHEMA_VERSION = "4.0"
-SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema" / "leaderboard.schema.json"
+SCHEMA_PATH = schema_path("leaderboard.schema.json")
 
 
 class MetricColumn(BaseModel):

@@ -52,7 +52,7 @@ from debench.leaderboard.reported import Reported
 from debench.leaderboard.validate import ValidatedSubmission
 from debench.leaderboard.verify import Removed, Reproduction, Standing
 from debench.metrics.names import STATUS_METRICS
-from debench.task import TaskConfig
+from debench.task.config import TaskConfig
 
 # Metrics that measure the humans against each other: shown as a reference row under the judge
 # metric they are the yardstick for, not as a column of their own.
@@ -200,7 +200,7 @@ def _by_value(entries: list[Entry], primary: str, higher_is_better: bool) -> lis
 def task_board(
     task: TaskConfig, kept: list[Kept], root: Path, reproductions: Mapping[str, Reproduction] | None = None, waiting: Sequence[str] = ()
 ) -> TaskBoard:
-    from debench.pipeline import task_sha
+    from debench.run.pipeline import task_sha
 
     names = [m.name for m in task.metrics]
     name_set = set(names)
@@ -310,7 +310,7 @@ def build_leaderboard(
     overall_tasks: Sequence[str] | None = None,
     not_built: Sequence[str] = (),
 ) -> Leaderboard:
-    from debench.version import debench_version
+    from debench.core.version import debench_version
 
     by_task: dict[str, list[Kept]] = {}
     tasks: dict[str, TaskConfig] = {}

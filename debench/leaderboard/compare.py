@@ -17,11 +17,11 @@ from typing import Any
 import numpy as np
 
 from debench.data.base import Doc
+from debench.data.samples import SampleRecord
 from debench.metrics.base import get_metric
 from debench.metrics.bootstrap import percentile_ci, resample_counts
-from debench.samples import SampleRecord
-from debench.scoring import scored_pairs
-from debench.task import TaskConfig
+from debench.scoring.scores import scored_pairs
+from debench.task.config import TaskConfig
 
 N_BOOT = 1000
 SEED = 20261128

@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
-from debench.errors import UserError
+from debench.core.errors import UserError
 from debench.leaderboard.public_text import has_control
 
 

@@ -15,7 +15,7 @@ only** (no symbolic link, no sub-folder, no other file type):
   them (``debench.leaderboard.pull_request``).
 
 Every file of the folder, referenced or not, is scanned for key-shaped strings
-(``debench.redact.find_key_shaped``). Sizes are checked before anything is read, a samples log is
+(``debench.core.redact.find_key_shaped``). Sizes are checked before anything is read, a samples log is
 read line by line (bounded memory), and files are opened without following links.
 
 ``refuse_planted_keys`` refuses a submission that carries a key: a string shaped like a provider's
@@ -36,8 +36,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from debench.errors import UserError
-from debench.redact import find_key_shaped, secret_under_name
+from debench.core.errors import UserError
+from debench.core.redact import find_key_shaped, secret_under_name
 
 MAX_RESULTS_BYTES = 1_000_000
 """A results file or a spot-check record (a full run's results file is about 5 KB)."""
@@ -181,7 +181,7 @@ def referenced(folder: Path) -> dict[str, tuple[str, int]]:
         samples = samples or "samples_" + results.name.removeprefix(RESULTS_PREFIX).removesuffix(".json") + ".jsonl"
         if samples:
             out[samples] = ("samples file", MAX_SAMPLES_BYTES)
-            for side in (".lock", ".claims"):  # the run's lock and claims files (debench.record_log): never published
+            for side in (".lock", ".claims"):  # the run's lock and claims files (debench.core.record_log): never published
                 out[f".{samples}{side}"] = ("run lock file", MAX_PLOT_BYTES)
         for p in plots:
             out[p] = ("plot", MAX_PLOT_BYTES)

@@ -22,9 +22,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from debench.errors import UserError
-from debench.results import Results
-from debench.task import TaskConfig
+from debench.core.errors import UserError
+from debench.scoring.results import Results
+from debench.task.config import TaskConfig
 
 SERVER_MODEL_KINDS = ("litellm", "openai-http")
 """What a model of the ``server`` kind records as its kind (the client that asked it)."""
@@ -33,7 +33,7 @@ SERVER_MODEL_KINDS = ("litellm", "openai-http")
 def _name_prefixes() -> dict[str, str]:
     """Recorded kind -> the start of its models' names: each model kind of ``debench.models``
     (``baseline/``, ``local/``, ``gguf/``, ``vllm/``, a plug-in's ``acme/``) and ensembles."""
-    from debench.entry_points import declared
+    from debench.core.entry_points import declared
     from debench.models.kinds import FALLBACK
 
     return {**{k: f"{k}/" for k in declared("debench.models") if k != FALLBACK}, "ensemble": "ensemble-"}
@@ -78,7 +78,7 @@ def _check_kind(results: Results, path: Path) -> None:
 
 def check_identity(results: Results, task: TaskConfig, path: Path) -> dict[str, Any]:
     """The model identity, consistent with the name, kind and fingerprint; returns it."""
-    from debench.runner import run_fingerprint
+    from debench.run.runner import run_fingerprint
 
     identity = results.model.identity
     if identity is None:
@@ -110,7 +110,7 @@ def _check_generation(recorded: Any, path: Path) -> None:
     """An identity's generation settings are a mapping of settings debench knows."""
     from pydantic import ValidationError
 
-    from debench.errors import first_problem
+    from debench.core.errors import first_problem
     from debench.models.args import GenerationArgs
 
     if not isinstance(recorded, dict):

@@ -26,11 +26,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from debench.errors import UserError, first_problem
-from debench.json_schema import document_schema, validate_with_schema_file
+from debench.core.errors import UserError, first_problem
+from debench.core.json_schema import document_schema, schema_path, validate_with_schema_file
 
 MAINTAINERS_SCHEMA_VERSION = "1.0"
-MAINTAINERS_SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema" / "leaderboard_maintainers.schema.json"
+MAINTAINERS_SCHEMA_PATH = schema_path("leaderboard_maintainers.schema.json")
 DEFAULT_MAINTAINERS = Path("leaderboard") / "maintainers.yaml"
 
 _PATTERN_CHARS = set("*?[]{}")
@@ -109,7 +109,7 @@ def load_maintainers(path: Path) -> Maintainers:
     dup = next((n for n in names if names.count(n) > 1), None)
     if dup:
         raise UserError(f"the model '{dup}' is listed twice", path=str(path), field="allowlist")
-    from debench.task_lookup import installed_task
+    from debench.run.task_lookup import installed_task
 
     unknown = next((t for t in got.overall_tasks if installed_task(t) is None), None)
     if unknown:

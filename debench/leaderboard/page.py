@@ -1,10 +1,10 @@
-"""The static leaderboard page: one self-contained HTML file (``debench.pages``: templates
+"""The static leaderboard page: one self-contained HTML file (``debench.view.pages``: templates
 ``leaderboard.html.j2`` with its ``leaderboard_tables`` macros, the one stylesheet, and
 ``leaderboard.js``), rendered with autoescape, so every name, description or string taken from a
 submission or a paper is escaped wherever it lands.
 
 * numbers and metric names as the page writes them (plain text; the template escapes it);
-* the charts of a task board, drawn by ``debench.charts`` (what to plot is decided here): a forest
+* the charts of a task board, drawn by ``debench.core.charts`` (what to plot is decided here): a forest
   plot of each verified entry's primary (or another) metric with its 95% CI, one row per entry, the
   baselines as vertical reference lines (chance and heuristic levels) and the human–human reference
   as a band when the task has one (self-reported entries are not drawn: their numbers are in their
@@ -26,8 +26,8 @@ from typing import Any
 
 from markupsafe import Markup
 
-from debench import numeric
-from debench.charts import (
+from debench.core import numeric
+from debench.core.charts import (
     Estimate,
     Forest,
     ForestRow,
@@ -48,7 +48,7 @@ from debench.leaderboard.board import (
     TaskBoard,
 )
 from debench.leaderboard.reported import ReportedRow
-from debench.pages import asset, render
+from debench.view.pages import asset, render
 
 METRIC_LABELS: dict[str, tuple[str, str]] = {
     "kendall_tau_c": ("Kendall τ", "c"),
@@ -174,7 +174,7 @@ class TaskSection:
     reported: list[ReportedRow] = field(default_factory=list)
     reported_metrics: list[str] = field(default_factory=list)
     plots: list[Markup] = field(default_factory=list)
-    """SVG charts (``task_plots``, drawn by ``debench.charts``)."""
+    """SVG charts (``task_plots``, drawn by ``debench.core.charts``)."""
 
 
 def _human_refs(t: TaskBoard) -> dict[str, HumanReference]:

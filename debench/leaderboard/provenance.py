@@ -44,19 +44,19 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from debench.calls import Caller
+from debench.core.errors import UserError
+from debench.core.numeric import same, shown
 from debench.data.base import Doc
+from debench.data.prompts import build_messages, messages_sha256
+from debench.data.samples import SampleRecord
 from debench.data.transcript import debate_text
-from debench.errors import UserError
-from debench.grammars import load_grammar
 from debench.judging.base import JudgeContext, get_method
 from debench.models.base import Model, ModelResponse, Request
-from debench.numeric import same, shown
-from debench.parsing import parse_answer
-from debench.prompts import build_messages, messages_sha256
-from debench.results import Results
-from debench.samples import SampleRecord
-from debench.task import TaskConfig
+from debench.models.calls import Caller
+from debench.scoring.results import Results
+from debench.task.config import TaskConfig
+from debench.task.grammars import load_grammar
+from debench.task.parsing import parse_answer
 
 MAX_INCOMPLETE_SHARE = 0.05
 """Largest share of a run's documents that may end in ``error`` or ``not_completed``."""

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from debench.atomic import write_atomic
-from debench.errors import UserError
+from debench.core.atomic import write_atomic
+from debench.core.errors import UserError
 from debench.leaderboard.board import SCHEMA_PATH, Leaderboard, validate_leaderboard_dict
 from debench.leaderboard.build import build_leaderboard
 from debench.leaderboard.entry_rules import entry_problems

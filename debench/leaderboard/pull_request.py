@@ -28,7 +28,7 @@ import re
 import stat
 from pathlib import Path
 
-from debench.errors import UserError
+from debench.core.errors import UserError
 from debench.leaderboard.files import (
     MAX_RESULTS_BYTES,
     RESULTS_PREFIX,

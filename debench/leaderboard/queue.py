@@ -18,8 +18,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from debench.atomic import write_atomic
-from debench.errors import UserError, first_problem
+from debench.core.atomic import write_atomic
+from debench.core.errors import UserError, first_problem
 
 QUEUE_FILE = "queue.json"
 

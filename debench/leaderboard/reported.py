@@ -18,11 +18,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from debench.errors import UserError
-from debench.json_schema import document_schema, validate_with_schema_file
+from debench.core.errors import UserError
+from debench.core.json_schema import document_schema, schema_path, validate_with_schema_file
 
 REPORTED_SCHEMA_VERSION = "1.0"
-REPORTED_SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema" / "leaderboard_reported.schema.json"
+REPORTED_SCHEMA_PATH = schema_path("leaderboard_reported.schema.json")
 NOT_VERIFIED: Literal["reported in paper, not verified"] = "reported in paper, not verified"
 
 
@@ -85,7 +85,7 @@ def _rounds_to(value: float, scale: float, printed: str) -> bool:
 
 def _check_row(row: ReportedRow, i: int, papers: set[str], path: Path) -> None:
     from debench.judging.base import METHODS
-    from debench.task_lookup import installed_task
+    from debench.run.task_lookup import installed_task
 
     where = f"rows.{i}"
     if row.paper not in papers:

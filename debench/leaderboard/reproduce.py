@@ -38,14 +38,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from debench.core.errors import UserError
 from debench.data.base import Doc
-from debench.errors import UserError
+from debench.data.samples import SampleRecord
 from debench.leaderboard.files import sha256_file
 from debench.leaderboard.maintainers import AllowedModel, Budget, Maintainers
 from debench.leaderboard.trusted import Endpoint
 from debench.leaderboard.validate import ValidatedSubmission
 from debench.models.args import ModelArgs
-from debench.samples import SampleRecord
 
 REPRODUCED_DIR = Path("leaderboard") / "reproduced"
 CHUNK = 16
@@ -165,7 +165,7 @@ class ReproduceRun:
 
 
 def _done(samples: Path) -> dict[str, SampleRecord]:
-    from debench.samples import read_records
+    from debench.data.samples import read_records
 
     return {r.doc_id: r for r in read_records(samples, bad_line="skip")} if samples.exists() else {}
 
@@ -179,13 +179,13 @@ def reproduce(
 ) -> Path:
     """Run (or continue) the entry's reproduction and write its results file; returns its path.
     ``UserError`` when the model cannot be built or the run cannot be made."""
+    from debench.core.record_log import RecordLog
     from debench.leaderboard.spot_check import model_from_identity
     from debench.leaderboard.validate import _DATA
-    from debench.pipeline import EvalOptions, build_results, run_config
-    from debench.record_log import RecordLog
-    from debench.results import write_results
-    from debench.runner import RunSettings, run_fingerprint, run_samples
-    from debench.task_files import tasks_dir
+    from debench.run.pipeline import EvalOptions, build_results, run_config
+    from debench.run.runner import RunSettings, run_fingerprint, run_samples
+    from debench.run.task_files import tasks_dir
+    from debench.scoring.results import write_results
 
     method = sub.results.task.method
     results_path, samples_path = run.paths(sub)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from debench.task import TaskConfig
+from debench.task.config import TaskConfig
 
 
 def _effective_temperature(identity: dict[str, Any], task: TaskConfig) -> float:

@@ -44,11 +44,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from debench.errors import UserError
+from debench.core.errors import UserError
+from debench.data.samples import SampleRecord
 from debench.leaderboard.validate import ValidatedSubmission
 from debench.models.args import LLAMA_CPP_KEYS, ClientArgs, GenerationArgs, ModelArgs, ServerArgs
 from debench.models.base import Model
-from debench.samples import SampleRecord
 
 MIN_AGREEMENT = 0.8
 SPOT_CHECK_DOCS = 8
@@ -174,7 +174,7 @@ def rejudge(
 ) -> Rejudged:
     """Re-judge ``n`` documents drawn with ``seed`` with the model the identity names (no cache).
     ``UserError`` when the model cannot be built or a document cannot be re-judged."""
-    from debench.runner import RunSettings, run_samples
+    from debench.run.runner import RunSettings, run_samples
 
     submitted = {r.doc_id: r for r in sub.records}
     ids = draw(sub.records, n, seed)

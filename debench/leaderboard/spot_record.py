@@ -23,8 +23,9 @@ from typing import Any, Literal
 import jsonschema
 from pydantic import BaseModel, Field, ValidationError
 
-from debench.errors import UserError, first_problem
-from debench.json_schema import document_schema, validate_with_schema_file
+from debench.core.errors import UserError, first_problem
+from debench.core.json_schema import document_schema, schema_path, validate_with_schema_file
+from debench.core.numeric import close
 from debench.leaderboard.files import (
     MAX_RESULTS_BYTES,
     read_json_object,
@@ -42,10 +43,9 @@ from debench.leaderboard.spot_check import (
 )
 from debench.leaderboard.trusted import Endpoint
 from debench.leaderboard.validate import ValidatedSubmission
-from debench.numeric import close
 
 SPOT_RECORD_SCHEMA_VERSION = "1.0"
-SPOT_RECORD_SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema" / "spot_check.schema.json"
+SPOT_RECORD_SCHEMA_PATH = schema_path("spot_check.schema.json")
 
 
 class RejudgedDocument(BaseModel):
@@ -97,7 +97,7 @@ def _now() -> str:
 
 
 def make_record(sub: ValidatedSubmission, got: Rejudged, endpoints: tuple[Endpoint, ...], commit: str, n: int) -> SpotCheckRecord:
-    from debench.version import debench_version
+    from debench.core.version import debench_version
 
     docs = []
     for r in got.records:
@@ -126,7 +126,7 @@ def make_record(sub: ValidatedSubmission, got: Rejudged, endpoints: tuple[Endpoi
 
 
 def write_record(sub: ValidatedSubmission, record: SpotCheckRecord) -> Path:
-    from debench.atomic import write_json_record
+    from debench.core.atomic import write_json_record
 
     return write_json_record(record_path(sub), record)
 

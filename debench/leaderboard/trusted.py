@@ -31,11 +31,11 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from debench.errors import UserError, first_problem
-from debench.json_schema import document_schema, validate_with_schema_file
+from debench.core.errors import UserError, first_problem
+from debench.core.json_schema import document_schema, schema_path, validate_with_schema_file
 
 TRUSTED_SCHEMA_VERSION = "1.0"
-TRUSTED_SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema" / "trusted_endpoints.schema.json"
+TRUSTED_SCHEMA_PATH = schema_path("trusted_endpoints.schema.json")
 DEFAULT_TRUSTED = Path("leaderboard") / "trusted_endpoints.yaml"
 
 _PRIVATE_SUFFIXES = (".localhost", ".local", ".internal", ".lan", ".home.arpa", ".intranet", ".corp")

@@ -16,7 +16,7 @@ Checks, in order:
    what changes the answers; a 1.0 file without it is bound by its run fingerprint, step 4), and the
    judge method is a known one the task supports (``identity.check_method``). When only the task's
    scoring side changed since the run (``config_sha256`` differs: a metric added or changed, see
-   ``debench.task.SCORING_SIDE``), the submission is *re-scored*: its metrics are those recomputed
+   ``debench.task.config.SCORING_SIDE``), the submission is *re-scored*: its metrics are those recomputed
    from its samples, and only the metrics scored as they are now are compared with the file;
 3. the data set is the real one (not the sample) and its ``content_hash`` equals the local copy's;
 4. the model identity agrees with the model's name and kind, and ``config.fingerprint`` is the
@@ -55,9 +55,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from debench.core.errors import UserError, first_problem
+from debench.core.jsonl import iter_jsonl_objects
+from debench.core.numeric import close, same, shown
+from debench.core.paths import machine_path
 from debench.data.base import Doc, LoadedDataset
-from debench.errors import UserError, first_problem
-from debench.jsonl import iter_jsonl_objects
+from debench.data.samples import SampleRecord, slim
 from debench.leaderboard.files import (
     MAX_RESULTS_BYTES,
     MAX_SAMPLES_BYTES,
@@ -73,13 +76,10 @@ from debench.leaderboard.provenance import (
     RecordChecker,
     check_incomplete_share,
 )
-from debench.numeric import close, same, shown
-from debench.paths import machine_path
-from debench.results import READABLE_VERSIONS, Results, validate_results_dict
-from debench.samples import SampleRecord, slim
-from debench.scoring import MetricValue, ScoreReport
-from debench.task import TaskConfig
-from debench.task_lookup import installed_task
+from debench.run.task_lookup import installed_task
+from debench.scoring.results import READABLE_VERSIONS, Results, validate_results_dict
+from debench.scoring.scores import MetricValue, ScoreReport
+from debench.task.config import TaskConfig
 
 
 @dataclass
@@ -246,7 +246,7 @@ def _short(text: str, limit: int = 160) -> str:
 
 def _installed_task(results: Results, path: Path) -> TaskConfig:
     """The task of debench's own task directory (never a file named by the submission)."""
-    from debench.pipeline import task_identity, task_sha
+    from debench.run.pipeline import task_identity, task_sha
 
     name = results.task.name
     task = installed_task(name)
@@ -273,7 +273,7 @@ def _installed_task(results: Results, path: Path) -> TaskConfig:
 
 
 def _fingerprint(results: Results, task: TaskConfig) -> str | None:
-    from debench.runner import run_fingerprint
+    from debench.run.runner import run_fingerprint
 
     identity = results.model.identity
     return run_fingerprint(task, identity, results.dataset.content_hash, results.task.method) if identity is not None else None
@@ -283,7 +283,7 @@ def _checked_as_now(results: Results, task: TaskConfig) -> set[str]:
     """The task's metrics that the results file computed as the installed task does (all of them
     unless the scoring side changed since the run): those are compared with the file; the others are
     re-scored from the samples."""
-    from debench.pipeline import scored_with, task_sha
+    from debench.run.pipeline import scored_with, task_sha
 
     names = {m.name for m in task.metrics}
     if results.task.config_sha256 == task_sha(task):
@@ -344,7 +344,7 @@ def _read_samples(samples: Path, task: TaskConfig, docs: list[Doc], all_docs: li
     """The records in document order, read line by line and checked as they come (each line a
     samples-log record without a key-shaped string, traced by ``checker``); every document exactly
     once. Only slim records are kept (``samples.slim``): memory does not grow with prompt sizes."""
-    from debench.predictions import check_prediction
+    from debench.scoring.predictions import check_prediction
 
     wanted = {d.doc_id for d in docs}
     known = {d.doc_id for d in all_docs}
@@ -422,8 +422,8 @@ def _compare(results: Results, report: ScoreReport, path: Path, checked: set[str
 
 def validate_submission(path: str | Path, *, data_dir: str | Path | None = None, job_run: bool = False) -> ValidatedSubmission:
     """Validate one results file and its samples log; raises ``UserError`` with the reason."""
-    from debench.pipeline import select_docs, task_sha
-    from debench.scoring import score
+    from debench.run.pipeline import select_docs, task_sha
+    from debench.scoring.scores import score
 
     path = Path(path)
     data_dir = data_dir or os.environ.get("DEBENCH_DATA_DIR") or None

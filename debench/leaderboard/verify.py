@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from debench.errors import UserError
+from debench.core.errors import UserError
 from debench.leaderboard.compare import Comparison, compare
 from debench.leaderboard.maintainers import Maintainers
 from debench.leaderboard.reproduce import ReproduceRun, allowlisted, estimate, gate_problem, reproduce

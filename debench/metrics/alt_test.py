@@ -38,8 +38,8 @@ from typing import Any
 import numpy as np
 from scipy.sparse import csr_matrix
 
+from debench.core.errors import UserError
 from debench.data.base import Doc
-from debench.errors import UserError
 from debench.metrics.annotators import human_ratings
 from debench.metrics.base import Draws, Evaluate, Metric, register_metric
 from debench.metrics.likert import judge_scores

@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 from scipy.sparse import csr_matrix
 
+from debench.core.errors import UserError
 from debench.data.base import Doc
-from debench.errors import UserError
 
 DEFAULT_MIN_SHARED = 50
 

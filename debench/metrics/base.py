@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from debench.core.registries import Registry
 from debench.data.base import Doc
-from debench.registries import Registry
 
 NOT_FINITE = "the value is not a finite number"
 

@@ -42,8 +42,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from debench.core.errors import UserError
 from debench.data.base import Doc
-from debench.errors import UserError
 from debench.metrics.annotators import DEFAULT_MIN_SHARED, PairTable, annotator_pairs
 from debench.metrics.base import Draws, Evaluate, Metric, register_metric, safe_divide
 from debench.metrics.likert import LIKERT, categories, judge_scores

@@ -9,7 +9,7 @@ STATUS_METRICS = {
     "parse_failure_rate": "share of answered samples whose answer could not be parsed",
     "completion_rate": "share of samples whose prompt fit the model's context window",
 }
-"""Rates computed from the samples' statuses rather than from predictions (see ``debench.scoring``)."""
+"""Rates computed from the samples' statuses rather than from predictions (see ``debench.scoring.scores``)."""
 
 BUILTIN_REPORTS = frozenset({"prediction_distribution", "gold_distribution", "human_rating_distribution", "mean_by_source"})
 """The reports ``debench.metrics.reports`` registers."""

@@ -11,10 +11,10 @@ from typing import Any
 
 import numpy as np
 
+from debench.core.registries import Registry
 from debench.data.base import Doc
 from debench.metrics.likert import judge_scores
 from debench.metrics.speech_rating import Sources
-from debench.registries import Registry
 
 Report = Callable[[Sequence[Any], Sequence[Doc]], dict[str, Any]]
 REPORTS: Registry[Report] = Registry("report")

@@ -23,8 +23,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from debench.errors import UserError
-from debench.task import TaskConfig
+from debench.core.errors import UserError
+from debench.task.config import TaskConfig
 
 AGGREGATES = ("mean", "median", "majority")
 

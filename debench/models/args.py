@@ -30,9 +30,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from debench.errors import UserError
-from debench.options import key_value_parts
-from debench.redact import is_secret_name
+from debench.core.errors import UserError
+from debench.core.options import key_value_parts
+from debench.core.redact import is_secret_name
 
 
 class GenerationArgs(BaseModel):

@@ -10,8 +10,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from debench.data.base import Doc
-from debench.prompts import Message
-from debench.task import GenerationConfig, TaskConfig
+from debench.data.prompts import Message
+from debench.task.config import GenerationConfig, TaskConfig
 
 
 class Usage(BaseModel):
@@ -102,7 +102,7 @@ class Model(abc.ABC):
     async def generate(self, request: Request) -> ModelResponse: ...
 
     async def generate_with(self, caller: Any, request: Request) -> ModelResponse:
-        """A composite judge answers by calling its members through ``caller`` (``debench.calls.Caller``)."""
+        """A composite judge answers by calling its members through ``caller`` (``debench.models.calls.Caller``)."""
         raise NotImplementedError
 
     def generation_for(self, generation: GenerationConfig) -> GenerationConfig:
@@ -134,7 +134,7 @@ class Model(abc.ABC):
     def batch_api(self) -> Any:
         """The ``debench.models.batch_api.BatchAPI`` that runs this model's requests as batches
         (``eval --batch``); a model without one is a one-line error."""
-        from debench.errors import UserError
+        from debench.core.errors import UserError
 
         raise UserError(f"{self.name} has no batch API: --batch needs an OpenAI-compatible provider or server (openai/<name> --api-base URL, gpt-4o, azure/...)", field="--batch")
 

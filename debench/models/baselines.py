@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
+from debench.core.errors import UserError
 from debench.data.base import Doc
-from debench.errors import UserError
 from debench.models.base import Model, ModelResponse, Request
-from debench.task import TaskConfig
+from debench.task.config import TaskConfig
 
 
 def _doc_rng(seed: int, doc_id: str) -> random.Random:

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 import aiohttp
 
-from debench.errors import UserError
+from debench.core.errors import UserError
 from debench.models.http_errors import MalformedResponse, classify_http_exception, error_message, http_error
 from debench.models.retry import EndpointError, FailureKind, RetryPolicy, call_with_retries
 

@@ -34,10 +34,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from debench.atomic import write_json_record
-from debench.cache import cache_key
-from debench.errors import UserError
+from debench.core.atomic import write_json_record
+from debench.core.errors import UserError
 from debench.models.base import ContextOverflow, Model, ModelResponse, PermanentModelError, Request, Usage
+from debench.models.cache import cache_key
 from debench.models.retry import classify_status
 
 SETTLE_S = 0.2

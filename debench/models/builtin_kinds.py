@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from debench.errors import UserError
+from debench.core.errors import UserError
 from debench.models.args import CLIENT_KEYS, GENERATION_KEYS, LLAMA_CPP_KEYS, RETRY_KEYS, SERVER_KEYS
 from debench.models.base import Model
 from debench.models.kinds import ModelRequest

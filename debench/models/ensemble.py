@@ -1,7 +1,7 @@
 """``--model a,b,c --ensemble mean|median|majority``: several judges answer; their parsed answers
 are combined (rules in ``debench.models.aggregate``) and scored like any other judge's.
 
-Every member is called with the same prompt through the run's ``debench.calls.Caller`` (the
+Every member is called with the same prompt through the run's ``debench.models.calls.Caller`` (the
 response cache under the member's *own* identity, its own generation settings, the context check),
 so a member's answers are shared with its single-model runs and with other ensembles. Each
 member's raw answer, parsed value or parse failure, tokens and cache status go into the sample's
@@ -16,12 +16,12 @@ import asyncio
 from collections.abc import Iterable
 from typing import Any
 
+from debench.core.errors import UserError
 from debench.data.transcript import debate_text
-from debench.errors import UserError
 from debench.models.aggregate import check_aggregate, combine
 from debench.models.base import ContextOverflow, Model, ModelResponse, Request, Usage
-from debench.parsing import parse_answer
-from debench.task import TaskConfig
+from debench.task.config import TaskConfig
+from debench.task.parsing import parse_answer
 
 
 class EnsembleModel(Model):
@@ -56,7 +56,7 @@ class EnsembleModel(Model):
             m.prepare(docs, task)
 
     async def generate(self, request: Request) -> ModelResponse:
-        raise UserError(f"{self.name} answers through a caller (debench.calls.Caller)")
+        raise UserError(f"{self.name} answers through a caller (debench.models.calls.Caller)")
 
     async def _ask(self, caller: Any, member: Model, request: Request) -> dict[str, Any]:
         try:

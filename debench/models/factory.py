@@ -10,12 +10,12 @@ from typing import Any
 
 from pydantic import Field
 
-from debench.errors import UserError
+from debench.core.errors import UserError
+from debench.core.options import Ensemble, ModelString, Options, Seed
+from debench.core.redact import remember_secret
 from debench.models.args import RETRY_KEYS, ModelArgs, check_api_base, check_kind, parse_model_args, split_model_spec
 from debench.models.base import Model
 from debench.models.retry import RetryPolicy
-from debench.options import Ensemble, ModelString, Options, Seed
-from debench.redact import remember_secret
 
 __all__ = ["JudgeOptions", "make_judge", "make_model", "parse_model_args"]
 

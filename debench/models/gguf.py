@@ -19,7 +19,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from debench.errors import UserError
+from debench.core.errors import UserError
+from debench.core.paths import outside_the_folder
 from debench.models.local import DEFAULT_N_PARALLEL, LlamaCppModel
 from debench.models.local_server import DEFAULT_THREADS
 from debench.models.retry import RetryPolicy
@@ -30,7 +31,6 @@ from debench.models.weights import (
     hub_gguf,
     split_hub_file,
 )
-from debench.paths import outside_the_folder
 
 
 class GGUFModel(LlamaCppModel):

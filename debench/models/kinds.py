@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from debench.entry_points import declared
+from debench.core.entry_points import declared
+from debench.core.registries import Registry
 from debench.models.args import ModelArgs
 from debench.models.base import Model
 from debench.models.retry import RetryPolicy
-from debench.registries import Registry
 
 FALLBACK = "server"
 """The kind of a model string whose prefix names no kind: a litellm string or an OpenAI-compatible
@@ -53,7 +53,7 @@ class ModelKind(Protocol):
 
     def make(self, request: ModelRequest) -> Model:
         """The model for ``request.base`` (the model string without its ``@settings``), with
-        ``request.args`` applied; a ``debench.errors.UserError`` for a string it cannot serve. Set
+        ``request.args`` applied; a ``debench.core.errors.UserError`` for a string it cannot serve. Set
         ``model.name = request.name``. Its ``identity()`` must come out the same when the model is
         rebuilt from it (the leaderboard's spot check does)."""
         ...

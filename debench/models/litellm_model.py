@@ -13,7 +13,8 @@ import warnings
 from types import ModuleType
 from typing import Any
 
-from debench.errors import UserError
+from debench.core.errors import UserError
+from debench.data.prompts import Message
 from debench.models.base import Model, ModelResponse, Request, Usage
 from debench.models.retry import (
     TRANSIENT_EXCEPTIONS,
@@ -24,8 +25,7 @@ from debench.models.retry import (
     classify_status,
     unreachable,
 )
-from debench.prompts import Message
-from debench.task import GenerationConfig
+from debench.task.config import GenerationConfig
 
 log = logging.getLogger(__name__)
 

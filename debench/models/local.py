@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from debench.errors import UserError
+from debench.core.errors import UserError
 from debench.models.base import ModelResponse, Request
 from debench.models.litellm_model import LiteLLMModel
 from debench.models.local_server import DEFAULT_THREADS

@@ -39,7 +39,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from debench.errors import UserError
+from debench.core.errors import UserError
 
 HOST = "127.0.0.1"
 GRACE_S = 15.0

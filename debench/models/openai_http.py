@@ -32,6 +32,7 @@ from typing import Any
 
 import aiohttp
 
+from debench.data.prompts import Message
 from debench.models.base import Model, ModelResponse, Request, Usage
 from debench.models.http_errors import (  # noqa: F401 - re-exported: the client's errors
     HTTPStatusError,
@@ -42,7 +43,6 @@ from debench.models.http_errors import (  # noqa: F401 - re-exported: the client
 )
 from debench.models.price_table import ModelPrice, lookup
 from debench.models.retry import RetryPolicy, call_with_retries
-from debench.prompts import Message
 
 CONNECT_TIMEOUT_S = 10.0
 """A connection not accepted within this is an unreachable endpoint (retried for the grace period)."""

@@ -29,7 +29,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
-from debench.errors import UserError
+from debench.core.errors import UserError
 from debench.models.base import ContextOverflow, PermanentModelError
 
 log = logging.getLogger(__name__)
@@ -97,7 +97,7 @@ class EndpointError(UserError):
     redacted (a server's answer may echo the key it was sent)."""
 
     def __init__(self, message: str):
-        from debench.redact import Redactor
+        from debench.core.redact import Redactor
 
         super().__init__(Redactor().text(message))
 

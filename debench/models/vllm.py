@@ -31,13 +31,13 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from debench.errors import UserError
+from debench.core.errors import UserError
+from debench.core.paths import outside_the_folder
 from debench.models.args import VLLM_START_KEYS, ServerArgs
 from debench.models.base import ModelResponse, Request
 from debench.models.managed_server import ManagedServer, ServerSpec, shared_server
 from debench.models.openai_http import OpenAIHTTPModel
 from debench.models.retry import RetryPolicy
-from debench.paths import outside_the_folder
 
 FLAGS = {
     "revision": "--revision",

@@ -25,8 +25,8 @@ import os
 import sqlite3
 from pathlib import Path
 
-from debench.errors import UserError
-from debench.paths import cache_root
+from debench.core.errors import UserError
+from debench.core.paths import cache_root
 
 GGUF_MAGIC = b"GGUF"
 ANNOUNCE_BYTES = 1 << 30

@@ -17,11 +17,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from debench.core.errors import UserError
+from debench.core.registries import Registry
 from debench.data.base import Doc, Speech
 from debench.data.transcript import SpeechLabel, format_transcript
-from debench.errors import UserError
-from debench.registries import Registry
-from debench.task import TaskConfig
+from debench.task.config import TaskConfig
 
 
 class ProbedDoc(BaseModel):

@@ -19,6 +19,7 @@ import math
 import re
 from collections import Counter
 
+from debench.core.text import join_kept, sentence_spans, word_count
 from debench.data.base import Doc, Speech
 from debench.probes.base import (
     Probe,
@@ -30,7 +31,6 @@ from debench.probes.base import (
     sides_in_order,
     stable_int,
 )
-from debench.text import join_kept, sentence_spans, word_count
 
 FILLER = (
     "Let me take a moment to make sure the structure of what I am saying is clear.",

@@ -5,16 +5,15 @@ Versioned and documented by ``debench/schema/probe_report.schema.json``.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from debench.json_schema import document_schema, validate_with_schema_file
-from debench.results import DatasetInfo, ModelInfo, TaskInfo, UsageInfo
+from debench.core.json_schema import document_schema, schema_path, validate_with_schema_file
+from debench.scoring.results import DatasetInfo, ModelInfo, TaskInfo, UsageInfo
 
 PROBE_SCHEMA_VERSION = "1.0"
-PROBE_SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema" / "probe_report.schema.json"
+PROBE_SCHEMA_PATH = schema_path("probe_report.schema.json")
 
 
 class Rate(BaseModel):

@@ -13,21 +13,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from debench.atomic import write_atomic, write_json_record
+from debench.core.atomic import write_atomic, write_json_record
+from debench.core.errors import UserError
+from debench.core.options import Method
 from debench.data.base import Doc, get_adapter
 from debench.data.loading import load_task_data
-from debench.errors import UserError
+from debench.data.prompts import check_templates
 from debench.models.base import Model
-from debench.options import Method
-from debench.pipeline import RunOptions, dataset_info, ensure_method_supported, run_config, run_stem, task_info, usage_info
 from debench.probes.base import ProbeContext, ProbedDoc, ProbeSpec
 from debench.probes.inject import claim_for_task
 from debench.probes.report import ProbeReport, ProbeSummary
 from debench.probes.stats import make_pair, summarize
-from debench.prompts import check_templates
-from debench.results import ModelInfo, now_iso, package_versions
-from debench.runner import error_summary, run_fingerprint, run_samples
-from debench.task import TaskConfig
+from debench.run.pipeline import RunOptions, dataset_info, ensure_method_supported, run_config, run_stem, task_info, usage_info
+from debench.run.runner import error_summary, run_fingerprint, run_samples
+from debench.scoring.results import ModelInfo, now_iso, package_versions
+from debench.task.config import TaskConfig
 
 
 class ProbeOptions(RunOptions):

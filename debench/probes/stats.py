@@ -21,10 +21,10 @@ from typing import Any
 import numpy as np
 
 from debench.data.base import Doc
+from debench.data.samples import SampleRecord
 from debench.metrics.bootstrap import proportion_ci
 from debench.probes.base import Probe, ProbedDoc, longest_side, sides_in_order
 from debench.probes.report import ProbeEffect, ProbePair, ProbeSummary, Rate, SideShares, StatusCounts, VerdictView
-from debench.samples import SampleRecord
 
 
 def rate(flags: list[bool]) -> Rate:

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from debench.atomic import write_atomic
+from debench.core.atomic import write_atomic
+from debench.core.errors import DataError
 from debench.data.files import read_csv
-from debench.errors import DataError
 
 COLUMNS = ["id", "topic", "source", "text"]
 

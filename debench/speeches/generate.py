@@ -20,17 +20,17 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from debench.atomic import write_json_record
-from debench.calls import Caller
+from debench.core.atomic import write_json_record
+from debench.core.errors import UserError
+from debench.core.options import DataOptions, DataSource, JobOptions, PerTopic, SpeechTokens, Temperature, Words
+from debench.core.record_log import RecordLog
+from debench.core.text import trim_to_words, word_count
 from debench.data.loading import load_task_data
-from debench.errors import UserError
 from debench.models.base import Model
-from debench.options import DataOptions, DataSource, JobOptions, PerTopic, SpeechTokens, Temperature, Words
-from debench.record_log import RecordLog
-from debench.runner import FailureStatus, RunSettings, open_cache, run_jobs
+from debench.models.calls import Caller
+from debench.run.runner import FailureStatus, RunSettings, open_cache, run_jobs
 from debench.speeches.files import SpeechRow, write_speeches
-from debench.task import GenerationConfig
-from debench.text import trim_to_words, word_count
+from debench.task.config import GenerationConfig
 
 SYSTEM = (
     "You are an experienced competitive debater. You write the opening speech for one side of a "
@@ -102,7 +102,7 @@ class GenerateOutput:
 
 def ibm_topics(data_source: DataSource = "auto", data_dir: str | None = None) -> list[str]:
     """The IBM speeches' topics, sorted (76 on the real data)."""
-    from debench.task_lookup import load_task
+    from debench.run.task_lookup import load_task
 
     task, _ = load_task("ibm_speech_likert")
     dataset = load_task_data(task, data_source, data_dir)

@@ -17,23 +17,23 @@ from typing import ClassVar
 
 import numpy as np
 
-from debench.atomic import write_json_record
-from debench.charts import source_means
+from debench.core.atomic import write_json_record
+from debench.core.charts import source_means
+from debench.core.errors import UserError
+from debench.core.options import NBootstrap
+from debench.core.paths import portable_path
 from debench.data.base import Doc, Speech
 from debench.data.loading import load_task_data
-from debench.errors import UserError
+from debench.data.prompts import check_templates
+from debench.data.samples import SampleRecord
 from debench.metrics.bootstrap import mean_ci, mean_diff_ci
 from debench.models.base import Model
-from debench.options import NBootstrap
-from debench.paths import portable_path
-from debench.pipeline import RunOptions, dataset_info, ensure_method_supported, run_config, run_stem, task_info, usage_info
-from debench.prompts import check_templates
-from debench.results import ModelInfo, now_iso, package_versions
-from debench.runner import error_summary, run_fingerprint, run_samples
-from debench.samples import SampleRecord
+from debench.run.pipeline import RunOptions, dataset_info, ensure_method_supported, run_config, run_stem, task_info, usage_info
+from debench.run.runner import error_summary, run_fingerprint, run_samples
+from debench.scoring.results import ModelInfo, now_iso, package_versions
 from debench.speeches.files import SpeechRow, file_hash, read_speeches
 from debench.speeches.report import Comparison, Estimate, SourceRating, SpeechesFileInfo, SpeechRatingReport
-from debench.task import TaskConfig
+from debench.task.config import TaskConfig
 
 
 class RateOptions(RunOptions):

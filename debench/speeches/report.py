@@ -5,16 +5,15 @@ judge with the same prompt — beside the human annotators' means. Versioned, do
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from debench.json_schema import document_schema
-from debench.results import DatasetInfo, ModelInfo, TaskInfo, UsageInfo
+from debench.core.json_schema import document_schema, schema_path
+from debench.scoring.results import DatasetInfo, ModelInfo, TaskInfo, UsageInfo
 
 SPEECH_RATING_SCHEMA_VERSION = "1.0"
-SPEECH_RATING_SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema" / "speech_rating.schema.json"
+SPEECH_RATING_SCHEMA_PATH = schema_path("speech_rating.schema.json")
 
 
 class Estimate(BaseModel):

@@ -1,1 +1,6 @@
-"""Test helpers shipped with debench: a local OpenAI-compatible stub server for tests and benchmarks."""
+"""Test helpers, for tests/ and benchmarks/ only (not in the wheel): the OpenAI-compatible stub
+server and its batch endpoints, a stand-in ``vllm serve``, headless Chromium with the network off,
+and the arena's stand-in world of debaters of known strengths.
+
+May import: nothing of debench outside ``testing``.
+"""

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from debench.arena.tournament import DebateRecord, JudgeVerdict
-from debench.errors import UserError
-from debench.record_log import read_log
+from debench.core.errors import UserError
+from debench.core.record_log import read_log
 
 
 def _winner(v: JudgeVerdict) -> str:

@@ -19,15 +19,15 @@ from typing import Any
 
 import numpy as np
 
+from debench.core.errors import UserError
+from debench.core.numeric import fmt, fmt_ci
 from debench.data.base import Doc
 from debench.data.loading import load_task_data
-from debench.errors import UserError
+from debench.data.samples import SampleRecord, read_records
 from debench.metrics.base import METRICS, get_metric
 from debench.metrics.names import STATUS_METRICS
-from debench.numeric import fmt, fmt_ci
-from debench.results import Results, load_results
-from debench.samples import SampleRecord, read_records
-from debench.task_lookup import load_task
+from debench.run.task_lookup import load_task
+from debench.scoring.results import Results, load_results
 
 NUMERIC_TOLERANCE = 0.5
 
@@ -215,7 +215,7 @@ def _label(x: Any) -> str | None:
 def chart(pairs: Sequence[tuple[Any, Any, str]]) -> dict[str, Any] | None:
     """The report's chart of the parsed samples (``pairs``: prediction, gold, doc_id): a confusion
     matrix of label predictions, or the judge's number against the gold number (a scatter, drawn
-    by ``debench.charts.scatter``); None when the predictions are neither."""
+    by ``debench.core.charts.scatter``); None when the predictions are neither."""
     if not pairs:
         return None
     if all(_number(p) and _number(g) for p, g, _ in pairs):

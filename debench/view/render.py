@@ -1,6 +1,6 @@
-"""Rendering the run report and the arena report (``debench.pages``: one offline HTML file each,
+"""Rendering the run report and the arena report (``debench.view.pages``: one offline HTML file each,
 templates ``run_report.html.j2`` and ``arena_report.html.j2``). Everything they show passes through
-``debench.redact.Redactor`` first: a key echoed in a judge's answer or an error message never
+``debench.core.redact.Redactor`` first: a key echoed in a judge's answer or an error message never
 reaches the page."""
 
 from __future__ import annotations
@@ -10,16 +10,16 @@ from typing import Any
 
 from markupsafe import Markup
 
-from debench.atomic import write_atomic
-from debench.charts import scatter
-from debench.pages import render
-from debench.redact import Redactor
+from debench.core.atomic import write_atomic
+from debench.core.charts import scatter
+from debench.core.redact import Redactor
 from debench.view.model import build_view
+from debench.view.pages import render
 
 
 def render_view(view: dict[str, Any], template: str = "run_report.html.j2") -> str:
     chart = view.get("chart")
-    if chart and chart["kind"] == "scatter":  # drawn here, from the redacted points (``debench.charts`` escapes every text)
+    if chart and chart["kind"] == "scatter":  # drawn here, from the redacted points (``debench.core.charts`` escapes every text)
         chart = {**chart, "svg": Markup(scatter([(g, p, d) for g, p, d in chart["points"]]).markup())}
     return render(template, **{**view, "chart": chart})
 

@@ -1,0 +1,453 @@
+"""Every chart debench draws, as plain SVG: no plotting library is imported, so a chart costs
+milliseconds after the last answer and opens in any browser, editor or paper.
+
+* ``score_distribution`` and ``source_means``: a speech-rating run's judge beside the human
+  annotators (Debatable Intelligence §5.2–5.3), written beside its results (``speech_rating_plots``);
+* ``forest``: values with 95% intervals, one row per entry, one or two series (the arena's plain
+  and style-controlled Bradley–Terry ratings, ``debench arena rank --plot``; the leaderboard page's
+  forest plots, with its baselines as reference lines and the human–human level as a band);
+* ``stacked_bars``: shares of each category per row (the leaderboard's predicted distributions);
+* ``scatter``: the judge's number against the gold number (the run report).
+
+Every element carries a class (what the page stylesheet, ``debench/templates/style.css``, styles
+inside a page) and presentation attributes (what a chart written to its own file shows). Text is
+escaped here: a model name or a document id is never markup.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from debench.core.atomic import write_atomic
+
+INK, MUTED, GRID = "#222222", "#5f6b7a", "#dddddd"
+JUDGE_COLOUR, HUMAN_COLOUR = "#1f4e79", "#d98c2b"
+SERIES = ("#3056d3", "#a3462b")
+"""Colours of a forest's first and second series (e.g. plain and style-controlled ratings)."""
+NOMINAL = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"]
+ORDINAL5 = ["#c8553d", "#f0a35e", "#e8d98b", "#8cc0d6", "#3b76af"]
+FONT = "Helvetica, Arial, sans-serif"
+
+
+def _num(x: float) -> str:
+    return f"{x:.1f}"
+
+
+def _attrs(**attrs: Any) -> str:
+    """``key="value"`` pairs (``_`` in a name written ``-``; None left out), values escaped."""
+    return "".join(f' {k.rstrip("_").replace("_", "-")}="{escape(str(v))}"' for k, v in attrs.items() if v is not None)
+
+
+def _tip(title: str) -> str:
+    return f"<title>{escape(title)}</title>" if title else ""
+
+
+class Svg:
+    """An SVG canvas in pixels from the top left: rectangles, lines, circles and text."""
+
+    def __init__(self, width: float, height: float, *, cls: str | None = None, label: str = ""):
+        self.width, self.height = width, height
+        self.cls, self.label = cls, label
+        self.parts: list[str] = []
+
+    def rect(self, x: float, y: float, w: float, h: float, fill: str | None, *, cls: str | None = None, title: str = "", **extra: Any) -> None:
+        self.parts.append(f"<rect{_attrs(class_=cls, x=_num(x), y=_num(y), width=_num(max(w, 0)), height=_num(max(h, 0)), fill=fill, **extra)}>{_tip(title)}</rect>")
+
+    def line(self, x1: float, y1: float, x2: float, y2: float, stroke: str = INK, width: float = 1.0, *, cls: str | None = None, title: str = "", **extra: Any) -> None:
+        a = _attrs(class_=cls, x1=_num(x1), y1=_num(y1), x2=_num(x2), y2=_num(y2), stroke=stroke, stroke_width=width, **extra)
+        self.parts.append(f"<line{a}>{_tip(title)}</line>" if title else f"<line{a}/>")
+
+    def circle(self, cx: float, cy: float, r: float, fill: str, *, cls: str | None = None, title: str = "", **extra: Any) -> None:
+        self.parts.append(f"<circle{_attrs(class_=cls, cx=_num(cx), cy=_num(cy), r=r, fill=fill, **extra)}>{_tip(title)}</circle>")
+
+    def text(
+        self, x: float, y: float, text: str, *, size: float = 11, anchor: str = "start", bold: bool = False, rotate: bool = False,
+        cls: str | None = None, fill: str = INK, italic: bool = False,
+    ) -> None:
+        a = _attrs(
+            class_=cls, x=_num(x), y=_num(y), font_size=size, text_anchor=anchor, fill=fill, font_weight="bold" if bold else None,
+            font_style="italic" if italic else None, transform=f"rotate(-90 {_num(x)} {_num(y)})" if rotate else None,
+        )
+        self.parts.append(f"<text{a}>{escape(text)}</text>")
+
+    def title(self, lines: Sequence[str]) -> float:
+        """Centred title lines at the top; returns the y below them."""
+        y = 18.0
+        for i, line in enumerate(lines):
+            self.text(self.width / 2, y, line, size=13 if i == 0 else 11, anchor="middle", bold=i == 0, cls="ptitle" if i == 0 else "subtitle")
+            y += 16
+        return y
+
+    def legend(self, x: float, y: float, entries: Sequence[tuple[str, str]]) -> None:
+        for colour, label in entries:
+            self.rect(x, y - 9, 10, 10, colour, rx=2)
+            self.text(x + 14, y, label, size=10, cls="legend")
+            x += 22 + 6.2 * len(label)
+
+    def markup(self, *, standalone: bool = False) -> str:
+        """The ``<svg>`` element; ``standalone`` (a file of its own) adds the namespace, a font and
+        a white background."""
+        if standalone:  # a margin of 10 px around the drawing
+            w, h = self.width + 20, self.height + 20
+            head = f'<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0f}" height="{h:.0f}" viewBox="-10 -10 {w:.0f} {h:.0f}" font-family="{FONT}">'
+            body = f'<rect x="-10" y="-10" width="{w:.0f}" height="{h:.0f}" fill="white"/>\n' + "\n".join(self.parts)
+        else:
+            size = f'width="{self.width:.0f}" height="{self.height:.0f}" viewBox="0 0 {self.width:.0f} {self.height:.0f}"'
+            head = f"<svg{_attrs(class_=self.cls)} {size} role=\"img\"{_attrs(aria_label=self.label)}>"
+            body = "\n".join(self.parts)
+        return f"{head}\n{body}\n</svg>\n"
+
+    def save(self, path: Path) -> Path:
+        return write_atomic(path, self.markup(standalone=True))
+
+
+# ---------------------------------------------------------------------------------------- axes
+
+
+def nice_ticks(lo: float, hi: float, n: int = 5, *, cover: bool = False) -> list[float]:
+    """Round tick values, at most about ``n`` steps over [lo, hi] (step 1, 2, 2.5 or 5 x 10^k):
+    inside the range, or (``cover``) from a tick at or below ``lo`` to one at or above ``hi``."""
+    if not hi - lo > 1e-9 * max(1.0, abs(lo), abs(hi)):
+        # no width, or one below the ticks' rounding (two models with identical records score
+        # ~1e-12 apart): ticks rounded to 10 decimals would all be equal, and a scale of no width
+        # divides by zero
+        hi = lo + 1.0
+    raw = (hi - lo) / n
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next(s * mag for s in (1, 2, 2.5, 5, 10) if s * mag >= raw * (1 - 1e-12))
+    if cover:
+        first, last = math.floor(lo / step + 1e-9), math.ceil(hi / step - 1e-9)
+    else:
+        first, last = math.ceil(lo / step - 1e-9), math.floor(hi / step + 1e-9)
+    return [round(k * step, 10) for k in range(first, last + 1)]
+
+
+def tick_label(x: float) -> str:
+    """A tick value: no trailing zeros, a typographic minus sign."""
+    text = f"{x:.3f}".rstrip("0").rstrip(".")
+    return ("0" if text in ("-0", "") else text).replace("-", "−")
+
+
+def shorten(text: str, n: int = 22) -> str:
+    """``text``, cut to ``n`` characters with an ellipsis."""
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+# ---------------------------------------------------------------------------- speech ratings
+
+
+def score_distribution(judge: Mapping[str, int], human: Mapping[str, int], *, n_parse_failures: int = 0, title: str = "") -> Svg:
+    """Share of each score 1-5 for the judge (parse failures as their own bar) and the humans."""
+    scores = [str(s) for s in range(1, 6)]
+    judge_total = sum(judge.values()) + n_parse_failures
+    human_total = sum(human.values())
+    labels = [*scores, "parse failure"]
+    j = [judge.get(s, 0) / judge_total if judge_total else 0.0 for s in scores] + [n_parse_failures / judge_total if judge_total else 0.0]
+    h = [human.get(s, 0) / human_total if human_total else 0.0 for s in scores] + [0.0]
+    svg = Svg(620, 380)
+    top_y = svg.title((title or "Score distribution: judge vs human annotators").splitlines()) + 22
+    left, right, bottom = 60.0, 600.0, 320.0
+    ticks = nice_ticks(0.0, max(0.05, *j, *h) * 1.1, 6)
+    scale = (bottom - top_y) / ticks[-1]
+    for t in ticks:
+        y = bottom - t * scale
+        svg.line(left, y, right, y, GRID, cls="grid")
+        svg.text(left - 6, y + 4, f"{t:g}", size=10, anchor="end", cls="tick")
+    slot = (right - left) / len(labels)
+    for i, label in enumerate(labels):
+        x = left + i * slot + slot * 0.1
+        w = slot * 0.4
+        svg.rect(x, bottom - j[i] * scale, w, j[i] * scale, JUDGE_COLOUR, title=f"judge, {label}: {j[i]:.1%}")
+        svg.rect(x + w, bottom - h[i] * scale, w, h[i] * scale, HUMAN_COLOUR, title=f"human ratings, {label}: {h[i]:.1%}")
+        svg.text(left + (i + 0.5) * slot, bottom + 16, label, size=10, anchor="middle")
+    svg.line(left, bottom, right, bottom)
+    svg.text(16, (top_y + bottom) / 2, "share of scores", size=11, anchor="middle", rotate=True)
+    svg.text((left + right) / 2, bottom + 34, "score", size=11, anchor="middle")
+    svg.legend(left, top_y - 8, [(JUDGE_COLOUR, f"judge (n={judge_total})"), (HUMAN_COLOUR, f"human ratings (n={human_total})")])
+    return svg
+
+
+def source_means(rows: Mapping[str, Mapping[str, Any]], *, title: str = "", subtitle: str = "") -> Svg:
+    """Mean score per source: ``rows[source] = {"judge_mean": x, "human_mean": y | None, ...}``;
+    a 95% interval is drawn when ``judge_ci95`` / ``human_ci95`` are given. Sorted by human mean,
+    highest at the top (sources without human ratings, such as generated speeches, at the bottom)."""
+
+    def order(item: tuple[str, Mapping[str, Any]]) -> tuple[float, str]:
+        hm = item[1].get("human_mean")
+        return (-1.0 if hm is None else float(hm), item[0])
+
+    items = sorted(rows.items(), key=order, reverse=True)
+    left = 20.0 + 6.0 * max([len(n) for n, _ in items] + [6])
+    right, row_h = left + 420.0, 30.0
+    svg = Svg(right + 30, 0)
+    top_y = svg.title((title or "Mean score per speech source").splitlines()) + 24
+    bottom = top_y + row_h * len(items)
+    svg.height = bottom + 70 + (14 if subtitle else 0)
+    scale = (right - left) / 5.2
+    for t in range(6):
+        x = left + t * scale
+        svg.line(x, top_y, x, bottom, GRID, cls="grid")
+        svg.text(x, bottom + 14, str(t), size=10, anchor="middle", cls="tick")
+    with_ci = False
+    for i, (name, r) in enumerate(items):
+        y0 = top_y + i * row_h
+        svg.text(left - 6, y0 + row_h / 2 + 4, name, size=10, anchor="end", cls="rlabel")
+        for k, (key, colour) in enumerate((("judge", JUDGE_COLOUR), ("human", HUMAN_COLOUR))):
+            v = r.get(f"{key}_mean")
+            if v is None:
+                continue
+            y = y0 + 4 + k * (row_h - 8) / 2
+            bar = (row_h - 8) / 2
+            svg.rect(left, y, v * scale, bar, colour, title=f"{key}, {name}: {v:.3f}")
+            ci = r.get(f"{key}_ci95")
+            if ci:
+                with_ci = True
+                lo, hi, mid = left + ci[0] * scale, left + ci[1] * scale, y + bar / 2
+                svg.line(lo, mid, hi, mid, "#555555")
+                for end in (lo, hi):
+                    svg.line(end, mid - 3, end, mid + 3, "#555555")
+    svg.line(left, bottom, right, bottom)
+    svg.text((left + right) / 2, bottom + 32, "mean score (1-5)" + (" with 95% CI" if with_ci else ""), size=11, anchor="middle")
+    if subtitle:
+        svg.text((left + right) / 2, bottom + 46, subtitle, size=10, anchor="middle")
+    svg.legend(left, svg.height - 10, [(JUDGE_COLOUR, "judge"), (HUMAN_COLOUR, "human annotators")])
+    return svg
+
+
+def speech_rating_plots(results: Any, results_path: Path) -> list[Path]:
+    """For a speech-rating run (its reports hold both distributions and the per-source means):
+    ``<results stem>_scores.svg`` and ``<results stem>_sources.svg`` beside the results file."""
+    reports = results.reports
+    needed = ("prediction_distribution", "human_rating_distribution", "mean_by_source")
+    if not all(k in reports for k in needed):
+        return []
+    stem = results_path.with_suffix("")
+    who = f"{results.task.name} | {results.model.name}"
+    scores = score_distribution(
+        reports["prediction_distribution"], reports["human_rating_distribution"], n_parse_failures=results.n_parse_failures, title=f"Scores: judge vs humans\n{who}"
+    )
+    paths = [scores.save(Path(f"{stem}_scores.svg"))]
+    if reports["mean_by_source"]:
+        r = results.metrics.get("source_pearson")
+        sub = f"Pearson r of source means = {r.value:.3f}" if r is not None and r.value is not None else ""
+        paths.append(source_means(reports["mean_by_source"], title=f"Mean score per source\n{who}", subtitle=sub).save(Path(f"{stem}_sources.svg")))
+    return paths
+
+
+# --------------------------------------------------------------------------------- forest plot
+
+
+@dataclass
+class Estimate:
+    """One point of a forest row: a value (None: undefined), its interval and the text beside it."""
+
+    value: float | None
+    ci: Sequence[float] | None = None
+    text: str = ""
+    title: str = ""
+    cls: str = "pt"
+
+
+@dataclass
+class ForestRow:
+    label: str
+    points: list[Estimate]
+    """One per series."""
+
+
+@dataclass
+class RefLine:
+    """A vertical reference line (a baseline's level), labelled below the axis."""
+
+    value: float
+    label: str
+    title: str
+    cls: str = "baseline-line"
+
+
+@dataclass
+class RefBand:
+    """A reference level with its interval (the human–human agreement), labelled above the plot."""
+
+    value: float
+    ci: Sequence[float] | None
+    label: str
+
+
+@dataclass
+class Forest:
+    title: str
+    rows: list[ForestRow]
+    series: list[str] = field(default_factory=list)
+    """Names of two or more series (a legend); one unnamed series otherwise."""
+    lines: list[RefLine] = field(default_factory=list)
+    band: RefBand | None = None
+    empty: str = "no entry"
+    axis: str = ""
+    label_w: int = 150
+    plot_w: int = 290
+
+
+def forest(f: Forest) -> Svg:
+    """Values with their 95% intervals, one row per entry, on one scale that includes 0, every
+    interval, reference line and band."""
+    right, row_h = 52, 24
+    titles = f.title.splitlines() or [""]
+    xs: list[float] = [0.0] + [r.value for r in f.lines]
+    for p in [p for row in f.rows for p in row.points] + ([Estimate(f.band.value, f.band.ci)] if f.band else []):
+        if p.value is not None:
+            xs.append(p.value)
+        xs.extend(p.ci or [])
+    values = nice_ticks(min(xs), max(xs), cover=True)
+    lo, hi = values[0], values[-1]
+    top = 44 + 14 * (len(titles) - 1) + (16 if len(f.series) > 1 else 0)
+    axis_y = top + row_h * max(1, len(f.rows)) + 4
+    width = f.label_w + f.plot_w + right
+    height = axis_y + 30 + (35 if f.lines else 0) + (16 if f.axis else 0)
+    svg = Svg(width, height, cls="plot forest", label=titles[0])
+    for i, line in enumerate(titles):
+        svg.text(0, 16 + 14 * i, line, size=13 if i == 0 else 11, bold=i == 0, cls="ptitle" if i == 0 else "subtitle")
+
+    def sx(v: float) -> float:
+        return round(f.label_w + (v - lo) / (hi - lo) * f.plot_w, 1)
+
+    for v in values:
+        svg.line(sx(v), top - 6, sx(v), axis_y, "#b8c0cc" if v == 0 else "#eceff4", cls="grid zero" if v == 0 else "grid")
+        svg.text(sx(v), axis_y + 14, tick_label(v), anchor="middle", fill=MUTED, cls="tick")
+    if f.axis:
+        svg.text(f.label_w + f.plot_w / 2, axis_y + 30, f.axis, anchor="middle", fill=MUTED, cls="legend")
+    if f.band is not None:
+        if f.band.ci:
+            svg.rect(sx(f.band.ci[0]), top - 6, max(sx(f.band.ci[1]) - sx(f.band.ci[0]), 1), axis_y - top + 6, "#fbe3ad", cls="refband", opacity=0.55)
+        svg.line(sx(f.band.value), top - 10, sx(f.band.value), axis_y, "#d99a1e", 2, cls="refline", stroke_dasharray="4 3")
+        svg.text(sx(f.band.value), top - 13, f.band.label, anchor="middle", fill="#7a5200", bold=True, cls="reflabel")
+    for i, ref in enumerate(sorted(f.lines, key=lambda r: r.value)):
+        svg.line(sx(ref.value), top - 6, sx(ref.value), axis_y + 18, "#8a94a6", 1.4, cls=ref.cls, title=ref.title, stroke_dasharray="2 3")
+        svg.text(sx(ref.value), axis_y + 26 + 11 * (i % 3), ref.label, size=10, anchor="middle", fill=MUTED, cls="blabel")
+    if len(f.series) > 1:
+        svg.legend(f.label_w, 38 + 14 * (len(titles) - 1), list(zip(SERIES, f.series, strict=False)))
+    if not f.rows:
+        svg.text(f.label_w + 4, top + 16, f.empty, fill=MUTED, cls="na")
+    for k, row in enumerate(f.rows):
+        y = top + row_h * k + row_h / 2
+        svg.text(f.label_w - 10, y + 4, shorten(row.label), size=12, anchor="end", cls="rlabel")
+        shown = [(s, p, p.value) for s, p in enumerate(row.points) if p.value is not None]
+        if not shown:
+            svg.text(f.label_w + 4, y + 4, "undefined", fill=MUTED, cls="na")
+        for s, p, value in shown:
+            dy = (s - (len(row.points) - 1) / 2) * 7
+            colour = SERIES[s % len(SERIES)]
+            if p.ci:
+                svg.line(sx(p.ci[0]), y + dy, sx(p.ci[1]), y + dy, colour, 2.2, cls="ci", stroke_linecap="round")
+            svg.circle(sx(value), y + dy, 5 if len(row.points) == 1 else 4, colour, cls=p.cls, title=p.title, stroke="#fff", stroke_width=1.5)
+        text = "  ".join(p.text for p in row.points if p.text)
+        if text:
+            svg.text(width - 4, y + 4, text, anchor="end", fill=MUTED, cls="val")
+    return svg
+
+
+# --------------------------------------------------------------------------------- stacked bars
+
+
+@dataclass
+class StackedBar:
+    label: str
+    shares: Mapping[str, Any]
+    """Category -> count (any number; the bar shows shares of its total)."""
+    is_reference: bool = False
+
+
+def category_colours(categories: Sequence[str], ordinal: bool) -> dict[str, str]:
+    palette = ORDINAL5 if ordinal and len(categories) == len(ORDINAL5) else NOMINAL
+    return {c: palette[i % len(palette)] for i, c in enumerate(categories)}
+
+
+def stacked_bars(title: str, bars: Sequence[StackedBar], categories: Sequence[str], colours: Mapping[str, str], *, label_w: int = 150, plot_w: int = 290) -> Svg:
+    """100% stacked bars, one per row, with the share of each category (shown when >= 8%); a
+    reference bar (the human ratings, the gold labels) is set apart by a dotted line."""
+    row_h, top, right = 24, 52, 52
+    width = label_w + plot_w + right
+    svg = Svg(width, top + row_h * len(bars) + 10, cls="plot dist", label=title)
+    svg.text(0, 16, title, size=13, bold=True, cls="ptitle")
+    lx = float(label_w)
+    for c in categories:
+        svg.rect(lx, 27, 11, 11, colours[c], rx=2)
+        svg.text(lx + 15, 36, c, fill=MUTED, cls="legend")
+        lx += 22 + 7 * len(c)
+    for k, bar in enumerate(bars):
+        y = top + row_h * k
+        svg.text(label_w - 10, y + 15, shorten(bar.label), size=12, anchor="end", italic=bar.is_reference, cls="rlabel reflabel2" if bar.is_reference else "rlabel")
+        total = sum(float(v) for v in bar.shares.values() if isinstance(v, (int, float))) or 1.0
+        x = float(label_w)
+        for c in categories:
+            v = bar.shares.get(c, 0)
+            share = float(v) / total if isinstance(v, (int, float)) else 0.0
+            w = share * plot_w
+            if w <= 0:
+                continue
+            svg.rect(round(x, 1), y + 3, round(w, 1), 18, colours[c], cls="seg refseg" if bar.is_reference else "seg", title=f"{bar.label} — {c}: {share:.1%} ({v})", stroke="#fff")
+            if share >= 0.08:
+                svg.text(round(x + w / 2, 1), y + 16, f"{share * 100:.0f}%", size=10.5, anchor="middle", cls="pct")
+            x += w
+        n = int(total) if total == int(total) else total
+        svg.text(width - 4, y + 16, f"n={n}", anchor="end", fill=MUTED, cls="val")
+        if bar.is_reference:
+            svg.line(label_w, y + 24.5, label_w + plot_w, y + 24.5, "#c5ccd8", cls="sep", stroke_dasharray="2 2")
+    return svg
+
+
+# -------------------------------------------------------------------------------------- scatter
+
+JITTER = 0.18
+"""Whole-number values are spread by up to this much (deterministically, per document) so that
+equal points stay visible; the exact values are in each point's tooltip."""
+
+
+def _jitter(key: str) -> float:
+    """In [-JITTER, JITTER], from a hash of the key salted apart from any other use of the key's
+    hash (data sets ordered by the hash of their ids would otherwise jitter a prefix one way)."""
+    return (int(hashlib.sha256(f"jitter|{key}".encode()).hexdigest()[:8], 16) / 0xFFFFFFFF - 0.5) * 2 * JITTER
+
+
+def scatter(points: Sequence[tuple[float, float, str]], *, x_label: str = "gold", label: str = "judge against gold") -> Svg:
+    """``points``: (x, y, name) — in the run report, the gold number, the judge's number and the
+    document id; whole-number y values are jittered."""
+    width, height, pad_l, pad_r, pad_t, pad_b = 560, 360, 48, 16, 14, 42
+    xs, ys = [float(x) for x, _, _ in points], [float(y) for _, y, _ in points]
+    whole = all(y.is_integer() for y in ys)
+    x_lo, x_hi, y_lo, y_hi = min(xs), max(xs), min(ys), max(ys)
+    if whole:
+        y_lo, y_hi = y_lo - 0.5, y_hi + 0.5
+    if x_hi == x_lo:
+        x_lo, x_hi = x_lo - 1, x_hi + 1
+    if y_hi == y_lo:
+        y_lo, y_hi = y_lo - 1, y_hi + 1
+    plot_w, plot_h = width - pad_l - pad_r, height - pad_t - pad_b
+
+    def px(x: float) -> float:
+        return round(pad_l + (x - x_lo) / (x_hi - x_lo) * plot_w, 1)
+
+    def py(y: float) -> float:
+        return round(pad_t + (y_hi - y) / (y_hi - y_lo) * plot_h, 1)
+
+    svg = Svg(width, height, label=label)
+    x1, y1 = width - pad_r, height - pad_b
+    svg.rect(pad_l, pad_t, x1 - pad_l, y1 - pad_t, "#fcfcfe", stroke="#e3e7ee")
+    for t in nice_ticks(x_lo, x_hi):
+        svg.line(px(t), pad_t, px(t), y1, "#eef0f4")
+        svg.text(px(t), y1 + 14, f"{t:g}", anchor="middle", fill=MUTED)
+    for t in nice_ticks(y_lo, y_hi):
+        svg.line(pad_l, py(t), x1, py(t), "#eef0f4")
+        svg.text(pad_l - 6, py(t) + 4, f"{t:g}", anchor="end", fill=MUTED)
+    svg.text((pad_l + x1) / 2, height - 6, x_label, anchor="middle", fill=MUTED)
+    svg.parts.append('<g class="points" fill="#3056d3" fill-opacity="0.45">')
+    for (x, y, name), yv in zip(points, ys, strict=True):
+        svg.parts.append(f'<circle cx="{px(float(x))}" cy="{py(yv + (_jitter(name) if whole else 0.0))}" r="3.2">{_tip(f"{name}: gold {float(x):.3g}, judge {y}")}</circle>')
+    svg.parts.append("</g>")
+    return svg

@@ -1,0 +1,266 @@
+"""The one runner every command uses: jobs in, records out.
+
+A *job* is a unit of work with a key (judge one document, play one debate, write one speech).
+``run_jobs`` gives every command the same behaviour: bounded concurrency, the resume log (a
+``RecordLog``: finished jobs are skipped, failed ones retried; shared safely with another process
+running the same command), failures turned into records by their class (a prompt too long for the
+context window is *not completed*; a permanent or exhausted transient failure is an *error*, its
+message redacted), a progress bar, and Ctrl-C leaving every finished record on disk.
+
+``run_samples`` is the document-judging instance used by ``eval``, ``probe`` and ``rate-speeches``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import sys
+from collections import Counter, deque
+from collections.abc import Iterable, Sequence, Sized
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel
+from tqdm import tqdm
+
+from debench.core.errors import UserError
+from debench.core.record_log import RecordLog
+from debench.core.redact import Redactor
+from debench.data.base import Doc
+from debench.data.loading import Documents
+from debench.data.samples import SampleLog, SampleRecord
+from debench.judging.base import JudgeContext, JudgeMethod, get_method
+from debench.models.base import ContextOverflow, Model, PermanentModelError
+from debench.models.cache import ResponseCache
+from debench.models.calls import Caller
+from debench.models.retry import TransientModelError
+from debench.task.config import SCORING_SIDE, TaskConfig
+from debench.task.grammars import load_grammar
+
+log = logging.getLogger(__name__)
+
+WAIT_POLL_S = 0.2
+"""How often a run waiting for jobs another process holds looks at the log."""
+
+
+@dataclass
+class RunSettings:
+    concurrency: int
+    use_cache: bool = True
+    cache_path: Path | None = None
+    progress: bool = True
+    store_messages: bool = True
+    method: str | None = None
+    repeat: int | None = None
+    """Repeat k of ``eval --repeats``: requests carry the seed ``seed + k``."""
+
+
+FailureStatus = Literal["error", "not_completed"]
+"""How a job that produced no answer ended: the model failed, or the prompt did not fit."""
+
+
+class Job(Protocol):
+    @property
+    def key(self) -> str:
+        """The job's id in the log (a document's id, a debate's, a speech's)."""
+        ...
+
+    async def run(self) -> BaseModel:
+        """Do the work; raise ``ContextOverflow`` or a model error on failure."""
+        ...
+
+    def failure(self, status: FailureStatus, error: str) -> BaseModel:
+        """The record of a job that ended in ``status``."""
+        ...
+
+
+def run_fingerprint(task: TaskConfig, identity: dict[str, Any], content_hash: str, method: str, repeat: int | None = None) -> str:
+    """Everything that changes the samples: a rerun with the same fingerprint resumes its log.
+
+    ``identity`` is the model's (``Model.identity()``, recorded in results as ``model.identity``),
+    so a fingerprint can be recomputed from a results file; ``repeat`` is the repeat index of
+    ``eval --repeats`` (``config.repeat``)."""
+    parts: dict[str, Any] = {
+        "task": task.model_dump(mode="json", exclude=set(SCORING_SIDE)),
+        "model": identity,
+        "data": content_hash,
+        "method": method,
+    }
+    if repeat is not None:
+        parts["repeat"] = repeat
+    payload = json.dumps(parts, sort_keys=True)
+    return hashlib.sha256(payload.encode()).hexdigest()[:12]
+
+
+def open_cache(model: Model, settings: RunSettings) -> ResponseCache | None:
+    """The response cache, when the run uses one and the model's answers are worth keeping."""
+    if not settings.use_cache or not (model.cacheable or model.composite):
+        return None
+    return ResponseCache(settings.cache_path)
+
+
+async def _execute(job: Job, redactor: Redactor) -> BaseModel:
+    """Run one job; failures become records (UserError and cancellation stop the run)."""
+    try:
+        return await job.run()
+    except ContextOverflow as exc:
+        return _attempted(job.failure("not_completed", redactor.text(str(exc))), exc)
+    except UserError:
+        raise  # a configuration problem: stop the run (finished records are already saved)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - permanent, or transient past its retry cap: recorded, retried on resume
+        text = str(exc) if isinstance(exc, (PermanentModelError, TransientModelError)) else f"{type(exc).__name__}: {exc}"
+        return _attempted(job.failure("error", redactor.text(text)[:500]), exc)
+
+
+def _attempted(record: BaseModel, exc: BaseException) -> BaseModel:
+    """A failure record with the requests its call made (``attempts``, carried by the error)."""
+    if "attempts" in type(record).model_fields:
+        return record.model_copy(update={"attempts": getattr(exc, "attempts", 0)})
+    return record
+
+
+CLAIM_BATCH = 64
+"""Jobs claimed at once (one lock, one read, one write of the claims file), at most ``concurrency``."""
+
+
+async def run_jobs(
+    jobs: Iterable[Job],
+    log_: RecordLog[Any],
+    *,
+    concurrency: int,
+    progress: bool = True,
+    desc: str = "",
+    unit: str = "doc",
+    total: int | None = None,
+) -> None:
+    """Run every job not already finished in ``log_``; each record is appended as its job ends.
+
+    Jobs are taken from ``jobs`` as workers become free (a generator is read as it goes, so a run
+    holds about ``concurrency`` jobs at a time, not all of them) and claimed in small batches.
+    ``total`` sizes the progress bar when ``jobs`` has no length. A job another live process has
+    claimed is left to it and waited for; if that process dies first, this run takes the job over."""
+    redactor = Redactor()
+    done = log_.finished()
+    if total is None and isinstance(jobs, Sized):
+        total = len(jobs)
+    bar = tqdm(total=total, desc=desc, unit=unit, disable=not progress, file=sys.stderr, dynamic_ncols=True)
+    source = iter(jobs)
+    seen: set[str] = set()
+    ready: deque[Job] = deque()
+    waiting: list[Job] = []
+    batch = max(1, min(concurrency, CLAIM_BATCH))
+
+    def next_job() -> Job | None:
+        """The next job this process runs: claimed from ``source`` in batches (no await inside,
+        so workers never claim the same job)."""
+        while not ready:
+            fresh: list[Job] = []
+            for job in source:
+                if job.key in seen:
+                    raise ValueError(f"two jobs share the key {job.key!r}")
+                seen.add(job.key)
+                if job.key in done:
+                    bar.update(1)
+                    continue
+                fresh.append(job)
+                if len(fresh) >= batch:
+                    break
+            if not fresh:
+                return None
+            states = log_.claim_many(j.key for j in fresh)
+            for job in fresh:
+                state = states[job.key]
+                if state == "mine":
+                    ready.append(job)
+                elif state == "busy":
+                    waiting.append(job)
+                else:
+                    bar.update(1)
+        return ready.popleft()
+
+    async def worker() -> None:
+        while (job := next_job()) is not None:
+            log_.append(await _execute(job, redactor))
+            bar.update(1)
+
+    try:
+        while True:
+            await asyncio.gather(*(worker() for _ in range(concurrency)))
+            if not waiting:
+                break
+            while waiting and not ready:  # jobs another process is running: wait, or take over
+                await asyncio.sleep(WAIT_POLL_S)
+                still = []
+                for job in waiting:
+                    state = log_.wait_state(job.key)
+                    if state == "free":  # its claimant died or gave up: take it over
+                        state = log_.claim(job.key)
+                    if state == "mine":
+                        ready.append(job)
+                    elif state == "done":
+                        bar.update(1)
+                    else:
+                        still.append(job)
+                waiting[:] = still
+    finally:
+        bar.close()
+        log_.release_claims()
+
+
+def error_summary(records: Sequence[BaseModel]) -> list[tuple[str, int]]:
+    """The distinct error messages of records that ended as errors, most frequent first."""
+    counts = Counter(str(getattr(r, "error", None) or "unknown error") for r in records if getattr(r, "status", None) == "error")
+    return counts.most_common()
+
+
+@dataclass
+class JudgeDocJob:
+    """Judge one document with a judge method."""
+
+    ctx: JudgeContext
+    method: JudgeMethod
+    doc: Doc
+
+    @property
+    def key(self) -> str:
+        return self.doc.doc_id
+
+    async def run(self) -> SampleRecord:
+        return await self.method(self.ctx, self.doc)
+
+    def failure(self, status: FailureStatus, error: str) -> SampleRecord:
+        return SampleRecord(doc_id=self.doc.doc_id, status=status, error=error, target=self.doc.target)
+
+
+async def run_samples(
+    task: TaskConfig, docs: Sequence[Doc] | Documents, model: Model, samples_path: Path, settings: RunSettings
+) -> tuple[list[SampleRecord], Caller]:
+    """Judge every document not already finished in ``samples_path``; return records in run order
+    and the caller (its ``n_requests``). With ``Documents``, the documents are read as the run
+    goes (jobs are made as workers free up) and only their text-free ``gold`` is kept."""
+    documents = docs if isinstance(docs, Documents) else Documents(list(docs))
+    method_name = settings.method or task.method
+    method = get_method(method_name)
+    if method_name.startswith("debatrix") and task.debatrix is None:
+        raise UserError(f"task '{task.name}' has no 'debatrix' section, so --method {method_name} cannot run it")
+    grammar_text = load_grammar(task.generation.grammar)
+    model.prepare(documents, task)
+    log_ = SampleLog(samples_path)
+    caller = Caller(open_cache(model, settings), seed_offset=settings.repeat, max_in_flight=settings.concurrency)
+    ctx = JudgeContext(task=task, model=model, caller=caller, generation=task.generation, grammar_text=grammar_text, store_messages=settings.store_messages)
+    order = [d.doc_id for d in documents.gold]
+    try:
+        jobs = (JudgeDocJob(ctx, method, d) for d in documents)
+        await run_jobs(jobs, log_, concurrency=settings.concurrency, progress=settings.progress, desc=f"{task.name} | {model.name}", total=len(documents))
+        log_.compact(order)
+    finally:
+        log_.close()
+        caller.close()
+        await model.aclose()  # release pooled connections; a model reopens them on its next call
+    records = [log_.existing[d] for d in order if d in log_.existing]
+    return records, caller

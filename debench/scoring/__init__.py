@@ -1,0 +1,6 @@
+"""Scoring a run: parsed predictions -> every metric with its CI (``scores``), predictions files
+read as records, the results file (``results``), the summary of a group run, and the consistency
+of repeated runs (``repeats``).
+
+May import: ``core``, ``task``, ``data``, ``metrics``.
+"""

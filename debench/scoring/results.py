@@ -1,0 +1,127 @@
+"""The results file: versioned, documented by ``debench/schema/results.schema.json``."""
+
+from __future__ import annotations
+
+import platform
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from debench.core.atomic import write_json_record
+from debench.core.json_schema import document_schema, schema_path, validate_with_schema_file
+from debench.scoring.scores import MetricValue
+
+SCHEMA_VERSION = "1.1"
+READABLE_VERSIONS = ("1.0", "1.1")
+"""1.1 added ``task.identity_sha256`` and ``task.scored_with``; a 1.0 file is still read (its run
+fingerprint binds it to the task's identity)."""
+SCHEMA_PATH = schema_path("results.schema.json")
+
+
+class TaskInfo(BaseModel):
+    name: str
+    version: int
+    method: str
+    description: str
+    config_sha256: str = Field(description="sha256 of the validated task definition (all of it, metrics included)")
+    identity_sha256: str | None = Field(
+        default=None,
+        description="sha256 of what changes the answers: the task without description, metrics, scoring and baselines (added in 1.1)",
+    )
+    scored_with: dict[str, Any] | None = Field(
+        default=None, description="the task's metrics (name, args) and scoring settings the metrics of this file were computed with (added in 1.1)"
+    )
+
+
+class ModelInfo(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    name: str
+    kind: str = Field(description="litellm | openai-http | local | gguf | vllm | baseline | ensemble | predictions")
+    identity: dict[str, Any] | None = Field(
+        default=None, description="everything about the model that changes its answers; with the task, data hash and method it gives config.fingerprint"
+    )
+
+
+class DatasetInfo(BaseModel):
+    source: str = Field(description="hub | local | sample | predictions")
+    location: str
+    revision: str | None = None
+    content_hash: str
+    is_sample: bool
+    n_docs_total: int
+
+
+class UsageInfo(BaseModel):
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+    cached_prompt_tokens: int = Field(
+        default=0, description="of prompt_tokens, those the provider reported as served from its prompt cache (priced at its cached rate)"
+    )
+    cost_usd: float | None = Field(description="null when a price is unknown (local models, custom servers)")
+    n_requests: int = Field(description="HTTP requests made in this invocation, retries included")
+    n_cached: int = Field(description="samples answered from the response cache")
+
+
+class Results(BaseModel):
+    schema_version: str = SCHEMA_VERSION
+    task: TaskInfo
+    model: ModelInfo
+    metrics: dict[str, MetricValue]
+    n_samples: int
+    n_parse_failures: int
+    n_errors: int
+    n_not_completed: int
+    usage: UsageInfo
+    config: dict[str, Any] = Field(description="everything needed to reproduce the run")
+    dataset: DatasetInfo
+    reports: dict[str, Any] = Field(default_factory=dict)
+    samples_file: str | None = Field(default=None, description="per-sample JSONL, relative to this file")
+    plots: list[str] = Field(default_factory=list, description="SVG plots written beside this file (file names)")
+    versions: dict[str, str | None]
+    created_at: str
+
+
+def package_versions() -> dict[str, str | None]:
+    from debench.core.version import debench_version
+
+    out: dict[str, str | None] = {"python": platform.python_version(), "debench": debench_version()}
+    for name in ("litellm", "numpy", "scipy", "krippendorff", "datasets", "xllamacpp"):
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def write_results(results: Results, path: Path) -> None:
+    write_json_record(path, results)
+
+
+def results_json_schema() -> dict[str, Any]:
+    return document_schema(Results, slug="results", version="1.0", title="debench results file")
+
+
+def validate_results_dict(data: dict[str, Any]) -> None:
+    validate_with_schema_file(data, SCHEMA_PATH)
+
+
+def load_results(path: str | Path) -> Results:
+    """A results file, validated; a missing or malformed one is a one-line ``UserError``."""
+    from debench.core.errors import UserError
+
+    try:
+        return Results.model_validate_json(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError("results file not found", path=str(path)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"cannot read the results file ({type(exc).__name__})", path=str(path)) from None
+    except ValueError as exc:
+        raise UserError(f"not a debench results file ({str(exc).splitlines()[0]})", path=str(path)) from None
