@@ -54,7 +54,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, default=Path("runs/benchmarks"), help="where benchmarks.json / .txt go")
     p.add_argument("--no-lmeval", action="store_true", help="skip lm-evaluation-harness")
     p.add_argument("--no-local", action="store_true", help="skip the embedded llama.cpp model")
-    p.add_argument("--lmeval-venv", type=Path, default=HERE / ".lmeval-venv", help="throw-away venv for lm-eval (reused)")
+    p.add_argument(
+        "--lmeval-venv", type=Path, default=HERE / ".lmeval-venv", help="throw-away venv for lm-eval (reused)"
+    )
     p.add_argument("--data-dir", default=os.environ.get("DEBENCH_DATA_DIR") or str(HERE.parent.parent / "shared" / "datasets"),
                    help="real data sets (for the cached ibm_speech_likert rerun and the embedded model)")  # fmt: skip
     p.add_argument("--work", type=Path, default=None, help="keep intermediate files here (default: a temp dir)")
@@ -124,7 +126,11 @@ def run(args: argparse.Namespace, work: Path) -> BenchReport:
         report.figures["kill -9: log lines at each kill"] = str(k.lines_at_kills)
         report.check(f"kill -9 x{k.kills} then the same command: every document exactly once", k.every_doc_once and k.kills == 5 and k.final_exit == 0,
                      f"{k.n_docs} documents, {k.kills} kills, {k.resumed_requests} requests in all ({k.resumed_requests - k.n_docs} re-asked)")  # fmt: skip
-        report.check("kill -9 x5: metrics equal an uninterrupted run", k.metrics_equal, "identical" if k.metrics_equal else "different")
+        report.check(
+            "kill -9 x5: metrics equal an uninterrupted run",
+            k.metrics_equal,
+            "identical" if k.metrics_equal else "different",
+        )
 
     if real is not None:
         _scoring_check(report, real, smoke=smoke)
@@ -143,7 +149,12 @@ def _startup_checks(report: BenchReport, work: Path, runs: int) -> None:
     report.figures["python -c pass (the interpreter alone), median s"] = round(python_startup_seconds(runs), 3)
     for args in (["tasks"], ["--help"]):
         s = startup_seconds(args, work, runs)
-        report.check(f"debench {' '.join(args)} <= {TARGET_STARTUP_S} s", s <= TARGET_STARTUP_S, f"{s:.3f} s (median of {runs})", kind="speed")
+        report.check(
+            f"debench {' '.join(args)} <= {TARGET_STARTUP_S} s",
+            s <= TARGET_STARTUP_S,
+            f"{s:.3f} s (median of {runs})",
+            kind="speed",
+        )
 
 
 def _throughput_checks(report: BenchReport) -> None:
@@ -160,15 +171,26 @@ def _throughput_checks(report: BenchReport) -> None:
         report.check(f"{head.n_docs} documents at C={head.concurrency} / {int(head.latency_s * 1000)} ms: whole command <= request window + {TARGET_AFTER_WINDOW_S:.0f} s",
                      d.wall_s <= d.window_s + TARGET_AFTER_WINDOW_S, d.phases(), kind="speed")  # fmt: skip
         if head.lmeval is not None:
-            report.figures[f"headline: lm-eval whole command ({head.n_docs} documents, C={head.concurrency})"] = head.lmeval.phases()
+            report.figures[f"headline: lm-eval whole command ({head.n_docs} documents, C={head.concurrency})"] = (
+                head.lmeval.phases()
+            )
             report.figures["headline: lm-eval / debench whole command"] = f"{head.lmeval.wall_s / d.wall_s:.1f}x"
-    firsts = [r.debench.to_first_request_s for r in report.throughput if r.debench and r.debench.to_first_request_s is not None]
+    firsts = [
+        r.debench.to_first_request_s
+        for r in report.throughput
+        if r.debench and r.debench.to_first_request_s is not None
+    ]
     if firsts:
         report.check(f"first request <= {TARGET_FIRST_REQUEST_S} s after the command starts", max(firsts) <= TARGET_FIRST_REQUEST_S,
                      f"{min(firsts):.2f}-{max(firsts):.2f} s over {len(firsts)} runs", kind="speed")  # fmt: skip
     needed = max((r.ideal_sps or 0) for r in report.throughput)
     ceiling = max(report.stub_ceiling_sps.values())
-    report.check("stub serves >= 2x what the harness needs", ceiling >= 2 * needed, f"{ceiling:.0f}/s vs {needed:.0f}/s needed", kind="speed")
+    report.check(
+        "stub serves >= 2x what the harness needs",
+        ceiling >= 2 * needed,
+        f"{ceiling:.0f}/s vs {needed:.0f}/s needed",
+        kind="speed",
+    )
 
 
 def _memory_checks(report: BenchReport, small, large) -> None:
@@ -179,7 +201,9 @@ def _memory_checks(report: BenchReport, small, large) -> None:
             f"(+{s['data_growth_mb']:.0f}), after runner {s['runner_rss_mb']:.0f} (+{s['runner_growth_mb']:.0f}), "
             f"after scoring {s['scoring_rss_mb']:.0f}"
         )
-    per_doc_kb = (large.stages["runner_growth_mb"] - small.stages["runner_growth_mb"]) * 1024 / (large.n_docs - small.n_docs)
+    per_doc_kb = (
+        (large.stages["runner_growth_mb"] - small.stages["runner_growth_mb"]) * 1024 / (large.n_docs - small.n_docs)
+    )
     report.figures["runner's own memory per extra document (KB)"] = round(per_doc_kb, 2)
     report.check(f"peak RSS of the {large.n_docs}-document run <= the {small.n_docs}-document run + {TARGET_RSS_GROWTH - 1:.0%}",
                  large.peak_rss_mb <= TARGET_RSS_GROWTH * small.peak_rss_mb,
@@ -199,7 +223,9 @@ def _debatrix_checks(report: BenchReport, d: DebatrixFigures) -> None:
 def _prefix_figures(report: BenchReport, shares: dict) -> None:
     for name, s in shares.items():
         before = s["before"] if isinstance(s["before"], str) else f"{s['before'].share:.1%}"
-        report.figures[f"prompt tokens that are a repeated prefix, {name} (before -> after)"] = f"{before} -> {s['after'].share:.1%} of {s['after'].prompt_tokens} tokens"
+        report.figures[f"prompt tokens that are a repeated prefix, {name} (before -> after)"] = (
+            f"{before} -> {s['after'].share:.1%} of {s['after'].prompt_tokens} tokens"
+        )
 
 
 def _scoring_check(report: BenchReport, real: Path, *, smoke: bool) -> None:
@@ -209,7 +235,9 @@ def _scoring_check(report: BenchReport, real: Path, *, smoke: bool) -> None:
     figures = measure_scoring(real, repeat=2 if smoke else 5)
     for name, f in figures["tasks"].items():
         if "best_s" in f:
-            report.figures[f"scoring {name} ({f['n_docs']} docs), best / median s"] = f"{f['best_s']:.3f} / {f['median_s']:.3f}"
+            report.figures[f"scoring {name} ({f['n_docs']} docs), best / median s"] = (
+                f"{f['best_s']:.3f} / {f['median_s']:.3f}"
+            )
     c = check(figures)
     report.check(c.name, c.held, c.figure, c.note, kind=c.kind)
 
@@ -227,15 +255,16 @@ def _local_checks(report: BenchReport, work: Path, real: Path | None) -> None:
     for n, rate in loc.docs_per_s.items():
         report.figures[f"embedded model, {n} slot(s), C={n} (docs/s)"] = round(rate, 3)
     for agreement in measure_threads(work, real, n_docs=30):
-        report.figures[f"embedded model, 1 vs 2 threads, {agreement.task}: same raw answer, same score (of {agreement.n_docs})"] = (
-            f"{agreement.same_response}, {agreement.same_prediction}"
-        )
+        report.figures[
+            f"embedded model, 1 vs 2 threads, {agreement.task}: same raw answer, same score (of {agreement.n_docs})"
+        ] = f"{agreement.same_response}, {agreement.same_prediction}"
     default_rate = loc.docs_per_s.get(DEFAULT_N_PARALLEL, 0.0)
     best_rate = loc.docs_per_s[loc.best]
     report.check(
         "embedded model: the default n_parallel is the faster setting (or within 10%, run-to-run noise here)",
         default_rate >= 0.90 * best_rate,
-        " vs ".join(f"C={n}: {r:.3f} docs/s" for n, r in loc.docs_per_s.items()) + f"; default n_parallel={DEFAULT_N_PARALLEL}",
+        " vs ".join(f"C={n}: {r:.3f} docs/s" for n, r in loc.docs_per_s.items())
+        + f"; default n_parallel={DEFAULT_N_PARALLEL}",
         kind="speed",
     )
 

@@ -68,7 +68,15 @@ SETTINGS = [
 
 
 def _rank(world: ArenaWorld, slots: list[Slot]) -> list[str]:
-    judgments = [Judgment(topic=f"topic {s.topic:03d}", side1=s.side1, side2=s.side2, winner=world.winner(f"topic {s.topic:03d}", s.side1, s.side2)) for s in slots]
+    judgments = [
+        Judgment(
+            topic=f"topic {s.topic:03d}",
+            side1=s.side1,
+            side2=s.side2,
+            winner=world.winner(f"topic {s.topic:03d}", s.side1, s.side2),
+        )
+        for s in slots
+    ]
     table = table_of(judgments)
     return ranking_of(table, "strict", len(table.topics))
 
@@ -88,7 +96,9 @@ def adaptive_order(world: ArenaWorld, models: list[str], n_topics: int, seed: in
         for c in chosen:
             s = c.slot
             slots.append(s)
-            games.append(Game(s.side1, s.side2, 1.0 if world.winner(f"topic {s.topic:03d}", s.side1, s.side2) == 1 else 0.0))
+            games.append(
+                Game(s.side1, s.side2, 1.0 if world.winner(f"topic {s.topic:03d}", s.side1, s.side2) == 1 else 0.0)
+            )
     raise AssertionError("unreachable")
 
 
@@ -121,7 +131,11 @@ def measure(setting: Setting, world_seeds: list[int]) -> dict[str, dict[str, flo
         rr = [Slot(t, a, b) for t, a, b in schedule(models, [None] * setting.n_topics, self_play=False)]  # type: ignore[list-item]  # only the number of topics is read
         target = _rank(world, rr)
         shuffled = [rr[n] for n in np.random.default_rng(ws).permutation(len(rr))]
-        for name, order in (("round robin", rr), ("random", shuffled), ("adaptive", adaptive_order(world, models, setting.n_topics))):
+        for name, order in (
+            ("round robin", rr),
+            ("random", shuffled),
+            ("adaptive", adaptive_order(world, models, setting.n_topics)),
+        ):
             points = curve(world, order, target)
             row = out.setdefault(name, {})
             for level in LEVELS:
@@ -136,8 +150,12 @@ def table(results: dict[str, dict[str, dict[str, float]]], n_seeds: int) -> str:
     lines = [head, "-" * len(head)]
     for label, rows in results.items():
         for name, r in rows.items():
-            lines.append(f"{label:<42}{name:<13}{r['tau>=0.9']:>14.0f} / {r['n']:<4.0f}{r['tau>=1']:>10.0f}{r['tau at half']:>13.3f}")
-    lines.append(f"(medians over {n_seeds} world seeds; waves of {WAVE}; a level is reached at the debates from which tau stays at or above it)")
+            lines.append(
+                f"{label:<42}{name:<13}{r['tau>=0.9']:>14.0f} / {r['n']:<4.0f}{r['tau>=1']:>10.0f}{r['tau at half']:>13.3f}"
+            )
+    lines.append(
+        f"(medians over {n_seeds} world seeds; waves of {WAVE}; a level is reached at the debates from which tau stays at or above it)"
+    )
     return "\n".join(lines)
 
 

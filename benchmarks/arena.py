@@ -37,7 +37,9 @@ N_MODELS = 40
 EQUAL_TOL_ELO = 1e-3
 
 
-def write_judgments(path: Path, n_models: int, n_topics: int, seed: int = 0, nu: float = 0.3, length_weight: float = 0.5) -> int:
+def write_judgments(
+    path: Path, n_models: int, n_topics: int, seed: int = 0, nu: float = 0.3, length_weight: float = 0.5
+) -> int:
     """Every ordered pair of ``n_models`` on each of ``n_topics`` topics; returns the line count."""
     rng = np.random.default_rng(seed)
     models = [f"model-{k:02d}" for k in range(n_models)]
@@ -52,11 +54,13 @@ def write_judgments(path: Path, n_models: int, n_topics: int, seed: int = 0, nu:
             d = strength[i] - strength[j] + length_weight * (wi - wj) / (wi + wj) / 0.2
             w = np.stack([np.exp(d / 2), np.exp(-d / 2), np.full(len(d), nu)], axis=1)
             k = (rng.random(len(d))[:, None] > np.cumsum(w / w.sum(axis=1, keepdims=True), axis=1)).sum(axis=1)
-            fh.write("".join(
-                f'{{"topic": "topic {t}", "side1": "{models[a]}", "side2": "{models[b]}", "winner": {("1", "2", "null")[c]}, '
-                f'"judge": "judge", "side1_words": {x}, "side2_words": {y}}}\n'
-                for a, b, c, x, y in zip(i, j, k, wi, wj, strict=True)
-            ))
+            fh.write(
+                "".join(
+                    f'{{"topic": "topic {t}", "side1": "{models[a]}", "side2": "{models[b]}", "winner": {("1", "2", "null")[c]}, '
+                    f'"judge": "judge", "side1_words": {x}, "side2_words": {y}}}\n'
+                    for a, b, c, x, y in zip(i, j, k, wi, wj, strict=True)
+                )
+            )
             n += len(i)
     return n
 
@@ -93,7 +97,9 @@ class Run:
 
 def rank_once(path: Path, out: Path) -> Run:
     before = load()
-    proc = run_measured(debench_cmd("arena", "rank", "--judgments", str(path), "--output", str(out)), timeout=3600).check("arena rank")
+    proc = run_measured(
+        debench_cmd("arena", "rank", "--judgments", str(path), "--output", str(out)), timeout=3600
+    ).check("arena rank")
     return Run(proc.wall_s, proc.peak_rss_mb, before)
 
 
@@ -127,14 +133,24 @@ def equal_to_reference(work: Path) -> Check:
     ours = analyse_judgments(load_judgment_files([path]), n_boot=100, seed=1, n_perm=0).model_dump(mode="json")
     ref = reference_statistics(read_lines([path]), n_boot=100, seed=1)
     worst = 0.0
-    pairs = [(ours["bradley_terry"], ref["bradley_terry"]), (ours["length_controlled"]["bradley_terry"], ref["length"]["bradley_terry"])]
-    pairs += [(ours["davidson"][r]["bradley_terry"], ref["davidson"][r]["bradley_terry"]) for r in ("strict", "lenient")]
+    pairs = [
+        (ours["bradley_terry"], ref["bradley_terry"]),
+        (ours["length_controlled"]["bradley_terry"], ref["length"]["bradley_terry"]),
+    ]
+    pairs += [
+        (ours["davidson"][r]["bradley_terry"], ref["davidson"][r]["bradley_terry"]) for r in ("strict", "lenient")
+    ]
     for a, b in pairs:
         for m in a:
-            worst = max(worst, abs(a[m]["score"] - b[m]["score"]), *(abs(x - y) for x, y in zip(a[m]["ci95"], b[m]["ci95"], strict=True)))
+            worst = max(
+                worst,
+                abs(a[m]["score"] - b[m]["score"]),
+                *(abs(x - y) for x, y in zip(a[m]["ci95"], b[m]["ci95"], strict=True)),
+            )
     return Check(
         name=f"arena rank equals the per-judgment computation (5 models, 10 topics, 100 resamples: scores and CIs, plain, length, Davidson) within {EQUAL_TOL_ELO} Elo points",
-        held=worst <= EQUAL_TOL_ELO, figure=f"largest difference {worst:.2e} Elo points",
+        held=worst <= EQUAL_TOL_ELO,
+        figure=f"largest difference {worst:.2e} Elo points",
     )
 
 
@@ -149,14 +165,23 @@ def measure_arena(report: BenchReport, work: Path, *, smoke: bool) -> None:
         best = min(runs, key=lambda r: r.wall_s)
         label = f"arena rank, {n:,} judgments of {n_models} models ({n_topics} topics, 1,000 resamples)"
         report.figures[label] = "; ".join(f"{r.wall_s:.2f} s, peak RSS {r.peak_rss_mb:.0f} MB ({r.load})" for r in runs)
-        report.check(f"{label} <= {TARGETS[size]:.0f} s", best.wall_s <= TARGETS[size], f"best {best.wall_s:.2f} s of {len(runs)} ({best.load})", kind="speed")
+        report.check(
+            f"{label} <= {TARGETS[size]:.0f} s",
+            best.wall_s <= TARGETS[size],
+            f"best {best.wall_s:.2f} s of {len(runs)} ({best.load})",
+            kind="speed",
+        )
         if size == 1_000_000:
             report.check(f"{label}: peak RSS <= {TARGET_RSS_MB} MB", max(r.peak_rss_mb for r in runs) <= TARGET_RSS_MB,
                          f"{max(r.peak_rss_mb for r in runs):.0f} MB", kind="speed")  # fmt: skip
         n_ref = (2 if smoke else 1000) if size == 10_000 else 1
         ref, timings = reference_once(path, n_ref, work / "reference.json")
         per_1000 = extrapolated_s(timings["timings"], 1000)
-        how = "measured" if n_ref == 1000 else f"extrapolated from {n_ref} resample(s) per fit: {ref.wall_s:.1f} s measured"
+        how = (
+            "measured"
+            if n_ref == 1000
+            else f"extrapolated from {n_ref} resample(s) per fit: {ref.wall_s:.1f} s measured"
+        )
         how += ", one BLAS thread"
         report.figures[f"per-judgment computation, {n:,} judgments"] = (
             f"{per_1000:.1f} s for 1,000 resamples ({how}), peak RSS {ref.peak_rss_mb:.0f} MB ({ref.load}); "
@@ -171,14 +196,16 @@ def battles_figure(report: BenchReport, work: Path) -> None:
     path = work / "battles_1m.jsonl"
     n = write_battles(path, N_MODELS, 1_000_000)
     run = rank_once(path, work / "rank.json")
-    report.figures[f"arena rank, {n:,} battles of {N_MODELS} models, each on its own topic (Chatbot Arena's shape, 1,000 resamples)"] = (
-        f"{run.wall_s:.2f} s, peak RSS {run.peak_rss_mb:.0f} MB ({run.load})"
-    )
+    report.figures[
+        f"arena rank, {n:,} battles of {N_MODELS} models, each on its own topic (Chatbot Arena's shape, 1,000 resamples)"
+    ] = f"{run.wall_s:.2f} s, peak RSS {run.peak_rss_mb:.0f} MB ({run.load})"
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.arena", description=__doc__.splitlines()[0])
-    p.add_argument("--smoke", action="store_true", help="10,000 judgments only; the reference extrapolated from 2 resamples")
+    p.add_argument(
+        "--smoke", action="store_true", help="10,000 judgments only; the reference extrapolated from 2 resamples"
+    )
     p.add_argument("--work", type=Path, default=None, help="keep the judgment files here (default: a temp dir)")
     args = p.parse_args(argv)
     report = BenchReport(mode="smoke" if args.smoke else "full", machine=Machine.here())

@@ -37,7 +37,15 @@ class Fit:
     nu: float | None
 
 
-def fit_per_game(n_models: int, i: np.ndarray, j: np.ndarray, y: np.ndarray, x: np.ndarray | None = None, ties: str = "half", start: Fit | None = None) -> Fit:
+def fit_per_game(
+    n_models: int,
+    i: np.ndarray,
+    j: np.ndarray,
+    y: np.ndarray,
+    x: np.ndarray | None = None,
+    ties: str = "half",
+    start: Fit | None = None,
+) -> Fit:
     """Games one by one: d = s_i - s_j + x . beta; ties half (y = 0.5) or Davidson's nu."""
     i, j, y = np.asarray(i, dtype=int), np.asarray(j, dtype=int), np.asarray(y, dtype=float)
     x = np.zeros((len(y), 0)) if x is None else np.asarray(x, dtype=float).reshape(len(y), -1)
@@ -81,14 +89,21 @@ def fit_per_game(n_models: int, i: np.ndarray, j: np.ndarray, y: np.ndarray, x: 
         x0[:k] = np.r_[start.strengths, start.beta]
         if fit_nu and start.nu:
             x0[k] = math.log(start.nu)
-    res = minimize(lambda t: terms(t)[:2], x0, jac=True, hess=lambda t: terms(t)[2], method="trust-exact", options={"gtol": 1e-9})
+    res = minimize(
+        lambda t: terms(t)[:2], x0, jac=True, hess=lambda t: terms(t)[2], method="trust-exact", options={"gtol": 1e-9}
+    )
     s = res.x[:n_models]
     nu = None if ties != "davidson" else float(math.exp(min(res.x[k], LOG_NU_MAX))) if fit_nu else 0.0
     return Fit(s - s.mean(), res.x[n_models:k].copy(), nu)
 
 
 def read_lines(paths: Iterable[Path]) -> list[dict[str, Any]]:
-    return [json.loads(line) for path in paths for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [
+        json.loads(line)
+        for path in paths
+        for line in Path(path).read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
 
 
 def _ci(values: Sequence[float], n_boot: int) -> list[float] | None:
@@ -99,7 +114,9 @@ def _ci(values: Sequence[float], n_boot: int) -> list[float] | None:
     return [float(lo), float(hi)]
 
 
-def _bootstrapped(n_models: int, games: dict[str, np.ndarray], ties: str, counts: Iterable[np.ndarray], point: Fit) -> tuple[Fit, list[Fit | None], list[np.ndarray]]:
+def _bootstrapped(
+    n_models: int, games: dict[str, np.ndarray], ties: str, counts: Iterable[np.ndarray], point: Fit
+) -> tuple[Fit, list[Fit | None], list[np.ndarray]]:
     """One fit per resample from ``point`` (the fit on all games): each game repeated as often as
     its topic was drawn."""
     x = games.get("x")
@@ -108,14 +125,29 @@ def _bootstrapped(n_models: int, games: dict[str, np.ndarray], ties: str, counts
         reps = row[games["topic"]].astype(int)
         idx = np.repeat(np.arange(len(reps)), reps)
         played.append(np.bincount(np.r_[games["i"][idx], games["j"][idx]], minlength=n_models) > 0)
-        fits.append(fit_per_game(n_models, games["i"][idx], games["j"][idx], games["y"][idx], None if x is None else x[idx], ties, start=point))
+        fits.append(
+            fit_per_game(
+                n_models,
+                games["i"][idx],
+                games["j"][idx],
+                games["y"][idx],
+                None if x is None else x[idx],
+                ties,
+                start=point,
+            )
+        )
     return point, fits, played
 
 
-def _scores(models: list[str], point: Fit, fits: list[Fit | None], played: list[np.ndarray], n_boot: int) -> dict[str, dict[str, Any]]:
+def _scores(
+    models: list[str], point: Fit, fits: list[Fit | None], played: list[np.ndarray], n_boot: int
+) -> dict[str, dict[str, Any]]:
     out = {}
     for k, m in enumerate(models):
-        draws = [f.strengths[k] * ELO if f is not None and pl[k] else float("nan") for f, pl in zip(fits, played, strict=True)]
+        draws = [
+            f.strengths[k] * ELO if f is not None and pl[k] else float("nan")
+            for f, pl in zip(fits, played, strict=True)
+        ]
         out[m] = {"score": float(point.strengths[k] * ELO), "ci95": _ci(draws, n_boot)}
     return out
 
@@ -141,7 +173,9 @@ def topic_outcomes(lines: list[dict[str, Any]], rule: str) -> list[tuple[str, st
     return out
 
 
-def _timed(timings: dict[str, Any], name: str, n_models: int, games: dict[str, np.ndarray], ties: str, counts: list[np.ndarray]) -> tuple[Fit, list[Fit | None], list[np.ndarray]]:
+def _timed(
+    timings: dict[str, Any], name: str, n_models: int, games: dict[str, np.ndarray], ties: str, counts: list[np.ndarray]
+) -> tuple[Fit, list[Fit | None], list[np.ndarray]]:
     start = time.perf_counter()
     point = fit_per_game(n_models, games["i"], games["j"], games["y"], games.get("x"), ties)
     mid = time.perf_counter()
@@ -150,7 +184,9 @@ def _timed(timings: dict[str, Any], name: str, n_models: int, games: dict[str, n
     return point, fits, played
 
 
-def reference_statistics(lines: list[dict[str, Any]], n_boot: int = 1000, seed: int = 0, with_length: bool = True) -> dict[str, Any]:
+def reference_statistics(
+    lines: list[dict[str, Any]], n_boot: int = 1000, seed: int = 0, with_length: bool = True
+) -> dict[str, Any]:
     """One judge's plain, length-controlled and Davidson (both rules) fits with their intervals
     (and how long each fit took: ``timings``)."""
     topics = sorted({line["topic"] for line in lines})

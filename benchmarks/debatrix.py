@@ -65,7 +65,15 @@ def measure_debatrix(srv: StubProcess, work: Path, real: Path, *, concurrency: i
         cmd = debench_cmd("eval", "--task", TASK, "--method", "debatrix-h", "--model", "openai/stub", "--api-base", srv.base_url,
                           "--concurrency", str(c), "--output-dir", str(out), "--no-progress", "--no-cache",
                           "--data-source", "local", "--data-dir", str(data_dir))  # fmt: skip
-        timings[c] = timed(cmd, srv, env=debench_env(work / f"debatrix_cache_{c}"), what=f"debatrix at --concurrency {c}")
+        timings[c] = timed(
+            cmd, srv, env=debench_env(work / f"debatrix_cache_{c}"), what=f"debatrix at --concurrency {c}"
+        )
     task, _ = load_task(TASK)
     n_speeches = len(load_task_data(task, "local", data_dir).docs[0].speeches)
-    return DebatrixFigures(doc_id=doc_id, n_speeches=n_speeches, sequential=timings[1], concurrent=timings[concurrency], concurrency=concurrency)
+    return DebatrixFigures(
+        doc_id=doc_id,
+        n_speeches=n_speeches,
+        sequential=timings[1],
+        concurrent=timings[concurrency],
+        concurrency=concurrency,
+    )

@@ -28,7 +28,9 @@ from debench.testing.stub_server import FaultPlan, StubProcess
 
 MAX_RETRIES = 3
 FAULT_ARGS = f"max_retries={MAX_RETRIES},base_delay=0.05,max_delay=0.5,timeout=1"
-FAULT_PLAN = FaultPlan(rate_limit=0.10, server_error=0.10, drop=0.05, slow=0.05, seed=11, retry_after="0.2", slow_seconds=2.0)
+FAULT_PLAN = FaultPlan(
+    rate_limit=0.10, server_error=0.10, drop=0.05, slow=0.05, seed=11, retry_after="0.2", slow_seconds=2.0
+)
 BOOTSTRAP = 200
 
 
@@ -70,7 +72,13 @@ def _diff(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
 
 def fault_run(srv: StubProcess, work: Path, n_docs: int) -> FaultFigures:
     data_dir = make_data(work, n_docs)
-    common: dict[str, Any] = {"task": BENCH_TASK, "data_dir": data_dir, "concurrency": 32, "limit": n_docs, "bootstrap": BOOTSTRAP}
+    common: dict[str, Any] = {
+        "task": BENCH_TASK,
+        "data_dir": data_dir,
+        "concurrency": 32,
+        "limit": n_docs,
+        "bootstrap": BOOTSTRAP,
+    }
     srv.configure(latency=0.01, faults=FaultPlan())
     clean = measured_eval(srv, work, "clean", **common)
     srv.configure(faults=FAULT_PLAN)
@@ -97,7 +105,8 @@ def fault_run(srv: StubProcess, work: Path, n_docs: int) -> FaultFigures:
         n_parse_failures=sum(r.status == "parse_failure" for r in records),
         n_errors=sum(r.status == "error" for r in records),
         n_errors_reported=int(reported["n_errors"]),
-        every_doc_once=len(ids) == len(set(ids)) == n_docs and all(r.status in ("ok", "parse_failure", "error") for r in records),
+        every_doc_once=len(ids) == len(set(ids)) == n_docs
+        and all(r.status in ("ok", "parse_failure", "error") for r in records),
         max_attempts_seen=max(stats.attempts_per_prompt.values(), default=0),
         attempt_cap=MAX_RETRIES + 1,
         outcomes=stats.outcomes,
@@ -118,7 +127,13 @@ def kill_run(srv: StubProcess, work: Path, n_docs: int, *, kills: int = 5, seed:
     """kill -9 the eval at ``kills`` random moments, rerunning the same command after each."""
     data_dir = make_data(work, n_docs)
     srv.configure(latency=0.05, faults=FaultPlan())
-    common: dict[str, Any] = {"task": BENCH_TASK, "data_dir": data_dir, "concurrency": 8, "limit": n_docs, "bootstrap": BOOTSTRAP}
+    common: dict[str, Any] = {
+        "task": BENCH_TASK,
+        "data_dir": data_dir,
+        "concurrency": 8,
+        "limit": n_docs,
+        "bootstrap": BOOTSTRAP,
+    }
     reference = measured_eval(srv, work, "uninterrupted", **common)
     out = work / "out_killed"
     cmd = eval_args(srv, out=out, **common)

@@ -32,7 +32,9 @@ def ensure_venv(path: Path) -> Path:
     print(f"creating {path} and installing {LM_EVAL_REQUIREMENT} (first run only, ~1 min)", flush=True)
     subprocess.run([sys.executable, "-m", "venv", "--clear", str(path)], check=True)
     pip = subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", LM_EVAL_REQUIREMENT], capture_output=True, text=True
+        [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", LM_EVAL_REQUIREMENT],
+        capture_output=True,
+        text=True,
     )
     if pip.returncode != 0:
         raise RuntimeError(f"pip install {LM_EVAL_REQUIREMENT} failed:\n{pip.stderr[-3000:]}")
@@ -65,7 +67,15 @@ def write_task(directory: Path, rows: list[dict[str, str]], max_tokens: int) -> 
 
 
 def run_lmeval(
-    python: Path, task_dir: Path, *, base_url: str, system: str, concurrency: int, limit: int, out_dir: Path, max_retries: int = 3
+    python: Path,
+    task_dir: Path,
+    *,
+    base_url: str,
+    system: str,
+    concurrency: int,
+    limit: int,
+    out_dir: Path,
+    max_retries: int = 3,
 ) -> ProcResult:
     model_args = ",".join(
         [

@@ -37,10 +37,17 @@ def measure_local(work: Path, data_dir: Path, n_docs: int, slots: tuple[int, ...
     rates: dict[int, float] = {}
     for n in slots:
         figures = probe(
-            None, task="ibm_speech_likert", data_dir=data_dir, out=work / f"local_{n}", cache=work / f"local_cache_{n}",
-            concurrency=n, extra=["--model", "local/smollm2", "--model-args", f"n_parallel={n}", "--limit", str(n_docs)],
+            None,
+            task="ibm_speech_likert",
+            data_dir=data_dir,
+            out=work / f"local_{n}",
+            cache=work / f"local_cache_{n}",
+            concurrency=n,
+            extra=["--model", "local/smollm2", "--model-args", f"n_parallel={n}", "--limit", str(n_docs)],
         )
         if figures["n_requests"] < n_docs:
-            raise RuntimeError(f"local model with {n} slots made {figures['n_requests']} requests for {n_docs} documents")
+            raise RuntimeError(
+                f"local model with {n} slots made {figures['n_requests']} requests for {n_docs} documents"
+            )
         rates[n] = n_docs / figures["runner_s"]
     return LocalFigures(n_docs=n_docs, docs_per_s=rates, best=max(rates, key=lambda k: rates[k]))

@@ -32,7 +32,15 @@ class MemoryFigures(BaseModel):
 
 
 def probe(
-    srv: StubProcess | None, *, task: str, data_dir: Path, out: Path, cache: Path, concurrency: int = 64, bootstrap: int | None = None, extra: Sequence[str] = ()
+    srv: StubProcess | None,
+    *,
+    task: str,
+    data_dir: Path,
+    out: Path,
+    cache: Path,
+    concurrency: int = 64,
+    bootstrap: int | None = None,
+    extra: Sequence[str] = (),
 ) -> dict[str, float]:
     """Run ``benchmarks.probe`` (against ``srv``, or with the model ``extra`` names) and read its figures."""
     cmd = [sys.executable, "-m", "benchmarks.probe", "--task", task, "--data-dir", str(data_dir), "--out", str(out),
@@ -48,10 +56,26 @@ def probe(
 def measure_memory(srv: StubProcess, work: Path, n_docs: int, *, concurrency: int = 64) -> MemoryFigures:
     srv.configure(latency=0.0)
     data_dir = make_data(work, n_docs)
-    run = measured_eval(srv, work, f"mem{n_docs}", task=BENCH_TASK, data_dir=data_dir, concurrency=concurrency, limit=None, bootstrap=None)
+    run = measured_eval(
+        srv,
+        work,
+        f"mem{n_docs}",
+        task=BENCH_TASK,
+        data_dir=data_dir,
+        concurrency=concurrency,
+        limit=None,
+        bootstrap=None,
+    )
     if run.n_requests != n_docs:
         raise RuntimeError(f"{run.n_requests} requests for {n_docs} documents")
-    stages = probe(srv, task=str(BENCH_TASK), data_dir=data_dir, out=work / f"probe{n_docs}", cache=work / f"probe_cache{n_docs}", concurrency=concurrency)
+    stages = probe(
+        srv,
+        task=str(BENCH_TASK),
+        data_dir=data_dir,
+        out=work / f"probe{n_docs}",
+        cache=work / f"probe_cache{n_docs}",
+        concurrency=concurrency,
+    )
     return MemoryFigures(n_docs=n_docs, peak_rss_mb=run.proc.peak_rss_mb, stages=stages)
 
 
@@ -61,5 +85,7 @@ def cached_rerun(srv: StubProcess, work: Path, data_dir: Path, task: str = "ibm_
     srv.configure(latency=0.0)
     cache = work / "rerun_cache"
     measured_eval(srv, work, "rerun_first", cache=cache, task=task, data_dir=data_dir, concurrency=64, limit=None)
-    run = measured_eval(srv, work, "rerun_second", cache=cache, task=task, data_dir=data_dir, concurrency=64, limit=None)
+    run = measured_eval(
+        srv, work, "rerun_second", cache=cache, task=task, data_dir=data_dir, concurrency=64, limit=None
+    )
     return CommandTiming.of(run.proc, srv)

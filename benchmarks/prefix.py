@@ -36,7 +36,10 @@ DEBATEART_TASKS = ",".join(
 )
 WORKLOADS: dict[str, list[tuple[str, ...]]] = {
     "debateart": [("--task", DEBATEART_TASKS)],
-    "debatrix": [("--task", "debateart_winner", "--method", "debatrix-h"), ("--task", "debateart_winner", "--method", "debatrix-f")],
+    "debatrix": [
+        ("--task", "debateart_winner", "--method", "debatrix-h"),
+        ("--task", "debateart_winner", "--method", "debatrix-f"),
+    ],
     "ibm": [("--task", "ibm_speech_likert,ibm_speech_likert_cot")],
 }
 
@@ -53,7 +56,9 @@ class PrefixShare(BaseModel):
 def checkout(rev: str, into: Path) -> Path | None:
     """``debench/`` and ``tasks/`` of ``rev`` extracted into ``into`` (None outside a git checkout)."""
     try:
-        tar = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "debench", "tasks"], capture_output=True, check=True).stdout
+        tar = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", rev, "debench", "tasks"], capture_output=True, check=True
+        ).stdout
     except (OSError, subprocess.CalledProcessError):
         return None
     with tarfile.open(fileobj=BytesIO(tar)) as archive:
@@ -61,7 +66,9 @@ def checkout(rev: str, into: Path) -> Path | None:
     return into
 
 
-def measure_workload(srv: StubProcess, work: Path, real: Path, name: str, limit: int, *, code: Path | None = None) -> PrefixShare:
+def measure_workload(
+    srv: StubProcess, work: Path, real: Path, name: str, limit: int, *, code: Path | None = None
+) -> PrefixShare:
     """One workload with a fresh simulated prompt cache; ``code`` runs another checkout's debench."""
     srv.configure(latency=0.0, prefix_cache=True)
     srv.reset_stats()
@@ -97,7 +104,9 @@ def measure_prefix(srv: StubProcess, work: Path, real: Path, *, smoke: bool) -> 
         for name in WORKLOADS:
             why = why_not_before(name, before)
             out[name] = {
-                "before": why if why is not None else measure_workload(srv, work, real, name, limits[name], code=before),
+                "before": why
+                if why is not None
+                else measure_workload(srv, work, real, name, limits[name], code=before),
                 "after": measure_workload(srv, work, real, name, limits[name]),
             }
     return out

@@ -78,10 +78,17 @@ def main() -> None:
     marks: dict[str, float] = {"imports_rss_mb": _rss_mb()}
     _instrument(marks)
     task, path = load_task(args.task)
-    model = make_model(args.model, api_bases=[args.api_base] if args.api_base else None, model_args=parse_model_args(args.model_args))
+    model = make_model(
+        args.model, api_bases=[args.api_base] if args.api_base else None, model_args=parse_model_args(args.model_args)
+    )
     opts = EvalOptions(
-        output_dir=Path(args.out), concurrency=args.concurrency, data_source="local", data_dir=args.data_dir,
-        progress=False, n_bootstrap=args.bootstrap, limit=args.limit,
+        output_dir=Path(args.out),
+        concurrency=args.concurrency,
+        data_source="local",
+        data_dir=args.data_dir,
+        progress=False,
+        n_bootstrap=args.bootstrap,
+        limit=args.limit,
     )
 
     async def run() -> Any:

@@ -29,7 +29,9 @@ class ProcResult:
         return self
 
 
-def run_measured(cmd: Sequence[str], *, env: Mapping[str, str] | None = None, cwd: Path | None = None, timeout: float = 1800) -> ProcResult:
+def run_measured(
+    cmd: Sequence[str], *, env: Mapping[str, str] | None = None, cwd: Path | None = None, timeout: float = 1800
+) -> ProcResult:
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         started = time.monotonic()
         t0 = time.perf_counter()

@@ -126,7 +126,11 @@ def format_table(report: BenchReport) -> str:
             f"| {_f(r.debench_sps):>16} | {eff:>10} | {_f(r.lmeval_sps):>16} | {rss:>29} |"
         )
     if report.stub_ceiling_sps:
-        lines += ["", "stub server ceiling (requests/s): " + ", ".join(f"{k}: {v:.0f}" for k, v in report.stub_ceiling_sps.items())]
+        lines += [
+            "",
+            "stub server ceiling (requests/s): "
+            + ", ".join(f"{k}: {v:.0f}" for k, v in report.stub_ceiling_sps.items()),
+        ]
     if report.figures:
         lines += [""] + [f"{k}: {v}" for k, v in report.figures.items()]
     lines += [""] + [format_check(c) for c in report.checks]

@@ -65,7 +65,9 @@ def scoring_memory(n_docs: int, work: Path) -> dict[str, Any]:
     task, _ = load_task(TARGET_TASK)
     directory = work / f"synthetic_{n_docs}"
     write_synthetic_ibm(directory, n_docs)
-    docs = load_local(task.model_copy(update={"dataset": task.dataset.model_copy(update={"local_dir": directory.name})}), work).docs
+    docs = load_local(
+        task.model_copy(update={"dataset": task.dataset.model_copy(update={"local_dir": directory.name})}), work
+    ).docs
     records = random_judge(task, docs)
     tracemalloc.start()
     start = time.perf_counter()
@@ -98,7 +100,11 @@ def measure_scoring(data_dir: str | Path, *, repeat: int = 5, synthetic: tuple[i
 
 def check(figures: dict[str, Any]) -> Check:
     target = figures["tasks"].get(TARGET_TASK, {})
-    figure = f"{target['best_s']:.3f} s (median {target['median_s']:.3f} s)" if "best_s" in target else target.get("error", "not measured")
+    figure = (
+        f"{target['best_s']:.3f} s (median {target['median_s']:.3f} s)"
+        if "best_s" in target
+        else target.get("error", "not measured")
+    )
     return Check(
         name=f"scoring {TARGET_TASK} ({target.get('n_docs', 631)} speeches, every metric with its 1,000-draw CI) <= {TARGET_S} s",
         held=bool(figures["held"]),
@@ -116,16 +122,22 @@ def format_figures(figures: dict[str, Any]) -> str:
         else:
             lines.append(f"  {name:<20} {f['n_docs']:>6} docs  {f['best_s']:.3f} s / {f['median_s']:.3f} s")
     for s in figures["synthetic"]:
-        lines.append(f"  synthetic IBM        {s['n_docs']:>6} docs  {s['seconds']:.3f} s, peak traced memory {s['peak_traced_mb']:.1f} MB")
+        lines.append(
+            f"  synthetic IBM        {s['n_docs']:>6} docs  {s['seconds']:.3f} s, peak traced memory {s['peak_traced_mb']:.1f} MB"
+        )
     lines.append(format_check(check(figures)))
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.scoring", description=__doc__.splitlines()[0])
-    p.add_argument("--data-dir", default=os.environ.get("DEBENCH_DATA_DIR") or str(HERE.parent.parent / "shared" / "datasets"))
+    p.add_argument(
+        "--data-dir", default=os.environ.get("DEBENCH_DATA_DIR") or str(HERE.parent.parent / "shared" / "datasets")
+    )
     p.add_argument("--repeat", type=int, default=5)
-    p.add_argument("--synthetic", type=int, nargs="*", default=[], metavar="N", help="also score N synthetic speeches (memory)")
+    p.add_argument(
+        "--synthetic", type=int, nargs="*", default=[], metavar="N", help="also score N synthetic speeches (memory)"
+    )
     args = p.parse_args(argv)
     print(format_figures(measure_scoring(args.data_dir, repeat=args.repeat, synthetic=tuple(args.synthetic))))
     return 0

@@ -13,11 +13,89 @@ import json
 import random
 from pathlib import Path
 
-WORDS = ["the", "we", "should", "policy", "because", "evidence", "people", "state", "government", "society", "argue", "clearly", "must", "benefit", "cost", "harm", "rights", "freedom", "economy", "children", "education", "health", "public", "private", "market", "market's", "research", "data", "opponents", "claim", "however", "therefore", "moreover", "first", "second", "finally", "important", "example", "consider", "impact", "long", "term", "short", "risk", "safety", "justice", "fair", "unfair", "law", "ban", "support", "oppose", "community", "future", "history", "study"]
-SUBJECTS = ("nuclear energy", "school uniforms", "space exploration", "zoos", "social media", "fast food",
-            "homework", "organic farming", "tourism", "cryptocurrency", "public libraries", "urban cycling")
+WORDS = [
+    "the",
+    "we",
+    "should",
+    "policy",
+    "because",
+    "evidence",
+    "people",
+    "state",
+    "government",
+    "society",
+    "argue",
+    "clearly",
+    "must",
+    "benefit",
+    "cost",
+    "harm",
+    "rights",
+    "freedom",
+    "economy",
+    "children",
+    "education",
+    "health",
+    "public",
+    "private",
+    "market",
+    "market's",
+    "research",
+    "data",
+    "opponents",
+    "claim",
+    "however",
+    "therefore",
+    "moreover",
+    "first",
+    "second",
+    "finally",
+    "important",
+    "example",
+    "consider",
+    "impact",
+    "long",
+    "term",
+    "short",
+    "risk",
+    "safety",
+    "justice",
+    "fair",
+    "unfair",
+    "law",
+    "ban",
+    "support",
+    "oppose",
+    "community",
+    "future",
+    "history",
+    "study",
+]
+SUBJECTS = (
+    "nuclear energy",
+    "school uniforms",
+    "space exploration",
+    "zoos",
+    "social media",
+    "fast food",
+    "homework",
+    "organic farming",
+    "tourism",
+    "cryptocurrency",
+    "public libraries",
+    "urban cycling",
+)
 FRAMES = ("We should subsidize {}", "We should ban {}", "We should limit {}", "We should further exploit {}")
-SOURCES = ("Human expert", "Project Debater", "Arg-Human1", "Arg-Human2", "Arg-GPT2", "Speech-GPT2", "Arg-Search", "Summit")
+SOURCES = (
+    "Human expert",
+    "Project Debater",
+    "Arg-Human1",
+    "Arg-Human2",
+    "Arg-GPT2",
+    "Speech-GPT2",
+    "Arg-Search",
+    "Summit",
+)
 BLOCK = 100
 GROUP = 20
 RATINGS_PER_SPEECH = 15
@@ -40,6 +118,16 @@ def write_synthetic_ibm(directory: Path, n_docs: int, seed: int = 0, words: int 
             ratings = [min(5, max(1, round(rng.gauss(quality, 0.9)))) for _ in annotators]
             n_words = max(20, int(rng.gauss(words, words / 6)))
             text = " ".join(rng.choices(WORDS, k=n_words)).capitalize() + "."
-            out.writerow([f"syn-{i:06d}", 9000 + t, topics[t], SOURCES[i % len(SOURCES)], text,
-                          json.dumps(ratings), len(ratings), json.dumps(annotators)])
+            out.writerow(
+                [
+                    f"syn-{i:06d}",
+                    9000 + t,
+                    topics[t],
+                    SOURCES[i % len(SOURCES)],
+                    text,
+                    json.dumps(ratings),
+                    len(ratings),
+                    json.dumps(annotators),
+                ]
+            )
     return path

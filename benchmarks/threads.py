@@ -38,7 +38,9 @@ def measure_threads(work: Path, data_dir: Path, n_docs: int) -> list[ThreadAgree
     for task in TASKS:
         one, two = (_answers(work, data_dir, task, n_docs, f"n_threads={n}") for n in (1, 2))
         if set(one) != set(two) or len(one) != n_docs:
-            raise RuntimeError(f"{task}: the two runs answered different documents ({len(one)} and {len(two)} of {n_docs})")
+            raise RuntimeError(
+                f"{task}: the two runs answered different documents ({len(one)} and {len(two)} of {n_docs})"
+            )
         figures.append(ThreadAgreement(task=task, n_docs=n_docs, same_response=sum(one[d][0] == two[d][0] for d in one),
                                        same_prediction=sum(one[d][1] == two[d][1] for d in one)))  # fmt: skip
     return figures

@@ -40,7 +40,9 @@ async def _hammer(url: str, n: int, concurrency: int) -> float:
         async def one(i: int) -> None:
             async with sem:
                 body["messages"][0]["content"] = f"Rate speech {i}."
-                async with session.post(url, data=json.dumps(body), headers={"content-type": "application/json"}) as resp:
+                async with session.post(
+                    url, data=json.dumps(body), headers={"content-type": "application/json"}
+                ) as resp:
                     await resp.read()
 
         t0 = time.perf_counter()
@@ -73,7 +75,12 @@ def lmeval_rows(data_dir: Path, n_docs: int) -> tuple[str, list[dict[str, str]]]
 
 
 def run_throughput(
-    srv: StubProcess, work: Path, *, smoke: bool, lmeval_python: Path | None, settings: list[tuple[int, float]] | None = None
+    srv: StubProcess,
+    work: Path,
+    *,
+    smoke: bool,
+    lmeval_python: Path | None,
+    settings: list[tuple[int, float]] | None = None,
 ) -> list[ThroughputRow]:
     settings = settings or ([(8, 0.05), (32, 0.05), (64, 0.0)] if smoke else FULL_SETTINGS)
     max_docs = max(docs_for(c, lat, smoke=smoke) for c, lat in settings)
@@ -89,17 +96,29 @@ def run_throughput(
         srv.configure(latency=latency)
         row = ThroughputRow(concurrency=concurrency, latency_s=latency, n_docs=n)
         tag = f"c{concurrency}_l{int(latency * 1000)}"
-        run = measured_eval(srv, work, tag, task=BENCH_TASK, data_dir=data_dir, concurrency=concurrency, limit=n, bootstrap=None)
+        run = measured_eval(
+            srv, work, tag, task=BENCH_TASK, data_dir=data_dir, concurrency=concurrency, limit=n, bootstrap=None
+        )
         if run.n_requests != n or not run.window_s:
             raise RuntimeError(f"debench sent {run.n_requests} requests for {n} documents")
         row.debench = CommandTiming.of(run.proc, srv)
         row.debench_sps = n / run.window_s
         if lmeval_python is not None and task_dir is not None:
             srv.reset_stats()
-            res = run_lmeval(lmeval_python, task_dir, base_url=srv.base_url, system=system, concurrency=concurrency, limit=n, out_dir=work / f"lmeval_{tag}")
+            res = run_lmeval(
+                lmeval_python,
+                task_dir,
+                base_url=srv.base_url,
+                system=system,
+                concurrency=concurrency,
+                limit=n,
+                out_dir=work / f"lmeval_{tag}",
+            )
             stats = srv.stats
             if res.returncode != 0 or stats.total_requests < n or not stats.window_s:
-                row.lmeval_error = f"exit {res.returncode}, {stats.total_requests} requests: {res.stderr.strip()[-300:]}"
+                row.lmeval_error = (
+                    f"exit {res.returncode}, {stats.total_requests} requests: {res.stderr.strip()[-300:]}"
+                )
             else:
                 row.lmeval = CommandTiming.of(res, srv)
                 row.lmeval_sps = n / stats.window_s
@@ -110,6 +129,10 @@ def run_throughput(
 
 def _progress(r: ThroughputRow) -> str:
     eff = f" ({r.efficiency:.1%} of ideal)" if r.efficiency is not None else ""
-    lm = f"; lm-eval {r.lmeval.phases()}" if r.lmeval else (f"; lm-eval failed: {r.lmeval_error}" if r.lmeval_error else "")
+    lm = (
+        f"; lm-eval {r.lmeval.phases()}"
+        if r.lmeval
+        else (f"; lm-eval failed: {r.lmeval_error}" if r.lmeval_error else "")
+    )
     assert r.debench is not None
     return f"  C={r.concurrency:<3} latency {int(r.latency_s * 1000)} ms, {r.n_docs} docs: debench {r.debench.phases()}{eff}{lm}"

@@ -62,7 +62,9 @@ def make_run(work: Path, data_dir: Path | None) -> tuple[Path, str]:
         task = str(BENCH_TASK)
         what = "synthetic speeches (real data not found)"
     os.environ["DEBENCH_CACHE_DIR"] = str(work / "cache")
-    with StubServer(responder=likert_responder(seed=7, unparseable_rate=0.1), faults=FaultPlan(server_error=0.05, seed=7)) as srv:
+    with StubServer(
+        responder=likert_responder(seed=7, unparseable_rate=0.1), faults=FaultPlan(server_error=0.05, seed=7)
+    ) as srv:
         (out,) = evaluate(task, "openai/stub", api_base=srv.base_url, model_args="max_retries=0", output_dir=work / "out",
                           data_source="local", data_dir=data_dir, n_bootstrap=100)  # fmt: skip
     return out.results_path, what
@@ -113,7 +115,11 @@ def measure_view_page(work: Path, data_dir: Path | None = None) -> ViewPageFigur
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.view_page", description=__doc__.splitlines()[0])
-    p.add_argument("--data-dir", type=Path, default=Path(os.environ.get("DEBENCH_DATA_DIR") or HERE.parent.parent / "shared" / "datasets"))
+    p.add_argument(
+        "--data-dir",
+        type=Path,
+        default=Path(os.environ.get("DEBENCH_DATA_DIR") or HERE.parent.parent / "shared" / "datasets"),
+    )
     p.add_argument("--work", type=Path, default=None, help="keep the run and the page here (default: a temp dir)")
     args = p.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="debench-view-bench-") as tmp:
@@ -121,7 +127,9 @@ def main(argv: list[str] | None = None) -> int:
         f = measure_view_page(work, args.data_dir if args.data_dir.exists() else None)
         print(f"data: {f.data}")
         print(f"page: {f.page_mb:.2f} MB, rendered in {f.render_s:.2f} s")
-        print(f"open in Chromium: {', '.join(f'{t:.2f}' for t in f.open_runs_s)} s; 'wrong' filter {f.filter_s * 1000:.0f} ms; search {f.search_s * 1000:.0f} ms")
+        print(
+            f"open in Chromium: {', '.join(f'{t:.2f}' for t in f.open_runs_s)} s; 'wrong' filter {f.filter_s * 1000:.0f} ms; search {f.search_s * 1000:.0f} ms"
+        )
         print(f.check_line())
     return 0
 

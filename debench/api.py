@@ -28,7 +28,15 @@ from typing import TYPE_CHECKING, Any
 from debench.core.errors import UserError
 from debench.core.options import checked_keywords
 from debench.core.paths import portable_path
-from debench.run.pipeline import EvalOptions, EvalOutput, ScoreOptions, build_results, evaluate_task, select_docs, with_judging_manual
+from debench.run.pipeline import (
+    EvalOptions,
+    EvalOutput,
+    ScoreOptions,
+    build_results,
+    evaluate_task,
+    select_docs,
+    with_judging_manual,
+)
 from debench.task.config import TaskConfig
 
 if TYPE_CHECKING:  # results (and scoring, numpy) are imported when a run is scored, not before it starts
@@ -43,7 +51,9 @@ Evaluation = EvalOutput
 __all__ = ["Evaluation", "aevaluate", "evaluate", "load_results", "resolve_tasks", "score"]
 
 
-def resolve_tasks(tasks: str | Path | Sequence[str | Path], include_paths: Sequence[str | Path] = ()) -> list[tuple[TaskConfig, Path]]:
+def resolve_tasks(
+    tasks: str | Path | Sequence[str | Path], include_paths: Sequence[str | Path] = ()
+) -> list[tuple[TaskConfig, Path]]:
     """Task names, group names, task files and folders of task files (comma-separated in one
     string, or a list; ``include_paths`` make more task files known by name); every task is loaded
     and validated before any work, and runs once (see ``debench.run.task_lookup.resolve_tasks``)."""
@@ -62,7 +72,9 @@ def _selection(tasks: str | Path | Sequence[str | Path], include_paths: Sequence
     wrong = [t for t in items if not isinstance(t, (str, Path))]
     if wrong or not items:
         got = f"{type(wrong[0]).__name__} {wrong[0]!r}"[:80] if wrong else "nothing"
-        raise UserError(f"tasks: expected a task name, a task file or folder (text or a Path), or a list of them; got {got}")
+        raise UserError(
+            f"tasks: expected a task name, a task file or folder (text or a Path), or a list of them; got {got}"
+        )
     specs = [str(t) for t in items]
     return resolve(specs, include_paths)
 
@@ -186,11 +198,19 @@ def score(
     from debench.scoring.predictions import load_predictions
     from debench.scoring.results import write_results
 
-    opts = ScoreOptions.of(output=output, limit=limit, data_source=data_source, data_dir=data_dir, n_bootstrap=n_bootstrap, plots=plots, command=list(command))
+    opts = ScoreOptions.of(
+        output=output,
+        limit=limit,
+        data_source=data_source,
+        data_dir=data_dir,
+        n_bootstrap=n_bootstrap,
+        plots=plots,
+        command=list(command),
+    )
     resolved = resolve_tasks([task])
     if len(resolved) != 1:
         raise UserError(f"names {len(resolved)} tasks; scoring takes one task", field="--task")
-    (task_cfg, path), = resolved
+    ((task_cfg, path),) = resolved
     dataset = load_task_data(task_cfg, opts.data_source, opts.data_dir)
     docs = select_docs(dataset, opts.limit)
     records = load_predictions(Path(predictions), task_cfg, docs)
@@ -200,7 +220,13 @@ def score(
         dataset,
         docs,
         records,
-        config={"task_file": task_file_label(path), "predictions": portable_path(str(predictions)), "limit": opts.limit, "data_source": opts.data_source, "command": opts.command},
+        config={
+            "task_file": task_file_label(path),
+            "predictions": portable_path(str(predictions)),
+            "limit": opts.limit,
+            "data_source": opts.data_source,
+            "command": opts.command,
+        },
         n_requests=0,
         n_bootstrap=opts.n_bootstrap,
         samples_file=None,

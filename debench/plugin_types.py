@@ -19,4 +19,13 @@ from debench.judging.base import JudgeContext, JudgeMethod
 from debench.metrics.base import Metric, register_metric, register_sum_metric
 from debench.models.kinds import ModelKind, ModelRequest
 
-__all__ = ["JudgeContext", "JudgeMethod", "Metric", "ModelKind", "ModelRequest", "RatingMethod", "register_metric", "register_sum_metric"]
+__all__ = [
+    "JudgeContext",
+    "JudgeMethod",
+    "Metric",
+    "ModelKind",
+    "ModelRequest",
+    "RatingMethod",
+    "register_metric",
+    "register_sum_metric",
+]

@@ -47,7 +47,8 @@ async def run(out: Path, data_dir: str) -> dict[str, list[str]]:
         key = repr((task.dataset.model_dump(), [m.model_dump() for m in task.metrics], task.baselines))
         if key in seen:
             sections.setdefault(task.dataset.adapter, []).extend(
-                [f"**{task.name}**: baselines do not read the prompt, so the numbers are those of **{seen[key]}**.", ""])
+                [f"**{task.name}**: baselines do not read the prompt, so the numbers are those of **{seen[key]}**.", ""]
+            )
             continue
         seen[key] = task.name
         _, path = load_task(task.name)
@@ -65,8 +66,12 @@ async def run(out: Path, data_dir: str) -> dict[str, list[str]]:
         if not rows:
             continue
         names = rows[0][1]
-        lines = [f"**{task.name}** (n = {rows[0][2].n_samples})", "", "| baseline | " + " | ".join(names) + " |",
-                 "| --- |" + " --- |" * len(names)]
+        lines = [
+            f"**{task.name}** (n = {rows[0][2].n_samples})",
+            "",
+            "| baseline | " + " | ".join(names) + " |",
+            "| --- |" + " --- |" * len(names),
+        ]
         for label, _, res in rows:
             lines.append(f"| {label} | " + " | ".join(fmt(res.metrics[n]) for n in names) + " |")
         sections.setdefault(task.dataset.adapter, []).extend([*lines, ""])

@@ -46,7 +46,9 @@ def main() -> int:
     check("topics", len({d.fields["topic"] for d in ibm}), PAPER["ibm"]["topics"], failures)
     check("ratings per speech", {len(d.meta["ratings"]) for d in ibm}, {PAPER["ibm"]["ratings_per_speech"]}, failures)
     check("sources", len({d.meta["source"] for d in ibm}), PAPER["ibm"]["sources"], failures)
-    print(f"  annotators: {len({a for d in ibm for a in d.meta['annotators']})}; ratings: {sum(len(d.meta['ratings']) for d in ibm)}")
+    print(
+        f"  annotators: {len({a for d in ibm for a in d.meta['annotators']})}; ratings: {sum(len(d.meta['ratings']) for d in ibm)}"
+    )
     print(f"  per source: {dict(sorted(Counter(d.meta['source'] for d in ibm).items()))}")
     print(f"  rating distribution: {dict(sorted(Counter(r for d in ibm for r in d.meta['ratings']).items()))}")
 
@@ -56,19 +58,28 @@ def main() -> int:
         c = Counter(d.target for d in load_debateart(da, dim))
         check(f"{dim} pro/tie/con", (c["pro"], c["tie"], c["con"]), want, failures)
     docs = load_debateart(da)
-    print(f"  debates: {len(docs)}; speeches: {sum(len(d.speeches) for d in docs)}; per debate: {dict(sorted(Counter(len(d.speeches) for d in docs).items()))}")
+    print(
+        f"  debates: {len(docs)}; speeches: {sum(len(d.speeches) for d in docs)}; per debate: {dict(sorted(Counter(len(d.speeches) for d in docs).items()))}"
+    )
     print(f"  mean words per debate: {sum(len(s.text.split()) for d in docs for s in d.speeches) / len(docs):.0f}")
 
     print("BP competition (Debatrix)")
     bp = load_bp(root / "debatrix_panelbench" / "BP-Competition")
     check("debates", len(bp), PAPER["bp"]["debates"], failures)
-    check("winning teams", dict(sorted(Counter(t for d in bp for t in d.target).items())), dict(sorted(PAPER["bp"]["winners"].items())), failures)
+    check(
+        "winning teams",
+        dict(sorted(Counter(t for d in bp for t in d.target).items())),
+        dict(sorted(PAPER["bp"]["winners"].items())),
+        failures,
+    )
     print(f"  mean words per debate: {sum(len(s.text.split()) for d in bp for s in d.speeches) / len(bp):.0f}")
 
     print("DebateBench (transcripts only: no labels here)")
     db = load_debatebench(root / "debatebench", require_labels=False)
     check("debates", len(db), PAPER["debatebench"]["debates"], failures)
-    print(f"  transcripts needing a guess: {sum(1 for d in db if d.meta['parse_warnings'])}; points of information: {sum(d.meta['n_pois'] for d in db)}")
+    print(
+        f"  transcripts needing a guess: {sum(1 for d in db if d.meta['parse_warnings'])}; points of information: {sum(d.meta['n_pois'] for d in db)}"
+    )
     print(f"  mean words per debate: {sum(len(s.text.split()) for d in db for s in d.speeches) / len(db):.0f}")
 
     print("all checks hold" if not failures else f"MISMATCH: {', '.join(failures)}")

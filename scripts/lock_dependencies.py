@@ -37,7 +37,18 @@ def resolve() -> dict[str, str]:
     """Every distribution a fresh ``pip install -e .[EXTRAS]`` would install -> its version."""
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.json"
-        cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--dry-run", "--ignore-installed", "--report", str(report), f"{ROOT}[{EXTRAS}]"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--dry-run",
+            "--ignore-installed",
+            "--report",
+            str(report),
+            f"{ROOT}[{EXTRAS}]",
+        ]
         subprocess.run(cmd, check=True)
         items = json.loads(report.read_text(encoding="utf-8"))["install"]
     pins = {item["metadata"]["name"].lower().replace("_", "-"): item["metadata"]["version"] for item in items}
@@ -67,10 +78,25 @@ def main(argv: list[str]) -> int:
             constraints.flush()
             with tempfile.TemporaryDirectory() as tmp:
                 report = Path(tmp) / "report.json"
-                cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--dry-run", "--ignore-installed", "-c", constraints.name,
-                       "--report", str(report), f"{ROOT}[{EXTRAS}]"]
+                cmd = [
+                    sys.executable,
+                    "-m",
+                    "pip",
+                    "install",
+                    "--quiet",
+                    "--dry-run",
+                    "--ignore-installed",
+                    "-c",
+                    constraints.name,
+                    "--report",
+                    str(report),
+                    f"{ROOT}[{EXTRAS}]",
+                ]
                 if subprocess.run(cmd, check=False).returncode != 0:
-                    print(f"{LOCK}: a pinned version is outside pyproject.toml's ranges: run python scripts/lock_dependencies.py", file=sys.stderr)
+                    print(
+                        f"{LOCK}: a pinned version is outside pyproject.toml's ranges: run python scripts/lock_dependencies.py",
+                        file=sys.stderr,
+                    )
                     return 1
                 items = json.loads(report.read_text(encoding="utf-8"))["install"]
         needed = {item["metadata"]["name"].lower().replace("_", "-") for item in items} - {"debench"}

@@ -53,12 +53,17 @@ def _own_debench() -> str:
 
     where = Path(debench.__file__).resolve().parent
     if where != REPO / "debench":
-        print(f"refresh: error: debench was imported from {where}, not from this checkout ({REPO / 'debench'})", file=sys.stderr)
+        print(
+            f"refresh: error: debench was imported from {where}, not from this checkout ({REPO / 'debench'})",
+            file=sys.stderr,
+        )
         sys.exit(2)
     return f"debench {debench.__version__} at {where}"
 
 
-def push(board_dir: Path, built, submissions: Path, repo_id: str, *, token: str | None, revision: str | None, message: str) -> str:
+def push(
+    board_dir: Path, built, submissions: Path, repo_id: str, *, token: str | None, revision: str | None, message: str
+) -> str:
     """Upload the page, the JSON, its schema and the published submissions' files to a Hub data set."""
     from huggingface_hub import HfApi
 
@@ -84,24 +89,69 @@ def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--submissions", type=Path, default=REPO / "leaderboard" / "submissions")
     ap.add_argument("--out", type=Path, default=REPO / "leaderboard")
-    ap.add_argument("--reported", type=Path, default=REPO / "leaderboard" / "reported.json", help="the papers' reported numbers (this checkout's)")
-    ap.add_argument("--trusted", type=Path, default=REPO / "leaderboard" / "trusted_endpoints.yaml", help="the endpoints the job runs models through (this checkout's)")
-    ap.add_argument("--maintainers", type=Path, default=REPO / "leaderboard" / "maintainers.yaml", help="budgets, allowlist, overall task set (this checkout's)")
-    ap.add_argument("--reproduced", type=Path, default=REPO / "leaderboard" / "reproduced", help="the job's own runs (one folder per submission)")
-    ap.add_argument("--queue", type=Path, default=REPO / "leaderboard" / "queue.json", help="the merge-order queue of entries")
-    ap.add_argument("--data-dir", default=os.environ.get("DEBENCH_DATA_DIR"), help="real data (default: $DEBENCH_DATA_DIR; else the Hub)")
-    ap.add_argument("--pr-base", type=Path, default=None, metavar="BASE_DIR",
-                    help="the base branch's leaderboard/submissions: refuse unless --submissions adds exactly one new folder to it")
-    ap.add_argument("--reproduce", action="store_true",
-                    help="run the allowlisted entries awaiting the leaderboard's own run (queue order, within the budgets) and write their runs")
-    ap.add_argument("--model-args", default=None, metavar="K=V,...",
-                    help="this machine's settings for the models it runs (e.g. tensor_parallel_size=4 for a vllm/ entry); one that changes an identity is refused")
-    ap.add_argument("--skip-invalid", action="store_true", help="(kept for older workflows; the refresh always builds the others)")
+    ap.add_argument(
+        "--reported",
+        type=Path,
+        default=REPO / "leaderboard" / "reported.json",
+        help="the papers' reported numbers (this checkout's)",
+    )
+    ap.add_argument(
+        "--trusted",
+        type=Path,
+        default=REPO / "leaderboard" / "trusted_endpoints.yaml",
+        help="the endpoints the job runs models through (this checkout's)",
+    )
+    ap.add_argument(
+        "--maintainers",
+        type=Path,
+        default=REPO / "leaderboard" / "maintainers.yaml",
+        help="budgets, allowlist, overall task set (this checkout's)",
+    )
+    ap.add_argument(
+        "--reproduced",
+        type=Path,
+        default=REPO / "leaderboard" / "reproduced",
+        help="the job's own runs (one folder per submission)",
+    )
+    ap.add_argument(
+        "--queue", type=Path, default=REPO / "leaderboard" / "queue.json", help="the merge-order queue of entries"
+    )
+    ap.add_argument(
+        "--data-dir",
+        default=os.environ.get("DEBENCH_DATA_DIR"),
+        help="real data (default: $DEBENCH_DATA_DIR; else the Hub)",
+    )
+    ap.add_argument(
+        "--pr-base",
+        type=Path,
+        default=None,
+        metavar="BASE_DIR",
+        help="the base branch's leaderboard/submissions: refuse unless --submissions adds exactly one new folder to it",
+    )
+    ap.add_argument(
+        "--reproduce",
+        action="store_true",
+        help="run the allowlisted entries awaiting the leaderboard's own run (queue order, within the budgets) and write their runs",
+    )
+    ap.add_argument(
+        "--model-args",
+        default=None,
+        metavar="K=V,...",
+        help="this machine's settings for the models it runs (e.g. tensor_parallel_size=4 for a vllm/ entry); one that changes an identity is refused",
+    )
+    ap.add_argument(
+        "--skip-invalid", action="store_true", help="(kept for older workflows; the refresh always builds the others)"
+    )
     ap.add_argument("--push", metavar="REPO_ID", default=None, help="upload to this Hugging Face Hub data set")
     ap.add_argument("--revision", default=None, help="branch of the Hub data set (default: main)")
     ap.add_argument("--token", default=os.environ.get("HF_TOKEN"), help="Hub token (default: $HF_TOKEN)")
     args = ap.parse_args(argv)
-    roots = [(args.submissions, "leaderboard/submissions"), (args.reproduced, "leaderboard/reproduced"), (args.out, "leaderboard"), (REPO, ".")]
+    roots = [
+        (args.submissions, "leaderboard/submissions"),
+        (args.reproduced, "leaderboard/reproduced"),
+        (args.out, "leaderboard"),
+        (REPO, "."),
+    ]
 
     def say(text: str, err: bool = False) -> None:
         from debench.leaderboard.public_text import public_text
@@ -130,10 +180,22 @@ def main(argv: list[str]) -> int:
         if not args.maintainers.exists():
             say(f"refresh: no maintainers' file at {args.maintainers}: nothing is reproduced, nothing allowlisted")
         operator = parse_model_args(args.model_args, "--model-args") if args.model_args else None
-        run = ReproduceRun(out_dir=args.reproduced, maintainers=maint, data_dir=args.data_dir, model_args=operator) if args.reproduce else None
+        run = (
+            ReproduceRun(out_dir=args.reproduced, maintainers=maint, data_dir=args.data_dir, model_args=operator)
+            if args.reproduce
+            else None
+        )
         built = build(
-            args.submissions, None, data_dir=args.data_dir, skip_invalid=True, reported_path=args.reported, trusted_path=args.trusted,
-            maintainers_path=args.maintainers if args.maintainers.exists() else None, reproduce=run, reproduced_dir=args.reproduced, queue_path=args.queue,
+            args.submissions,
+            None,
+            data_dir=args.data_dir,
+            skip_invalid=True,
+            reported_path=args.reported,
+            trusted_path=args.trusted,
+            maintainers_path=args.maintainers if args.maintainers.exists() else None,
+            reproduce=run,
+            reproduced_dir=args.reproduced,
+            queue_path=args.queue,
             merged=sorted(p.name for p in args.pr_base.iterdir() if p.is_dir()) if gate else (),
         )
     except (UserError, OSError) as exc:
@@ -142,7 +204,11 @@ def main(argv: list[str]) -> int:
     if gate:
         # the gate refuses what the refresh would not build: any refusal, and an allowlisted identity whose settings overflow
         problems = [str(e) for e in built.errors]
-        problems += [f"{s.results_path}: {p}" for s in built.published if s.submission == new_folder and (p := gate_problem(s, maint))]
+        problems += [
+            f"{s.results_path}: {p}"
+            for s in built.published
+            if s.submission == new_folder and (p := gate_problem(s, maint))
+        ]
         if problems:
             for p in problems:
                 say(f"refused: {p}", err=True)
@@ -152,18 +218,31 @@ def main(argv: list[str]) -> int:
     write_leaderboard(board, args.out)
     for t in board.tasks:
         for e in t.entries:
-            say(f"{e.standing}: {e.results_file}: {t.name} | {e.model}" + (f" | {e.standing_reason}" if e.standing != "baseline" else ""))
+            say(
+                f"{e.standing}: {e.results_file}: {t.name} | {e.model}"
+                + (f" | {e.standing_reason}" if e.standing != "baseline" else "")
+            )
     for err in built.errors:
         say(f"not built: {err}", err=True)
     n = sum(len(t.entries) for t in board.tasks)
     n_verified = sum(len(t.verified) for t in board.tasks)
-    say(f"leaderboard: {n} entries ({n_verified} reproduced and ranked with the leaderboard's own numbers, {len(board.waiting)} waiting, "
-        f"{len(built.errors)} not built) on {len(board.tasks)} task(s) -> {args.out / 'leaderboard.json'}, {args.out / 'index.html'}")
+    say(
+        f"leaderboard: {n} entries ({n_verified} reproduced and ranked with the leaderboard's own numbers, {len(board.waiting)} waiting, "
+        f"{len(built.errors)} not built) on {len(board.tasks)} task(s) -> {args.out / 'leaderboard.json'}, {args.out / 'index.html'}"
+    )
     if args.push:
         if not args.token:
             say("refresh: error: --push needs a Hub token (HF_TOKEN or --token)", err=True)
             return 2
-        url = push(args.out, built, args.submissions, args.push, token=args.token, revision=args.revision, message=f"Refresh leaderboard ({board.generated_at})")
+        url = push(
+            args.out,
+            built,
+            args.submissions,
+            args.push,
+            token=args.token,
+            revision=args.revision,
+            message=f"Refresh leaderboard ({board.generated_at})",
+        )
         say(f"pushed: {url}")
     return 0
 

@@ -20,15 +20,27 @@ from debench.models.price_table import SNAPSHOT, snapshot_from, snapshot_json
 def current() -> str:
     import litellm
 
-    where = "bundled table" if os.environ.get("LITELLM_LOCAL_MODEL_COST_MAP", "").lower() == "true" else "table as loaded at import"
-    return snapshot_json(snapshot_from(litellm.model_cost, f"litellm {metadata.version('litellm')} litellm.model_cost ({where}): OpenAI chat models"))
+    where = (
+        "bundled table"
+        if os.environ.get("LITELLM_LOCAL_MODEL_COST_MAP", "").lower() == "true"
+        else "table as loaded at import"
+    )
+    return snapshot_json(
+        snapshot_from(
+            litellm.model_cost,
+            f"litellm {metadata.version('litellm')} litellm.model_cost ({where}): OpenAI chat models",
+        )
+    )
 
 
 def main(argv: list[str]) -> int:
     text = current()
     if "--check" in argv:
         if SNAPSHOT.read_text(encoding="utf-8") != text:
-            print(f"{SNAPSHOT} differs from the installed litellm's table: run python scripts/refresh_prices.py", file=sys.stderr)
+            print(
+                f"{SNAPSHOT} differs from the installed litellm's table: run python scripts/refresh_prices.py",
+                file=sys.stderr,
+            )
             return 1
         print(f"{SNAPSHOT}: up to date")
         return 0

@@ -27,7 +27,9 @@ REPO = Path(__file__).resolve().parent.parent
 
 def _clear_old(folder: Path, task: str) -> None:
     """Remove this task's previous results, samples and plots (other fingerprints) from the folder."""
-    pattern = re.compile(rf"^(results|samples)_{re.escape(task)}_[0-9a-f]{{12}}(\.jsonl?|_(scores|sources)\.(png|svg))$")
+    pattern = re.compile(
+        rf"^(results|samples)_{re.escape(task)}_[0-9a-f]{{12}}(\.jsonl?|_(scores|sources)\.(png|svg))$"
+    )
     if folder.is_dir():
         for p in folder.iterdir():
             if pattern.match(p.name):
@@ -69,7 +71,9 @@ async def _run(task_names: list[str], out: Path, data_dir: str, seed: int) -> in
             )
             try:
                 # the task file as the repository names it, not this machine's absolute path
-                result = await evaluate_task(task, path.resolve().relative_to(REPO) if path.resolve().is_relative_to(REPO) else path, model, opts)
+                result = await evaluate_task(
+                    task, path.resolve().relative_to(REPO) if path.resolve().is_relative_to(REPO) else path, model, opts
+                )
             except UserError as exc:
                 print(f"skip {name} {spec}: {exc}", file=sys.stderr)
                 continue
@@ -82,7 +86,9 @@ async def _run(task_names: list[str], out: Path, data_dir: str, seed: int) -> in
 
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data-dir", default=os.environ.get("DEBENCH_DATA_DIR"), help="real data (default: $DEBENCH_DATA_DIR)")
+    ap.add_argument(
+        "--data-dir", default=os.environ.get("DEBENCH_DATA_DIR"), help="real data (default: $DEBENCH_DATA_DIR)"
+    )
     ap.add_argument("--submissions", type=Path, default=REPO / "leaderboard" / "submissions")
     ap.add_argument("--out", type=Path, default=REPO / "leaderboard")
     ap.add_argument("--tasks", default=None, help="comma-separated task names (default: every task)")
@@ -101,9 +107,16 @@ def main(argv: list[str]) -> int:
         return 0
     from debench.leaderboard.publish import build
 
-    built = build(args.submissions, args.out, data_dir=args.data_dir, reported_path=REPO / "leaderboard" / "reported.json",
-                  trusted_path=REPO / "leaderboard" / "trusted_endpoints.yaml")
-    print(f"leaderboard: {sum(len(t.entries) for t in built.board.tasks)} entries on {len(built.board.tasks)} task(s) -> {args.out}")
+    built = build(
+        args.submissions,
+        args.out,
+        data_dir=args.data_dir,
+        reported_path=REPO / "leaderboard" / "reported.json",
+        trusted_path=REPO / "leaderboard" / "trusted_endpoints.yaml",
+    )
+    print(
+        f"leaderboard: {sum(len(t.entries) for t in built.board.tasks)} entries on {len(built.board.tasks)} task(s) -> {args.out}"
+    )
     return 0
 
 

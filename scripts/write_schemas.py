@@ -1,7 +1,7 @@
 """Regenerate the JSON Schema files in debench/schema/ from the pydantic models.
 
-    python scripts/write_schemas.py          # write
-    python scripts/write_schemas.py --check  # exit 1 if the committed files are stale
+python scripts/write_schemas.py          # write
+python scripts/write_schemas.py --check  # exit 1 if the committed files are stale
 """
 
 from __future__ import annotations

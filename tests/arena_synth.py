@@ -58,10 +58,20 @@ def simulate(
         for jd in judges:
             d = strengths[a] - strengths[b] + jd.length_weight * z[k] + jd.side1_bonus
             d += jd.self_bonus * ((a == jd.own_model) - (b == jd.own_model))
-            out.append(Judgment(
-                topic=topic, side1=a, side2=b, winner=davidson_outcome(rng, d, jd.nu), judge=jd.label, judge_model_id=jd.model_id,
-                side1_model_id=f"id-{a}", side2_model_id=f"id-{b}", side1_words=wa, side2_words=wb,
-            ))
+            out.append(
+                Judgment(
+                    topic=topic,
+                    side1=a,
+                    side2=b,
+                    winner=davidson_outcome(rng, d, jd.nu),
+                    judge=jd.label,
+                    judge_model_id=jd.model_id,
+                    side1_model_id=f"id-{a}",
+                    side2_model_id=f"id-{b}",
+                    side1_words=wa,
+                    side2_words=wb,
+                )
+            )
     return out
 
 
@@ -75,7 +85,11 @@ def fit_games(n_models: int, i, j, y, x=None, ties: str = "half", l2: float | No
 
     i, j, y = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64), np.asarray(y, dtype=float)
     n = len(y)
-    values = np.column_stack([y, np.ones(n)]) if ties == "half" else np.column_stack([y == 1.0, y == 0.0, y == 0.5]).astype(float)
+    values = (
+        np.column_stack([y, np.ones(n)])
+        if ties == "half"
+        else np.column_stack([y == 1.0, y == 0.0, y == 0.5]).astype(float)
+    )
     keys = None if x is None else np.arange(n)
     cells, stats = aggregate(n_models, 1, np.zeros(n, dtype=np.int64), i, j, values, keys, x)
     return fit_many([Problem(cells, stats, ties)], TopicDraws(1, 0, 0), L2_PENALTY if l2 is None else l2)[0]

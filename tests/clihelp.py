@@ -35,9 +35,15 @@ PROG_NAME = "python -m debench.cli"
 IMPORT_TIME_ENV = frozenset(
     {
         "LITELLM_LOCAL_MODEL_COST_MAP",  # litellm, when imported
-        "HF_HUB_OFFLINE", "HF_ENDPOINT", "HF_HOME", "HF_HUB_CACHE",  # huggingface_hub.constants
-        "HF_DATASETS_CACHE", "HF_DATASETS_OFFLINE",  # datasets.config
-        "PYTHONPATH", "PYTHONHASHSEED", "PYTHONWARNINGS",  # the interpreter
+        "HF_HUB_OFFLINE",
+        "HF_ENDPOINT",
+        "HF_HOME",
+        "HF_HUB_CACHE",  # huggingface_hub.constants
+        "HF_DATASETS_CACHE",
+        "HF_DATASETS_OFFLINE",  # datasets.config
+        "PYTHONPATH",
+        "PYTHONHASHSEED",
+        "PYTHONWARNINGS",  # the interpreter
     }
 )
 """Variables read once, at import or at interpreter start: a command whose environment gives one of
@@ -82,7 +88,9 @@ def _environment(env: Env | None) -> dict[str, str]:
     return full
 
 
-def run_cli_process(*args: str, env: Env | None = None, cwd: Path | None = None, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+def run_cli_process(
+    *args: str, env: Env | None = None, cwd: Path | None = None, timeout: float = 600
+) -> subprocess.CompletedProcess[str]:
     """``python -m debench.cli ARGS`` in a new process."""
     full_env = _environment(env)
     return subprocess.run(
@@ -96,7 +104,9 @@ def run_cli_process(*args: str, env: Env | None = None, cwd: Path | None = None,
     )
 
 
-SIGINT_DEFAULT_THEN_EXEC = "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])"
+SIGINT_DEFAULT_THEN_EXEC = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])"
+)
 """Restore SIGINT's default disposition, then become the command (same process id)."""
 
 
@@ -113,7 +123,9 @@ def with_default_sigint(cmd: Sequence[str]) -> list[str]:
     return [sys.executable, "-I", "-S", "-c", SIGINT_DEFAULT_THEN_EXEC, *cmd]
 
 
-def run_cli(*args: str, env: Env | None = None, cwd: Path | None = None, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    *args: str, env: Env | None = None, cwd: Path | None = None, timeout: float = 600
+) -> subprocess.CompletedProcess[str]:
     """``debench ARGS`` in this process, as ``run_cli_process`` would run it; ``timeout`` applies only
     when the command needs a new process (see ``IMPORT_TIME_ENV``)."""
     full_env = _environment(env)
@@ -129,7 +141,9 @@ def run_cli(*args: str, env: Env | None = None, cwd: Path | None = None, timeout
     stderr = result.stderr
     if result.exception is not None and not isinstance(result.exception, SystemExit) and result.exc_info is not None:
         stderr += "".join(traceback.format_exception(*result.exc_info))  # what the interpreter prints
-    return subprocess.CompletedProcess(["debench", *args], result.exit_code, result.stdout, stderr)  # args: run in-process
+    return subprocess.CompletedProcess(
+        ["debench", *args], result.exit_code, result.stdout, stderr
+    )  # args: run in-process
 
 
 _frozen = False
@@ -160,12 +174,22 @@ class _CurrentStderr:
         sys.stderr.flush()
 
 
-def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int, file: TextIO | None = None, line: str | None = None) -> None:
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
     sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
 
 
 def _loggers() -> list[logging.Logger]:
-    return [logging.getLogger(), *(lg for lg in list(logging.Logger.manager.loggerDict.values()) if isinstance(lg, logging.Logger))]
+    return [
+        logging.getLogger(),
+        *(lg for lg in list(logging.Logger.manager.loggerDict.values()) if isinstance(lg, logging.Logger)),
+    ]
 
 
 @contextmanager
@@ -194,7 +218,7 @@ def _as_a_new_process(args: tuple[str, ...], env: dict[str, str], cwd: Path | No
     for lg in _loggers()[1:]:
         for handler in lg.handlers:
             if type(handler) is logging.StreamHandler and getattr(handler.stream, "name", None) == "<stderr>":
-                handler.setStream(_CurrentStderr()) # it has write() and flush()
+                handler.setStream(_CurrentStderr())  # it has write() and flush()
     try:
         if cwd is not None:
             os.chdir(cwd)

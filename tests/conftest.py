@@ -168,7 +168,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             mark = item.get_closest_marker("real_data")
             if mark is not None:
                 why = mark.args[0] if mark.args else "its assertions are about the real data"
-                item.add_marker(pytest.mark.skip(reason=f"needs the real data sets (DEBENCH_DATA_DIR; absent at {REAL_DATA_DIR}): {why}"))
+                item.add_marker(
+                    pytest.mark.skip(
+                        reason=f"needs the real data sets (DEBENCH_DATA_DIR; absent at {REAL_DATA_DIR}): {why}"
+                    )
+                )
     if os.environ.get("PYTEST_XDIST_WORKER"):
         items.sort(key=_start_order)  # stable: the same order in every worker, as xdist requires
 
@@ -194,7 +198,9 @@ def _llama_cpp_only_in_the_embedded_modules(request: pytest.FixtureRequest) -> I
     yield
     started = _llama_cpp_servers() - before
     if started and request.node.get_closest_marker("local_model") is None:
-        pytest.fail(f"started the embedded llama.cpp server {sorted(map(str, started))} but is not a local_model test: move it to one of {sorted(EMBEDDED_MODEL_MODULES)}")
+        pytest.fail(
+            f"started the embedded llama.cpp server {sorted(map(str, started))} but is not a local_model test: move it to one of {sorted(EMBEDDED_MODEL_MODULES)}"
+        )
 
 
 @pytest.fixture
@@ -209,7 +215,9 @@ def chromium() -> Iterator[Any]:
     from debench.testing.browser import chromium_paths, headless_chromium
 
     if None in chromium_paths():
-        pytest.skip("Debian's chromium and chromium-driver are not installed (.ci/run installs them: apt-get install chromium chromium-driver)")
+        pytest.skip(
+            "Debian's chromium and chromium-driver are not installed (.ci/run installs them: apt-get install chromium chromium-driver)"
+        )
     pytest.importorskip("selenium.webdriver", reason="selenium is in the [test] extra")
     with headless_chromium() as drv:
         yield drv

@@ -21,8 +21,20 @@ def eval_run(out: Path, task: str, model: str, *extra: str) -> Path:
     """``debench eval`` on the real data; returns the results file it wrote."""
     real_data_dir("")
     proc = run_cli(
-        "eval", "--task", task, "--model", model, "--output-dir", str(out),
-        "--data-source", "local", "--data-dir", str(DATA_DIR), "--no-progress", "--no-cache", *extra,
+        "eval",
+        "--task",
+        task,
+        "--model",
+        model,
+        "--output-dir",
+        str(out),
+        "--data-source",
+        "local",
+        "--data-dir",
+        str(DATA_DIR),
+        "--no-progress",
+        "--no-cache",
+        *extra,
     )
     assert proc.returncode == 0, proc.stderr
     (results,) = sorted(out.rglob(f"results_{task}_*.json"))
@@ -75,7 +87,9 @@ def rescore(results: Path) -> None:
     docs = select_docs(load_task_data(task, "local", str(DATA_DIR)), data["config"].get("limit"))
     records = load_predictions(samples_of(results), task, docs)
     report = score(task, docs, {r.doc_id: r for r in records}).model_dump(mode="json")
-    data.update({k: report[k] for k in ("metrics", "n_samples", "n_parse_failures", "n_errors", "n_not_completed", "reports")})
+    data.update(
+        {k: report[k] for k in ("metrics", "n_samples", "n_parse_failures", "n_errors", "n_not_completed", "reports")}
+    )
     results.write_text(json.dumps(data, indent=2))
 
 
@@ -141,14 +155,34 @@ def cli(*args: str, env: dict[str, str] | None = None) -> Any:
 
     from debench.cli import main
 
-    return CliRunner().invoke(main, list(args), env={"DEBENCH_DATA_DIR": str(DATA_DIR), **(env or {})}, catch_exceptions=False)
+    return CliRunner().invoke(
+        main, list(args), env={"DEBENCH_DATA_DIR": str(DATA_DIR), **(env or {})}, catch_exceptions=False
+    )
 
 
-def stub_eval(out: Path, base_url: str, task: str = "ibm_speech_likert", model: str = "openai/judge", *extra: str) -> Path:
+def stub_eval(
+    out: Path, base_url: str, task: str = "ibm_speech_likert", model: str = "openai/judge", *extra: str
+) -> Path:
     """``debench eval`` of a model served by a stub server on 127.0.0.1 (in this process); returns the results file."""
     real_data_dir("")
-    got = cli("eval", "--task", task, "--model", model, "--api-base", base_url, "--output-dir", str(out),
-              "--data-source", "local", "--data-dir", str(DATA_DIR), "--no-progress", "--no-cache", *extra)
+    got = cli(
+        "eval",
+        "--task",
+        task,
+        "--model",
+        model,
+        "--api-base",
+        base_url,
+        "--output-dir",
+        str(out),
+        "--data-source",
+        "local",
+        "--data-dir",
+        str(DATA_DIR),
+        "--no-progress",
+        "--no-cache",
+        *extra,
+    )
     assert got.exit_code == 0, got.stderr
     (results,) = sorted(out.rglob(f"results_{Path(task).stem}_*.json"))
     return results
@@ -163,7 +197,9 @@ def seeded(task: str, *models: str) -> list[Path]:
     return out
 
 
-def submissions_tree(root: Path, task: str, baselines: tuple[str, ...] = ("baseline/random", "baseline/length", "baseline/majority")) -> Path:
+def submissions_tree(
+    root: Path, task: str, baselines: tuple[str, ...] = ("baseline/random", "baseline/length", "baseline/majority")
+) -> Path:
     """``root/leaderboard/submissions`` holding copies of the committed seed runs of ``baselines`` on ``task``."""
     subs = root / "leaderboard" / "submissions"
     for results in seeded(task, *baselines):
@@ -177,7 +213,20 @@ def add_submission(subs: Path, results: Path, folder: str) -> tuple[Path, Path]:
 
 def board_build(subs: Path, out: Path, *extra: str, env: dict[str, str] | None = None) -> Any:
     """``debench leaderboard build`` of a submissions tree with the committed allowlist and maintainers' file."""
-    return cli("leaderboard", "build", "--results", str(subs), "--out", str(out), "--trusted", str(TRUSTED), "--maintainers", str(MAINTAINERS), *extra, env=env)
+    return cli(
+        "leaderboard",
+        "build",
+        "--results",
+        str(subs),
+        "--out",
+        str(out),
+        "--trusted",
+        str(TRUSTED),
+        "--maintainers",
+        str(MAINTAINERS),
+        *extra,
+        env=env,
+    )
 
 
 def board_json(out: Path) -> dict[str, Any]:
@@ -195,7 +244,9 @@ def refresh_main(*argv: str) -> tuple[int, str, str]:
     import importlib.util
     import io
 
-    spec = importlib.util.spec_from_file_location("refresh_leaderboard_under_test", REPO / "scripts" / "refresh_leaderboard.py")
+    spec = importlib.util.spec_from_file_location(
+        "refresh_leaderboard_under_test", REPO / "scripts" / "refresh_leaderboard.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -99,7 +99,9 @@ def check_example(example: Example, cwd: Path, run: Runner) -> None:
         where = f"{example.path.name}, the example at line {example.line}: debench {shlex.join(command.args)}"
         assert proc.returncode == 0, f"{where} exited {proc.returncode}:\n{proc.stderr}"
         missing = missing_lines(command.shown, proc.stdout)
-        assert not missing, f"{where} no longer prints (in this order):\n" + "\n".join(missing) + f"\n--- it printed:\n{proc.stdout}"
+        assert not missing, (
+            f"{where} no longer prints (in this order):\n" + "\n".join(missing) + f"\n--- it printed:\n{proc.stdout}"
+        )
 
 
 def working_folder(tmp_path: Path, repo: Path) -> Path:

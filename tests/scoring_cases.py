@@ -52,7 +52,9 @@ def baseline_records(task: TaskConfig, docs: list[Doc], spec: str, seed: int = 0
         return [await answer(d) for d in docs]
 
     preds = asyncio.run(run_all())
-    return {d.doc_id: SampleRecord(doc_id=d.doc_id, status="ok", prediction=p) for d, p in zip(docs, preds, strict=True)}
+    return {
+        d.doc_id: SampleRecord(doc_id=d.doc_id, status="ok", prediction=p) for d, p in zip(docs, preds, strict=True)
+    }
 
 
 def noisy_records(task: TaskConfig, docs: list[Doc], seed: int) -> dict[str, SampleRecord]:
@@ -95,7 +97,9 @@ def _ibm_cases(data_dir: Path) -> Iterator[Case]:
     yield "ibm/constant3", task, docs, baseline_records(task, docs, "constant:3")
     noisy = noisy_records(task, docs, 5)
     yield "ibm/noisy", task, docs, noisy
-    value_mode = _variant(task, scoring=task.scoring.model_copy(update={"parse_failure": "value", "parse_failure_value": -1}))
+    value_mode = _variant(
+        task, scoring=task.scoring.model_copy(update={"parse_failure": "value", "parse_failure_value": -1})
+    )
     yield "ibm/noisy_value_mode", value_mode, docs, noisy
     extra = _variant(
         task,
@@ -124,13 +128,17 @@ def _debateart_cases(data_dir: Path) -> Iterator[Case]:
     for task_name in ("debateart_winner", "debateart_argument", "debateart_source"):
         task, _ = load_task(task_name)
         docs = load_local(task, data_dir).docs
-        yield from _verdict_cases(task_name, docs, task, ["random#0", "random#1", "majority", "first", "last", "longest"])
+        yield from _verdict_cases(
+            task_name, docs, task, ["random#0", "random#1", "majority", "first", "last", "longest"]
+        )
 
 
 def _bp_cases(data_dir: Path) -> Iterator[Case]:
     task, _ = load_task("bp_top_team")
     docs = load_local(task, data_dir).docs
-    yield from _verdict_cases("bp_top_team", docs, task, ["random#0", "random#1", "majority", "first", "last", "longest"])
+    yield from _verdict_cases(
+        "bp_top_team", docs, task, ["random#0", "random#1", "majority", "first", "last", "longest"]
+    )
 
 
 def _debatebench_cases() -> Iterator[Case]:
@@ -198,7 +206,10 @@ def answers(data_dir: Path) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data-dir", default=os.environ.get("DEBENCH_DATA_DIR", str(Path(__file__).resolve().parents[2] / "shared" / "datasets")))
+    ap.add_argument(
+        "--data-dir",
+        default=os.environ.get("DEBENCH_DATA_DIR", str(Path(__file__).resolve().parents[2] / "shared" / "datasets")),
+    )
     args = ap.parse_args(argv)
     data = answers(Path(args.data_dir))
     FROZEN.parent.mkdir(parents=True, exist_ok=True)

@@ -30,7 +30,9 @@ SUBMISSIONS = REPO / "leaderboard" / "submissions"
 # ------------------------------------------------------------------ the plain implementation
 
 
-def plain_alt_test(docs: list[Doc], preds: list[object], epsilon: float = 0.1, q: float = 0.05, min_docs: int = 30) -> dict[str, object]:
+def plain_alt_test(
+    docs: list[Doc], preds: list[object], epsilon: float = 0.1, q: float = 0.05, min_docs: int = 30
+) -> dict[str, object]:
     humans: dict[object, dict[str, float]] = {}
     judge: dict[str, float] = {}
     for doc, pred in zip(docs, preds, strict=True):
@@ -88,7 +90,9 @@ def speeches() -> list[Doc]:
 
 
 def committed_predictions(docs: list[Doc], folder: str, task: str = "ibm_speech_likert") -> list[object]:
-    (path,) = (p for p in (SUBMISSIONS / folder).glob(f"samples_{task}_*.jsonl") if p.stem.count("_") == task.count("_") + 2)
+    (path,) = (
+        p for p in (SUBMISSIONS / folder).glob(f"samples_{task}_*.jsonl") if p.stem.count("_") == task.count("_") + 2
+    )
     by_id = {}
     for line in path.read_text(encoding="utf-8").splitlines():
         record = json.loads(line)
@@ -146,11 +150,16 @@ def test_equals_the_plain_implementation_on_the_ibm_speeches(speeches: list[Doc]
     # 82 annotators; 64 rated 30 or more of the 631 speeches
     assert (report["n_annotators"], report["n_skipped"], report["n_scored"]) == (64, 18, 631)
     assert metric_value("alt_test_winning_rate", speeches, preds) == report["winning_rate"]
-    assert metric_value("advantage_probability", speeches, preds) == pytest.approx(report["advantage_probability"], abs=1e-12)
+    assert metric_value("advantage_probability", speeches, preds) == pytest.approx(
+        report["advantage_probability"], abs=1e-12
+    )
 
 
 def test_the_oracle_passes_and_random_and_length_fail(speeches: list[Doc]) -> None:
-    verdicts = {name: alt_test_report(speeches, JUDGES[name](speeches)) for name in ("oracle", "random(seed 7)", "baseline/length")}
+    verdicts = {
+        name: alt_test_report(speeches, JUDGES[name](speeches))
+        for name in ("oracle", "random(seed 7)", "baseline/length")
+    }
     assert verdicts["oracle"]["passed"] is True and verdicts["oracle"]["winning_rate"] == 1.0
     assert verdicts["random(seed 7)"]["passed"] is False and verdicts["random(seed 7)"]["winning_rate"] == 0.0
     assert verdicts["baseline/length"]["passed"] is False
@@ -177,7 +186,9 @@ def test_advantage_probability_ci_and_no_ci_for_the_winning_rate(speeches: list[
     drawn = [d.model_copy(update={"doc_id": f"{d.doc_id}#{k}"}) for k, d in enumerate(drawn)]
     tested = {r["id"] for r in alt_test_report(speeches, list(preds))["annotators"]}  # fixed by the sample itself
     rows = [r for r in plain_alt_test(drawn, [preds[i] for i in idx], min_docs=1)["rows"] if r["id"] in tested]  # type: ignore[union-attr]
-    assert rho.value(rho.prepare(speeches), preds, idx) == pytest.approx(sum(r["rho_f"] for r in rows) / len(rows), abs=1e-12)
+    assert rho.value(rho.prepare(speeches), preds, idx) == pytest.approx(
+        sum(r["rho_f"] for r in rows) / len(rows), abs=1e-12
+    )
     omega = get_metric("alt_test_winning_rate")
     est = point_and_ci(omega, omega.prepare(speeches), preds, 200, 1)
     assert est.value == 0.0 and est.ci95 is None and est.note and "no CI" in est.note
@@ -204,7 +215,9 @@ def test_ties_count_for_both_sides() -> None:
 
 def test_annotators_below_the_minimum_are_left_out_and_fewer_than_three_is_undefined() -> None:
     rng = np.random.default_rng(5)
-    docs = [_doc(i, [int(x) for x in rng.integers(1, 6, size=3)], ["a", "b", "c" if i < 29 else "d"]) for i in range(40)]
+    docs = [
+        _doc(i, [int(x) for x in rng.integers(1, 6, size=3)], ["a", "b", "c" if i < 29 else "d"]) for i in range(40)
+    ]
     preds = [int(x) for x in rng.integers(1, 6, size=40)]
     report = alt_test_report(docs, preds)
     assert [r["id"] for r in report["annotators"]] == ["a", "b"]  # c: 29 speeches, d: 11
@@ -243,27 +256,62 @@ def test_debench_score_gives_the_alt_test_from_a_predictions_file(tmp_path: Path
 
     preds = oracle(speeches)
     file = tmp_path / "oracle.jsonl"
-    file.write_text("".join(json.dumps({"doc_id": d.doc_id, "prediction": p}) + "\n" for d, p in zip(speeches, preds, strict=True)))
+    file.write_text(
+        "".join(json.dumps({"doc_id": d.doc_id, "prediction": p}) + "\n" for d, p in zip(speeches, preds, strict=True))
+    )
     env = {"DEBENCH_DATA_DIR": str(real_data_dir("ibm_debate_speeches").parent)}
     out = tmp_path / "scored.json"
-    proc = run_cli("score", "--task", "ibm_speech_likert", "--predictions", str(file), "--output", str(out), "--bootstrap", "50", env=env)
+    proc = run_cli(
+        "score",
+        "--task",
+        "ibm_speech_likert",
+        "--predictions",
+        str(file),
+        "--output",
+        str(out),
+        "--bootstrap",
+        "50",
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr
     res = json.loads(out.read_text())
     validate_results_dict(res)
     report = res["reports"]["alt_test"]
-    assert report["passed"] is True and report["epsilon"] == 0.1 and report["alpha"] == 0.05 and report["min_docs"] == 30
+    assert (
+        report["passed"] is True and report["epsilon"] == 0.1 and report["alpha"] == 0.05 and report["min_docs"] == 30
+    )
     assert_same(report, plain_alt_test(speeches, preds))
     omega, rho = res["metrics"]["alt_test_winning_rate"], res["metrics"]["advantage_probability"]
     assert (omega["value"], omega["ci95"], omega["n"]) == (1.0, None, 631) and "no CI" in omega["note"]
     assert rho["value"] == pytest.approx(plain_alt_test(speeches, preds)["rho"], abs=1e-12) and rho["ci95"] is not None
     # a --limit run too small for the test: undefined, and why
     out = tmp_path / "small.json"
-    file.write_text("".join(json.dumps({"doc_id": d.doc_id, "prediction": p}) + "\n" for d, p in zip(speeches[:40], preds, strict=False)))
-    proc = run_cli("score", "--task", "ibm_speech_likert", "--predictions", str(file), "--output", str(out), "--limit", "40", "--bootstrap", "0", env=env)
+    file.write_text(
+        "".join(
+            json.dumps({"doc_id": d.doc_id, "prediction": p}) + "\n" for d, p in zip(speeches[:40], preds, strict=False)
+        )
+    )
+    proc = run_cli(
+        "score",
+        "--task",
+        "ibm_speech_likert",
+        "--predictions",
+        str(file),
+        "--output",
+        str(out),
+        "--limit",
+        "40",
+        "--bootstrap",
+        "0",
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr
     small = json.loads(out.read_text())
     assert small["metrics"]["alt_test_winning_rate"]["value"] is None and small["reports"]["alt_test"]["passed"] is None
-    assert "3 or more annotators with 30 or more rated documents among the 40 scored ones; 0 have" in small["metrics"]["alt_test_winning_rate"]["note"]
+    assert (
+        "3 or more annotators with 30 or more rated documents among the 40 scored ones; 0 have"
+        in small["metrics"]["alt_test_winning_rate"]["note"]
+    )
 
 
 def test_a_generic_task_maps_ratings_and_annotators(tmp_path: Path) -> None:
@@ -277,24 +325,53 @@ def test_a_generic_task_maps_ratings_and_annotators(tmp_path: Path) -> None:
     for i in range(45):
         quality = int(rng.integers(1, 6))
         ratings = [int(np.clip(quality + rng.integers(-1, 2), 1, 5)) for _ in range(4)]
-        records.append({"id": f"t{i}", "text": f"text {i}", "mean": sum(ratings) / 4, "ratings": ratings, "annotators": ["ann", "bob", "cyd", "dee"]})
+        records.append(
+            {
+                "id": f"t{i}",
+                "text": f"text {i}",
+                "mean": sum(ratings) / 4,
+                "ratings": ratings,
+                "annotators": ["ann", "bob", "cyd", "dee"],
+            }
+        )
         preds.append(quality)
     (tmp_path / "rated.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
     args = {"epsilon": 0.2}
     task = {
-        "name": "rated_texts", "version": 1, "description": "Rate texts 1-5 like four annotators.",
-        "dataset": {"adapter": "generic", "file": "rated.jsonl", "fields": {"doc_id": "id", "text": "text", "gold": "mean", "meta": ["ratings", "annotators"]}},
+        "name": "rated_texts",
+        "version": 1,
+        "description": "Rate texts 1-5 like four annotators.",
+        "dataset": {
+            "adapter": "generic",
+            "file": "rated.jsonl",
+            "fields": {"doc_id": "id", "text": "text", "gold": "mean", "meta": ["ratings", "annotators"]},
+        },
         "prompt": {"user": "Rate this text 1-5: {{ transcript }}"},
         "parser": {"patterns": ["Score:\\s*([1-5])"], "type": "int", "choices": [1, 2, 3, 4, 5]},
         "metrics": [{"name": "alt_test_winning_rate", "args": args}, {"name": "advantage_probability", "args": args}],
     }
     (tmp_path / "rated.yaml").write_text(yaml.safe_dump(task))
-    (tmp_path / "p.jsonl").write_text("".join(json.dumps({"doc_id": r["id"], "prediction": p}) + "\n" for r, p in zip(records, preds, strict=True)))
+    (tmp_path / "p.jsonl").write_text(
+        "".join(json.dumps({"doc_id": r["id"], "prediction": p}) + "\n" for r, p in zip(records, preds, strict=True))
+    )
     out = tmp_path / "scored.json"
-    proc = run_cli("score", "--task", str(tmp_path / "rated.yaml"), "--predictions", str(tmp_path / "p.jsonl"), "--output", str(out), "--bootstrap", "50")
+    proc = run_cli(
+        "score",
+        "--task",
+        str(tmp_path / "rated.yaml"),
+        "--predictions",
+        str(tmp_path / "p.jsonl"),
+        "--output",
+        str(out),
+        "--bootstrap",
+        "50",
+    )
     assert proc.returncode == 0, proc.stderr
     res = json.loads(out.read_text())
-    docs = [Doc(doc_id=r["id"], target=r["mean"], meta={"ratings": r["ratings"], "annotators": r["annotators"]}) for r in records]
+    docs = [
+        Doc(doc_id=r["id"], target=r["mean"], meta={"ratings": r["ratings"], "annotators": r["annotators"]})
+        for r in records
+    ]
     plain = plain_alt_test(docs, preds, epsilon=0.2)
     assert res["reports"]["alt_test"]["epsilon"] == 0.2 and res["reports"]["alt_test"]["n_annotators"] == 4
     assert_same(res["reports"]["alt_test"], plain)
@@ -302,11 +379,26 @@ def test_a_generic_task_maps_ratings_and_annotators(tmp_path: Path) -> None:
     # the two metrics must share their args
     task["metrics"][1]["args"] = {"epsilon": 0.1}
     (tmp_path / "rated.yaml").write_text(yaml.safe_dump(task))
-    proc = run_cli("score", "--task", str(tmp_path / "rated.yaml"), "--predictions", str(tmp_path / "p.jsonl"), "--output", str(out))
+    proc = run_cli(
+        "score",
+        "--task",
+        str(tmp_path / "rated.yaml"),
+        "--predictions",
+        str(tmp_path / "p.jsonl"),
+        "--output",
+        str(out),
+    )
     assert proc.returncode == 2 and "the alt-test metrics must share their args" in proc.stderr
 
 
-@pytest.mark.parametrize(("args", "message"), [({"epsilon": 1.5}, "epsilon must be a number in [0, 1)"), ({"alpha": 0}, "alpha must be a number in (0, 1)"), ({"min_docs": 1}, "min_docs must be an integer >= 2")])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({"epsilon": 1.5}, "epsilon must be a number in [0, 1)"),
+        ({"alpha": 0}, "alpha must be a number in (0, 1)"),
+        ({"min_docs": 1}, "min_docs must be an integer >= 2"),
+    ],
+)
 def test_bad_arguments_are_one_clear_error(args: dict[str, object], message: str) -> None:
     docs = [_doc(i, [3, 4, 2], ["a", "b", "c"]) for i in range(3)]
     with pytest.raises(UserError, match=message.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[")):

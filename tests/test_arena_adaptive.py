@@ -89,7 +89,9 @@ def test_interrupted_run_rerun_never_repeats_and_keeps_the_budget(tmp_path: Path
         # no debate finished before the interruption was run again
         assert len(judge_prompts) == budget - len(finished_before)
         # the waves do not depend on when the run was interrupted: the same choices as the uninterrupted run
-        assert [(d.wave, d.debate_id) for d in decisions] == [(d.wave, d.debate_id) for d in read_decisions(whole.out_dir / "schedule.jsonl")]
+        assert [(d.wave, d.debate_id) for d in decisions] == [
+            (d.wave, d.debate_id) for d in read_decisions(whole.out_dir / "schedule.jsonl")
+        ]
         lines = [json.loads(x) for x in rerun.judgments_path.read_text().splitlines()]
         assert len(lines) == budget and {x["wave"] for x in lines} == {d.wave for d in decisions}
         # the same budget again runs nothing; a larger one continues the same run
@@ -98,7 +100,11 @@ def test_interrupted_run_rerun_never_repeats_and_keeps_the_budget(tmp_path: Path
         assert srv.stats.total_requests == 0 and len(again.records) == budget
         more = _arena(srv, tmp_path / "cut", schedule="adaptive", budget=budget + 10)
         ids_more = [d.debate_id for d in read_decisions(more.out_dir / "schedule.jsonl")]
-        assert more.out_dir == cut.out_dir and ids_more[:budget] == ids and len(ids_more) == len(set(ids_more)) == budget + 10
+        assert (
+            more.out_dir == cut.out_dir
+            and ids_more[:budget] == ids
+            and len(ids_more) == len(set(ids_more)) == budget + 10
+        )
         with pytest.raises(UserError, match="already chosen 60 debates"):
             _arena(srv, tmp_path / "cut", schedule="adaptive", budget=budget)
 
@@ -119,7 +125,11 @@ def test_schedule_records_why_and_ranking_says_how_debates_were_chosen(tmp_path:
     assert ranked.schedule is not None and ranked.schedule.how == "adaptive" and ranked.schedule.n_waves == 4
     assert (ranked.schedule.n_debates, ranked.schedule.n_possible) == (24, ROUND_ROBIN)
     assert any(n.startswith("adaptive design") for n in ranked.notes)
-    assert set(ranked.bradley_terry) and ranked.position_bias.n_decided == 24 and set(ranked.davidson) <= {"strict", "lenient"}
+    assert (
+        set(ranked.bradley_terry)
+        and ranked.position_bias.n_decided == 24
+        and set(ranked.davidson) <= {"strict", "lenient"}
+    )
 
 
 def test_round_robin_is_reported_as_such(tmp_path: Path) -> None:
@@ -128,7 +138,10 @@ def test_round_robin_is_reported_as_such(tmp_path: Path) -> None:
     assert out.adaptive is None and not (out.out_dir / "schedule.jsonl").exists()
     assert "wave" not in out.judgments_path.read_text()
     ranked = analyse_judgments(load_judgment_files([out.judgments_path]), "strict", n_boot=0, n_perm=0)
-    assert ranked.schedule is not None and (ranked.schedule.how, ranked.schedule.n_debates) == ("round_robin", ROUND_ROBIN)
+    assert ranked.schedule is not None and (ranked.schedule.how, ranked.schedule.n_debates) == (
+        "round_robin",
+        ROUND_ROBIN,
+    )
     assert not any("adaptive" in n for n in ranked.notes)
 
 
@@ -166,13 +179,17 @@ def test_seed_breaks_ties_and_the_same_inputs_give_the_same_wave() -> None:
     assert len(firsts) > 1
     games = [Game("m0", "m1", 1.0), Game("m2", "m3", 0.5), Game("m4", "m5", 0.0)]
     one = choose(models, 5, games, [Slot(0, "m0", "m1"), Slot(0, "m2", "m3"), Slot(0, "m4", "m5")], 4, 3, 1)
-    two = choose(models, 5, list(reversed(games)), [Slot(0, "m4", "m5"), Slot(0, "m2", "m3"), Slot(0, "m0", "m1")], 4, 3, 1)
+    two = choose(
+        models, 5, list(reversed(games)), [Slot(0, "m4", "m5"), Slot(0, "m2", "m3"), Slot(0, "m0", "m1")], 4, 3, 1
+    )
     assert one == two  # the order in which debates finished does not matter
 
 
 def test_close_pairs_are_chosen_first_and_separation() -> None:
     # a and b far apart after many games, c and d level: the next debate is c against d
-    games = [Game("a", "b", 1.0)] * 30 + [Game("b", "c", 1.0)] * 30 + [Game("c", "d", 0.5)] * 2 + [Game("d", "c", 0.5)] * 2
+    games = (
+        [Game("a", "b", 1.0)] * 30 + [Game("b", "c", 1.0)] * 30 + [Game("c", "d", 0.5)] * 2 + [Game("d", "c", 0.5)] * 2
+    )
     pick = choose(["a", "b", "c", "d"], 50, games, [], 1, 0, 0)[0]
     assert {pick.slot.side1, pick.slot.side2} == {"c", "d"} and set(pick.target) == {"c", "d"}
     assert not separated(belief(["a", "b", "c", "d"], games))
@@ -186,7 +203,15 @@ def test_stop_when_separated_stops_before_the_budget(tmp_path: Path) -> None:
         args = parse_model_args("max_retries=0")
         debaters = {m: make_model(f"openai/{m}", api_bases=[srv.base_url], model_args=args) for m in world.strengths}
         judges = {"judge": make_model(f"openai/{world.judge}", api_bases=[srv.base_url], model_args=args)}
-        settings = ArenaSettings(rounds=2, progress=False, concurrency=2, use_cache=False, schedule="adaptive", budget=len(TOPICS) * 6, stop_when_separated=True)
+        settings = ArenaSettings(
+            rounds=2,
+            progress=False,
+            concurrency=2,
+            use_cache=False,
+            schedule="adaptive",
+            budget=len(TOPICS) * 6,
+            stop_when_separated=True,
+        )
         out = asyncio.run(run_arena(debaters, judges, TOPICS, tmp_path, settings))
     assert out.adaptive is not None and "separated" in out.adaptive.stopped
     assert len(out.records) < len(TOPICS) * 6
@@ -218,10 +243,15 @@ def test_command_line(tmp_path: Path) -> None:
         proc = run_cli(*common, "--schedule", "adaptive", "--budget", "20", "--concurrency", "5")
         missing = run_cli(*common, "--schedule", "adaptive")
     assert proc.returncode == 0, proc.stderr
-    assert "adaptive schedule: 20 of at most 20 debates chosen in 4 waves; stopped: the budget of 20 debates is spent" in proc.stdout
+    assert (
+        "adaptive schedule: 20 of at most 20 debates chosen in 4 waves; stopped: the budget of 20 debates is spent"
+        in proc.stdout
+    )
     assert "debates: 20 of the 120 of a round robin, chosen adaptively in 4 waves" in proc.stdout
     assert "note: adaptive design" in proc.stdout
-    assert missing.returncode == 2 and "needs --budget" in missing.stderr and len(missing.stderr.strip().splitlines()) == 1
+    assert (
+        missing.returncode == 2 and "needs --budget" in missing.stderr and len(missing.stderr.strip().splitlines()) == 1
+    )
 
 
 def test_killed_after_choosing_a_wave_runs_it_on_rerun(tmp_path: Path) -> None:
@@ -238,5 +268,7 @@ def test_killed_after_choosing_a_wave_runs_it_on_rerun(tmp_path: Path) -> None:
         again = _arena(srv, tmp_path, schedule="adaptive", budget=30, concurrency=5)
         judged = [r for r in srv.stats.requests if r["model"] == WORLD.judge]
     assert (again.out_dir / "schedule.jsonl").read_text() == before
-    assert len(judged) == 5 and sorted(_debate_keys(log)) == sorted(d.debate_id for d in read_decisions(again.out_dir / "schedule.jsonl"))
+    assert len(judged) == 5 and sorted(_debate_keys(log)) == sorted(
+        d.debate_id for d in read_decisions(again.out_dir / "schedule.jsonl")
+    )
     assert set(lost) <= {r.debate_id for r in again.records if r.status == "ok"} and len(again.records) == 30

@@ -59,12 +59,22 @@ def test_davidson_without_draws_is_plain_bradley_terry_and_all_draws_are_capped(
     dav, plain = fit_games(5, i, j, y, ties="davidson"), fit_games(5, i, j, y)
     assert dav.nu == 0.0 and np.allclose(dav.strengths, plain.strengths)
     all_draws = fit_games(5, i, j, np.full(len(i), 0.5), ties="davidson")
-    assert all_draws.nu is not None and all_draws.nu == pytest.approx(math.exp(LOG_NU_MAX)) and np.allclose(all_draws.strengths, 0, atol=1e-6)
+    assert (
+        all_draws.nu is not None
+        and all_draws.nu == pytest.approx(math.exp(LOG_NU_MAX))
+        and np.allclose(all_draws.strengths, 0, atol=1e-6)
+    )
 
 
 def scores_of(models: list[str], games: list[tuple[str, str, float]], l2: float = 0.01) -> dict[str, float]:
     index = {m: k for k, m in enumerate(models)}
-    fit = fit_games(len(models), np.array([index[a] for a, _, _ in games]), np.array([index[b] for _, b, _ in games]), np.array([r for _, _, r in games]), l2=l2)
+    fit = fit_games(
+        len(models),
+        np.array([index[a] for a, _, _ in games]),
+        np.array([index[b] for _, b, _ in games]),
+        np.array([r for _, _, r in games]),
+        l2=l2,
+    )
     return {m: float(fit.strengths[index[m]] * ELO_PER_LOGIT) for m in models}
 
 

@@ -60,7 +60,17 @@ def test_a_sparse_file_where_resamples_miss_models_gives_the_reference_figures(t
     rng = np.random.default_rng(0)
     rows = [json.loads(judgment_line(j)) for j in legs]
     for a, b in (("A", "D"), ("D", "A"), ("C", "D"), ("D", "C")):
-        rows.append({"topic": "topic 0", "side1": a, "side2": b, "winner": int(rng.integers(1, 3)), "judge": "j", "side1_words": 300, "side2_words": 250})
+        rows.append(
+            {
+                "topic": "topic 0",
+                "side1": a,
+                "side2": b,
+                "winner": int(rng.integers(1, 3)),
+                "judge": "j",
+                "side1_words": 300,
+                "side2_words": 250,
+            }
+        )
     path = tmp_path / "j.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     ours = _compare(path, n_boot=60, seed=5)

@@ -69,7 +69,9 @@ def test_alpha_equals_the_krippendorff_package(seed: int) -> None:
                 continue
             verdict = truth if rng.random() < 0.6 else int(rng.integers(0, 3))
             reliability[judge, d] = verdict
-            lines.append(J(f"t{d // 4}", f"m{d % 4}", f"m{(d % 4 + 1) % 4}", None if verdict == 0 else verdict, f"judge{judge}"))
+            lines.append(
+                J(f"t{d // 4}", f"m{d % 4}", f"m{(d % 4 + 1) % 4}", None if verdict == 0 else verdict, f"judge{judge}")
+            )
     table = table_of(lines)
     ours = agreement_alpha(table, _draws(table, 0)).alpha
     theirs = krippendorff.alpha(reliability_data=reliability, level_of_measurement="nominal", value_domain=[0, 1, 2])
@@ -80,14 +82,22 @@ def test_alpha_equals_the_krippendorff_package(seed: int) -> None:
 def test_judges_who_agree_and_a_judge_who_reverses() -> None:
     strengths = {"A": 1.2, "B": 0.4, "C": -0.4, "D": -1.2}
     fair = simulate(strengths, [SynthJudge("fair1"), SynthJudge("fair2")], n_topics=25, seed=7)
-    contrary = [j.model_copy(update={"judge": "contrary", "winner": None if j.winner is None else 3 - j.winner}) for j in fair if j.judge == "fair1"]
+    contrary = [
+        j.model_copy(update={"judge": "contrary", "winner": None if j.winner is None else 3 - j.winner})
+        for j in fair
+        if j.judge == "fair1"
+    ]
     r = analyse_judgments(fair + contrary, n_boot=100)
     assert r.judges == ["fair1", "fair2", "contrary"] and r.verdicts.startswith("majority of 3 judges")
     assert r.per_judge["fair1"].ranking == ["A", "B", "C", "D"] == r.per_judge["fair2"].ranking
     assert r.per_judge["contrary"].ranking == ["D", "C", "B", "A"]
     pairs = {tuple(p.judges): p for p in r.judge_agreement.pairs}
     assert pairs[("fair1", "fair2")].kendall_tau_distance == 0.0
-    assert pairs[("fair1", "contrary")].kendall_tau_distance == 1.0 == pairs[("fair1", "contrary")].kendall_tau_distance_all_verdicts
+    assert (
+        pairs[("fair1", "contrary")].kendall_tau_distance
+        == 1.0
+        == pairs[("fair1", "contrary")].kendall_tau_distance_all_verdicts
+    )
     assert pairs[("fair1", "contrary")].verdict_agreement == 0.0 and pairs[("fair1", "contrary")].n_debates == 25 * 12
     assert pairs[("fair1", "contrary")].n_models == 4
     # Two fair judges agree well above chance, the contrary one pulls alpha below zero.
@@ -104,6 +114,7 @@ def test_kendall_distance_is_over_the_debates_both_judges_decided() -> None:
     """Judge x decided every debate; judge y only those of topics 0-3, where it agrees with x on
     every verdict. Over all their own verdicts the two rankings differ (x saw topics where C beat
     B); on the debates both judged they are the same: distance 0, with its n."""
+
     def legs(topic: str, order: list[str], judge: str) -> list[Judgment]:
         out = []
         for a in order:
@@ -123,7 +134,9 @@ def test_kendall_distance_is_over_the_debates_both_judges_decided() -> None:
     assert pair.shared_rankings == {"x": ["A", "B", "C"], "y": ["A", "B", "C"]}
     assert pair.kendall_tau_distance == 0.0 and pair.n_debates == 4 * 6 and pair.n_models == 3
     assert pair.verdict_agreement == 1.0
-    assert any("kendall_tau_distance compares the two judges' rankings on the debates both judged" in c for c in r.conventions)
+    assert any(
+        "kendall_tau_distance compares the two judges' rankings on the debates both judged" in c for c in r.conventions
+    )
 
 
 def test_one_judge_has_no_per_judge_sections() -> None:
@@ -145,9 +158,15 @@ def test_loading_several_files(tmp_path: Path) -> None:
     got = load_judgment_files([a, b])
     for r in ({**row, "judge": "x", "side1_words": 10, "side1_model_id": "h"}, row):
         validate_with_schema_file(r, JUDGMENT_SCHEMA_PATH)
-    assert [got.judges[j] for j in got.judge] == ["x", "x", "y"] and got.words[2].tolist() == [10, 12] and got.winner.tolist() == [1, 1, 0]
+    assert (
+        [got.judges[j] for j in got.judge] == ["x", "x", "y"]
+        and got.words[2].tolist() == [10, 12]
+        and got.winner.tolist() == [1, 1, 0]
+    )
     dup = _write(tmp_path / "dup.jsonl", [{**row, "judge": "x", "winner": 2}])
-    with pytest.raises(UserError, match=r"dup.jsonl line 1: a second judgment .* by judge 'x'; the first is .*a.jsonl line 1"):
+    with pytest.raises(
+        UserError, match=r"dup.jsonl line 1: a second judgment .* by judge 'x'; the first is .*a.jsonl line 1"
+    ):
         load_judgment_files([a, dup])
     old1, old2 = _write(tmp_path / "o1.jsonl", [row]), _write(tmp_path / "o2.jsonl", [row])
     with pytest.raises(UserError, match="by the unnamed judge \\(give each judge's lines a 'judge' field\\)"):

@@ -82,13 +82,33 @@ def test_permutation_p_value_equals_shuffling_debate_by_debate() -> None:
     chosen = rows[np.arange(n), pick]
     stats = (chosen - (rows.sum(axis=1) - chosen) / k).mean(axis=1)
     shuffled = (1 + np.sum(np.abs(stats) >= abs(observed) - 1e-12)) / 20001
-    assert 0.005 < shuffled < 0.5 and ours == pytest.approx(shuffled, abs=4 * np.sqrt(shuffled * (1 - shuffled) / 20000) + 1e-3)
+    assert 0.005 < shuffled < 0.5 and ours == pytest.approx(
+        shuffled, abs=4 * np.sqrt(shuffled * (1 - shuffled) / 20000) + 1e-3
+    )
 
 
 def test_identity_uses_model_ids_then_the_judge_model_id_then_the_label() -> None:
     lines = [
-        Judgment(topic="t", winner=1, side1="gpt-x", side2="small", judge="gpt-x", judge_model_id="h1", side1_model_id="h2", side2_model_id="h3"),
-        Judgment(topic="t", winner=1, side1="gpt-x@temperature=0.9", side2="small", judge="judge-a", judge_model_id="h2", side1_model_id="h2", side2_model_id="h3"),
+        Judgment(
+            topic="t",
+            winner=1,
+            side1="gpt-x",
+            side2="small",
+            judge="gpt-x",
+            judge_model_id="h1",
+            side1_model_id="h2",
+            side2_model_id="h3",
+        ),
+        Judgment(
+            topic="t",
+            winner=1,
+            side1="gpt-x@temperature=0.9",
+            side2="small",
+            judge="judge-a",
+            judge_model_id="h2",
+            side1_model_id="h2",
+            side2_model_id="h3",
+        ),
         Judgment(topic="t", winner=1, side1="named", side2="plain", judge="named"),
         Judgment(topic="t", winner=1, side1="plain", side2="named", judge="GPT-4 as judge", judge_model_id="plain"),
     ]
@@ -104,7 +124,9 @@ def test_a_debater_with_model_ids_is_never_matched_by_the_judge_label() -> None:
     """docs/arena.md: a name match requires the debater to have no model id. A judge without a
     model id, labelled like a debater that carries one, is not that debater's model."""
     lines = [
-        Judgment(topic="t", winner=1, side1="gpt-x", side2="small", judge="gpt-x", side1_model_id="h2", side2_model_id="h3"),
+        Judgment(
+            topic="t", winner=1, side1="gpt-x", side2="small", judge="gpt-x", side1_model_id="h2", side2_model_id="h3"
+        ),
         Judgment(topic="t", winner=2, side1="bare", side2="small", judge="bare", side2_model_id="h3"),
     ]
     ident = ModelIdentity(table_of(lines))
@@ -119,12 +141,23 @@ def test_self_preference_found_through_judge_model_id_when_sides_carry_no_ids() 
     judges = [SynthJudge("Judge A", own_model="alpha", self_bonus=1.5), SynthJudge("Judge B")]
     legs = simulate(STRENGTHS, judges, n_topics=20, seed=2)
     published = [
-        j.model_copy(update={"side1_model_id": None, "side2_model_id": None, "judge_model_id": "alpha" if j.judge == "Judge A" else "some-other-model"})
+        j.model_copy(
+            update={
+                "side1_model_id": None,
+                "side2_model_id": None,
+                "judge_model_id": "alpha" if j.judge == "Judge A" else "some-other-model",
+            }
+        )
         for j in legs
     ]
     table = table_of(published)
     (e,) = self_preference(table, TopicDraws(len(table.topics), 200, 0), n_perm=2000).entries
-    assert e.judge == "Judge A" and e.debaters == ["alpha"] and e.identity == "model_id_as_name" and e.other_judges == ["Judge B"]
+    assert (
+        e.judge == "Judge A"
+        and e.debaters == ["alpha"]
+        and e.identity == "model_id_as_name"
+        and e.other_judges == ["Judge B"]
+    )
     assert e.detected is True and e.draws_used == 200
     # by label alone nothing would have matched: the same file without judge_model_id
     bare = table_of([j.model_copy(update={"judge_model_id": None}) for j in published])
@@ -146,8 +179,18 @@ def test_a_lone_self_judging_judge_is_named_in_the_output() -> None:
     legs = [j.model_copy(update={"side1_model_id": None, "side2_model_id": None}) for j in legs]
     r = analyse_judgments(legs, n_boot=50)
     (e,) = r.self_preference.entries
-    assert e.judge == "alpha" and e.identity == "name" and e.difference is None and e.p_value is None and e.detected is None
-    assert "only judge is also a debater" in (e.note or "") and any("self-preference of alpha: the only judge" in n for n in r.notes)
+    assert (
+        e.judge == "alpha"
+        and e.identity == "name"
+        and e.difference is None
+        and e.p_value is None
+        and e.detected is None
+    )
+    assert "only judge is also a debater" in (e.note or "") and any(
+        "self-preference of alpha: the only judge" in n for n in r.notes
+    )
     assert e.n_debates == 6 * 6 and e.own_judge_rate is not None and e.own_judge_rate > 0.7
     unrelated = analyse_judgments(simulate(STRENGTHS, [SynthJudge("judge")], n_topics=3, seed=1), n_boot=10)
-    assert unrelated.self_preference.entries == [] and "no judge is also a debater" in (unrelated.self_preference.note or "")
+    assert unrelated.self_preference.entries == [] and "no judge is also a debater" in (
+        unrelated.self_preference.note or ""
+    )

@@ -34,7 +34,11 @@ def test_a_length_loving_judge_has_a_large_length_coefficient_and_control_recove
     assert 1.4 < length.coefficient < 2.6 and length.ci95[0] > 1.0  # planted: 2 logits per SD
     assert lc.ranking == PLANTED
     # Without control the talkative weak models climb: the plain ranking is wrong, and far from the controlled one.
-    assert lc.plain_ranking != PLANTED and lc.kendall_tau_distance_to_plain is not None and lc.kendall_tau_distance_to_plain >= 0.5
+    assert (
+        lc.plain_ranking != PLANTED
+        and lc.kendall_tau_distance_to_plain is not None
+        and lc.kendall_tau_distance_to_plain >= 0.5
+    )
     for s in lc.bradley_terry.values():
         assert s.ci95 is not None and s.ci95[0] <= s.score <= s.ci95[1]
 
@@ -62,13 +66,20 @@ def test_missing_words_skip_the_control_with_a_note_and_sources_are_a_second_cov
     r = analyse_judgments(legs, n_boot=20, controls=("length", "sources"))
     assert r.length_controlled is None and any("sources control skipped" in n for n in r.notes)
     rng = np.random.default_rng(0)
-    with_sources = [j.model_copy(update={"side1_sources": int(rng.integers(0, 4)), "side2_sources": int(rng.integers(0, 4))}) for j in legs]
+    with_sources = [
+        j.model_copy(update={"side1_sources": int(rng.integers(0, 4)), "side2_sources": int(rng.integers(0, 4))})
+        for j in legs
+    ]
     lc = analyse_judgments(with_sources, n_boot=20, controls=("length", "sources")).length_controlled
     assert lc is not None and list(lc.covariates) == ["length", "sources"]
     assert lc.covariates["sources"].raw_sd > 0 and lc.covariates["sources"].coefficient is not None
     # A covariate that never varies cannot be estimated: no coefficient, no interval.
-    flat = analyse_judgments(_with(legs, side1_sources=2, side2_sources=2), n_boot=20, controls=("length", "sources")).length_controlled
-    assert flat is not None and flat.covariates["sources"].coefficient is None and flat.covariates["sources"].ci95 is None
+    flat = analyse_judgments(
+        _with(legs, side1_sources=2, side2_sources=2), n_boot=20, controls=("length", "sources")
+    ).length_controlled
+    assert (
+        flat is not None and flat.covariates["sources"].coefficient is None and flat.covariates["sources"].ci95 is None
+    )
     assert analyse_judgments(legs, n_boot=0, controls=()).length_controlled is None
     with pytest.raises(UserError, match="unknown control 'style'"):
         analyse_judgments(legs, n_boot=0, controls=("style",))

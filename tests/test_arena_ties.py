@@ -30,7 +30,10 @@ def topic_legs(n_topics: int, nu: float, seed: int, tie_leg_share: float = 0.0) 
                     w1, w2 = 1, 1  # split: each wins at home
                 else:
                     w1, w2 = (1, 2) if out == 1 else (2, 1)
-                legs += [Judgment(topic=topic, side1=a, side2=b, winner=w1), Judgment(topic=topic, side1=b, side2=a, winner=w2)]
+                legs += [
+                    Judgment(topic=topic, side1=a, side2=b, winner=w1),
+                    Judgment(topic=topic, side1=b, side2=a, winner=w2),
+                ]
     return legs
 
 
@@ -68,5 +71,11 @@ def test_every_topic_drawn_gives_the_capped_nu_and_a_note() -> None:
     legs = [Judgment(topic=t, side1=a, side2=b, winner=1) for t in ("t1", "t2") for a, b in (("A", "B"), ("B", "A"))]
     r = analyse_judgments(legs, n_boot=20)
     fit = r.davidson["strict"]
-    assert fit.n_drawn == fit.n_topics == 2 and fit.nu == pytest.approx(np.exp(12.0)) and fit.draw_probability_between_equals > 0.9999
-    assert fit.bradley_terry["A"].score == 0.0 and any("every topic is drawn under the strict rule" in n for n in r.notes)
+    assert (
+        fit.n_drawn == fit.n_topics == 2
+        and fit.nu == pytest.approx(np.exp(12.0))
+        and fit.draw_probability_between_equals > 0.9999
+    )
+    assert fit.bradley_terry["A"].score == 0.0 and any(
+        "every topic is drawn under the strict rule" in n for n in r.notes
+    )

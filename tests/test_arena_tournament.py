@@ -17,7 +17,11 @@ from debench.core.errors import UserError
 from debench.models.factory import make_model, parse_model_args
 from debench.testing.stub_server import FaultPlan, StubServer
 
-TOPICS = [Topic("Should cities make buses free?"), Topic("Should homework be abolished?"), Topic("Is golf a sport?", "It is", "It is not")]
+TOPICS = [
+    Topic("Should cities make buses free?"),
+    Topic("Should homework be abolished?"),
+    Topic("Is golf a sport?", "It is", "It is not"),
+]
 
 
 def arena_responder(request: dict[str, Any]) -> str:
@@ -38,7 +42,10 @@ def arena_responder(request: dict[str, Any]) -> str:
 
 
 def _models(srv: StubServer, names: list[str]) -> dict[str, Any]:
-    return {n: make_model(f"openai/{n}", api_bases=[srv.base_url], model_args=parse_model_args("max_retries=0")) for n in names}
+    return {
+        n: make_model(f"openai/{n}", api_bases=[srv.base_url], model_args=parse_model_args("max_retries=0"))
+        for n in names
+    }
 
 
 def arena(debaters: dict[str, Any], judge: Any, topics: list[Topic], out: Path, settings: ArenaSettings):
@@ -81,7 +88,9 @@ def test_tournament_transcripts_and_judgments(tmp_path: Path) -> None:
 def test_parse_failures_are_kept_not_judged(tmp_path: Path) -> None:
     with StubServer(responder=arena_responder) as srv:
         judge = make_model("openai/judge", api_bases=[srv.base_url])
-        out = arena(_models(srv, ["strong", "mute"]), judge, TOPICS[:1], tmp_path, ArenaSettings(rounds=2, progress=False))
+        out = arena(
+            _models(srv, ["strong", "mute"]), judge, TOPICS[:1], tmp_path, ArenaSettings(rounds=2, progress=False)
+        )
     assert out.n_parse_failures == 2 and out.n_judged == 0
     assert all(r.verdicts[0].raw == "I cannot decide." for r in out.records)
     assert out.judgments_path.read_text() == ""

@@ -64,10 +64,18 @@ def test_a_batch_run_answers_as_a_live_run_at_the_batch_price(tmp_path: Path) ->
     assert price is not None and price.input_cost_per_token_batches is not None
     for r in batch_recs:
         twin = live_recs[r.doc_id]
-        assert (r.status, r.prediction, r.response, r.prompt_tokens) == (twin.status, twin.prediction, twin.response, twin.prompt_tokens)
+        assert (r.status, r.prediction, r.response, r.prompt_tokens) == (
+            twin.status,
+            twin.prediction,
+            twin.response,
+            twin.prompt_tokens,
+        )
         assert r.cost_usd == pytest.approx(0.5 * twin.cost_usd)  # gpt-4o-mini's batch rates are half its live rates
     state = json.loads(next(run_folder(tmp_path / "batch").glob("batches_*.json")).read_text())
-    assert results["config"]["batch"]["batches"] == [b["batch_id"] for b in state["batches"]] and len(state["batches"]) == 1
+    assert (
+        results["config"]["batch"]["batches"] == [b["batch_id"] for b in state["batches"]]
+        and len(state["batches"]) == 1
+    )
     assert state["batches"][0]["status"] == "collected" and len(state["batches"][0]["keys"]) == N
     assert results["model"]["batch"] is True and results["usage"]["n_requests"] == N
 
@@ -80,7 +88,12 @@ def test_a_killed_run_resumes_its_submitted_batch(tmp_path: Path) -> None:
     out = tmp_path / "out"
     env = {**os.environ, "DEBENCH_CACHE_DIR": str(tmp_path / "cache")}
     with StubServer(batch=BatchPlan(duration=4.0)) as srv:
-        proc = subprocess.Popen([sys.executable, "-m", "debench.cli", *batch_args(srv.base_url, out)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "debench.cli", *batch_args(srv.base_url, out)],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
         deadline = time.monotonic() + 120
         while not list(run_folder(out).glob("batches_*.json")) and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.05)
@@ -89,7 +102,9 @@ def test_a_killed_run_resumes_its_submitted_batch(tmp_path: Path) -> None:
         proc.wait()
         state = json.loads(next(run_folder(out).glob("batches_*.json")).read_text())
         assert [b["status"] for b in state["batches"]] == ["submitted"]
-        assert not list(run_folder(out).glob("samples_*.jsonl")) or not read_records(next(run_folder(out).glob("samples_*.jsonl")))
+        assert not list(run_folder(out).glob("samples_*.jsonl")) or not read_records(
+            next(run_folder(out).glob("samples_*.jsonl"))
+        )
         resumed = run_cli(*batch_args(srv.base_url, out), env={"DEBENCH_CACHE_DIR": str(tmp_path / "cache")})
         stats = srv.stats
     assert resumed.returncode == 0, resumed.stderr
@@ -102,14 +117,20 @@ def test_a_killed_run_resumes_its_submitted_batch(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("outcome", "saved"), [("expired", N // 2), ("failed", 0)])
 @pytest.mark.real_data("24 IBM speeches (the sample has 8)")
-def test_an_expired_or_failed_batch_is_one_line_and_a_rerun_submits_the_rest(tmp_path: Path, outcome: str, saved: int) -> None:
+def test_an_expired_or_failed_batch_is_one_line_and_a_rerun_submits_the_rest(
+    tmp_path: Path, outcome: str, saved: int
+) -> None:
     out = tmp_path / "out"
     env = {"DEBENCH_CACHE_DIR": str(tmp_path / "cache")}
     with StubProcess() as srv:  # the stub as a child process
         srv.configure(batch=BatchPlan(outcome=outcome, answered_share=0.5))
         first = run_cli(*batch_args(srv.base_url, out), env=env)
         assert first.returncode == 2, first.stderr
-        assert len(first.stderr.strip().splitlines()) == 1 and f" {outcome} " in first.stderr and "rerun the same command" in first.stderr
+        assert (
+            len(first.stderr.strip().splitlines()) == 1
+            and f" {outcome} " in first.stderr
+            and "rerun the same command" in first.stderr
+        )
         samples = list(run_folder(out).glob("samples_*.jsonl"))
         assert (len(read_records(samples[0])) if samples else 0) == saved  # what the batch answered is kept
         srv.configure(batch=BatchPlan(outcome="completed"))
@@ -126,7 +147,10 @@ def test_an_expired_or_failed_batch_is_one_line_and_a_rerun_submits_the_rest(tmp
 @pytest.mark.real_data("24 IBM speeches (the sample has 8)")
 def test_batch_through_litellm(tmp_path: Path) -> None:
     with StubServer() as srv:
-        proc = run_cli(*batch_args(srv.base_url, tmp_path, "--model-args", "client=litellm"), env={"DEBENCH_CACHE_DIR": str(tmp_path / "cache")})
+        proc = run_cli(
+            *batch_args(srv.base_url, tmp_path, "--model-args", "client=litellm"),
+            env={"DEBENCH_CACHE_DIR": str(tmp_path / "cache")},
+        )
         stats = srv.stats
     assert proc.returncode == 0, proc.stderr
     assert stats.batches_created == 1 and stats.total_requests == 0

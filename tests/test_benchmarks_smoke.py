@@ -19,7 +19,10 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_smoke_benchmark_checks_hold(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "benchmarks", "--smoke", "--out", str(tmp_path), "--data-dir", str(DATA_DIR)],
-        cwd=ROOT, capture_output=True, text=True, timeout=900,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     report = json.loads((tmp_path / "benchmarks.json").read_text())
@@ -29,9 +32,18 @@ def test_smoke_benchmark_checks_hold(tmp_path: Path) -> None:
     failed = [f"{c['name']}: {c['figure']}" for c in correctness if not c["held"]]
     assert not failed, failed
     names = " | ".join(checks)
-    for what in ("30% faults", "retried past its cap", "clean run", "kill -9 x5", "cached rerun makes no request", "arena rank equals the per-judgment computation"):
+    for what in (
+        "30% faults",
+        "retried past its cap",
+        "clean run",
+        "kill -9 x5",
+        "cached rerun makes no request",
+        "arena rank equals the per-judgment computation",
+    ):
         assert what in names
     # the speed figures are measured and printed (their targets are not asserted)
     assert all(r["debench_sps"] and r["debench_sps"] > 0 for r in report["throughput"])
     assert report["stub_ceiling_sps"] and "debench whole command s" in (tmp_path / "benchmarks.txt").read_text()
-    assert any(k.startswith("arena rank, 9,360 judgments") for k in report["figures"]) and any(k.startswith("per-judgment computation") for k in report["figures"])
+    assert any(k.startswith("arena rank, 9,360 judgments") for k in report["figures"]) and any(
+        k.startswith("per-judgment computation") for k in report["figures"]
+    )

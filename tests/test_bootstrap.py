@@ -38,4 +38,3 @@ def test_no_interval_without_two_values_or_resamples() -> None:
     assert mean_ci(np.array([1.0, 2.0]), 0, 0) == (1.5, None)
     assert mean_diff_ci(np.array([1.0]), np.array([1.0, 2.0]), 100, 0) == (-0.5, None)
     assert mean_ci(np.array([]), 100, 0) == (None, None)
-

@@ -16,7 +16,20 @@ from clihelp import IMPORT_TIME_ENV, run_cli, run_cli_process
 from debench.core import redact
 from debench.testing.stub_server import FaultPlan, StubServer
 
-SAMPLE_RUN = ["eval", "--task", "ibm_speech_likert", "--model", "baseline/random", "--limit", "5", "--data-source", "sample", "--no-progress", "--bootstrap", "20"]
+SAMPLE_RUN = [
+    "eval",
+    "--task",
+    "ibm_speech_likert",
+    "--model",
+    "baseline/random",
+    "--limit",
+    "5",
+    "--data-source",
+    "sample",
+    "--no-progress",
+    "--bootstrap",
+    "20",
+]
 
 
 def _free_port() -> int:
@@ -44,7 +57,21 @@ def _both(tmp_path: Path, *args: str, env: dict[str, str] | None = None):
         (["eval", "--task", "ibm_speech_likert", "--bogus"], 2),  # click's usage error, naming the program
         (["eval", "--task", "no_such_task", "--model", "baseline/random"], 2),  # a UserError: one line
         pytest.param(  # litellm says it cannot route the model: a new interpreter imports it (~3 s)
-            ["eval", "--task", "ibm_speech_likert", "--model", "foobar/x", "--limit", "2", "--data-source", "sample", "--output-dir", "{out}", "--no-progress"], 2,
+            [
+                "eval",
+                "--task",
+                "ibm_speech_likert",
+                "--model",
+                "foobar/x",
+                "--limit",
+                "2",
+                "--data-source",
+                "sample",
+                "--output-dir",
+                "{out}",
+                "--no-progress",
+            ],
+            2,
             marks=pytest.mark.slow,
         ),
         ([*SAMPLE_RUN, "--output-dir", "{out}"], 0),
@@ -85,11 +112,36 @@ def test_errors_above_the_threshold_exit_1_the_same(tmp_path: Path) -> None:
 def test_the_process_is_left_as_it_was(tmp_path: Path) -> None:
     """env and cwd apply to the command only; logging, warnings, secrets and argv are put back."""
     root = logging.getLogger()
-    before = (dict(os.environ), os.getcwd(), list(root.handlers), root.level, logging.getLogger("LiteLLM").level, set(redact._REMEMBERED), list(sys.argv))
-    proc = run_cli("-vv", *SAMPLE_RUN, "--output-dir", "rel", "--api-key", "sk-remembered-0123456789", cwd=tmp_path, env={"DEBENCH_SOMETHING": "x"})
+    before = (
+        dict(os.environ),
+        os.getcwd(),
+        list(root.handlers),
+        root.level,
+        logging.getLogger("LiteLLM").level,
+        set(redact._REMEMBERED),
+        list(sys.argv),
+    )
+    proc = run_cli(
+        "-vv",
+        *SAMPLE_RUN,
+        "--output-dir",
+        "rel",
+        "--api-key",
+        "sk-remembered-0123456789",
+        cwd=tmp_path,
+        env={"DEBENCH_SOMETHING": "x"},
+    )
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "rel").is_dir()  # the relative folder, in cwd
-    after = (dict(os.environ), os.getcwd(), list(root.handlers), root.level, logging.getLogger("LiteLLM").level, set(redact._REMEMBERED), list(sys.argv))
+    after = (
+        dict(os.environ),
+        os.getcwd(),
+        list(root.handlers),
+        root.level,
+        logging.getLogger("LiteLLM").level,
+        set(redact._REMEMBERED),
+        list(sys.argv),
+    )
     assert after == before
 
 

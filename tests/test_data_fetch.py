@@ -86,10 +86,14 @@ def _tar_gz(files: dict[str, bytes]) -> bytes:
 
 
 def _tree(folder: Path, prefix: str) -> dict[str, bytes]:
-    return {f"{prefix}{p.relative_to(folder).as_posix()}": p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        f"{prefix}{p.relative_to(folder).as_posix()}": p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
 
 
-def panelbench(debateart: Path, bp: Path, *, top: str = "PanelBench/", inner_top: bool = True, tamper: bool = False) -> bytes:
+def panelbench(
+    debateart: Path, bp: Path, *, top: str = "PanelBench/", inner_top: bool = True, tamper: bool = False
+) -> bytes:
     """An archive in the published PanelBench layout (README, data/<set>.tar.gz, debatrix_config/)."""
     da = _tree(debateart, "DebateArt/" if inner_top else "")
     if tamper:  # one gold label changed: a valid archive with the wrong content
@@ -112,7 +116,10 @@ def fixture_task(folder: Path, base: str, name: str, **fetch: object) -> Path:
         "include": str(TASKS / base),
         "name": name,
         "description": f"{name} fixture",
-        "dataset": {"local_dir": f"fixture/{name}", "fetch": {"content_hash": content_hash(SAMPLES_DIR / sample, get_adapter(adapter).patterns), **fetch}},
+        "dataset": {
+            "local_dir": f"fixture/{name}",
+            "fetch": {"content_hash": content_hash(SAMPLES_DIR / sample, get_adapter(adapter).patterns), **fetch},
+        },
     }
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.yaml"
@@ -123,8 +130,12 @@ def fixture_task(folder: Path, base: str, name: str, **fetch: object) -> Path:
 def _setup(server: Server, tmp_path: Path, archive: bytes, **fetch: object) -> tuple[Path, Path]:
     server.files["/v0.1/PanelBench.tar.gz"] = archive
     url = server.url + "/v0.1/PanelBench.tar.gz"
-    da = fixture_task(tmp_path / "tasks", "_debateart.yaml", "fx_debateart", url=url, member="data/DebateArt.tar.gz", **fetch)
-    bp = fixture_task(tmp_path / "tasks", "bp_top_team.yaml", "fx_bp", url=url, member="data/BP-Competition.tar.gz", **fetch)
+    da = fixture_task(
+        tmp_path / "tasks", "_debateart.yaml", "fx_debateart", url=url, member="data/DebateArt.tar.gz", **fetch
+    )
+    bp = fixture_task(
+        tmp_path / "tasks", "bp_top_team.yaml", "fx_bp", url=url, member="data/BP-Competition.tar.gz", **fetch
+    )
     return da, bp
 
 
@@ -134,9 +145,20 @@ def _leftovers() -> list[str]:
 
 
 @pytest.mark.parametrize("layout", ["top-level folders", "flat"])
-def test_fetch_then_auto_uses_the_fetched_copy(server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: str) -> None:
+def test_fetch_then_auto_uses_the_fetched_copy(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: str
+) -> None:
     flat = layout == "flat"
-    da, bp = _setup(server, tmp_path, panelbench(SAMPLES_DIR / "debateart", SAMPLES_DIR / "bp_competition", top="" if flat else "PanelBench/", inner_top=not flat))
+    da, bp = _setup(
+        server,
+        tmp_path,
+        panelbench(
+            SAMPLES_DIR / "debateart",
+            SAMPLES_DIR / "bp_competition",
+            top="" if flat else "PanelBench/",
+            inner_top=not flat,
+        ),
+    )
     monkeypatch.delenv("DEBENCH_DATA_DIR", raising=False)
     proc = run_cli("data", "fetch", f"{da},{bp}", "--no-progress")
     assert proc.returncode == 0, proc.stderr
@@ -148,7 +170,12 @@ def test_fetch_then_auto_uses_the_fetched_copy(server: Server, tmp_path: Path, m
         record = json.loads((target / RECORD_NAME).read_text())
         assert record["checked"] == ["content_hash"] and record["content_hash"] == task.dataset.fetch.content_hash
         ds = load_task_data(task, "auto")  # no DEBENCH_DATA_DIR, Hub offline: the fetched copy, not the sample
-        assert ds.source == "local" and ds.location == portable_path(str(target)) and not ds.is_sample and len(ds.docs) == n_docs
+        assert (
+            ds.source == "local"
+            and ds.location == portable_path(str(target))
+            and not ds.is_sample
+            and len(ds.docs) == n_docs
+        )
         assert load_task_data(task, "local").location == portable_path(str(target))
     assert _leftovers() == []
     # the same command again: nothing downloaded
@@ -161,7 +188,10 @@ def test_fetch_then_auto_uses_the_fetched_copy(server: Server, tmp_path: Path, m
     ev = run_cli("eval", "--task", str(bp), "--model", "baseline/last", "--output-dir", str(out), "--no-progress")
     assert ev.returncode == 0, ev.stderr
     res = json.loads(next((out / "baseline__last").glob("results_fx_bp_*.json")).read_text())
-    assert res["dataset"]["location"] == portable_path(str(fetched_dir("fixture/fx_bp"))) and res["dataset"]["is_sample"] is False
+    assert (
+        res["dataset"]["location"] == portable_path(str(fetched_dir("fixture/fx_bp")))
+        and res["dataset"]["is_sample"] is False
+    )
 
 
 def _refused(proc, what: str) -> None:
@@ -179,7 +209,11 @@ def test_a_truncated_archive_is_refused_and_nothing_is_left(server: Server, tmp_
     server.files["/v0.1/PanelBench.tar.gz"] = good
     server.short.add("/v0.1/PanelBench.tar.gz")
     proc = run_cli("data", "fetch", str(da), "--no-progress")
-    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and ("truncated" in proc.stderr or "broke off" in proc.stderr), proc.stderr
+    assert (
+        proc.returncode == 2
+        and proc.stderr.count("\n") == 1
+        and ("truncated" in proc.stderr or "broke off" in proc.stderr)
+    ), proc.stderr
     assert not fetched_dir("fixture/fx_debateart").exists() and _leftovers() == []
 
 
@@ -189,7 +223,9 @@ def test_a_wrong_checksum_is_refused_and_a_good_copy_survives(server: Server, tm
     assert run_cli("data", "fetch", str(da), "--no-progress").returncode == 0
     before = {p.name: p.read_bytes() for p in (fetched_dir("fixture/fx_debateart") / "gold").iterdir()}
     # a valid archive whose DebateArt gold differs from the known-good content
-    server.files["/v0.1/PanelBench.tar.gz"] = panelbench(SAMPLES_DIR / "debateart", SAMPLES_DIR / "bp_competition", tamper=True)
+    server.files["/v0.1/PanelBench.tar.gz"] = panelbench(
+        SAMPLES_DIR / "debateart", SAMPLES_DIR / "bp_competition", tamper=True
+    )
     _refused(run_cli("data", "fetch", str(da), "--force", "--no-progress"), "content hash is sha256:")
     after = {p.name: p.read_bytes() for p in (fetched_dir("fixture/fx_debateart") / "gold").iterdir()}
     assert after == before and _leftovers() == []
@@ -201,7 +237,9 @@ def test_a_wrong_checksum_is_refused_and_a_good_copy_survives(server: Server, tm
     assert not fetched_dir("fixture/fx_wrong").exists()
 
 
-def test_a_fetched_copy_changed_afterwards_is_not_used_silently(server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_fetched_copy_changed_afterwards_is_not_used_silently(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("DEBENCH_DATA_DIR", raising=False)
     da, _ = _setup(server, tmp_path, panelbench(SAMPLES_DIR / "debateart", SAMPLES_DIR / "bp_competition"))
     assert run_cli("data", "fetch", str(da), "--no-progress").returncode == 0
@@ -223,25 +261,37 @@ def test_a_missing_member_and_an_unreachable_server_are_one_line(server: Server,
     da, _ = _setup(server, tmp_path, _tar_gz({"README.md": b"x"}))
     proc = run_cli("data", "fetch", str(da), "--no-progress")
     assert proc.returncode == 2 and "holds no 'data/DebateArt.tar.gz': not the published layout" in proc.stderr
-    offline = fixture_task(tmp_path / "off", "_debateart.yaml", "fx_off", url="http://127.0.0.1:9/PanelBench.tar.gz", member="data/DebateArt.tar.gz")
+    offline = fixture_task(
+        tmp_path / "off",
+        "_debateart.yaml",
+        "fx_off",
+        url="http://127.0.0.1:9/PanelBench.tar.gz",
+        member="data/DebateArt.tar.gz",
+    )
     proc = run_cli("data", "fetch", str(offline), "--no-progress")
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "DEBENCH_DATA_DIR" in proc.stderr, proc.stderr
 
 
 @pytest.mark.real_data("checks the real files against the content hashes the shipped tasks name")
-def test_hub_files_of_the_shipped_ibm_tasks_checked_against_the_shipped_sha256(server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_hub_files_of_the_shipped_ibm_tasks_checked_against_the_shipped_sha256(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The real data.csv served as the Hub serves it: the shipped task's sha256 and content hash hold."""
     real = real_data_dir("ibm_debate_speeches") / "data.csv"
     server.files["/datasets/noystl/speech-quality-dataset/resolve/main/data.csv"] = real.read_bytes()
     env = {"HF_ENDPOINT": server.url, "HF_HUB_OFFLINE": "0"}
     proc = run_cli("data", "fetch", "ibm_speeches", "--no-progress", env=env)
     assert proc.returncode == 0, proc.stderr
-    assert server.requests == ["/datasets/noystl/speech-quality-dataset/resolve/main/data.csv"]  # two tasks, one data set
+    assert server.requests == [
+        "/datasets/noystl/speech-quality-dataset/resolve/main/data.csv"
+    ]  # two tasks, one data set
     assert "checked: sha256 and content_hash" in proc.stdout
     monkeypatch.delenv("DEBENCH_DATA_DIR", raising=False)
     ds = load_task_data(load_task("ibm_speech_likert")[0], "auto")
     assert len(ds.docs) == 631 and ds.location == portable_path(str(fetched_dir("ibm_debate_speeches")))
-    assert ds.content_hash == load_task_data(load_task("ibm_speech_likert")[0], "local", real.parent.parent).content_hash
+    assert (
+        ds.content_hash == load_task_data(load_task("ibm_speech_likert")[0], "local", real.parent.parent).content_hash
+    )
     # a Hub file that differs from the published one is refused
     server.files["/datasets/noystl/speech-quality-dataset/resolve/main/data.csv"] = real.read_bytes()[:-10]
     proc = run_cli("data", "fetch", "ibm_speech_likert", "--force", "--no-progress", env=env)
@@ -250,7 +300,9 @@ def test_hub_files_of_the_shipped_ibm_tasks_checked_against_the_shipped_sha256(s
 
 
 @pytest.mark.real_data("checks the real files against the content hashes the shipped tasks name")
-def test_real_panelbench_layout_checks_the_shipped_content_hashes(server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_real_panelbench_layout_checks_the_shipped_content_hashes(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The real DebateArt and BP files packed as the release packs them pass the shipped tasks'
     content hashes through the same fetch code (only the URL points at the test server)."""
     real = real_data_dir("debatrix_panelbench")
@@ -259,25 +311,41 @@ def test_real_panelbench_layout_checks_the_shipped_content_hashes(server: Server
     tasks = []
     for name in ("debateart_winner", "bp_top_team"):
         task = load_task(name)[0]
-        assert task.dataset.fetch is not None and task.dataset.fetch.url and task.dataset.fetch.url.startswith("https://github.com/ljcleo/debatrix/releases/")
+        assert (
+            task.dataset.fetch is not None
+            and task.dataset.fetch.url
+            and task.dataset.fetch.url.startswith("https://github.com/ljcleo/debatrix/releases/")
+        )
         fetch = task.dataset.fetch.model_copy(update={"url": server.url + "/PanelBench.tar.gz"})
         tasks.append(task.model_copy(update={"dataset": task.dataset.model_copy(update={"fetch": fetch})}))
     targets, nothing = fetch_targets(tasks)
-    assert not nothing and [t.local_dir for t in targets] == ["debatrix_panelbench/DebateArt", "debatrix_panelbench/BP-Competition"]
+    assert not nothing and [t.local_dir for t in targets] == [
+        "debatrix_panelbench/DebateArt",
+        "debatrix_panelbench/BP-Competition",
+    ]
     with Fetcher(progress=False) as fetcher:
         outcomes = [fetcher.fetch(t) for t in targets]
     assert [o.status for o in outcomes] == ["fetched", "fetched"] and len(server.requests) == 1
     assert [len(load_task_data(t, "auto").docs) for t in tasks] == [100, 22]
 
 
-def test_a_data_set_without_a_checksum_needs_allow_unverified(server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_data_set_without_a_checksum_needs_allow_unverified(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("DEBENCH_DATA_DIR", raising=False)
     sample = SAMPLES_DIR / "debatebench"
     for name in ("scores.xlsx", "Cleaned Speeches.zip"):
-        server.files[f"/datasets/utkarsh2105/DebateBench/resolve/main/{name.replace(' ', '%20')}"] = (sample / name).read_bytes()
+        server.files[f"/datasets/utkarsh2105/DebateBench/resolve/main/{name.replace(' ', '%20')}"] = (
+            sample / name
+        ).read_bytes()
     env = {"HF_ENDPOINT": server.url, "HF_HUB_OFFLINE": "0"}
     proc = run_cli("data", "fetch", "debatebench", "--no-progress", env=env)
-    assert proc.returncode == 1 and "NOT fetched" in proc.stderr and "--allow-unverified" in proc.stderr and not server.requests
+    assert (
+        proc.returncode == 1
+        and "NOT fetched" in proc.stderr
+        and "--allow-unverified" in proc.stderr
+        and not server.requests
+    )
     proc = run_cli("data", "fetch", "debatebench_verdict", "--allow-unverified", "--no-progress", env=env)
     assert proc.returncode == 0, proc.stderr
     assert "checked: nothing (--allow-unverified)" in proc.stdout and len(server.requests) == 2
@@ -298,7 +366,9 @@ def test_a_data_set_without_a_checksum_needs_allow_unverified(server: Server, tm
 )
 def test_invalid_fetch_sections_name_the_field(tmp_path: Path, fetch: dict[str, object], field: str) -> None:
     path = tmp_path / "t.yaml"
-    path.write_text(yaml.safe_dump({"include": str(TASKS / "ibm_speech_likert.yaml"), "name": "t", "dataset": {"fetch": fetch}}))
+    path.write_text(
+        yaml.safe_dump({"include": str(TASKS / "ibm_speech_likert.yaml"), "name": "t", "dataset": {"fetch": fetch}})
+    )
     with pytest.raises(UserError) as info:
         load_task_file(path)
     assert str(path) in str(info.value) and f"field '{field}'" in str(info.value) and "\n" not in str(info.value)
@@ -308,7 +378,15 @@ def test_a_task_that_drops_the_hub_has_nothing_to_fetch(tmp_path: Path) -> None:
     """Including ibm_speech_likert with ``hub: null`` (as the benchmark task does) keeps a valid task;
     its inherited Hub files are not fetched."""
     path = tmp_path / "mine.yaml"
-    path.write_text(yaml.safe_dump({"include": str(TASKS / "ibm_speech_likert.yaml"), "name": "mine", "dataset": {"local_dir": "mine", "hub": None}}))
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "include": str(TASKS / "ibm_speech_likert.yaml"),
+                "name": "mine",
+                "dataset": {"local_dir": "mine", "hub": None},
+            }
+        )
+    )
     task = load_task_file(path)
     assert fetch_targets([task]) == ([], ["mine"])
     proc = run_cli("data", "fetch", str(path))

@@ -32,7 +32,14 @@ def test_hub_download_goes_through_the_same_adapter(tmp_path: Path, monkeypatch:
     monkeypatch.setattr(huggingface_hub, "snapshot_download", fake_snapshot_download)
     task, _ = load_task("ibm_speech_likert")
     ds = load_task_data(task, "hub")
-    assert calls == [{"repo_id": "noystl/speech-quality-dataset", "repo_type": "dataset", "revision": None, "allow_patterns": ["data.csv"]}]
+    assert calls == [
+        {
+            "repo_id": "noystl/speech-quality-dataset",
+            "repo_type": "dataset",
+            "revision": None,
+            "allow_patterns": ["data.csv"],
+        }
+    ]
     assert ds.source == "hub" and ds.revision == snap.name and len(ds.docs) == 631 and not ds.is_sample
     local = load_task_data(task, "local", src.parent.parent)
     assert local.content_hash == ds.content_hash  # same bytes, same hash, wherever they came from

@@ -43,13 +43,27 @@ def eval_args(api_base: str, out: Path, *extra: str) -> list[str]:
             "--output-dir", str(out), "--no-progress", "--data-dir", str(DATA_DIR), *extra]  # fmt: skip
 
 
-@pytest.mark.parametrize("base", ["not-a-url", "http://", "127.0.0.1:8000/v1", "http://127.0.0.1:99999/v1", "ftp://127.0.0.1/v1"])
+@pytest.mark.parametrize(
+    "base", ["not-a-url", "http://", "127.0.0.1:8000/v1", "http://127.0.0.1:99999/v1", "ftp://127.0.0.1/v1"]
+)
 def test_a_malformed_api_base_is_refused_before_any_request(tmp_path: Path, base: str) -> None:
     line = invoke(*eval_args(base, tmp_path)).one_line_error()
     assert f"'{base}' is not a server URL" in line and "--api-base" in line
     with pytest.raises(UserError, match="is not a server URL"):
-        debench.evaluate("ibm_speech_likert", "openai/stub", api_base=base, limit=3, data_dir=DATA_DIR, output_dir=tmp_path)
-    line = invoke("arena", "--models", "openai/a,openai/b", "--judge", "openai/c", "--api-base", base, "--output-dir", str(tmp_path)).one_line_error()
+        debench.evaluate(
+            "ibm_speech_likert", "openai/stub", api_base=base, limit=3, data_dir=DATA_DIR, output_dir=tmp_path
+        )
+    line = invoke(
+        "arena",
+        "--models",
+        "openai/a,openai/b",
+        "--judge",
+        "openai/c",
+        "--api-base",
+        base,
+        "--output-dir",
+        str(tmp_path),
+    ).one_line_error()
     assert "is not a server URL" in line
     assert not any(tmp_path.iterdir())
 
@@ -63,7 +77,10 @@ def test_an_api_base_where_nothing_listens_ends_after_the_grace_period(tmp_path:
     started = time.monotonic()
     line = invoke(*eval_args(base, tmp_path, "--model-args", f"{FAST},client={client}")).one_line_error()
     elapsed = time.monotonic() - started
-    assert f"cannot connect to {'POST ' if client == 'http' else ''}{base}/chat/completions" in line and "connect_grace" in line
+    assert (
+        f"cannot connect to {'POST ' if client == 'http' else ''}{base}/chat/completions" in line
+        and "connect_grace" in line
+    )
     gave_up = re.search(r"gave up after (\d+) attempts in ([\d.]+) s", line)
     assert gave_up is not None, line
     # retried for the grace period (a server still starting), then stopped by it: not by the 50
@@ -71,7 +88,15 @@ def test_an_api_base_where_nothing_listens_ends_after_the_grace_period(tmp_path:
     assert int(gave_up[1]) <= 50 and float(gave_up[2]) >= 0.5 and elapsed >= 0.5, line
     assert not list(tmp_path.rglob("results_*.json"))  # no results file of nulls
     with pytest.raises(EndpointError, match="cannot connect to"):
-        debench.evaluate("ibm_speech_likert", "openai/stub", api_base=base, model_args=f"{FAST},client={client}", limit=3, data_dir=DATA_DIR, output_dir=tmp_path)
+        debench.evaluate(
+            "ibm_speech_likert",
+            "openai/stub",
+            api_base=base,
+            model_args=f"{FAST},client={client}",
+            limit=3,
+            data_dir=DATA_DIR,
+            output_dir=tmp_path,
+        )
 
 
 def test_the_default_grace_period_is_short() -> None:
@@ -79,7 +104,9 @@ def test_the_default_grace_period_is_short() -> None:
 
 
 @pytest.mark.parametrize("seed", range(20))
-def test_with_the_defaults_a_dead_api_base_waits_at_most_the_grace_period_in_all(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+def test_with_the_defaults_a_dead_api_base_waits_at_most_the_grace_period_in_all(
+    monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
     """What a dead api base costs with the default policy, on a clock of its own (the machine's load
     plays no part): the waits between attempts add up to the grace period at most, so the run ends
     about ``connect_grace`` seconds after the first refusal."""
@@ -93,11 +120,17 @@ def test_with_the_defaults_a_dead_api_base_waits_at_most_the_grace_period_in_all
     async def refused() -> None:
         raise ConnectionRefusedError(111, "Connection refused")
 
-    monkeypatch.setattr(retry, "asyncio", types.SimpleNamespace(sleep=sleep, CancelledError=asyncio.CancelledError, TimeoutError=asyncio.TimeoutError))
+    monkeypatch.setattr(
+        retry,
+        "asyncio",
+        types.SimpleNamespace(sleep=sleep, CancelledError=asyncio.CancelledError, TimeoutError=asyncio.TimeoutError),
+    )
     monkeypatch.setattr(retry, "time", types.SimpleNamespace(monotonic=lambda: clock[0]))
     policy = RetryPolicy()
     with pytest.raises(EndpointError, match="cannot connect to"):
-        asyncio.run(retry.call_with_retries(refused, policy=policy, rng=random.Random(seed), classify=lambda exc: "unreachable"))
+        asyncio.run(
+            retry.call_with_retries(refused, policy=policy, rng=random.Random(seed), classify=lambda exc: "unreachable")
+        )
     assert slept and sum(slept) <= policy.connect_grace
 
 
@@ -107,7 +140,15 @@ def test_a_404_for_the_chat_path_names_the_url_tried(tmp_path: Path) -> None:
         base = srv.base_url.removesuffix("/v1") + "/api"
         line = invoke(*eval_args(base, tmp_path, "--concurrency", "1")).one_line_error()
         with pytest.raises(EndpointError, match="HTTP 404"):
-            debench.evaluate("ibm_speech_likert", "openai/stub", api_base=base, limit=3, concurrency=1, data_dir=DATA_DIR, output_dir=tmp_path)
+            debench.evaluate(
+                "ibm_speech_likert",
+                "openai/stub",
+                api_base=base,
+                limit=3,
+                concurrency=1,
+                data_dir=DATA_DIR,
+                output_dir=tmp_path,
+            )
     assert f"POST {base}/chat/completions" in line and "HTTP 404" in line and "usually ends in /v1" in line
 
 
@@ -115,9 +156,25 @@ def test_finished_samples_are_kept_when_the_endpoint_goes_away(tmp_path: Path) -
     """A run that stops on a dead endpoint keeps what it finished; the same command resumes."""
     with StubServer() as srv:
         base = srv.base_url
-        (first,) = debench.evaluate("ibm_speech_likert", "openai/stub", api_base=base, limit=2, data_dir=DATA_DIR, output_dir=tmp_path, n_bootstrap=0)
+        (first,) = debench.evaluate(
+            "ibm_speech_likert",
+            "openai/stub",
+            api_base=base,
+            limit=2,
+            data_dir=DATA_DIR,
+            output_dir=tmp_path,
+            n_bootstrap=0,
+        )
     with pytest.raises(EndpointError):  # the server is gone: the 3rd document cannot be judged
-        debench.evaluate("ibm_speech_likert", "openai/stub", api_base=base, model_args=FAST, limit=3, data_dir=DATA_DIR, output_dir=tmp_path)
+        debench.evaluate(
+            "ibm_speech_likert",
+            "openai/stub",
+            api_base=base,
+            model_args=FAST,
+            limit=3,
+            data_dir=DATA_DIR,
+            output_dir=tmp_path,
+        )
     from debench.data.samples import read_records
 
     assert len(read_records(first.samples_path)) == 2
@@ -126,7 +183,9 @@ def test_finished_samples_are_kept_when_the_endpoint_goes_away(tmp_path: Path) -
 @pytest.mark.parametrize("client", ["http", "litellm"])
 def test_batch_against_a_server_without_batch_endpoints_is_one_line(tmp_path: Path, client: str) -> None:
     with StubServer(batch_endpoints=False) as srv:
-        line = invoke(*eval_args(srv.base_url, tmp_path, "--batch", "--batch-poll", "0.05", "--model-args", f"client={client}")).one_line_error()
+        line = invoke(
+            *eval_args(srv.base_url, tmp_path, "--batch", "--batch-poll", "0.05", "--model-args", f"client={client}")
+        ).one_line_error()
         stats = srv.stats
     assert "field '--batch'" in line and "has no batch endpoints" in line and "run without --batch" in line
     assert stats.total_requests == 0  # nothing was sent live instead

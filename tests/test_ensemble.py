@@ -53,7 +53,9 @@ def run(task: str, spec: str, rule: str | None, out: Path, base: str, limit: int
     real_data_dir("ibm_debate_speeches")
     t, path = load_task(task)
     model = make_judge(spec, rule, api_base=base, api_key=None, model_args="max_retries=0", seed=0)
-    opts = EvalOptions(output_dir=out, limit=limit, data_source="local", data_dir=str(DATA_DIR), progress=False, n_bootstrap=50)
+    opts = EvalOptions(
+        output_dir=out, limit=limit, data_source="local", data_dir=str(DATA_DIR), progress=False, n_bootstrap=50
+    )
     return asyncio.run(evaluate_task(t, path, model, opts))
 
 
@@ -113,7 +115,10 @@ def test_ensemble_combines_parsed_member_answers(tmp_path: Path, rule: str) -> N
 def test_two_member_ties_follow_the_documented_rules(tmp_path: Path) -> None:
     panel = Panel(seed=11)
     with StubServer(responder=panel) as srv:
-        outs = {rule: run("ibm_speech_likert", "openai/a,openai/b", rule, tmp_path / rule, srv.base_url, limit=80) for rule in ("majority", "mean")}
+        outs = {
+            rule: run("ibm_speech_likert", "openai/a,openai/b", rule, tmp_path / rule, srv.base_url, limit=80)
+            for rule in ("majority", "mean")
+        }
     ties = halves = 0
     for rule, out in outs.items():
         for r in read_records(out.samples_path):
@@ -149,7 +154,14 @@ def test_baseline_majority_is_the_longest_side_on_debateart(tmp_path: Path) -> N
     real_data_dir("debatrix_panelbench")
     t, path = load_task("debateart_winner")
     opts = EvalOptions(output_dir=tmp_path, data_source="local", data_dir=str(DATA_DIR), progress=False, n_bootstrap=50)
-    ens = make_judge("baseline/first,baseline/last,baseline/longest", "majority", api_base=None, api_key=None, model_args=None, seed=0)
+    ens = make_judge(
+        "baseline/first,baseline/last,baseline/longest",
+        "majority",
+        api_base=None,
+        api_key=None,
+        model_args=None,
+        seed=0,
+    )
     out = asyncio.run(evaluate_task(t, path, ens, opts))
     single = asyncio.run(evaluate_task(t, path, make_model("baseline/longest"), opts))
     a = {r.doc_id: r for r in read_records(out.samples_path)}
@@ -165,9 +177,25 @@ def test_baseline_majority_is_the_longest_side_on_debateart(tmp_path: Path) -> N
 def test_ensemble_command_line(tmp_path: Path) -> None:
     real_data_dir("ibm_debate_speeches")
     with StubServer(responder=Panel(seed=1)) as srv:
-        proc = run_cli("eval", "--task", "ibm_speech_likert", "--model", "openai/a,openai/b,openai/c", "--ensemble", "median",
-                       "--api-base", srv.base_url, "--limit", "12", "--output-dir", str(tmp_path), "--no-progress", "--bootstrap", "20",
-                       env={"DEBENCH_DATA_DIR": str(DATA_DIR)})
+        proc = run_cli(
+            "eval",
+            "--task",
+            "ibm_speech_likert",
+            "--model",
+            "openai/a,openai/b,openai/c",
+            "--ensemble",
+            "median",
+            "--api-base",
+            srv.base_url,
+            "--limit",
+            "12",
+            "--output-dir",
+            str(tmp_path),
+            "--no-progress",
+            "--bootstrap",
+            "20",
+            env={"DEBENCH_DATA_DIR": str(DATA_DIR)},
+        )
     assert proc.returncode == 0, proc.stderr
     assert "ensemble-median(openai/a,openai/b,openai/c)" in proc.stdout
     res = json.loads(next(tmp_path.glob("*/results_ibm_speech_likert_*.json")).read_text())
@@ -177,14 +205,31 @@ def test_ensemble_command_line(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--task", "debateart_winner", "--model", "baseline/first,baseline/last", "--ensemble", "mean"], "mean needs numeric predictions"),
+        (
+            ["--task", "debateart_winner", "--model", "baseline/first,baseline/last", "--ensemble", "mean"],
+            "mean needs numeric predictions",
+        ),
         (["--task", "debateart_winner", "--model", "baseline/first,baseline/last"], "combine them with --ensemble"),
         (["--task", "debateart_winner", "--model", "baseline/first", "--ensemble", "majority"], "at least two models"),
-        (["--task", "debateart_winner", "--model", "baseline/first,baseline/last", "--ensemble", "majority", "--method", "debatrix-f"], "--method direct only"),
+        (
+            [
+                "--task",
+                "debateart_winner",
+                "--model",
+                "baseline/first,baseline/last",
+                "--ensemble",
+                "majority",
+                "--method",
+                "debatrix-f",
+            ],
+            "--method direct only",
+        ),
     ],
 )
 def test_ensemble_user_errors(tmp_path: Path, args: list[str], message: str) -> None:
     real_data_dir("debatrix_panelbench")
-    proc = run_cli("eval", *args, "--output-dir", str(tmp_path), "--no-progress", env={"DEBENCH_DATA_DIR": str(DATA_DIR)})
+    proc = run_cli(
+        "eval", *args, "--output-dir", str(tmp_path), "--no-progress", env={"DEBENCH_DATA_DIR": str(DATA_DIR)}
+    )
     assert proc.returncode == 2 and message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     assert not list(tmp_path.rglob("*.jsonl"))  # nothing started

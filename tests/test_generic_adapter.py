@@ -50,7 +50,9 @@ def _expected_longest() -> list[str]:
 
 
 def test_yaml_only_task_over_a_jsonl_file(tmp_path: Path) -> None:
-    proc = run_cli("eval", "--task", str(TASK), "--model", "baseline/longest", "--output-dir", str(tmp_path), "--no-progress")
+    proc = run_cli(
+        "eval", "--task", str(TASK), "--model", "baseline/longest", "--output-dir", str(tmp_path), "--no-progress"
+    )
     assert proc.returncode == 0, proc.stderr
     res = json.loads(next((tmp_path / "baseline__longest").glob("results_my_debates_*.json")).read_text())
     gold = [GOLD[r["winner"]] for r in ROWS]
@@ -58,10 +60,15 @@ def test_yaml_only_task_over_a_jsonl_file(tmp_path: Path) -> None:
     assert res["metrics"]["accuracy"]["value"] == pytest.approx(expected) and res["metrics"]["accuracy"]["n"] == 6
     assert res["dataset"]["source"] == "local" and not res["dataset"]["is_sample"]
     assert res["dataset"]["content_hash"] == records_hash(ROWS)
-    samples = [json.loads(line) for line in next((tmp_path / "baseline__longest").glob("samples_*.jsonl")).read_text().splitlines()]
+    samples = [
+        json.loads(line)
+        for line in next((tmp_path / "baseline__longest").glob("samples_*.jsonl")).read_text().splitlines()
+    ]
     assert [s["doc_id"] for s in samples] == [r["id"] for r in ROWS] and [s["target"] for s in samples] == gold
     user = samples[0]["messages"][-1]["content"]
-    assert user.startswith("Motion: Cities should ban private cars") and "[Speech 2 — con (Ivo)]\nA ban punishes" in user
+    assert (
+        user.startswith("Motion: Cities should ban private cars") and "[Speech 2 — con (Ivo)]\nA ban punishes" in user
+    )
 
 
 def _write_formats(tmp_path: Path) -> dict[str, dict[str, Any]]:
@@ -106,7 +113,9 @@ def test_every_format_and_the_hub_path_give_the_same_documents(tmp_path: Path, m
         assert loaded.content_hash == reference.content_hash, name
         assert loaded.source == ("hub" if name == "hub" else "local")
     # the split is honoured: the Hub layout's train split holds two records
-    train = load_task_file(_task_variant(tmp_path, file=None, split="train", hub={"repo_id": str(tmp_path / "hub_repo")}))
+    train = load_task_file(
+        _task_variant(tmp_path, file=None, split="train", hub={"repo_id": str(tmp_path / "hub_repo")})
+    )
     assert [d.doc_id for d in load_task_data(train, "auto").docs] == ["cw-01", "cw-02"]
     missing = load_task_file(_task_variant(tmp_path, file="saved", split="validation"))
     with pytest.raises(UserError, match="no split 'validation'"):
@@ -127,7 +136,16 @@ def test_hub_path_through_the_cli_offline(tmp_path: Path) -> None:
 
 def test_an_unreachable_hub_data_set_is_one_line(tmp_path: Path) -> None:
     task = _task_variant(tmp_path, file=None, hub={"repo_id": "no-such-org/no-such-data", "revision": "main"})
-    proc = run_cli("eval", "--task", str(task), "--model", "baseline/random", "--output-dir", str(tmp_path), env={"HF_HUB_OFFLINE": "1"})
+    proc = run_cli(
+        "eval",
+        "--task",
+        str(task),
+        "--model",
+        "baseline/random",
+        "--output-dir",
+        str(tmp_path),
+        env={"HF_HUB_OFFLINE": "1"},
+    )
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
     assert "field 'dataset.hub'" in proc.stderr and "no-such-org/no-such-data" in proc.stderr
 
@@ -151,22 +169,34 @@ def test_the_real_ibm_csv_through_the_generic_adapter(tmp_path: Path) -> None:
     assert len(generic.docs) == 631 == len(ibm)
     for d in generic.docs:
         assert d.speeches[0].text == ibm[d.doc_id].speeches[0].text == d.fields["transcript"]
-        assert d.target == ibm[d.doc_id].meta["source"] == d.label and d.fields["topic"] == ibm[d.doc_id].fields["topic"]
+        assert (
+            d.target == ibm[d.doc_id].meta["source"] == d.label and d.fields["topic"] == ibm[d.doc_id].fields["topic"]
+        )
     assert {d.target for d in generic.docs} >= {"Human expert", "Project Debater", "Arg-GPT2"}
 
 
 @pytest.mark.parametrize(
     ("dataset", "field", "message"),
     [
-        ({"fields": {"gold": "winner", "text": "motion", "speeches": {"field": "turns"}}}, "dataset.fields", "exactly one of text, texts, speeches"),
+        (
+            {"fields": {"gold": "winner", "text": "motion", "speeches": {"field": "turns"}}},
+            "dataset.fields",
+            "exactly one of text, texts, speeches",
+        ),
         ({"fields": None}, "dataset", "needs dataset.fields"),
         ({"file": None}, "dataset", "needs dataset.file or dataset.hub"),
         ({"adapter": "debateart", "local_dir": "x"}, "dataset", "only for adapter 'generic'"),
-        ({"fields": {"gold": "winner", "text": "motion", "variables": {"transcript": "motion"}}}, "dataset.fields", "'transcript' is set by the adapter"),
+        (
+            {"fields": {"gold": "winner", "text": "motion", "variables": {"transcript": "motion"}}},
+            "dataset.fields",
+            "'transcript' is set by the adapter",
+        ),
     ],
     ids=["two-text-sources", "no-fields", "no-source", "file-on-published-adapter", "transcript-variable"],
 )
-def test_invalid_generic_task_names_the_field(tmp_path: Path, dataset: dict[str, Any], field: str, message: str) -> None:
+def test_invalid_generic_task_names_the_field(
+    tmp_path: Path, dataset: dict[str, Any], field: str, message: str
+) -> None:
     path = _task_variant(tmp_path, **dataset)
     with pytest.raises(UserError) as info:
         load_task_file(path)
@@ -187,15 +217,35 @@ def _rows_file(tmp_path: Path, rows: list[Any], name: str = "bad.jsonl") -> Path
         ([{**ROWS[0], "turns": "not a list"}], "turns", "expected a list of speeches"),
         ([{**ROWS[0], "turns": [{"name": "x"}]}], "turns", "expected a mapping with the key 'said'"),
         ([{**ROWS[0], "winner": None}], "winner", "record 1: no gold value"),
-        ([ROWS[0], {**ROWS[1], "turns": [*ROWS[1]["turns"][:1], {**ROWS[1]["turns"][1], "position": "C"}]}], "turns",
-         "record 2, speech 2: side 'C' is not in dataset.fields.speeches.side_map (A, B)"),
-        ([{**ROWS[0], "turns": [{"name": "Mara", "said": "no side given"}]}], "turns", "record 1, speech 1: no side (key 'position') is not in"),
+        (
+            [ROWS[0], {**ROWS[1], "turns": [*ROWS[1]["turns"][:1], {**ROWS[1]["turns"][1], "position": "C"}]}],
+            "turns",
+            "record 2, speech 2: side 'C' is not in dataset.fields.speeches.side_map (A, B)",
+        ),
+        (
+            [{**ROWS[0], "turns": [{"name": "Mara", "said": "no side given"}]}],
+            "turns",
+            "record 1, speech 1: no side (key 'position') is not in",
+        ),
     ],
-    ids=["unmapped-gold", "duplicate-id", "missing-column", "speeches-not-a-list", "speech-without-text", "null-gold", "unmapped-side", "missing-side"],
+    ids=[
+        "unmapped-gold",
+        "duplicate-id",
+        "missing-column",
+        "speeches-not-a-list",
+        "speech-without-text",
+        "null-gold",
+        "unmapped-side",
+        "missing-side",
+    ],
 )
-def test_bad_records_are_one_line_errors_naming_file_and_field(tmp_path: Path, rows: list[Any], field: str, message: str) -> None:
+def test_bad_records_are_one_line_errors_naming_file_and_field(
+    tmp_path: Path, rows: list[Any], field: str, message: str
+) -> None:
     task = _rows_file(tmp_path, rows)
-    line = invoke("eval", "--task", str(task), "--model", "baseline/random", "--output-dir", str(tmp_path / "out")).one_line_error()
+    line = invoke(
+        "eval", "--task", str(task), "--model", "baseline/random", "--output-dir", str(tmp_path / "out")
+    ).one_line_error()
     assert str(tmp_path / "bad.jsonl") in line and f"field '{field}'" in line and message in line
     with pytest.raises(UserError, match=re.escape(message)):
         debench.evaluate(str(task), "baseline/random", output_dir=tmp_path / "out")
@@ -219,7 +269,10 @@ def test_unreadable_files_are_one_line_errors(tmp_path: Path) -> None:
 
 def test_texts_by_side_and_gold_numbers(tmp_path: Path) -> None:
     """Two columns, one per side; numeric gold kept as numbers; label keys 1 / 1.0 / "1" alike."""
-    rows = [{"q": "m1", "a": "short", "b": "a much longer answer here", "score": 1.0}, {"q": "m2", "a": "x y z w", "b": "y", "score": 0}]
+    rows = [
+        {"q": "m1", "a": "short", "b": "a much longer answer here", "score": 1.0},
+        {"q": "m2", "a": "x y z w", "b": "y", "score": 0},
+    ]
     (tmp_path / "pairs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     task = _task_variant(tmp_path, file="pairs.jsonl", fields={"variables": {"motion": "q"}, "texts": {"pro": "a", "con": "b"}, "gold": "score",
                                                                 "label_map": {1: "con", 0: "pro"}})  # fmt: skip
@@ -238,12 +291,23 @@ def test_the_documented_example_runs_as_written(tmp_path: Path) -> None:
     block = section.split("```yaml\n", 1)[1].split("```", 1)[0]
     (tmp_path / "my_debates.yaml").write_text(block)
     shutil.copy(FIXTURE / "debates.jsonl", tmp_path / "debates.jsonl")
-    proc = run_cli("eval", "--task", str(tmp_path / "my_debates.yaml"), "--model", "baseline/last", "--output-dir", str(tmp_path / "out"), "--no-progress")
+    proc = run_cli(
+        "eval",
+        "--task",
+        str(tmp_path / "my_debates.yaml"),
+        "--model",
+        "baseline/last",
+        "--output-dir",
+        str(tmp_path / "out"),
+        "--no-progress",
+    )
     assert proc.returncode == 0, proc.stderr
     res = json.loads(next((tmp_path / "out" / "baseline__last").glob("results_my_debates_*.json")).read_text())
     last = [GOLD[r["turns"][-1]["position"]] for r in ROWS]
     gold = [GOLD[r["winner"]] for r in ROWS]
-    assert res["metrics"]["accuracy"]["value"] == pytest.approx(sum(a == b for a, b in zip(last, gold, strict=True)) / 6)
+    assert res["metrics"]["accuracy"]["value"] == pytest.approx(
+        sum(a == b for a, b in zip(last, gold, strict=True)) / 6
+    )
 
 
 def test_a_generic_task_may_include_a_shipped_one(tmp_path: Path) -> None:
@@ -256,11 +320,15 @@ def test_a_generic_task_may_include_a_shipped_one(tmp_path: Path) -> None:
     raw = yaml.safe_load(TASK.read_text())["dataset"]
     raw["fields"]["variables"] = {"motion": "motion", "info_slide": "id", "pro_name": "id", "con_name": "id"}
     path = tmp_path / "art_like.yaml"
-    path.write_text(yaml.safe_dump({"include": str(tasks_dir() / "debateart_winner.yaml"), "name": "art_like", "dataset": raw}))
+    path.write_text(
+        yaml.safe_dump({"include": str(tasks_dir() / "debateart_winner.yaml"), "name": "art_like", "dataset": raw})
+    )
     task = load_task_file(path)
     assert task.dataset.adapter == "generic" and task.dataset.fetch is not None  # inherited, unused
     assert fetch_targets([task]) == ([], ["art_like"])
-    proc = run_cli("eval", "--task", str(path), "--model", "baseline/first", "--output-dir", str(tmp_path / "out"), "--no-progress")
+    proc = run_cli(
+        "eval", "--task", str(path), "--model", "baseline/first", "--output-dir", str(tmp_path / "out"), "--no-progress"
+    )
     assert proc.returncode == 0, proc.stderr
     res = json.loads(next((tmp_path / "out" / "baseline__first").glob("results_art_like_*.json")).read_text())
     assert res["metrics"]["rmse"]["n"] == 6 and res["dataset"]["location"].endswith("debates.jsonl")

@@ -39,12 +39,22 @@ def test_the_identity_is_the_files_content_and_slots_and_context_count(tmp_path:
     wheel_file = smollm2_file()
     model = make_model(f"gguf/{wheel_file}@temperature=0.3", model_args="n_parallel=2,n_ctx=8192")
     digest = sha256_of(wheel_file)
-    assert model.name == f"gguf/{wheel_file.name}#{digest[:12]}@temperature=0.3"  # the absolute path stays on this machine
+    assert (
+        model.name == f"gguf/{wheel_file.name}#{digest[:12]}@temperature=0.3"
+    )  # the absolute path stays on this machine
     assert model.identity() == {
-        "name": f"gguf/{wheel_file.name}#{digest[:12]}", "send_grammar": True, "n_parallel": 2, "n_ctx": 8192, "generation": {"temperature": 0.3},
+        "name": f"gguf/{wheel_file.name}#{digest[:12]}",
+        "send_grammar": True,
+        "n_parallel": 2,
+        "n_ctx": 8192,
+        "generation": {"temperature": 0.3},
         "weights": {"source": "path", "file": wheel_file.name, "sha256": sha256_of(wheel_file)},
     }
-    assert make_model("local/smollm2").identity() == {"name": "local/smollm2", "weights": "SmolLM2-135M-Instruct.Q4_1.gguf", "send_grammar": True}
+    assert make_model("local/smollm2").identity() == {
+        "name": "local/smollm2",
+        "weights": "SmolLM2-135M-Instruct.Q4_1.gguf",
+        "send_grammar": True,
+    }
 
 
 def test_bad_files_and_arguments_are_one_line_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -63,21 +73,58 @@ def test_bad_files_and_arguments_are_one_line_exit_2(tmp_path: Path, monkeypatch
         "gguf/notes.gguf@tensor_parallel_size=2": "model argument 'tensor_parallel_size' does not apply",
     }
     for model, error in cases.items():
-        result = CliRunner().invoke(main, ["eval", "--task", "ibm_speech_likert", "--model", model, "--limit", "1", "--data-dir", str(DATA_DIR),
-                                           "--output-dir", str(tmp_path / "out"), "--no-progress"])
+        result = CliRunner().invoke(
+            main,
+            [
+                "eval",
+                "--task",
+                "ibm_speech_likert",
+                "--model",
+                model,
+                "--limit",
+                "1",
+                "--data-dir",
+                str(DATA_DIR),
+                "--output-dir",
+                str(tmp_path / "out"),
+                "--no-progress",
+            ],
+        )
         assert result.exit_code == 2, (model, result.output)
         line = result.stderr.strip()
         assert len(line.splitlines()) == 1 and error in line and "Traceback" not in result.output, (model, line)
     assert not (tmp_path / "out").exists() or not list((tmp_path / "out").rglob("results_*.json"))
 
 
-def test_batch_is_refused_for_the_embedded_server_never_sent_to_openai(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_batch_is_refused_for_the_embedded_server_never_sent_to_openai(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     real_data_dir("ibm_debate_speeches")
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")  # litellm's batch path would have used it, on OpenAI's servers
+    monkeypatch.setenv(
+        "OPENAI_API_KEY", "sk-test-not-a-real-key"
+    )  # litellm's batch path would have used it, on OpenAI's servers
     for model in ("local/smollm2", f"gguf/{smollm2_file()}"):
-        result = CliRunner().invoke(main, ["eval", "--task", "ibm_speech_likert", "--model", model, "--batch", "--limit", "1", "--data-dir", str(DATA_DIR),
-                                           "--output-dir", str(tmp_path / "out"), "--no-progress"])
-        assert result.exit_code == 2 and "the embedded llama.cpp server has no batch API" in result.stderr, result.output
+        result = CliRunner().invoke(
+            main,
+            [
+                "eval",
+                "--task",
+                "ibm_speech_likert",
+                "--model",
+                model,
+                "--batch",
+                "--limit",
+                "1",
+                "--data-dir",
+                str(DATA_DIR),
+                "--output-dir",
+                str(tmp_path / "out"),
+                "--no-progress",
+            ],
+        )
+        assert result.exit_code == 2 and "the embedded llama.cpp server has no batch API" in result.stderr, (
+            result.output
+        )
 
 
 def test_a_hub_file_is_downloaded_through_hf_hub_download(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -91,8 +138,13 @@ def test_a_hub_file_is_downloaded_through_hf_hub_download(monkeypatch: pytest.Mo
     monkeypatch.setattr("huggingface_hub.hf_hub_download", download)
     model = make_model("gguf/hf:HuggingFaceTB/SmolLM2-GGUF/q4/smollm2.gguf@revision=abc123")
     assert asked == [{"repo_id": "HuggingFaceTB/SmolLM2-GGUF", "filename": "q4/smollm2.gguf", "revision": "abc123"}]
-    assert model.identity()["weights"] == {"source": "hub", "repo_id": "HuggingFaceTB/SmolLM2-GGUF", "file": "q4/smollm2.gguf", "revision": "abc123",
-                                           "sha256": sha256_of(wheel_file)}
+    assert model.identity()["weights"] == {
+        "source": "hub",
+        "repo_id": "HuggingFaceTB/SmolLM2-GGUF",
+        "file": "q4/smollm2.gguf",
+        "revision": "abc123",
+        "sha256": sha256_of(wheel_file),
+    }
 
 
 def test_file_digests_are_read_once_per_path_size_and_mtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -123,7 +175,9 @@ def test_a_folder_with_nothing_in_it_names_no_weights(tmp_path: Path) -> None:
         weights.weights_digest(tmp_path / "empty")
 
 
-def test_llama_cpp_runs_two_threads_on_any_machine_and_another_count_is_another_judge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_llama_cpp_runs_two_threads_on_any_machine_and_another_count_is_another_judge(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The thread count changes llama.cpp's answers (docs/models.md, "Threads"): the server runs
     ``DEFAULT_THREADS`` whatever the number of cores, and ``n_threads`` joins the identity (so the
     cache key and the leaderboard's rebuild), reaching the server it starts."""
@@ -137,7 +191,9 @@ def test_llama_cpp_runs_two_threads_on_any_machine_and_another_count_is_another_
     eight = make_model("local/smollm2", model_args="n_threads=8")
     assert eight.identity() == {**default.identity(), "n_threads": 8}
     assert model_from_identity(eight.identity(), None).identity() == eight.identity()
-    assert default.describe()["n_threads"] == 2 and eight.describe()["n_threads"] == 8  # results record the count that ran
+    assert (
+        default.describe()["n_threads"] == 2 and eight.describe()["n_threads"] == 8
+    )  # results record the count that ran
     started: list[dict[str, object]] = []
 
     def fake_server(**kwargs: object) -> object:
@@ -150,6 +206,25 @@ def test_llama_cpp_runs_two_threads_on_any_machine_and_another_count_is_another_
     assert [s["threads"] for s in started] == [2, 8, 3]
     real_data_dir("ibm_debate_speeches")
     for bad in ("0", "two", "257"):
-        result = CliRunner().invoke(main, ["eval", "--task", "ibm_speech_likert", "--model", "local/smollm2", "--model-args", f"n_threads={bad}", "--limit", "1",
-                                           "--data-dir", str(DATA_DIR), "--output-dir", str(tmp_path / "out"), "--no-progress"])
-        assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1 and "n_threads" in result.stderr, (bad, result.output)
+        result = CliRunner().invoke(
+            main,
+            [
+                "eval",
+                "--task",
+                "ibm_speech_likert",
+                "--model",
+                "local/smollm2",
+                "--model-args",
+                f"n_threads={bad}",
+                "--limit",
+                "1",
+                "--data-dir",
+                str(DATA_DIR),
+                "--output-dir",
+                str(tmp_path / "out"),
+                "--no-progress",
+            ],
+        )
+        assert (
+            result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1 and "n_threads" in result.stderr
+        ), (bad, result.output)

@@ -27,7 +27,17 @@ from debench.task.parsing import MATCH_TIMEOUT_S, parse_answer
 from debench.task.prompt_sandbox import TemplateBoundError, render
 from debench.testing.stub_server import BatchPlan, FaultPlan, StubServer
 
-SAMPLE = ("--task", "ibm_speech_likert", "--limit", "2", "--data-source", "sample", "--no-progress", "--bootstrap", "20")
+SAMPLE = (
+    "--task",
+    "ibm_speech_likert",
+    "--limit",
+    "2",
+    "--data-source",
+    "sample",
+    "--no-progress",
+    "--bootstrap",
+    "20",
+)
 """A run on the sample data shipped with debench (two speeches)."""
 
 
@@ -59,7 +69,11 @@ def test_an_endpoint_set_in_the_environment_gets_its_own_requests(tmp_path: Path
     endpoint in the model's identity."""
     with StubServer() as one, StubServer() as two:
         for srv, out in ((one, "a"), (two, "b")):
-            env = {"DEBENCH_CACHE_DIR": str(tmp_path / "cache"), "OPENAI_API_BASE": srv.base_url, "OPENAI_API_KEY": "sk-test-0123456789abcdef"}
+            env = {
+                "DEBENCH_CACHE_DIR": str(tmp_path / "cache"),
+                "OPENAI_API_BASE": srv.base_url,
+                "OPENAI_API_KEY": "sk-test-0123456789abcdef",
+            }
             proc = run_cli(*eval_args("gpt-4o", tmp_path / out), env=env)
             assert proc.returncode == 0, proc.stderr[-1500:]
         asked = one.stats.total_requests, two.stats.total_requests
@@ -81,7 +95,9 @@ def test_a_dot_env_file_is_not_loaded(tmp_path: Path) -> None:
         asked = srv.stats.total_requests
     assert "needs OPENAI_API_KEY" in one_line(proc)
     assert asked == 0
-    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())  # a refused run leaves no empty results/<model>/
+    assert not (tmp_path / "out").exists() or not any(
+        (tmp_path / "out").iterdir()
+    )  # a refused run leaves no empty results/<model>/
 
 
 # -- failures that cannot recover ------------------------------------------------------------------
@@ -118,7 +134,9 @@ def answering(status: int, message: str) -> Iterator[tuple[str, list[str]]]:
 @pytest.mark.parametrize("client", ["http", "litellm"])
 @pytest.mark.parametrize(("status", "message"), [(400, "bad request"), (401, "invalid key"), (403, "forbidden"), (404, "no such model"),
                                                  (422, "unprocessable"), (501, "not implemented"), (429, "insufficient_quota")])  # fmt: skip
-def test_a_status_no_retry_can_fix_stops_the_run_at_once(tmp_path: Path, status: int, message: str, client: str) -> None:
+def test_a_status_no_retry_can_fix_stops_the_run_at_once(
+    tmp_path: Path, status: int, message: str, client: str
+) -> None:
     with answering(status, message) as (base, hits):
         proc = run_cli(*eval_args("openai/stub", tmp_path / "out", "--api-base", base, "--concurrency", "1", "--model-args", f"client={client}"),
                        env={"DEBENCH_CACHE_DIR": str(tmp_path / "cache")})  # fmt: skip
@@ -161,7 +179,16 @@ def test_counts_past_their_ceiling_are_refused(tmp_path: Path, option: str, valu
 
 def test_arena_rank_counts_have_ceilings(tmp_path: Path) -> None:
     (tmp_path / "j.jsonl").write_text("")
-    proc = run_cli("arena", "rank", "--judgments", str(tmp_path / "j.jsonl"), "--output", str(tmp_path / "r.json"), "--n-boot", "100000000")
+    proc = run_cli(
+        "arena",
+        "rank",
+        "--judgments",
+        str(tmp_path / "j.jsonl"),
+        "--output",
+        str(tmp_path / "r.json"),
+        "--n-boot",
+        "100000000",
+    )
     assert proc.returncode == 2 and "--n-boot" in proc.stderr
 
 
@@ -178,7 +205,10 @@ def test_a_catastrophic_parser_pattern_is_a_bounded_parse_failure() -> None:
     ("template", "says"),
     [
         ("{% for i in range(100000000) %}x{% endfor %}", "range() calls yield more than"),
-        ("{% for i in range(99999) %}{% for j in range(99999) %}{% endfor %}{% endfor %}", "range() calls yield more than"),
+        (
+            "{% for i in range(99999) %}{% for j in range(99999) %}{% endfor %}{% endfor %}",
+            "range() calls yield more than",
+        ),
         ("{{ 'x' * 10000000000 }}", "repeats a value past"),
         ("{{ 10 ** 100000000 }}", "power above"),
         ("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}", "recurses too deeply"),
@@ -209,7 +239,9 @@ def test_a_prompt_template_renders_within_bounds(template: str, says: str) -> No
 def test_a_task_whose_template_loops_for_ever_is_one_line(tmp_path: Path) -> None:
     task = (Path(__file__).parent.parent / "tasks" / "ibm_speech_likert.yaml").read_text(encoding="utf-8")
     hostile = tmp_path / "loop.yaml"
-    hostile.write_text(task.replace("user: |", "user: |\n    {% for i in range(100000000) %}{% endfor %}", 1), encoding="utf-8")
+    hostile.write_text(
+        task.replace("user: |", "user: |\n    {% for i in range(100000000) %}{% endfor %}", 1), encoding="utf-8"
+    )
     assert "range(100000000)" in hostile.read_text()
     proc = run_cli("eval", "--task", str(hostile), "--model", "baseline/random", "--limit", "2", "--data-source", "sample", "--no-progress",
                    "--output-dir", str(tmp_path / "out"))  # fmt: skip
@@ -288,7 +320,9 @@ def test_a_record_without_a_usable_id_is_refused(bad: object) -> None:
 
     fm = FieldMap(doc_id="id", text="text", gold="label")
     with pytest.raises(DataError, match="record 2: the id must be text or a whole number"):
-        docs_from_records([{"id": "a", "text": "t", "label": 1}, {"id": bad, "text": "t", "label": 1}], fm, "data.jsonl")
+        docs_from_records(
+            [{"id": "a", "text": "t", "label": 1}, {"id": bad, "text": "t", "label": 1}], fm, "data.jsonl"
+        )
 
 
 def test_a_reference_naming_an_unknown_model_is_refused() -> None:
@@ -301,7 +335,9 @@ def test_a_reference_naming_an_unknown_model_is_refused() -> None:
 
 
 def test_small_refusals_are_one_line(tmp_path: Path) -> None:
-    assert "--api-base does not apply" in one_line(run_cli(*eval_args("baseline/random", tmp_path / "o1", "--api-base", "http://127.0.0.1:9/v1")))
+    assert "--api-base does not apply" in one_line(
+        run_cli(*eval_args("baseline/random", tmp_path / "o1", "--api-base", "http://127.0.0.1:9/v1"))
+    )
     assert "no such file or folder: ./missing" in one_line(run_cli(*eval_args("vllm/./missing", tmp_path / "o2")))
     assert not (tmp_path / "o1").exists() and not (tmp_path / "o2").exists()
 
@@ -324,6 +360,8 @@ def test_no_key_is_fatal_not_transient(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(UserError, match="needs OPENAI_API_KEY"):
         make_model("gpt-4o", api_bases=["http://127.0.0.1:9/v1"]).check_ready()
-    make_model("openai/stub", api_bases=["http://127.0.0.1:9/v1"]).check_ready()  # a server of the user's: no key needed
+    make_model(
+        "openai/stub", api_bases=["http://127.0.0.1:9/v1"]
+    ).check_ready()  # a server of the user's: no key needed
     assert classify_status(500, "OpenAIException - Missing credentials. Please pass an `api_key`") == "fatal"
     assert classify_status(500, "The server had an error") == "transient"

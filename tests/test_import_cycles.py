@@ -197,9 +197,13 @@ def test_the_architecture_page_is_drawn_from_the_packages() -> None:
     packages = {name for name, path in units().items() if path.name == "__init__.py" and name != "debench"}
     table = read_table(ARCHITECTURE.read_text(encoding="utf-8"), packages)
     declared = {name: allowed for name, allowed in declarations().items() if name != "debench"}
-    assert set(table) == set(declared), f"rows missing: {sorted(set(declared) - set(table))}; rows for nothing: {sorted(set(table) - set(declared))}"
+    assert set(table) == set(declared), (
+        f"rows missing: {sorted(set(declared) - set(table))}; rows for nothing: {sorted(set(table) - set(declared))}"
+    )
     differ = {name: (sorted(table[name]), sorted(declared[name])) for name in declared if table[name] != declared[name]}
-    assert not differ, f"docs/architecture.md's 'may import' column (first) differs from the docstring (second): {differ}"
+    assert not differ, (
+        f"docs/architecture.md's 'may import' column (first) differs from the docstring (second): {differ}"
+    )
 
 
 def test_the_table_reader() -> None:

@@ -30,8 +30,20 @@ def submissions(tmp_path_factory: pytest.TempPathFactory) -> Path:
     data = str(real_data_dir("ibm_debate_speeches").parent)
     for model, extra in (("baseline/random", []), ("baseline/majority", ["--limit", "120"])):
         proc = run_cli(
-            "eval", "--task", TASK, "--model", model, "--output-dir", str(root),
-            "--data-source", "local", "--data-dir", data, "--no-progress", "--no-cache", *extra,
+            "eval",
+            "--task",
+            TASK,
+            "--model",
+            model,
+            "--output-dir",
+            str(root),
+            "--data-source",
+            "local",
+            "--data-dir",
+            data,
+            "--no-progress",
+            "--no-cache",
+            *extra,
         )
         assert proc.returncode == 0, proc.stderr
     return root
@@ -79,12 +91,32 @@ def test_task_board_contents(built: Path, submissions: Path) -> None:
     assert ref["kappa_loo"]["value"] == random_results["metrics"]["kappa_human"]  # the full run's figure
     assert t["verified"] == [] and t["self_reported"] == []
     random, majority = t["baselines"]  # listed by value, a constant judge's undefined tau last
-    assert random["model"] == "baseline/random" and random["rank"] is None and random["tier"] is None and not random["partial"]
-    assert random["standing"] == "baseline" and random["baseline_level"] == "chance" and "reference line" in random["unranked_reason"]
+    assert (
+        random["model"] == "baseline/random"
+        and random["rank"] is None
+        and random["tier"] is None
+        and not random["partial"]
+    )
+    assert (
+        random["standing"] == "baseline"
+        and random["baseline_level"] == "chance"
+        and "reference line" in random["unranked_reason"]
+    )
     assert random["metrics"] == random_results["metrics"] and random["is_baseline"]
-    assert random["identity"] == {"name": "baseline/random", "seed": 0} and random["provenance"]["basis"] == "recomputed"
-    assert random["provenance"]["spot_check"] is None and random["incomplete_share"] == 0.0 and random["left_out_share"] == 0.0
-    assert majority["model"] == "baseline/majority" and majority["rank"] is None and majority["partial"] and majority["n_docs"] == 120
+    assert (
+        random["identity"] == {"name": "baseline/random", "seed": 0} and random["provenance"]["basis"] == "recomputed"
+    )
+    assert (
+        random["provenance"]["spot_check"] is None
+        and random["incomplete_share"] == 0.0
+        and random["left_out_share"] == 0.0
+    )
+    assert (
+        majority["model"] == "baseline/majority"
+        and majority["rank"] is None
+        and majority["partial"]
+        and majority["n_docs"] == 120
+    )
     assert random["samples_file"].startswith("baseline__random/samples_")
     # baselines are reference lines: nothing is ranked, and the overview says what it waits for
     from debench.leaderboard.maintainers import load_maintainers
@@ -93,14 +125,16 @@ def test_task_board_contents(built: Path, submissions: Path) -> None:
     assert data["overall_tasks"] == load_maintainers(REPO / "leaderboard" / "maintainers.yaml").overall_tasks
     assert data["overview"] == [] and data["overview_self_reported"] == []
     assert "at least 2 verified judges" in data["overall_waiting"] and "none yet" in data["overall_waiting"]
-    assert data["reported"]["rows"] and all(r["label"] == "reported in paper, not verified" for r in data["reported"]["rows"])
+    assert data["reported"]["rows"] and all(
+        r["label"] == "reported in paper, not verified" for r in data["reported"]["rows"]
+    )
 
 
 @pytest.mark.real_data("a board of runs on all 631 IBM speeches")
 def test_page_is_self_contained_and_embeds_the_json(built: Path) -> None:
     html = (built / "index.html").read_text()
     assert "Content-Security-Policy" in html and "default-src 'none'" in html
-    assert not any(s in html for s in ('src="http', "href=\"http", "@import", "url(http"))
+    assert not any(s in html for s in ('src="http', 'href="http', "@import", "url(http"))
     embedded = html.split('<script type="application/json" id="leaderboard-data">', 1)[1].split("</script>", 1)[0]
     assert json.loads(embedded) == json.loads((built / "leaderboard.json").read_text())
     reported_tasks = {r["task"] for r in json.loads(embedded)["reported"]["rows"]}
@@ -151,8 +185,17 @@ def test_committed_leaderboard_is_current(tmp_path: Path) -> None:
     """The committed leaderboard is what the refresh job builds from the committed submissions
     (so every seeded submission still validates against the installed tasks and the real data)."""
     proc = subprocess.run(
-        [sys.executable, str(REPO / "scripts" / "refresh_leaderboard.py"), "--out", str(tmp_path), "--data-dir", str(DATA_DIR)],
-        capture_output=True, text=True, timeout=900,
+        [
+            sys.executable,
+            str(REPO / "scripts" / "refresh_leaderboard.py"),
+            "--out",
+            str(tmp_path),
+            "--data-dir",
+            str(DATA_DIR),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     hint = "the committed leaderboard is stale: rerun `python scripts/seed_leaderboard.py` (baselines) or `python scripts/refresh_leaderboard.py`"
     assert proc.returncode == 0, f"{hint}\n{proc.stdout}\n{proc.stderr}"
@@ -182,7 +225,9 @@ def test_the_hub_receives_only_validated_files_and_no_link_is_followed(submissio
     names = sorted(p.relative_to(stage).as_posix() for p in stage.rglob("*") if not p.is_dir())
     assert names == sorted(p.relative_to(stage).as_posix() for p in staged)
     kept = sorted(n.split("/", 1)[1] for n in names if n.startswith("submissions/"))
-    assert all(n.split("/")[1].startswith(("results_", "samples_")) and n.endswith((".json", ".jsonl")) for n in kept), kept
+    assert all(
+        n.split("/")[1].startswith(("results_", "samples_")) and n.endswith((".json", ".jsonl")) for n in kept
+    ), kept
     assert len(kept) == 4 and {"leaderboard.json", "index.html", "leaderboard.schema.json"} <= set(names)
     assert not any(p.is_symlink() for p in stage.rglob("*"))
     environ = Path("/proc/self/environ").read_bytes().split(b"\0")[0]

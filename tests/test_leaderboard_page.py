@@ -117,13 +117,23 @@ def mixed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any
 
     subs = REPO / "leaderboard" / "submissions"
     standing = {
-        ("bp_top_team", "baseline/random"): "verified", ("bp_top_team", "baseline/majority"): "verified", ("bp_top_team", "baseline/last"): "verified",
-        ("bp_top_team", "baseline/longest"): "self_reported", ("bp_top_team", "baseline/first"): "baseline",
-        ("debateart_winner", "baseline/random"): "verified", ("debateart_winner", "baseline/majority"): "verified",
-        ("debateart_winner", "baseline/first"): "verified", ("debateart_winner", "baseline/longest"): "self_reported",
+        ("bp_top_team", "baseline/random"): "verified",
+        ("bp_top_team", "baseline/majority"): "verified",
+        ("bp_top_team", "baseline/last"): "verified",
+        ("bp_top_team", "baseline/longest"): "self_reported",
+        ("bp_top_team", "baseline/first"): "baseline",
+        ("debateart_winner", "baseline/random"): "verified",
+        ("debateart_winner", "baseline/majority"): "verified",
+        ("debateart_winner", "baseline/first"): "verified",
+        ("debateart_winner", "baseline/longest"): "self_reported",
         ("debateart_winner", "baseline/last"): "baseline",
     }
-    files = [p for (task, model) in standing for p in (subs / model.replace("/", "__")).glob(f"results_{task}_*.json") if p.name.count("_") == task.count("_") + 2]
+    files = [
+        p
+        for (task, model) in standing
+        for p in (subs / model.replace("/", "__")).glob(f"results_{task}_*.json")
+        if p.name.count("_") == task.count("_") + 2
+    ]
     ok, errors = validate_all(files, data_dir=DATA_DIR)
     assert not errors, errors
     kept = [(s, standing[(s.task.name, s.results.model.name)], "given for this page") for s in ok]
@@ -170,10 +180,17 @@ def _check_cell(cell: dict[str, Any], mv: dict[str, Any], where: str) -> None:
 
 
 def test_page_loads_offline_with_no_external_resource(driver: Any) -> None:
-    assert driver.execute_script("return document.documentElement.getAttribute('data-ready')") == "1", "the page script did not run"
+    assert driver.execute_script("return document.documentElement.getAttribute('data-ready')") == "1", (
+        "the page script did not run"
+    )
     assert driver.execute_script("return performance.getEntriesByType('resource').length") == 0
-    assert driver.execute_script("return document.querySelectorAll('[src], link[href], iframe, object, embed').length") == 0
-    hrefs = driver.execute_script("return Array.prototype.map.call(document.querySelectorAll('a[href]'), function(a){return a.getAttribute('href')})")
+    assert (
+        driver.execute_script("return document.querySelectorAll('[src], link[href], iframe, object, embed').length")
+        == 0
+    )
+    hrefs = driver.execute_script(
+        "return Array.prototype.map.call(document.querySelectorAll('a[href]'), function(a){return a.getAttribute('href')})"
+    )
     assert hrefs and all(h.startswith("#") for h in hrefs), hrefs
     severe = [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
     assert not severe, severe  # no script error, no blocked load
@@ -195,7 +212,9 @@ def _check_page(shown: dict[str, Any], board: dict[str, Any]) -> None:
     names = [t["name"] for t in board["tasks"]]
     section_names = sorted(set(names) | {r["task"] for r in board["reported"]["rows"]})
     assert sorted(shown["tasks"]) == section_names
-    assert shown["nav"] == ["#overview"] + [f"#task-{n}" for n in section_names] + (["#papers"] if board["reported"]["papers"] else [])
+    assert shown["nav"] == ["#overview"] + [f"#task-{n}" for n in section_names] + (
+        ["#papers"] if board["reported"]["papers"] else []
+    )
     for t in board["tasks"]:
         page = shown["tasks"][t["name"]]
         assert page["visible"] and page["title"] == t["name"]
@@ -216,12 +235,26 @@ def _check_page(shown: dict[str, Any], board: dict[str, Any]) -> None:
             _check_cell(refs[0]["cells"][ref["metric"]], ref["value"], f"{t['name']} human reference {ref['metric']}")
         _check_rows(page["selfReported"], t["self_reported"], t)
         for r, e in zip(page["selfReported"], t["self_reported"], strict=True):  # apart, never ranked
-            assert r["rank"] is None and r["tier"] is None and r["provenance"] == "self-reported" and e["standing_reason"] in r["why"]
+            assert (
+                r["rank"] is None
+                and r["tier"] is None
+                and r["provenance"] == "self-reported"
+                and e["standing_reason"] in r["why"]
+            )
         assert (page["selfHeading"] is not None) == bool(t["self_reported"])
-        assert page["baselineLines"] >= len([e for e in t["baselines"] if e["metrics"][t["primary_metric"]]["value"] is not None])
-    for shown_rows, rows in ((shown["overview"], board["overview"]), (shown["selfOverview"], board["overview_self_reported"])):
-        assert [(r["judge"], r["model"], r["method"]) for r in shown_rows] == [(r["judge"], r["model"], r["method"]) for r in rows]
-        columns = {task for row in rows for task in row["cells"]}  # the tasks where one of the table's judges has an entry
+        assert page["baselineLines"] >= len(
+            [e for e in t["baselines"] if e["metrics"][t["primary_metric"]]["value"] is not None]
+        )
+    for shown_rows, rows in (
+        (shown["overview"], board["overview"]),
+        (shown["selfOverview"], board["overview_self_reported"]),
+    ):
+        assert [(r["judge"], r["model"], r["method"]) for r in shown_rows] == [
+            (r["judge"], r["model"], r["method"]) for r in rows
+        ]
+        columns = {
+            task for row in rows for task in row["cells"]
+        }  # the tasks where one of the table's judges has an entry
         for shown_row, row in zip(shown_rows, rows, strict=True):
             assert set(shown_row["cells"]) == columns
             for task, cell in shown_row["cells"].items():
@@ -230,12 +263,16 @@ def _check_page(shown: dict[str, Any], board: dict[str, Any]) -> None:
                     assert cell["value"] == ""
                     continue
                 assert cell["entry"] == ref["entry"]
-                _check_cell(cell, {"value": ref["value"], "ci95": ref["ci95"], "n": None}, f"overview {row['model']} {task}")
+                _check_cell(
+                    cell, {"value": ref["value"], "ci95": ref["ci95"], "n": None}, f"overview {row['model']} {task}"
+                )
     assert all(r["position"] is None for r in shown["selfOverview"])  # no rank column at all
     assert (shown["waiting"] or None) == board["overall_waiting"]
 
 
-def test_the_committed_page_ranks_only_the_leaderboards_own_numbers(driver: Any, board: dict[str, Any], tmp_path: Path) -> None:
+def test_the_committed_page_ranks_only_the_leaderboards_own_numbers(
+    driver: Any, board: dict[str, Any], tmp_path: Path
+) -> None:
     driver.get(PAGE.as_uri())
     shown = driver.execute_script(EXTRACT)
     assert shown["lede"].startswith("A rank is the leaderboard's own number.") and "self-reported" in shown["lede"]
@@ -249,9 +286,17 @@ def test_the_committed_page_ranks_only_the_leaderboards_own_numbers(driver: Any,
     assert not driver.find_elements("css selector", ".waiting-list li")
     assert all(e["rank"] is None for t in board["tasks"] for e in t["baselines"])
     # the overall task set is the maintainers'; the overview waits for two verified judges and says so
-    assert board["overall_waiting"] and "at least 2 verified judges" in shown["waiting"] and "fixed by the maintainers" in shown["waiting"]
+    assert (
+        board["overall_waiting"]
+        and "at least 2 verified judges" in shown["waiting"]
+        and "fixed by the maintainers" in shown["waiting"]
+    )
     (row,) = shown["overview"]  # its row, with no overall position until a second verified judge
-    assert row["model"] == "local/smollm2" and row["position"] == "—" and row["cells"]["ibm_speech_likert"]["text"] == "−0.058"
+    assert (
+        row["model"] == "local/smollm2"
+        and row["position"] == "—"
+        and row["cells"]["ibm_speech_likert"]["text"] == "−0.058"
+    )
     # a look for humans (not committed): DEBENCH_SCREENSHOT_DIR keeps it
     png = tmp_path / "leaderboard.png"
     assert driver.save_screenshot(str(png)) and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -260,7 +305,9 @@ def test_the_committed_page_ranks_only_the_leaderboards_own_numbers(driver: Any,
 
 
 @pytest.mark.real_data("the committed submissions validate only against the real data's content hashes")
-def test_a_page_with_verified_self_reported_and_baseline_entries(driver: Any, mixed: tuple[Path, dict[str, Any]]) -> None:
+def test_a_page_with_verified_self_reported_and_baseline_entries(
+    driver: Any, mixed: tuple[Path, dict[str, Any]]
+) -> None:
     page, board = mixed
     driver.get(page.as_uri())
     shown = driver.execute_script(EXTRACT)
@@ -301,7 +348,11 @@ def test_page_shows_tiers_and_why_entries_are_unranked(driver: Any, mixed: tuple
         if shown_row["miss"]:
             missing = row["missing_tasks"]
             assert shown_row["miss"].startswith("not ranked overall: no ranked entry on")
-            assert (", ".join(missing) in shown_row["miss"]) if len(missing) <= 2 else (f"{len(missing)} of {len(board['overall_tasks'])} tasks" in shown_row["miss"])
+            assert (
+                (", ".join(missing) in shown_row["miss"])
+                if len(missing) <= 2
+                else (f"{len(missing)} of {len(board['overall_tasks'])} tasks" in shown_row["miss"])
+            )
         for task, cell in shown_row["cells"].items():
             ref = row["cells"].get(task)
             if ref is not None and ref["rank"] is not None:
@@ -323,7 +374,12 @@ def test_reported_rows_apart_and_marked(driver: Any, board: dict[str, Any]) -> N
         for got, want in zip(page["reported"], expected, strict=True):
             assert not got["inVerifiedTable"] and not got["hasRank"]  # never ranked with verified rows
             assert got["label"] == "reported in paper, not verified" and got["labelVisible"]
-            assert (got["paper"], got["source"], got["model"], got["method"]) == (want["paper"], want["table"], want["model"], want["method"])
+            assert (got["paper"], got["source"], got["model"], got["method"]) == (
+                want["paper"],
+                want["table"],
+                want["model"],
+                want["method"],
+            )
             assert want["table"] in got["text"]
             for name, v in want["metrics"].items():
                 assert float(got["cells"][name]) == v["value"] and f"printed {v['printed']}" in got["text"]
@@ -349,7 +405,9 @@ def _click_and_check(driver: Any, table: Any, key: str) -> list[str]:
     from selenium.webdriver.common.by import By
 
     th = table.find_element(By.CSS_SELECTOR, f'thead th[data-key="{key}"]')
-    col = driver.execute_script("return Array.prototype.indexOf.call(arguments[0].parentNode.children, arguments[0])", th)
+    col = driver.execute_script(
+        "return Array.prototype.indexOf.call(arguments[0].parentNode.children, arguments[0])", th
+    )
     numeric = th.get_attribute("data-sort") == "num"
     orders = []
     for _ in range(2):  # first click, then the reverse
@@ -380,7 +438,10 @@ def test_clicking_a_header_sorts_the_rows(driver: Any, mixed: tuple[Path, dict[s
         if len(t["verified"]) < 2:
             continue
         table = driver.find_element(By.CSS_SELECTOR, f'section[data-task="{t["name"]}"] table.lb.ranked')
-        refs = driver.execute_script("return Array.prototype.map.call(arguments[0].tBodies[1].rows, function(r){return r.getAttribute('data-entry')})", table)
+        refs = driver.execute_script(
+            "return Array.prototype.map.call(arguments[0].tBodies[1].rows, function(r){return r.getAttribute('data-entry')})",
+            table,
+        )
         for c in t["metrics"]:
             first, _ = _click_and_check(driver, table, c["name"])
             # the first click puts the best values first
@@ -388,9 +449,20 @@ def test_clicking_a_header_sorts_the_rows(driver: Any, mixed: tuple[Path, dict[s
         for key in ("n", "left_out", "tier", "rank"):
             _click_and_check(driver, table, key)
         # the reference lines stay below, in their order: sorting never mixes them with the ranked entries
-        assert driver.execute_script("return Array.prototype.map.call(arguments[0].tBodies[1].rows, function(r){return r.getAttribute('data-entry')})", table) == refs
+        assert (
+            driver.execute_script(
+                "return Array.prototype.map.call(arguments[0].tBodies[1].rows, function(r){return r.getAttribute('data-entry')})",
+                table,
+            )
+            == refs
+        )
     overview = driver.find_element(By.CSS_SELECTOR, 'table.overview[data-table="overview"]')
-    for key in ["position", "mean_rank", "n_tasks", *sorted({task for row in board["overview"] for task in row["cells"]})]:
+    for key in [
+        "position",
+        "mean_rank",
+        "n_tasks",
+        *sorted({task for row in board["overview"] for task in row["cells"]}),
+    ]:
         _click_and_check(driver, overview, key)
 
 
@@ -407,7 +479,8 @@ def test_model_column_sorts_by_name(driver: Any, mixed: tuple[Path, dict[str, An
     th.find_element(By.TAG_NAME, "button").click()
     assert th.get_attribute("aria-sort") == "ascending"
     names = driver.execute_script(
-        "return Array.prototype.map.call(arguments[0].tBodies[0].querySelectorAll('td.model .name'), function(e){return e.innerText})", table
+        "return Array.prototype.map.call(arguments[0].tBodies[0].querySelectorAll('td.model .name'), function(e){return e.innerText})",
+        table,
     )
     assert names == sorted(names, key=str.lower) and sorted(names) == sorted(e["model"] for e in t["verified"])
 
@@ -415,7 +488,9 @@ def test_model_column_sorts_by_name(driver: Any, mixed: tuple[Path, dict[str, An
 HOSTILE = '<script class="injected">document.title="pwned"</script><b class="injected">x</b>'
 
 
-def test_everything_a_submission_or_paper_holds_is_escaped(driver: Any, mixed: tuple[Path, dict[str, Any]], board: dict[str, Any], tmp_path: Path) -> None:
+def test_everything_a_submission_or_paper_holds_is_escaped(
+    driver: Any, mixed: tuple[Path, dict[str, Any]], board: dict[str, Any], tmp_path: Path
+) -> None:
     """Model names, identities, submission folders, error reasons and reported rows rendered
     through the templates' autoescape: markup shows as text and never runs."""
     from debench.leaderboard.board import Leaderboard
@@ -441,7 +516,9 @@ def test_everything_a_submission_or_paper_holds_is_escaped(driver: Any, mixed: t
     page = tmp_path / "hostile.html"
     page.write_text(render_page(lb), encoding="utf-8")
     driver.get(page.as_uri())
-    assert driver.execute_script("return document.documentElement.getAttribute('data-ready')") == "1", "the page script did not run"
+    assert driver.execute_script("return document.documentElement.getAttribute('data-ready')") == "1", (
+        "the page script did not run"
+    )
     assert driver.execute_script("return document.querySelectorAll('.injected').length") == 0
     assert driver.title == HOSTILE  # shown as text
     text = driver.execute_script("return document.body.innerText")
@@ -449,4 +526,7 @@ def test_everything_a_submission_or_paper_holds_is_escaped(driver: Any, mixed: t
     # the embedded JSON still parses and holds the strings unchanged
     data = json.loads(driver.execute_script("return document.getElementById('leaderboard-data').textContent"))
     got = next(x for x in data["tasks"] if x["name"] == t.name)
-    assert got["self_reported"][0]["submission"] == HOSTILE and data["reported"]["rows"][0]["note"] == "</script>" + HOSTILE
+    assert (
+        got["self_reported"][0]["submission"] == HOSTILE
+        and data["reported"]["rows"][0]["note"] == "</script>" + HOSTILE
+    )

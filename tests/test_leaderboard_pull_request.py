@@ -51,8 +51,16 @@ def trees(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def gate(pr: Path, base: Path, out: Path) -> tuple[int, str, str]:
-    return refresh_main("--submissions", str(pr / "leaderboard" / "submissions"), "--pr-base", str(base / "leaderboard" / "submissions"),
-                        "--out", str(out), "--data-dir", str(DATA_DIR))
+    return refresh_main(
+        "--submissions",
+        str(pr / "leaderboard" / "submissions"),
+        "--pr-base",
+        str(base / "leaderboard" / "submissions"),
+        "--out",
+        str(out),
+        "--data-dir",
+        str(DATA_DIR),
+    )
 
 
 def refused_by_gate(pr: Path, base: Path, tmp_path: Path, *expected: str) -> str:
@@ -71,20 +79,38 @@ def test_a_genuine_new_submission_is_accepted(trees: tuple[Path, Path], new_base
     copy_submission(new_baseline, pr / "leaderboard" / "submissions" / "baseline__random-seed1")
     code, out, err = gate(pr, base, tmp_path / "board")
     assert code == 0, err
-    assert "pull request: adds only leaderboard/submissions/baseline__random-seed1/ (nothing else differs from the base)" in out
+    assert (
+        "pull request: adds only leaderboard/submissions/baseline__random-seed1/ (nothing else differs from the base)"
+        in out
+    )
     assert f"judged by debench 0.1.0 at {REPO / 'debench'}" in out
     board = json.loads((tmp_path / "board" / "leaderboard.json").read_text())
     (t,) = board["tasks"]
-    assert {e["submission"] for e in t["baselines"]} == {"baseline__random", "baseline__length", "baseline__random-seed1"}
-    assert [e["model"] for e in t["verified"]] == ["local/smollm2"] and t["self_reported"] == []  # ranked with the job's own run
+    assert {e["submission"] for e in t["baselines"]} == {
+        "baseline__random",
+        "baseline__length",
+        "baseline__random-seed1",
+    }
+    assert [e["model"] for e in t["verified"]] == ["local/smollm2"] and t[
+        "self_reported"
+    ] == []  # ranked with the job's own run
 
 
-def test_rewriting_an_existing_submission_is_refused(trees: tuple[Path, Path], new_baseline: Path, tmp_path: Path) -> None:
+def test_rewriting_an_existing_submission_is_refused(
+    trees: tuple[Path, Path], new_baseline: Path, tmp_path: Path
+) -> None:
     pr, base = trees
     copy_submission(new_baseline, pr / "leaderboard" / "submissions" / "baseline__random-seed1")
     res = next((pr / "leaderboard" / "submissions" / "baseline__length").glob("results_*.json"))
     res.write_text(res.read_text().replace('"n_samples": 631', '"n_samples": 631 '))  # one byte, still valid JSON
-    refused_by_gate(pr, base, tmp_path, f"leaderboard/submissions/baseline__length/{res.name}", "changes this file", "go through the maintainers")
+    refused_by_gate(
+        pr,
+        base,
+        tmp_path,
+        f"leaderboard/submissions/baseline__length/{res.name}",
+        "changes this file",
+        "go through the maintainers",
+    )
 
 
 def test_deleting_a_submission_is_refused(trees: tuple[Path, Path], new_baseline: Path, tmp_path: Path) -> None:
@@ -101,7 +127,9 @@ def test_a_symlink_in_the_new_folder_is_refused(trees: tuple[Path, Path], new_ba
     refused_by_gate(pr, base, tmp_path, "samples_zz.jsonl", "is a symbolic link: a submission holds regular files only")
 
 
-def test_a_samples_log_that_is_a_symlink_is_refused(trees: tuple[Path, Path], new_baseline: Path, tmp_path: Path) -> None:
+def test_a_samples_log_that_is_a_symlink_is_refused(
+    trees: tuple[Path, Path], new_baseline: Path, tmp_path: Path
+) -> None:
     pr, base = trees
     _, samples = copy_submission(new_baseline, pr / "leaderboard" / "submissions" / "baseline__random-seed1")
     real = tmp_path / "elsewhere.jsonl"
@@ -128,23 +156,37 @@ def test_plots_and_subfolders_are_refused(trees: tuple[Path, Path], new_baseline
     refused_by_gate(pr, base, tmp_path, "more", "is a folder")
 
 
-def test_a_pull_request_cannot_add_or_change_a_spot_check_record(trees: tuple[Path, Path], new_baseline: Path, tmp_path: Path) -> None:
+def test_a_pull_request_cannot_add_or_change_a_spot_check_record(
+    trees: tuple[Path, Path], new_baseline: Path, tmp_path: Path
+) -> None:
     pr, base = trees
     res, _ = copy_submission(new_baseline, pr / "leaderboard" / "submissions" / "baseline__random-seed1")
     record = next((SEEDS / "local__smollm2").glob("spotcheck_*.json"))
     fake = res.parent / ("spotcheck_" + res.name.removeprefix("results_"))
     fake.write_text(record.read_text())
-    refused_by_gate(pr, base, tmp_path, fake.name, "a spot-check record is written by the leaderboard's job after the merge, never submitted")
+    refused_by_gate(
+        pr,
+        base,
+        tmp_path,
+        fake.name,
+        "a spot-check record is written by the leaderboard's job after the merge, never submitted",
+    )
     fake.unlink()
     mine = pr / "leaderboard" / "submissions" / "local__smollm2" / record.name
     text = mine.read_text()
-    flipped = text.replace('"agree": true', '"agree": false', 1) if '"agree": true' in text else text.replace('"agree": false', '"agree": true', 1)
+    flipped = (
+        text.replace('"agree": true', '"agree": false', 1)
+        if '"agree": true' in text
+        else text.replace('"agree": false', '"agree": true', 1)
+    )
     assert flipped != text  # one verdict of the record flipped
     mine.write_text(flipped)
     refused_by_gate(pr, base, tmp_path, f"local__smollm2/{record.name}", "changes this file")
 
 
-def test_a_change_outside_the_submissions_is_refused(trees: tuple[Path, Path], new_baseline: Path, tmp_path: Path) -> None:
+def test_a_change_outside_the_submissions_is_refused(
+    trees: tuple[Path, Path], new_baseline: Path, tmp_path: Path
+) -> None:
     pr, base = trees
     copy_submission(new_baseline, pr / "leaderboard" / "submissions" / "baseline__random-seed1")
     task = pr / "tasks" / f"{TASK}.yaml"
@@ -167,10 +209,10 @@ def test_two_new_folders_or_none_are_refused(trees: tuple[Path, Path], new_basel
 
 
 # The pull request's own copy of debench: the provenance checks turned off.
-PERMISSIVE = '''
+PERMISSIVE = """
     def check(self, rec, line):  # the pull request's "fix": accept every record
         return
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -189,7 +231,9 @@ def pull_request(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, 
     text = provenance.read_text()
     marker = "    def check(self, rec: SampleRecord, line: int) -> None:\n"
     assert marker in text
-    provenance.write_text(text.replace(marker, PERMISSIVE + "\n    def _unused_check(self, rec: SampleRecord, line: int) -> None:\n"))
+    provenance.write_text(
+        text.replace(marker, PERMISSIVE + "\n    def _unused_check(self, rec: SampleRecord, line: int) -> None:\n")
+    )
     base_subs = tmp_path_factory.mktemp("base") / "subs"  # not a checkout: only the submissions trees are compared
     (genuine,) = [p for p in (SEEDS / "baseline__random").glob(f"results_{TASK}_*.json") if "_cot_" not in p.name]
     copy_submission(genuine, base_subs / "baseline__random")
@@ -199,16 +243,35 @@ def pull_request(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, 
     return pr, base_subs, res, samples
 
 
-def _refresh(script: Path, pr: Path, out: Path, *extra: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def _refresh(
+    script: Path, pr: Path, out: Path, *extra: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     full = {**os.environ, "DEBENCH_DATA_DIR": str(DATA_DIR), **(env or {})}
     return subprocess.run(
-        [sys.executable, str(script), "--submissions", str(pr / "leaderboard" / "submissions"), "--out", str(out), *extra],
-        capture_output=True, text=True, cwd=pr, env=full, timeout=600, check=False,
+        [
+            sys.executable,
+            str(script),
+            "--submissions",
+            str(pr / "leaderboard" / "submissions"),
+            "--out",
+            str(out),
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        cwd=pr,
+        env=full,
+        timeout=600,
+        check=False,
     )
 
 
-@pytest.mark.real_data("a copy of the committed submissions, which validate only against the real data's content hashes")
-def test_the_pull_requests_own_code_would_accept_the_forgery(pull_request: tuple[Path, Path, Path, Path], tmp_path: Path) -> None:
+@pytest.mark.real_data(
+    "a copy of the committed submissions, which validate only against the real data's content hashes"
+)
+def test_the_pull_requests_own_code_would_accept_the_forgery(
+    pull_request: tuple[Path, Path, Path, Path], tmp_path: Path
+) -> None:
     """The control: judged by the modified copy, the forgery passes — so the next test shows
     which code judged."""
     pr, _, _, _ = pull_request
@@ -219,13 +282,19 @@ def test_the_pull_requests_own_code_would_accept_the_forgery(pull_request: tuple
 
 
 @pytest.mark.parametrize("hostile_env", [{}, {"PYTHONPATH": "PR"}])
-@pytest.mark.real_data("a copy of the committed submissions, which validate only against the real data's content hashes")
-def test_the_base_code_judges_the_pull_request(pull_request: tuple[Path, Path, Path, Path], tmp_path: Path, hostile_env: dict[str, str]) -> None:
+@pytest.mark.real_data(
+    "a copy of the committed submissions, which validate only against the real data's content hashes"
+)
+def test_the_base_code_judges_the_pull_request(
+    pull_request: tuple[Path, Path, Path, Path], tmp_path: Path, hostile_env: dict[str, str]
+) -> None:
     """The base checkout's refresh script, run from inside the pull request's copy (and with the
     copy first on PYTHONPATH), judges with the base debench and refuses the forgery."""
     pr, base_subs, _, samples = pull_request
     env = {k: str(pr) if v == "PR" else v for k, v in hostile_env.items()}
-    proc = _refresh(REPO / "scripts" / "refresh_leaderboard.py", pr, tmp_path / "out", "--pr-base", str(base_subs), env=env)
+    proc = _refresh(
+        REPO / "scripts" / "refresh_leaderboard.py", pr, tmp_path / "out", "--pr-base", str(base_subs), env=env
+    )
     assert proc.returncode == 2, proc.stdout
     assert f"judged by debench 0.1.0 at {REPO / 'debench'}" in proc.stdout
     assert "pull request: adds only leaderboard/submissions/openai__gpt-perfect/" in proc.stdout

@@ -79,7 +79,9 @@ def _section(html: str, table: str) -> str:
     return html[start : html.index("</table>", start)]
 
 
-def test_gold_answers_from_the_submitters_endpoint_are_shown_not_ranked(gold_run: Path, gold_server: StubServer, tmp_path: Path) -> None:
+def test_gold_answers_from_the_submitters_endpoint_are_shown_not_ranked(
+    gold_run: Path, gold_server: StubServer, tmp_path: Path
+) -> None:
     results = json.loads(gold_run.read_text())
     assert results["metrics"]["kendall_tau_c"]["value"] > 0.6  # the gold answers: far above every real judge
     subs = submissions_tree(tmp_path, TASK)
@@ -122,12 +124,25 @@ def test_the_same_answers_typed_in_as_a_trusted_providers_model_are_not_ranked(g
 
         def rename(d: dict[str, Any], name: str = name, identity: dict[str, Any] = identity) -> None:
             d["model"] = {"name": name, "kind": "litellm", "identity": identity}
-            d["config"]["fingerprint"] = run_fingerprint(task, identity, d["dataset"]["content_hash"], d["task"]["method"])
+            d["config"]["fingerprint"] = run_fingerprint(
+                task, identity, d["dataset"]["content_hash"], d["task"]["method"]
+            )
 
         edit_json(res, rename)
         out = tmp_path / folder / "out"
-        code, _, err = refresh_main("--submissions", str(subs), "--out", str(out), "--reproduced", str(out / "reproduced"), "--queue", str(out / "queue.json"),
-                                    "--data-dir", str(DATA_DIR), "--reproduce")
+        code, _, err = refresh_main(
+            "--submissions",
+            str(subs),
+            "--out",
+            str(out),
+            "--reproduced",
+            str(out / "reproduced"),
+            "--queue",
+            str(out / "queue.json"),
+            "--data-dir",
+            str(DATA_DIR),
+            "--reproduce",
+        )
         assert code == 0, err
         groups = entries_of(board_json(out), TASK)
         (entry,) = groups["self_reported"]
@@ -135,7 +150,9 @@ def test_the_same_answers_typed_in_as_a_trusted_providers_model_are_not_ranked(g
         if name == "openai/gpt-4o":
             assert "not a model id of the maintainers' allowlist" in entry["standing_reason"]
         else:  # no key in the environment: it waits, never ranked with the submitted numbers
-            assert "OPENAI_API_KEY" in entry["standing_reason"] and board_json(out)["waiting"] == [f"{folder}/{res.name}"]
+            assert "OPENAI_API_KEY" in entry["standing_reason"] and board_json(out)["waiting"] == [
+                f"{folder}/{res.name}"
+            ]
 
 
 # ----------------------------------------------------------------------------- parse failures
@@ -143,7 +160,9 @@ def test_the_same_answers_typed_in_as_a_trusted_providers_model_are_not_ranked(g
 
 def _smollm2() -> Path:
     (res,) = (SEEDS / "local__smollm2").glob("results_ibm_speech_likert_*.json")
-    assert (res.parent / ("spotcheck_" + res.name.removeprefix("results_"))).exists(), f"the committed {res} has lost its spot-check record"
+    assert (res.parent / ("spotcheck_" + res.name.removeprefix("results_"))).exists(), (
+        f"the committed {res} has lost its spot-check record"
+    )
     return res
 
 
@@ -167,12 +186,19 @@ def test_hard_documents_turned_into_parse_failures_are_not_ranked(tmp_path: Path
 
     def fail(i: int, rec: dict[str, Any]) -> None:
         if rec["doc_id"] in hardest:
-            rec.update(status="parse_failure", prediction=None, response="I would rather not give this speech a number.", parse_error="no match")
+            rec.update(
+                status="parse_failure",
+                prediction=None,
+                response="I would rather not give this speech a number.",
+                parse_error="no match",
+            )
 
     edit_records(samples, fail)
     rescore(res)
     tau = json.loads(res.read_text())["metrics"]["kendall_tau_c"]["value"]
-    assert tau > 0.4 > genuine["metrics"]["kendall_tau_c"]["value"] + 0.4  # what it buys where parse failures are left out
+    assert (
+        tau > 0.4 > genuine["metrics"]["kendall_tau_c"]["value"] + 0.4
+    )  # what it buys where parse failures are left out
     # not reproduced by the leaderboard: shown with its (forged) numbers, never ranked; the job's own
     # run, not the submitter, decides which documents fail
     got = board_build(forged, tmp_path / "forged-out")
@@ -217,7 +243,9 @@ def test_an_edited_prompt_is_refused_even_with_patched_hashes(tmp_path: Path) ->
         d["task"]["identity_sha256"] = task_identity(installed)  # results 1.1
         d["task"]["version"] = installed.version
         d["config"]["task_file"] = f"tasks/{TASK}.yaml"
-        d["config"]["fingerprint"] = run_fingerprint(installed, d["model"]["identity"], d["dataset"]["content_hash"], d["task"]["method"])
+        d["config"]["fingerprint"] = run_fingerprint(
+            installed, d["model"]["identity"], d["dataset"]["content_hash"], d["task"]["method"]
+        )
 
     edit_json(res, patch)
     got = cli("validate", str(res))

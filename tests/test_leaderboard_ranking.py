@@ -17,7 +17,11 @@ SEEDS = REPO / "leaderboard" / "submissions"
 
 def seed(model: str, task: str) -> Path:
     """The committed seed run of a baseline on a task."""
-    (path,) = [p for p in (SEEDS / model.replace("/", "__")).glob(f"results_{task}_*.json") if re.fullmatch(rf"results_{task}_[0-9a-f]{{12}}\.json", p.name)]
+    (path,) = [
+        p
+        for p in (SEEDS / model.replace("/", "__")).glob(f"results_{task}_*.json")
+        if re.fullmatch(rf"results_{task}_[0-9a-f]{{12}}\.json", p.name)
+    ]
     return path
 
 
@@ -99,7 +103,10 @@ def test_unequal_task_sets(board) -> None:
         assert rows[model].missing_tasks == missing, model
     # majority ran ibm_speech_likert but is unranked there (a constant judge has no tau): shown, not ranked
     assert rows["baseline/majority"].cells["ibm_speech_likert"].rank is None
-    assert {board.overview[0].model, board.overview[1].model} == {"baseline/random", "baseline/majority"}  # ranked overall first
+    assert {board.overview[0].model, board.overview[1].model} == {
+        "baseline/random",
+        "baseline/majority",
+    }  # ranked overall first
 
 
 @pytest.mark.real_data("ranks the committed submissions, which validate only against the real data's content hashes")
@@ -116,7 +123,11 @@ def test_tiers_on_real_entries(board) -> None:
     assert by_model["baseline/last"].tier == 2  # its CI ends below the leader's
     ibm = next(t for t in board.tasks if t.name == "ibm_speech_likert")
     (unranked,) = ibm.verified
-    assert unranked.model == "baseline/majority" and unranked.tier is None and "undefined" in (unranked.unranked_reason or "")
+    assert (
+        unranked.model == "baseline/majority"
+        and unranked.tier is None
+        and "undefined" in (unranked.unranked_reason or "")
+    )
 
 
 @pytest.mark.slow
@@ -126,9 +137,15 @@ def test_the_overall_ranking_waits_for_two_verified_judges(board) -> None:
     from debench.leaderboard.build import build_leaderboard
     from debench.leaderboard.validate import validate_all
 
-    files = [seed("baseline/random", "bp_top_team"), seed("baseline/majority", "bp_top_team"), seed("baseline/last", "bp_top_team")]
+    files = [
+        seed("baseline/random", "bp_top_team"),
+        seed("baseline/majority", "bp_top_team"),
+        seed("baseline/last", "bp_top_team"),
+    ]
     ok, _ = validate_all(files, data_dir=DATA_DIR)
-    one = build_leaderboard([(ok[0], "verified", "given"), (ok[1], "self_reported", "given"), (ok[2], "baseline", "given")], SEEDS)
+    one = build_leaderboard(
+        [(ok[0], "verified", "given"), (ok[1], "self_reported", "given"), (ok[2], "baseline", "given")], SEEDS
+    )
     assert [r.model for r in one.overview] == [ok[0].results.model.name] and one.overview[0].overall_rank is None
     assert one.overall_waiting is not None and "at least 2 verified judges" in one.overall_waiting
     assert [r.model for r in one.overview_self_reported] == [ok[1].results.model.name]
@@ -147,11 +164,15 @@ def test_partial_runs_are_shown_not_ranked(tmp_path: Path) -> None:
     from debench.leaderboard.validate import validate_submission
 
     full = validate_submission(seed("baseline/random", "ibm_speech_likert"), data_dir=DATA_DIR)
-    part = validate_submission(eval_run(tmp_path, "ibm_speech_likert", "baseline/length", "--limit", "200"), data_dir=DATA_DIR)
+    part = validate_submission(
+        eval_run(tmp_path, "ibm_speech_likert", "baseline/length", "--limit", "200"), data_dir=DATA_DIR
+    )
     b = build_leaderboard(_kept([full, part]), tmp_path)
     (t,) = b.tasks
     assert [e.model for e in t.verified] == ["baseline/random", "baseline/length"]
     assert t.verified[1].rank is None and t.verified[1].unranked_reason == "covers only the first 200 documents"
     assert t.verified[0].rank == 1 and t.verified[0].tier == 1
     rows = {r.model: r for r in b.overview}
-    assert rows["baseline/length"].overall_rank is None and rows["baseline/length"].missing_tasks == ["ibm_speech_likert"]
+    assert rows["baseline/length"].overall_rank is None and rows["baseline/length"].missing_tasks == [
+        "ibm_speech_likert"
+    ]

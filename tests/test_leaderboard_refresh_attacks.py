@@ -45,7 +45,9 @@ def _variant(subs: Path, folder: str, change: Any) -> Path:
 
     def edit(d: dict[str, Any]) -> None:
         change(d["model"]["identity"])
-        d["config"]["fingerprint"] = run_fingerprint(task, d["model"]["identity"], d["dataset"]["content_hash"], d["task"]["method"])
+        d["config"]["fingerprint"] = run_fingerprint(
+            task, d["model"]["identity"], d["dataset"]["content_hash"], d["task"]["method"]
+        )
 
     edit_json(results, edit)
     return results
@@ -54,8 +56,19 @@ def _variant(subs: Path, folder: str, change: Any) -> Path:
 def _refresh(subs: Path, *extra: str, maintainers: Path | None = None) -> tuple[int, str, str, dict[str, Any]]:
     lb = subs.parent
     code, out, err = refresh_main(
-        "--submissions", str(subs), "--out", str(lb), "--reproduced", str(lb / "reproduced"), "--queue", str(lb / "queue.json"),
-        "--data-dir", str(DATA_DIR), "--maintainers", str(maintainers or REPO / "leaderboard" / "maintainers.yaml"), *extra,
+        "--submissions",
+        str(subs),
+        "--out",
+        str(lb),
+        "--reproduced",
+        str(lb / "reproduced"),
+        "--queue",
+        str(lb / "queue.json"),
+        "--data-dir",
+        str(DATA_DIR),
+        "--maintainers",
+        str(maintainers or REPO / "leaderboard" / "maintainers.yaml"),
+        *extra,
     )
     board = json.loads((lb / "leaderboard.json").read_text()) if (lb / "leaderboard.json").exists() else {}
     return code, out, err, board
@@ -80,13 +93,21 @@ def test_seed_variants_at_temperature_0_are_one_row_and_the_first_merged_is_kept
     subs = _tree(tmp_path)
     for k in range(1, 4):
         _variant(subs, f"a_seed{k}", lambda ident, k=k: ident.update(generation={"seed": k}))
-    (subs.parent / "queue.json").write_text(json.dumps({"schema_version": "1.0", "entries": [
-        f"local__smollm2/{next((subs / 'local__smollm2').glob('results_*.json')).name}"]}))
+    (subs.parent / "queue.json").write_text(
+        json.dumps(
+            {
+                "schema_version": "1.0",
+                "entries": [f"local__smollm2/{next((subs / 'local__smollm2').glob('results_*.json')).name}"],
+            }
+        )
+    )
     code, _, err, board = _refresh(subs)
     assert code == 0, err
     rows = _task(board)["self_reported"]
     assert [e["submission"] for e in rows] == ["local__smollm2"]  # merged first, though "a_seed…" sorts first
-    assert len(board["not_built"]) == 3 and all("as the submission in folder local__smollm2/" in n for n in board["not_built"])
+    assert len(board["not_built"]) == 3 and all(
+        "as the submission in folder local__smollm2/" in n for n in board["not_built"]
+    )
 
 
 def test_a_copy_of_a_merged_judge_is_refused_at_the_gate_naming_its_folder(tmp_path: Path) -> None:
@@ -95,7 +116,9 @@ def test_a_copy_of_a_merged_judge_is_refused_at_the_gate_naming_its_folder(tmp_p
     pr = tmp_path / "pr" / "leaderboard" / "submissions"
     shutil.copytree(base, pr)
     shutil.copytree(pr / "local__smollm2", pr / "aaa_copy")
-    code, out, err = refresh_main("--submissions", str(pr), "--pr-base", str(base), "--out", str(tmp_path / "board"), "--data-dir", str(DATA_DIR))
+    code, out, err = refresh_main(
+        "--submissions", str(pr), "--pr-base", str(base), "--out", str(tmp_path / "board"), "--data-dir", str(DATA_DIR)
+    )
     assert code == 2, (out, err)
     assert "aaa_copy" in err and "as the submission in folder local__smollm2/" in err
 
@@ -106,7 +129,9 @@ def test_an_identity_whose_window_overflows_is_refused_at_the_gate(tmp_path: Pat
     pr = tmp_path / "pr" / "leaderboard" / "submissions"
     shutil.copytree(base, pr)
     _variant(pr, "small_ctx", lambda ident: ident.update(n_ctx=1024))
-    code, out, err = refresh_main("--submissions", str(pr), "--pr-base", str(base), "--out", str(tmp_path / "board"), "--data-dir", str(DATA_DIR))
+    code, out, err = refresh_main(
+        "--submissions", str(pr), "--pr-base", str(base), "--out", str(tmp_path / "board"), "--data-dir", str(DATA_DIR)
+    )
     assert code == 2, (out, err)
     assert "n_ctx 1024" in err and "overflow" in err
 

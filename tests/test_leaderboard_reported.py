@@ -18,7 +18,9 @@ REPORTED = REPO / "leaderboard" / "reported.json"
 
 
 def test_schema_file_is_current() -> None:
-    assert REPORTED_SCHEMA_PATH.read_text() == json.dumps(reported_json_schema(), indent=2, sort_keys=True) + "\n", "run python scripts/write_schemas.py"
+    assert REPORTED_SCHEMA_PATH.read_text() == json.dumps(reported_json_schema(), indent=2, sort_keys=True) + "\n", (
+        "run python scripts/write_schemas.py"
+    )
 
 
 def test_committed_rows_load() -> None:
@@ -28,15 +30,23 @@ def test_committed_rows_load() -> None:
     # every paper either gave rows or says why it gave none
     with_rows = {row.paper for row in r.rows}
     assert with_rows | {p.paper for p in r.papers_without_rows} == {p.id for p in r.papers}
+
     # spot checks of the transcription against the papers' tables (Debatrix Tables 5, 6, 7, 10)
     def find(table: str, task: str, model: str, method: str) -> Any:
         (row,) = [x for x in r.rows if (x.table, x.task, x.model, x.method) == (table, task, model, method)]
         return row
 
-    assert find("Table 5", "debateart_argument_scores", "gpt-3.5-turbo-0125", "debatrix-f").metrics["rmse"].printed == "47.50"
-    assert find("Table 6", "debateart_language", "gpt-3.5-turbo-0125", "debatrix-h").metrics["rmse"].value == pytest.approx(0.3341)
+    assert (
+        find("Table 5", "debateart_argument_scores", "gpt-3.5-turbo-0125", "debatrix-f").metrics["rmse"].printed
+        == "47.50"
+    )
+    assert find("Table 6", "debateart_language", "gpt-3.5-turbo-0125", "debatrix-h").metrics[
+        "rmse"
+    ].value == pytest.approx(0.3341)
     bp = find("Table 7", "bp_top_team", "gpt-3.5-turbo-0125", "direct")
-    assert bp.metrics["accuracy"].value == pytest.approx(0.1667) and bp.metrics["completion_rate"].value == pytest.approx(0.3636)
+    assert bp.metrics["accuracy"].value == pytest.approx(0.1667) and bp.metrics[
+        "completion_rate"
+    ].value == pytest.approx(0.3636)
     assert find("Table 10", "debateart_winner", "gpt-4-0125-preview", "debatrix-f").n_docs == 30
 
 
@@ -54,8 +64,16 @@ def _write(tmp_path: Path, change: Any) -> Path:
         (lambda d: d["rows"][0].__setitem__("task", "debateart_everything"), "rows.0.task", "unknown task"),
         (lambda d: d["rows"][0].__setitem__("method", 'direct"><b>x'), "rows.0.method", "is not a judge method"),
         (lambda d: d["rows"][0].__setitem__("paper", "nobody"), "rows.0.paper", "is not one of the papers listed"),
-        (lambda d: d["rows"][0]["metrics"].__setitem__("kendall_tau_c", {"value": 0.5, "printed": "50"}), "rows.0.metrics.kendall_tau_c", "not a metric of task"),
-        (lambda d: d["rows"][0]["metrics"]["rmse"].__setitem__("value", 0.42), "rows.0.metrics.rmse.value", "does not round to the printed"),
+        (
+            lambda d: d["rows"][0]["metrics"].__setitem__("kendall_tau_c", {"value": 0.5, "printed": "50"}),
+            "rows.0.metrics.kendall_tau_c",
+            "not a metric of task",
+        ),
+        (
+            lambda d: d["rows"][0]["metrics"]["rmse"].__setitem__("value", 0.42),
+            "rows.0.metrics.rmse.value",
+            "does not round to the printed",
+        ),
         (lambda d: d["rows"][0].pop("table"), "rows.0", "'table' is a required property"),
         (lambda d: d["rows"][0].__setitem__("label", "verified"), "rows.0.label", "does not follow its schema"),
     ],
@@ -73,7 +91,16 @@ def test_build_with_a_bad_reported_file_exits_2(tmp_path: Path) -> None:
 
     path = _write(tmp_path, lambda d: d["rows"][3].__setitem__("task", "nope"))
     (tmp_path / "subs").mkdir()
-    proc = run_cli("leaderboard", "build", "--results", str(tmp_path / "subs"), "--out", str(tmp_path / "out"), "--reported", str(path))
+    proc = run_cli(
+        "leaderboard",
+        "build",
+        "--results",
+        str(tmp_path / "subs"),
+        "--out",
+        str(tmp_path / "out"),
+        "--reported",
+        str(path),
+    )
     assert proc.returncode == 2 and proc.stderr.strip().count("\n") == 0
     assert f"{path}: field 'rows.3.task'" in proc.stderr
     assert not (tmp_path / "out").exists()

@@ -32,17 +32,53 @@ TASK = "ibm_speech_likert"
 
 def _refresh(root: Path, *extra: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     lb = root / "leaderboard"
-    cmd = [sys.executable, str(REPO / "scripts" / "refresh_leaderboard.py"), "--submissions", str(lb / "submissions"), "--out", str(lb),
-           "--reproduced", str(lb / "reproduced"), "--queue", str(lb / "queue.json"), "--data-dir", str(DATA_DIR), *extra]
-    return subprocess.run(cmd, capture_output=True, text=True, check=False, env={**os.environ, **(env or {})}, timeout=1800)
+    cmd = [
+        sys.executable,
+        str(REPO / "scripts" / "refresh_leaderboard.py"),
+        "--submissions",
+        str(lb / "submissions"),
+        "--out",
+        str(lb),
+        "--reproduced",
+        str(lb / "reproduced"),
+        "--queue",
+        str(lb / "queue.json"),
+        "--data-dir",
+        str(DATA_DIR),
+        *extra,
+    ]
+    return subprocess.run(
+        cmd, capture_output=True, text=True, check=False, env={**os.environ, **(env or {})}, timeout=1800
+    )
 
 
 def _eval(out: Path, base_url: str, model: str = MODEL) -> Path:
     """``debench eval`` of ``model`` with no api_base in its identity: litellm reaches the OpenAI
     API, which OPENAI_BASE_URL sends to the stub (the submitter's own proxy)."""
-    env = {**os.environ, "OPENAI_BASE_URL": base_url, "OPENAI_API_KEY": "sk-submitter", "DEBENCH_CACHE_DIR": str(out / "cache")}
-    cmd = [sys.executable, "-m", "debench.cli", "eval", "--task", TASK, "--model", model, "--output-dir", str(out), "--data-source", "local",
-           "--data-dir", str(DATA_DIR), "--no-progress", "--no-cache"]
+    env = {
+        **os.environ,
+        "OPENAI_BASE_URL": base_url,
+        "OPENAI_API_KEY": "sk-submitter",
+        "DEBENCH_CACHE_DIR": str(out / "cache"),
+    }
+    cmd = [
+        sys.executable,
+        "-m",
+        "debench.cli",
+        "eval",
+        "--task",
+        TASK,
+        "--model",
+        model,
+        "--output-dir",
+        str(out),
+        "--data-source",
+        "local",
+        "--data-dir",
+        str(DATA_DIR),
+        "--no-progress",
+        "--no-cache",
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env, timeout=1800)
     assert proc.returncode == 0, proc.stderr
     (results,) = sorted(out.rglob(f"results_{TASK}_*.json"))
@@ -56,7 +92,9 @@ def _without_endpoint(d: dict[str, Any]) -> None:
         block.pop("api_base", None)
     task = installed_task(TASK)
     assert task is not None
-    d["config"]["fingerprint"] = run_fingerprint(task, d["model"]["identity"], d["dataset"]["content_hash"], d["task"]["method"])
+    d["config"]["fingerprint"] = run_fingerprint(
+        task, d["model"]["identity"], d["dataset"]["content_hash"], d["task"]["method"]
+    )
 
 
 def _board(root: Path) -> dict[str, Any]:
@@ -79,7 +117,16 @@ def test_a_light_forgery_is_ranked_only_with_the_leaderboards_own_numbers(tmp_pa
     # that the entry reads as a run of the provider's own API, fingerprint recomputed to match
     edit_json(subs / results.name, _without_endpoint)
     # the light touch of the issue: 10% of the documents set to the human label, metrics recomputed
-    edit_records(subs / samples.name, lambda i, r: r.update(prediction=min(5, max(1, round(r["target"]))), response=f"Score: {min(5, max(1, round(r['target'])))}") if i % 10 == 0 else None)
+    edit_records(
+        subs / samples.name,
+        lambda i, r: (
+            r.update(
+                prediction=min(5, max(1, round(r["target"]))), response=f"Score: {min(5, max(1, round(r['target'])))}"
+            )
+            if i % 10 == 0
+            else None
+        ),
+    )
     rescore(subs / results.name)
     forged = json.loads((subs / results.name).read_text())["metrics"]["kendall_tau_c"]["value"]
 
@@ -91,7 +138,9 @@ def test_a_light_forgery_is_ranked_only_with_the_leaderboards_own_numbers(tmp_pa
     assert task["verified"] == [] and task["self_reported"][0]["queue_position"] == 1
 
     with StubServer(responder=honest) as srv:  # the trusted endpoint answers as the model does
-        got = _refresh(tmp_path, "--reproduce", env={"OPENAI_BASE_URL": srv.base_url, "OPENAI_API_KEY": "sk-maintainers"})
+        got = _refresh(
+            tmp_path, "--reproduce", env={"OPENAI_BASE_URL": srv.base_url, "OPENAI_API_KEY": "sk-maintainers"}
+        )
         asked = srv.stats.requests
     assert got.returncode == 0, got.stderr
     assert len(asked) == 631  # every document, no cache
@@ -105,7 +154,9 @@ def test_a_light_forgery_is_ranked_only_with_the_leaderboards_own_numbers(tmp_pa
     assert str(tmp_path) not in (tmp_path / "leaderboard" / "leaderboard.json").read_text() + got.stdout + got.stderr
     # a run once made is final: a second refresh asks nothing
     with StubServer(responder=honest) as srv:
-        got = _refresh(tmp_path, "--reproduce", env={"OPENAI_BASE_URL": srv.base_url, "OPENAI_API_KEY": "sk-maintainers"})
+        got = _refresh(
+            tmp_path, "--reproduce", env={"OPENAI_BASE_URL": srv.base_url, "OPENAI_API_KEY": "sk-maintainers"}
+        )
         assert srv.stats.requests == []
     assert got.returncode == 0, got.stderr
 
@@ -138,7 +189,15 @@ def test_a_folder_gets_one_results_file_per_task_each_with_its_own_log(tmp_path:
     paths = []
     for i in range(3):
         p = folder / f"results_{TASK}_{i:012d}.json"
-        p.write_text(json.dumps({"task": {"name": TASK if i < 2 else "bp_top_team"}, "samples_file": "samples_shared.jsonl", "model": {"name": "m"}}))
+        p.write_text(
+            json.dumps(
+                {
+                    "task": {"name": TASK if i < 2 else "bp_top_team"},
+                    "samples_file": "samples_shared.jsonl",
+                    "model": {"name": "m"},
+                }
+            )
+        )
         paths.append(p)
     got = entry_problems(paths)
     assert set(got) == {paths[1], paths[2]}
@@ -179,7 +238,10 @@ def test_identical_runs_differ_by_zero_within_noise_and_a_forgery_does_not(tmp_p
     run = [SampleRecord(doc_id=d.doc_id, status="ok", prediction=rng.randint(1, 5)) for d in docs]
     same = compare(task, docs, run, run, "kendall_tau_c")
     assert same.difference == 0 and same.within_noise is True and same.agreement == 1
-    gold = [r.model_copy(update={"prediction": min(5, max(1, round(d.target)))}) if i % 5 == 0 else r for i, (r, d) in enumerate(zip(run, docs, strict=True))]
+    gold = [
+        r.model_copy(update={"prediction": min(5, max(1, round(d.target)))}) if i % 5 == 0 else r
+        for i, (r, d) in enumerate(zip(run, docs, strict=True))
+    ]
     forged = compare(task, docs, gold, run, "kendall_tau_c")
     assert forged.difference is not None and forged.difference > 0 and forged.within_noise is False
 
@@ -203,7 +265,11 @@ def test_an_identity_above_the_ceiling_or_overflowing_is_a_gate_problem() -> Non
     # the rebuild reads 5.0 as 5 (and the identities compare equal): a float is no way past the gate
     assert "n_threads 5, more than the 4" in str(gate_problem(sub({"name": "local/smollm2", "n_threads": 5.0}), m))
     assert "window" in str(gate_problem(sub({"name": "local/smollm2", "n_ctx": 1024.0}), m))
-    assert "above the allowlist's ceiling" in str(gate_problem(sub({"name": MODEL, "generation": {"max_tokens": 100000.0}}), m))
+    assert "above the allowlist's ceiling" in str(
+        gate_problem(sub({"name": MODEL, "generation": {"max_tokens": 100000.0}}), m)
+    )
     assert gate_problem(sub({"name": MODEL}), m) is None
-    assert "does not fit" in str(gate_problem(sub({"name": MODEL}, [SampleRecord(doc_id="x", status="not_completed")]), m))
+    assert "does not fit" in str(
+        gate_problem(sub({"name": MODEL}, [SampleRecord(doc_id="x", status="not_completed")]), m)
+    )
     assert gate_problem(sub({"name": "openai/mine"}), m) is None  # not allowlisted: self-reported, not refused

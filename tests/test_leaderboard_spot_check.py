@@ -30,9 +30,23 @@ def _free_port() -> int:
 
 def _submit(tmp_path: Path, port: int) -> Path:
     with StubServer(port=port, responder=likert_responder(seed=7, unparseable_rate=0.1)):
-        proc = run_cli("eval", "--task", TASK, "--model", "openai/judge@temperature=0.2", "--api-base", f"http://127.0.0.1:{port}/v1",
-                       "--limit", "40", "--data-dir", str(DATA_DIR), "--output-dir", str(tmp_path / "sub"), "--no-progress",
-                       env={"DEBENCH_CACHE_DIR": str(tmp_path / "cache")})
+        proc = run_cli(
+            "eval",
+            "--task",
+            TASK,
+            "--model",
+            "openai/judge@temperature=0.2",
+            "--api-base",
+            f"http://127.0.0.1:{port}/v1",
+            "--limit",
+            "40",
+            "--data-dir",
+            str(DATA_DIR),
+            "--output-dir",
+            str(tmp_path / "sub"),
+            "--no-progress",
+            env={"DEBENCH_CACHE_DIR": str(tmp_path / "cache")},
+        )
     assert proc.returncode == 0, proc.stderr
     return next((tmp_path / "sub").rglob("results_*.json"))
 
@@ -45,16 +59,41 @@ def test_a_self_check_with_the_same_model_passes_and_one_that_answers_otherwise_
     results = _submit(tmp_path, port)
     env = {"DEBENCH_CACHE_DIR": str(tmp_path / "cache")}  # the cache holds every answer: the check must not use it
     with StubServer(port=port, responder=likert_responder(seed=7, unparseable_rate=0.1)) as srv:
-        proc = run_cli("validate", str(results), "--data-dir", str(DATA_DIR), "--spot-check", "12", "--spot-check-seed", "3", env=env)
+        proc = run_cli(
+            "validate",
+            str(results),
+            "--data-dir",
+            str(DATA_DIR),
+            "--spot-check",
+            "12",
+            "--spot-check-seed",
+            "3",
+            env=env,
+        )
         asked = srv.stats.requests
     assert proc.returncode == 0, proc.stderr
     assert "self-check 100% at its own endpoint (not a verification)" in proc.stdout
     assert len(asked) == 12 and {b["temperature"] for b in asked} == {0.2}  # the submission's own settings, no cache
     with StubServer(port=port, responder=fixed_responder("Score: 1")):
-        proc = run_cli("validate", str(results), "--data-dir", str(DATA_DIR), "--spot-check", "12", "--spot-check-seed", "3", env=env)
+        proc = run_cli(
+            "validate",
+            str(results),
+            "--data-dir",
+            str(DATA_DIR),
+            "--spot-check",
+            "12",
+            "--spot-check-seed",
+            "3",
+            env=env,
+        )
     assert proc.returncode == 2
     line = proc.stderr.strip()
-    assert len(line.splitlines()) == 1 and str(results) in line and "field 'spot_check'" in line and "below the 80%" in line
+    assert (
+        len(line.splitlines()) == 1
+        and str(results) in line
+        and "field 'spot_check'" in line
+        and "below the 80%" in line
+    )
 
 
 @pytest.mark.slow  # the refused connections are retried with the default backoff (about a minute of waiting)
@@ -63,15 +102,31 @@ def test_an_unreachable_model_is_a_refusal_not_a_pass(tmp_path: Path) -> None:
     real_data_dir("ibm_debate_speeches")
     port = _free_port()
     results = _submit(tmp_path, port)  # the server is gone afterwards
-    proc = run_cli("validate", str(results), "--data-dir", str(DATA_DIR), "--spot-check", "3",
-                   env={"DEBENCH_CACHE_DIR": str(tmp_path / "cache")})
+    proc = run_cli(
+        "validate",
+        str(results),
+        "--data-dir",
+        str(DATA_DIR),
+        "--spot-check",
+        "3",
+        env={"DEBENCH_CACHE_DIR": str(tmp_path / "cache")},
+    )
     assert proc.returncode == 2 and "could not re-judge" in proc.stderr
 
 
 def test_the_model_is_rebuilt_from_its_identity_and_the_draw_is_seeded() -> None:
-    ident = {"name": "openai/x", "send_grammar": True, "api_base": ["http://127.0.0.1:9/v1"], "generation": {"temperature": 0.3, "top_k": 5}}
+    ident = {
+        "name": "openai/x",
+        "send_grammar": True,
+        "api_base": ["http://127.0.0.1:9/v1"],
+        "generation": {"temperature": 0.3, "top_k": 5},
+    }
     assert model_from_identity(ident, None).identity() == ident
-    ens = {"name": "ensemble-majority(baseline/first,openai/x)", "aggregate": "majority", "members": [{"name": "baseline/first", "seed": 0}, ident]}
+    ens = {
+        "name": "ensemble-majority(baseline/first,openai/x)",
+        "aggregate": "majority",
+        "members": [{"name": "baseline/first", "seed": 0}, ident],
+    }
     assert model_from_identity(ens, None).identity() == ens
     recs = [SampleRecord(doc_id=str(i), status="error" if i % 5 == 0 else "ok") for i in range(50)]
     a, b = draw(recs, 10, seed=1), draw(recs, 10, seed=2)

@@ -21,8 +21,12 @@ from debench.leaderboard.trusted import (
 
 def test_the_committed_allowlist_loads_and_its_schema_is_current() -> None:
     trusted = load_trusted(TRUSTED)
-    assert {p.id for p in trusted.providers} == {"openai", "anthropic"} and [s.model for s in trusted.served] == ["local/smollm2"]
-    assert TRUSTED_SCHEMA_PATH.read_text() == json.dumps(trusted_json_schema(), indent=2, sort_keys=True) + "\n", "run python scripts/write_schemas.py"
+    assert {p.id for p in trusted.providers} == {"openai", "anthropic"} and [s.model for s in trusted.served] == [
+        "local/smollm2"
+    ]
+    assert TRUSTED_SCHEMA_PATH.read_text() == json.dumps(trusted_json_schema(), indent=2, sort_keys=True) + "\n", (
+        "run python scripts/write_schemas.py"
+    )
 
 
 @pytest.mark.parametrize(
@@ -53,24 +57,48 @@ def test_identities_are_matched_by_name_and_api_base() -> None:
     not_listed = trust({"name": "openai/gpt-4o", "api_base": ["https://gold.example.com/v1"]}, trusted)
     assert not not_listed.ok and "not one of openai's public endpoints" in (not_listed.reason or "")
     assert "not a model the leaderboard can re-judge" in (trust({"name": "mistral/large"}, trusted).reason or "")
-    served = trust({"name": "local/smollm2", "weights": "SmolLM2-135M-Instruct.Q4_1.gguf", "send_grammar": True}, trusted)
+    served = trust(
+        {"name": "local/smollm2", "weights": "SmolLM2-135M-Instruct.Q4_1.gguf", "send_grammar": True}, trusted
+    )
     assert served.ok and served.endpoints[0].kind == "served"
     # a served model with an api_base is someone else's server
     assert not trust({"name": "local/smollm2", "api_base": ["https://example.com/v1"]}, trusted).ok
-    ensemble = {"name": "ensemble-majority(baseline/first,local/smollm2,openai/judge)", "members": [
-        {"name": "baseline/first", "seed": 0}, {"name": "local/smollm2"}, {"name": "openai/judge", "api_base": ["http://127.0.0.1:9/v1"]}]}
-    assert "member openai/judge: its api_base http://127.0.0.1:9/v1 is a loopback address" in (trust(ensemble, trusted).reason or "")
+    ensemble = {
+        "name": "ensemble-majority(baseline/first,local/smollm2,openai/judge)",
+        "members": [
+            {"name": "baseline/first", "seed": 0},
+            {"name": "local/smollm2"},
+            {"name": "openai/judge", "api_base": ["http://127.0.0.1:9/v1"]},
+        ],
+    }
+    assert "member openai/judge: its api_base http://127.0.0.1:9/v1 is a loopback address" in (
+        trust(ensemble, trusted).reason or ""
+    )
 
 
 @pytest.mark.parametrize(
     ("text", "field", "message"),
     [
-        ('schema_version: "1.0"\nproviders:\n  - {id: mine, description: x, models: ["*"], api_bases: ["http://127.0.0.1:8000/v1"], key_env: K}\n',
-         "providers.0.api_bases", "reached over https://"),
-        ('schema_version: "1.0"\nproviders:\n  - {id: mine, description: x, models: ["*"], api_bases: ["https://10.0.0.2/v1"], key_env: K}\n',
-         "providers.0.api_bases", "is a private address"),
-        ('schema_version: "1.0"\nserved:\n  - {id: a, description: x, model: local/smollm2}\n  - {id: a, description: y, model: gguf/x.gguf}\n', "id", "used twice"),
-        ('schema_version: "1.0"\nserved: !!python/object/apply:os.system ["true"]\n', None, "cannot read the trusted-endpoints file"),
+        (
+            'schema_version: "1.0"\nproviders:\n  - {id: mine, description: x, models: ["*"], api_bases: ["http://127.0.0.1:8000/v1"], key_env: K}\n',
+            "providers.0.api_bases",
+            "reached over https://",
+        ),
+        (
+            'schema_version: "1.0"\nproviders:\n  - {id: mine, description: x, models: ["*"], api_bases: ["https://10.0.0.2/v1"], key_env: K}\n',
+            "providers.0.api_bases",
+            "is a private address",
+        ),
+        (
+            'schema_version: "1.0"\nserved:\n  - {id: a, description: x, model: local/smollm2}\n  - {id: a, description: y, model: gguf/x.gguf}\n',
+            "id",
+            "used twice",
+        ),
+        (
+            'schema_version: "1.0"\nserved: !!python/object/apply:os.system ["true"]\n',
+            None,
+            "cannot read the trusted-endpoints file",
+        ),
         ('schema_version: "1.0"\nproviders: []\nextra: 1\n', None, "does not follow its schema"),
     ],
 )

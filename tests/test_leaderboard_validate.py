@@ -71,7 +71,9 @@ def test_validate_submission_api(genuine: Path) -> None:
 
 def test_edited_metric_value(limited: Path, tmp_path: Path) -> None:
     res, _ = _copy(limited, tmp_path / "s")
-    _edit_json(res, lambda d: d["metrics"]["kendall_tau_c"].__setitem__("value", d["metrics"]["kendall_tau_c"]["value"] + 0.05))
+    _edit_json(
+        res, lambda d: d["metrics"]["kendall_tau_c"].__setitem__("value", d["metrics"]["kendall_tau_c"]["value"] + 0.05)
+    )
     _rejected(res, str(res), "metrics.kendall_tau_c.value", "does not match", "recomputed from the samples")
 
 
@@ -110,7 +112,9 @@ def test_changed_task_version(genuine: Path, tmp_path: Path) -> None:
     res, _ = _copy(genuine, tmp_path / "s")
     installed = load_task("ibm_speech_likert")[0].version
     _edit_json(res, lambda d: d["task"].__setitem__("version", installed + 1))
-    _rejected(res, "task.version", f"version {installed + 1} differs from the installed ibm_speech_likert version {installed}")
+    _rejected(
+        res, "task.version", f"version {installed + 1} differs from the installed ibm_speech_likert version {installed}"
+    )
 
 
 def test_changed_task_definition(genuine: Path, tmp_path: Path) -> None:
@@ -119,8 +123,16 @@ def test_changed_task_definition(genuine: Path, tmp_path: Path) -> None:
     _rejected(res, "task.identity_sha256", "differ from the installed")
     # a results 1.0 file (no identity) is bound by its fingerprint: a task that differs there is refused
     res, _ = _copy(genuine, tmp_path / "t")
-    _edit_json(res, lambda d: (d.__setitem__("schema_version", "1.0"), d["task"].pop("identity_sha256"), d["task"].pop("scored_with"),
-                               d["task"].__setitem__("config_sha256", "0" * 64), d["config"].__setitem__("fingerprint", "0" * 12)))
+    _edit_json(
+        res,
+        lambda d: (
+            d.__setitem__("schema_version", "1.0"),
+            d["task"].pop("identity_sha256"),
+            d["task"].pop("scored_with"),
+            d["task"].__setitem__("config_sha256", "0" * 64),
+            d["config"].__setitem__("fingerprint", "0" * 12),
+        ),
+    )
     _rejected(res, "task.config_sha256", "differs from the installed")
 
 
@@ -141,7 +153,9 @@ def test_a_changed_scoring_side_is_rescored_not_refused(genuine: Path, tmp_path:
     _edit_json(res, older)
     sub = validate_submission(res, data_dir=real_data_dir("ibm_debate_speeches").parent)
     assert sub.rescored and set(sub.metrics) == set(sub.recomputed.metrics) == {*sub.results.metrics, added[0]}
-    assert all(sub.metrics[n] == v for n, v in sub.results.metrics.items())  # the file's figures, matched by the recomputation
+    assert all(
+        sub.metrics[n] == v for n, v in sub.results.metrics.items()
+    )  # the file's figures, matched by the recomputation
     assert sub.metrics[added[0]] == sub.recomputed.metrics[added[0]]
     assert "re-scored from the samples" in sub.provenance.checks[-1]
 
@@ -156,7 +170,9 @@ def test_task_name_cannot_point_at_a_file(genuine: Path, tmp_path: Path) -> None
     res, _ = _copy(genuine, tmp_path / "s")
     _edit_json(res, lambda d: d["task"].__setitem__("name", f"tasks/{TASK}.yaml"))
     _rejected(res, "task.name", "unknown task")
-    _edit_json(res, lambda d: d["task"].__setitem__("name", str(Path(__file__).parent.parent / "tasks" / f"{TASK}.yaml")))
+    _edit_json(
+        res, lambda d: d["task"].__setitem__("name", str(Path(__file__).parent.parent / "tasks" / f"{TASK}.yaml"))
+    )
     _rejected(res, "task.name", "is an absolute path")  # any string field: not a path of the machine
 
 
@@ -281,7 +297,9 @@ def test_malformed_sample_line(genuine: Path, tmp_path: Path) -> None:
 
 def test_sample_line_not_a_record(genuine: Path, tmp_path: Path) -> None:
     res, samples = _copy(genuine, tmp_path / "s")
-    _edit_lines(samples, lambda ls: [json.dumps({k: v for k, v in json.loads(ls[0]).items() if k != "status"}), *ls[1:]])
+    _edit_lines(
+        samples, lambda ls: [json.dumps({k: v for k, v in json.loads(ls[0]).items() if k != "status"}), *ls[1:]]
+    )
     _rejected(res, str(samples), "line 1", "not a samples-log record")
 
 
@@ -315,7 +333,11 @@ def test_real_data_unavailable(genuine: Path, tmp_path: Path) -> None:
     """Without a local copy and with the Hub offline, the reason says where the data should come from."""
     proc = run_cli("validate", str(genuine), env={"DEBENCH_DATA_DIR": "", "HF_HUB_OFFLINE": "1"})
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
-    assert "field 'dataset'" in proc.stderr and "cannot load the real data" in proc.stderr and "DEBENCH_DATA_DIR" in proc.stderr
+    assert (
+        "field 'dataset'" in proc.stderr
+        and "cannot load the real data" in proc.stderr
+        and "DEBENCH_DATA_DIR" in proc.stderr
+    )
 
 
 # ----------------------------------------------- what a submitter's machine and future leave behind
@@ -334,8 +356,14 @@ def test_a_run_from_the_future_is_refused(limited: Path, tmp_path: Path) -> None
     [
         (lambda d: d["config"]["command"].extend(["--output-dir", "/home/alice/runs"]), "config.command."),
         (lambda d: d["config"]["command"].append("--data-dir=/Users/alice/data"), "config.command."),
-        (lambda d: d["config"].__setitem__("task_file", "/home/alice/debench/tasks/ibm_speech_likert.yaml"), "config.task_file"),
-        (lambda d: d["dataset"].__setitem__("location", "/home/alice/datasets/ibm_debate_speeches"), "dataset.location"),
+        (
+            lambda d: d["config"].__setitem__("task_file", "/home/alice/debench/tasks/ibm_speech_likert.yaml"),
+            "config.task_file",
+        ),
+        (
+            lambda d: d["dataset"].__setitem__("location", "/home/alice/datasets/ibm_debate_speeches"),
+            "dataset.location",
+        ),
     ],
 )
 def test_an_absolute_path_of_the_submitters_machine_is_refused(limited: Path, tmp_path: Path, edit, field: str) -> None:
@@ -351,13 +379,28 @@ def test_eval_records_paths_portably(tmp_path: Path) -> None:
     from conftest import DATA_DIR
 
     out = tmp_path / "abs-out"
-    proc = run_cli("eval", "--task", TASK, "--model", "baseline/random", "--limit", "5", "--output-dir", str(out), "--data-dir", str(DATA_DIR),
-                   "--no-progress", cwd=tmp_path)
+    proc = run_cli(
+        "eval",
+        "--task",
+        TASK,
+        "--model",
+        "baseline/random",
+        "--limit",
+        "5",
+        "--output-dir",
+        str(out),
+        "--data-dir",
+        str(DATA_DIR),
+        "--no-progress",
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr
     (res,) = out.rglob("results_*.json")
     data = json.loads(res.read_text())
     assert "abs-out" in data["config"]["command"] and not any(a.startswith("/") for a in data["config"]["command"])
-    assert not data["dataset"]["location"].startswith("/") and data["dataset"]["location"].endswith("ibm_debate_speeches")
+    assert not data["dataset"]["location"].startswith("/") and data["dataset"]["location"].endswith(
+        "ibm_debate_speeches"
+    )
     accepted(res)
 
 
@@ -393,8 +436,14 @@ def test_a_samples_file_that_is_a_link_is_refused(limited: Path, tmp_path: Path)
 @pytest.mark.parametrize(
     ("plant", "text"),
     [
-        (lambda folder: (folder / "samples_zz.jsonl").symlink_to("/proc/self/environ"), "samples_zz.jsonl: is a symbolic link"),
-        (lambda folder: (folder / "notes.txt").write_text("see the run\n"), "notes.txt: no results file in the folder refers to this file"),
+        (
+            lambda folder: (folder / "samples_zz.jsonl").symlink_to("/proc/self/environ"),
+            "samples_zz.jsonl: is a symbolic link",
+        ),
+        (
+            lambda folder: (folder / "notes.txt").write_text("see the run\n"),
+            "notes.txt: no results file in the folder refers to this file",
+        ),
         (lambda folder: (folder / "nested").mkdir(), "nested: is a folder"),
     ],
 )
@@ -412,10 +461,30 @@ def test_every_file_of_a_folder_is_scanned_for_keys(tmp_path: Path) -> None:
     from conftest import DATA_DIR
 
     out = tmp_path / "run"
-    proc = run_cli("eval", "--task", TASK, "--model", "baseline/length", "--limit", "40", "--output-dir", str(out), "--data-dir", str(DATA_DIR), "--no-progress")
+    proc = run_cli(
+        "eval",
+        "--task",
+        TASK,
+        "--model",
+        "baseline/length",
+        "--limit",
+        "40",
+        "--output-dir",
+        str(out),
+        "--data-dir",
+        str(DATA_DIR),
+        "--no-progress",
+    )
     assert proc.returncode == 0, proc.stderr
     (res,) = out.rglob("results_*.json")
     plot = res.parent / json.loads(res.read_text())["plots"][0]
-    plot.write_text(plot.read_text().replace("</svg>", "<!-- xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx --></svg>"))
+    plot.write_text(
+        plot.read_text().replace("</svg>", "<!-- xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx --></svg>")
+    )
     proc = run_cli("validate", str(res.parent), env=_env())
-    assert proc.returncode == 2 and f"{plot}: " in proc.stderr and "Slack API key" in proc.stderr and "AbCdEf" not in proc.stderr
+    assert (
+        proc.returncode == 2
+        and f"{plot}: " in proc.stderr
+        and "Slack API key" in proc.stderr
+        and "AbCdEf" not in proc.stderr
+    )

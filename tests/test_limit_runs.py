@@ -33,13 +33,17 @@ def test_a_limit_run_leaves_the_full_run_intact_and_resumes_itself(tmp_path: Pat
     assert limited.name == full.results_path.name.replace(".json", "_limit10.json")
     res = json.loads(limited.read_text())
     assert res["n_samples"] == 10 and res["config"]["limit"] == 10
-    assert res["samples_file"] == full.samples_path.name.replace(".jsonl", "_limit10.jsonl")  # its own log: only its documents
+    assert res["samples_file"] == full.samples_path.name.replace(
+        ".jsonl", "_limit10.jsonl"
+    )  # its own log: only its documents
     assert len(read_records(limited.parent / res["samples_file"])) == 10
     assert len(read_records(full.samples_path)) == 22
     again = invoke(*args)  # the same command: the same files, resumed (nothing new appended)
     assert again.returncode == 0, again.stderr
     assert len(read_records(limited.parent / res["samples_file"])) == 10
-    assert sorted(p.name for p in limited.parent.glob("results_*.json")) == sorted([full.results_path.name, limited.name])
+    assert sorted(p.name for p in limited.parent.glob("results_*.json")) == sorted(
+        [full.results_path.name, limited.name]
+    )
     assert json.loads(full.results_path.read_text())["n_samples"] == 22
 
 

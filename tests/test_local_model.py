@@ -42,8 +42,14 @@ def _ask(server, grammar: str, content: str, max_tokens: int = 160) -> str:
 
     async def go() -> str:
         r = await litellm.acompletion(
-            model="openai/smollm2", api_base=server.base_url, api_key="sk-local", temperature=0.0, max_tokens=max_tokens,
-            messages=[{"role": "user", "content": content}], extra_body={"grammar": load_grammar(grammar)}, max_retries=0,
+            model="openai/smollm2",
+            api_base=server.base_url,
+            api_key="sk-local",
+            temperature=0.0,
+            max_tokens=max_tokens,
+            messages=[{"role": "user", "content": content}],
+            extra_body={"grammar": load_grammar(grammar)},
+            max_retries=0,
         )
         return r.choices[0].message.content
 
@@ -77,24 +83,56 @@ def test_grammar_constrains_the_answer(server, name: str) -> None:
 
 def test_eval_real_speeches_end_to_end(tmp_path: Path) -> None:
     real_data_dir("ibm_debate_speeches")
-    proc = run_cli("eval", "--task", "ibm_speech_likert", "--model", "local/smollm2", "--limit", "4", "--output-dir", str(tmp_path),
-                   "--no-progress", "--bootstrap", "50", env={"DEBENCH_DATA_DIR": str(DATA_DIR)})
+    proc = run_cli(
+        "eval",
+        "--task",
+        "ibm_speech_likert",
+        "--model",
+        "local/smollm2",
+        "--limit",
+        "4",
+        "--output-dir",
+        str(tmp_path),
+        "--no-progress",
+        "--bootstrap",
+        "50",
+        env={"DEBENCH_DATA_DIR": str(DATA_DIR)},
+    )
     assert proc.returncode == 0, proc.stderr
     assert "kendall_tau_c" in proc.stdout and "results:" in proc.stdout
     res = json.loads(next(tmp_path.glob("local__smollm2/results_ibm_speech_likert_*.json")).read_text())
     assert res["dataset"]["source"] == "local" and res["dataset"]["is_sample"] is False
     assert res["n_samples"] == 4 and res["n_errors"] == 0 and res["n_parse_failures"] == 0  # the grammar holds
     assert res["usage"]["prompt_tokens"] > 1000 and res["usage"]["cost_usd"] is None
-    samples = [json.loads(row) for row in next(tmp_path.glob("local__smollm2/samples_*.jsonl")).read_text().splitlines()]
-    assert all(re.fullmatch(r"Score: [1-5]", s["response"]) and s["prediction"] == int(s["response"][-1]) for s in samples)
+    samples = [
+        json.loads(row) for row in next(tmp_path.glob("local__smollm2/samples_*.jsonl")).read_text().splitlines()
+    ]
+    assert all(
+        re.fullmatch(r"Score: [1-5]", s["response"]) and s["prediction"] == int(s["response"][-1]) for s in samples
+    )
 
 
 def test_eval_cot_variant(tmp_path: Path) -> None:
     real_data_dir("ibm_debate_speeches")
-    proc = run_cli("eval", "--task", "ibm_speech_likert_cot", "--model", "local/smollm2", "--limit", "2", "--output-dir", str(tmp_path),
-                   "--no-progress", "--bootstrap", "20", env={"DEBENCH_DATA_DIR": str(DATA_DIR)})
+    proc = run_cli(
+        "eval",
+        "--task",
+        "ibm_speech_likert_cot",
+        "--model",
+        "local/smollm2",
+        "--limit",
+        "2",
+        "--output-dir",
+        str(tmp_path),
+        "--no-progress",
+        "--bootstrap",
+        "20",
+        env={"DEBENCH_DATA_DIR": str(DATA_DIR)},
+    )
     assert proc.returncode == 0, proc.stderr
-    samples = [json.loads(row) for row in next(tmp_path.glob("local__smollm2/samples_*.jsonl")).read_text().splitlines()]
+    samples = [
+        json.loads(row) for row in next(tmp_path.glob("local__smollm2/samples_*.jsonl")).read_text().splitlines()
+    ]
     for s in samples:
         assert s["status"] == "ok"
         assert "\nScore: " in s["response"] and len(s["response"]) > 20  # a justification first
@@ -102,8 +140,21 @@ def test_eval_cot_variant(tmp_path: Path) -> None:
 
 def test_offline_default_runs_on_the_sample(tmp_path: Path) -> None:
     """No DEBENCH_DATA_DIR and no Hub: the bundled sample, clearly marked."""
-    proc = run_cli("eval", "--task", "ibm_speech_likert", "--model", "local/smollm2", "--limit", "3", "--output-dir", str(tmp_path),
-                   "--no-progress", "--bootstrap", "20", env={"DEBENCH_DATA_DIR": None, "HF_HUB_OFFLINE": "1"})
+    proc = run_cli(
+        "eval",
+        "--task",
+        "ibm_speech_likert",
+        "--model",
+        "local/smollm2",
+        "--limit",
+        "3",
+        "--output-dir",
+        str(tmp_path),
+        "--no-progress",
+        "--bootstrap",
+        "20",
+        env={"DEBENCH_DATA_DIR": None, "HF_HUB_OFFLINE": "1"},
+    )
     assert proc.returncode == 0, proc.stderr
     assert "SAMPLE DATA" in proc.stdout
     res = json.loads(next(tmp_path.glob("local__smollm2/results_*.json")).read_text())
@@ -115,7 +166,9 @@ def _variant(tmp_path: Path, base: str, dims: int, name: str) -> Path:
     task, path = load_task(base)
     cols = [d.model_dump() for d in task.debatrix.dimensions[:dims]]
     f = tmp_path / f"{name}.yaml"
-    f.write_text(json.dumps({"include": str(path), "name": name, "debatrix": {"dimensions": cols, "comment_max_tokens": 48}}))
+    f.write_text(
+        json.dumps({"include": str(path), "name": name, "debatrix": {"dimensions": cols, "comment_max_tokens": 48}})
+    )
     return f
 
 
@@ -124,14 +177,44 @@ def test_debatrix_f_completes_bp_debates_that_direct_cannot_fit(tmp_path: Path) 
     real_data_dir("debatrix_panelbench")
     task = _variant(tmp_path, "bp_top_team", 1, "bp_one_column")
     env = {"DEBENCH_DATA_DIR": str(DATA_DIR)}
-    direct = run_cli("eval", "--task", str(task), "--model", "local/smollm2", "--limit", "1", "--output-dir", str(tmp_path / "d"),
-                     "--no-progress", "--bootstrap", "10", env=env)
+    direct = run_cli(
+        "eval",
+        "--task",
+        str(task),
+        "--model",
+        "local/smollm2",
+        "--limit",
+        "1",
+        "--output-dir",
+        str(tmp_path / "d"),
+        "--no-progress",
+        "--bootstrap",
+        "10",
+        env=env,
+    )
     assert direct.returncode == 0, direct.stderr
     res = json.loads(next((tmp_path / "d").glob("*/results_*.json")).read_text())
     assert res["n_not_completed"] == 1 and res["metrics"]["completion_rate"]["value"] == 0.0
     # a chain's steps share long prefixes: llama.cpp's prompt cache (off by default) saves recomputing them
-    chained = run_cli("eval", "--task", str(task), "--model", "local/smollm2", "--model-args", "cache_prompt=true", "--limit", "1", "--method", "debatrix-f",
-                      "--output-dir", str(tmp_path / "f"), "--no-progress", "--bootstrap", "10", env=env)
+    chained = run_cli(
+        "eval",
+        "--task",
+        str(task),
+        "--model",
+        "local/smollm2",
+        "--model-args",
+        "cache_prompt=true",
+        "--limit",
+        "1",
+        "--method",
+        "debatrix-f",
+        "--output-dir",
+        str(tmp_path / "f"),
+        "--no-progress",
+        "--bootstrap",
+        "10",
+        env=env,
+    )
     assert chained.returncode == 0, chained.stderr
     res = json.loads(next((tmp_path / "f").glob("*/results_*.json")).read_text())
     assert res["task"]["method"] == "debatrix-f" and res["n_not_completed"] == 0 and res["n_parse_failures"] == 0
@@ -145,8 +228,25 @@ def test_debatrix_f_completes_bp_debates_that_direct_cannot_fit(tmp_path: Path) 
 def test_debatrix_h_on_a_real_debateart_debate(tmp_path: Path) -> None:
     real_data_dir("debatrix_panelbench")
     task = _variant(tmp_path, "debateart_argument", 1, "da_one_column")
-    proc = run_cli("eval", "--task", str(task), "--model", "local/smollm2", "--model-args", "cache_prompt=true", "--limit", "1", "--method", "debatrix-h",
-                   "--output-dir", str(tmp_path), "--no-progress", "--bootstrap", "10", env={"DEBENCH_DATA_DIR": str(DATA_DIR)})
+    proc = run_cli(
+        "eval",
+        "--task",
+        str(task),
+        "--model",
+        "local/smollm2",
+        "--model-args",
+        "cache_prompt=true",
+        "--limit",
+        "1",
+        "--method",
+        "debatrix-h",
+        "--output-dir",
+        str(tmp_path),
+        "--no-progress",
+        "--bootstrap",
+        "10",
+        env={"DEBENCH_DATA_DIR": str(DATA_DIR)},
+    )
     assert proc.returncode == 0, proc.stderr
     rec = json.loads(next(tmp_path.glob("*/samples_*.jsonl")).read_text().splitlines()[0])
     if rec["status"] == "not_completed":  # H keeps raw speeches: a long debate may overflow, which is reported
@@ -159,8 +259,23 @@ def test_debatrix_h_on_a_real_debateart_debate(tmp_path: Path) -> None:
 def test_tiny_tournament_through_the_local_model(tmp_path: Path) -> None:
     topics = tmp_path / "topics.txt"
     topics.write_text("Should cities make buses free?\n")
-    proc = run_cli("arena", "--models", "local/smollm2,local/smollm2@temperature=0.9", "--judge", "local/smollm2", "--topics", str(topics),
-                   "--rounds", "2", "--max-tokens", "48", "--output-dir", str(tmp_path), "--no-progress", "--reason")
+    proc = run_cli(
+        "arena",
+        "--models",
+        "local/smollm2,local/smollm2@temperature=0.9",
+        "--judge",
+        "local/smollm2",
+        "--topics",
+        str(topics),
+        "--rounds",
+        "2",
+        "--max-tokens",
+        "48",
+        "--output-dir",
+        str(tmp_path),
+        "--no-progress",
+        "--reason",
+    )
     assert proc.returncode == 0, proc.stderr
     ranking = json.loads(next(tmp_path.glob("arena_*/ranking.json")).read_text())
     assert sorted(ranking["ranking"]) == ["local/smollm2", "local/smollm2@temperature=0.9"]
@@ -183,19 +298,31 @@ def test_the_readme_examples_of_the_embedded_model(tmp_path: Path) -> None:
         check_example(example, working_folder(tmp_path, REPO), run_cli_process)
 
 
-@pytest.mark.real_data("four IBM speeches judged by the embedded model in both orders (about 4 minutes on 2 loaded cores)")
+@pytest.mark.real_data(
+    "four IBM speeches judged by the embedded model in both orders (about 4 minutes on 2 loaded cores)"
+)
 def test_the_embedded_model_gives_the_same_answers_in_either_order(tmp_path: Path) -> None:
     real_data_dir("ibm_debate_speeches")
     task, _ = load_task("ibm_speech_likert")
     docs = load_task_data(task, "local", str(DATA_DIR)).docs[50:54]
     got = {}
     for name, order in (("forward", docs), ("reverse", docs[::-1])):
-        records, _ = asyncio.run(run_samples(task, order, LocalModel("smollm2"), tmp_path / f"{name}.jsonl", RunSettings(concurrency=1, use_cache=False, progress=False)))
+        records, _ = asyncio.run(
+            run_samples(
+                task,
+                order,
+                LocalModel("smollm2"),
+                tmp_path / f"{name}.jsonl",
+                RunSettings(concurrency=1, use_cache=False, progress=False),
+            )
+        )
         got[name] = {r.doc_id: (r.status, r.prediction, r.response) for r in records}
     assert got["forward"] == got["reverse"] and len(got["forward"]) == 4
 
 
-def test_any_gguf_file_judges_end_to_end_by_relative_and_absolute_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_any_gguf_file_judges_end_to_end_by_relative_and_absolute_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     real_data_dir("ibm_debate_speeches")
     wheel_file = smollm2_file()
     (tmp_path / "models").mkdir()
@@ -205,8 +332,25 @@ def test_any_gguf_file_judges_end_to_end_by_relative_and_absolute_path(tmp_path:
     runner = CliRunner()
     for model in ("gguf/models/judge.Q4_1.gguf", f"gguf/{wheel_file}"):  # gguf/ + /abs/path: gguf//abs/path
         out = tmp_path / model.replace("/", "_")
-        result = runner.invoke(main, ["eval", "--task", "ibm_speech_likert", "--model", model, "--limit", "2", "--data-dir", str(DATA_DIR),
-                                      "--output-dir", str(out), "--no-progress", "--bootstrap", "0"])
+        result = runner.invoke(
+            main,
+            [
+                "eval",
+                "--task",
+                "ibm_speech_likert",
+                "--model",
+                model,
+                "--limit",
+                "2",
+                "--data-dir",
+                str(DATA_DIR),
+                "--output-dir",
+                str(out),
+                "--no-progress",
+                "--bootstrap",
+                "0",
+            ],
+        )
         assert result.exit_code == 0, result.output
         (path,) = out.rglob("results_*.json")
         results = json.loads(path.read_text())
@@ -215,4 +359,6 @@ def test_any_gguf_file_judges_end_to_end_by_relative_and_absolute_path(tmp_path:
         weights_id = results["model"]["identity"]["weights"]
         assert weights_id == {"source": "path", "file": Path(model).name, "sha256": expected}
         assert results["model"]["identity"]["send_grammar"] is True
-        assert str(wheel_file.parent) not in json.dumps(results["model"]) + str(path.relative_to(out))  # no absolute path in names
+        assert str(wheel_file.parent) not in json.dumps(results["model"]) + str(
+            path.relative_to(out)
+        )  # no absolute path in names

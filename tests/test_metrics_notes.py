@@ -78,7 +78,10 @@ def test_bootstrap_off_and_too_few_documents(ibm):
     off = score(task, docs, baseline_records(task, docs, "random", 1), n_bootstrap=0).metrics["kendall_tau_c"]
     assert off.value is not None and off.ci95 is None and "bootstrap is turned off" in off.note
     one = score(task, docs[:1], baseline_records(task, docs[:1], "random", 0), n_bootstrap=100).metrics
-    assert one["krippendorff_alpha"].value is not None and one["krippendorff_alpha"].note == "a CI needs at least two documents"
+    assert (
+        one["krippendorff_alpha"].value is not None
+        and one["krippendorff_alpha"].note == "a CI needs at least two documents"
+    )
     assert one["kendall_tau_c"].note == "fewer than two scored speeches"
 
 
@@ -89,7 +92,10 @@ def test_a_ci_from_a_minority_of_resamples_is_not_given(ibm):
     picked = []
     for src in ("Summit", "Human expert", "Arg-Search"):
         picked.append(next(d for d in docs if d.meta["source"] == src))
-    records = {d.doc_id: SampleRecord(doc_id=d.doc_id, status="ok", prediction=v) for d, v in zip(picked, [1, 5, 3], strict=True)}
+    records = {
+        d.doc_id: SampleRecord(doc_id=d.doc_id, status="ok", prediction=v)
+        for d, v in zip(picked, [1, 5, 3], strict=True)
+    }
     m = score(task, picked, records, n_bootstrap=400).metrics["source_pearson"]
     assert m.value is not None and m.ci95 is None
     assert m.note is not None and m.note.startswith("a CI needs at least half the bootstrap resamples defined (only ")
@@ -99,12 +105,21 @@ def test_a_ci_from_a_minority_of_resamples_is_not_given(ibm):
 
 def test_draws_keep_the_first_reason():
     d = Draws.of([1.0, 2.0, np.inf, 4.0])
-    d.undefined(np.array([True, False, False, False]), "first").undefined(np.array([True, True, False, False]), "second")
+    d.undefined(np.array([True, False, False, False]), "first").undefined(
+        np.array([True, True, False, False]), "second"
+    )
     d.finish()
     assert [d.note(i) for i in range(4)] == ["first", "second", "the value is not a finite number", None]
     assert [d.value(i) for i in range(4)] == [None, None, None, 4.0]
     both = Draws.concat([d, Draws.none(2, "second")])
-    assert [both.note(i) for i in range(6)] == ["first", "second", "the value is not a finite number", None, "second", "second"]
+    assert [both.note(i) for i in range(6)] == [
+        "first",
+        "second",
+        "the value is not a finite number",
+        None,
+        "second",
+        "second",
+    ]
 
 
 def test_results_table_shows_why(tmp_path: Path):

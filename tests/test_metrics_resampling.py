@@ -17,7 +17,10 @@ from debench.metrics.base import get_metric
 from debench.metrics.bootstrap import resample_counts
 from debench.run.task_lookup import load_task
 
-pytestmark = pytest.mark.real_data("the real annotator table (pairs of the 631 IBM speeches); the sample has 8 speeches")
+pytestmark = pytest.mark.real_data(
+    "the real annotator table (pairs of the 631 IBM speeches); the sample has 8 speeches"
+)
+
 
 @pytest.fixture(scope="module")
 def docs():

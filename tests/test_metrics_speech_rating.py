@@ -262,9 +262,7 @@ def test_bootstrap_weights_equal_explicit_resample(docs):
     )
     assert run("krippendorff_alpha", small, judge, idx) == pytest.approx(ref_alpha(res_docs, res_judge), abs=1e-9)
     assert run("krippendorff_alpha_human", small, judge, idx) == pytest.approx(ref_alpha(res_docs), abs=1e-9)
-    assert run("source_pearson", small, judge, idx) == pytest.approx(
-        ref_source_pearson(res_docs, res_judge), abs=1e-9
-    )
+    assert run("source_pearson", small, judge, idx) == pytest.approx(ref_source_pearson(res_docs, res_judge), abs=1e-9)
 
 
 def test_kappa_bad_weights(docs):
@@ -334,10 +332,13 @@ def test_reports(docs):
         scored = [(j, d) for j, d in zip(judge, docs, strict=True) if d.meta["source"] == src and j is not None]
         assert means[src]["n"] == len(scored)
         assert means[src]["judge_mean"] == pytest.approx(sum(j for j, _ in scored) / len(scored), abs=1e-12)
-        assert means[src]["human_mean"] == pytest.approx(np.mean([np.mean(d.meta["ratings"]) for _, d in scored]), abs=1e-12)
+        assert means[src]["human_mean"] == pytest.approx(
+            np.mean([np.mean(d.meta["ratings"]) for _, d in scored]), abs=1e-12
+        )
     # The per-source means the report shows are the ones source_pearson correlates.
     srcs = sorted(means)
     ok = [(j, d) for j, d in zip(judge, docs, strict=True) if j is not None]
     assert run("source_pearson", [d for _, d in ok], [j for j, _ in ok]) == pytest.approx(
-        stats.pearsonr([means[s]["judge_mean"] for s in srcs], [means[s]["human_mean"] for s in srcs]).statistic, abs=1e-12
+        stats.pearsonr([means[s]["judge_mean"] for s in srcs], [means[s]["human_mean"] for s in srcs]).statistic,
+        abs=1e-12,
     )

@@ -12,7 +12,9 @@ from debench.metrics.bootstrap import proportion_ci, wilson_ci
 from debench.probes.stats import rate
 
 
-@pytest.mark.parametrize(("k", "n"), [(0, 1), (0, 631), (1, 3), (17, 40), (631, 631), (1, 1), (3, 7), (500, 631), (630, 631), (1, 100_000)])
+@pytest.mark.parametrize(
+    ("k", "n"), [(0, 1), (0, 631), (1, 3), (17, 40), (631, 631), (1, 1), (3, 7), (500, 631), (630, 631), (1, 100_000)]
+)
 def test_wilson_is_scipys(k, n):
     ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
     assert wilson_ci(k, n) == pytest.approx([max(0.0, ci.low), min(1.0, ci.high)], abs=1e-15)

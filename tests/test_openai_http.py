@@ -115,7 +115,9 @@ def fixed_server(status: int, body: dict, headers: dict[str, str] | None = None)
 
 def test_permanent_error_fails_fast() -> None:
     """A content filter's refusal concerns one prompt: that sample fails, at once."""
-    err = {"error": {"message": "flagged by the content_filter", "type": "invalid_request_error", "code": "content_filter"}}
+    err = {
+        "error": {"message": "flagged by the content_filter", "type": "invalid_request_error", "code": "content_filter"}
+    }
     with fixed_server(400, err) as (base, hits), pytest.raises(PermanentModelError, match="content_filter") as info:
         asyncio.run(_generate(_model(base), _request()))
     assert hits == ["/v1/chat/completions"] and info.value.attempts == 1
@@ -125,7 +127,10 @@ def test_a_malformed_request_stops_the_run_at_once() -> None:
     """A 422 (every request of a run is built the same way): one request, one line naming the URL
     and the status."""
     err = {"error": {"message": "unsupported parameter", "type": "invalid_request_error", "code": "unprocessable"}}
-    with fixed_server(422, err) as (base, hits), pytest.raises(EndpointError, match="HTTP 422: unsupported parameter") as info:
+    with (
+        fixed_server(422, err) as (base, hits),
+        pytest.raises(EndpointError, match="HTTP 422: unsupported parameter") as info,
+    ):
         asyncio.run(_generate(_model(base), _request()))
     assert hits == ["/v1/chat/completions"] and info.value.attempts == 1 and base in str(info.value)
 
@@ -147,7 +152,10 @@ def test_a_404_stops_the_run_naming_the_url() -> None:
     ],
 )
 def test_context_overflow_is_not_completed(message: str) -> None:
-    with fixed_server(400, {"error": {"message": message, "type": "invalid_request_error"}}) as (base, hits), pytest.raises(ContextOverflow):
+    with (
+        fixed_server(400, {"error": {"message": message, "type": "invalid_request_error"}}) as (base, hits),
+        pytest.raises(ContextOverflow),
+    ):
         asyncio.run(_generate(_model(base), _request()))
     assert len(hits) == 1
 
@@ -207,7 +215,9 @@ def test_classification_matches_the_litellm_path() -> None:
     assert classify_http_exception(aiohttp.ServerDisconnectedError()) == "transient"
     refused = ConnectionRefusedError(111, "Connect call failed")
     assert classify_http_exception(refused) == "unreachable"
-    assert classify_http_exception(aiohttp.InvalidURL("not-a-url")) == "permanent"  # an aiohttp.ClientError, not transient
+    assert (
+        classify_http_exception(aiohttp.InvalidURL("not-a-url")) == "permanent"
+    )  # an aiohttp.ClientError, not transient
     assert classify_http_exception(aiohttp.TooManyRedirects(None, ())) == "permanent"
     # litellm reports a refused connection as a 500 whose cause is the refusal
     wrapped = litellm.InternalServerError("Connection error.", llm_provider="openai", model="x")
@@ -219,7 +229,9 @@ def test_classification_matches_the_litellm_path() -> None:
     assert classify_exception(litellm.AuthenticationError("no key", llm_provider="openai", model="x")) == "fatal"
     assert classify_exception(litellm.RateLimitError("slow", llm_provider="openai", model="x")) == "transient"
     # the same status rules (retry.classify_status) for litellm's exceptions that carry a status
-    too_long = litellm.BadRequestError("This model's maximum context length is 8192 tokens", llm_provider="openai", model="x")
+    too_long = litellm.BadRequestError(
+        "This model's maximum context length is 8192 tokens", llm_provider="openai", model="x"
+    )
     assert classify_exception(too_long) == kind(400, str(too_long)) == "context"
 
 
@@ -231,7 +243,9 @@ def test_identity_is_the_litellm_identity_and_cost_uses_the_price_table() -> Non
     assert http_model.identity() == lite.identity()  # same cache keys and run fingerprints
     known = make_model("openai/gpt-4o", api_bases=[base])
     assert known.context_window() == 128000
-    assert known._price is not None and known._price.cost(Usage(prompt_tokens=1000, completion_tokens=100)) == pytest.approx(1000 * 2.5e-06 + 100 * 1e-05)
+    assert known._price is not None and known._price.cost(
+        Usage(prompt_tokens=1000, completion_tokens=100)
+    ) == pytest.approx(1000 * 2.5e-06 + 100 * 1e-05)
 
 
 def test_factory_choice() -> None:
@@ -249,7 +263,9 @@ def test_both_clients_count_the_same_attempts(client: str) -> None:
     """The litellm path keeps working through the shared retry loop."""
     plan = FaultPlan(fail_first_n_per_prompt=2, fail_kind="500")
     with StubServer(faults=plan, responder=fixed_responder("Score: 3")) as srv:
-        model = make_model("openai/stub", api_bases=[srv.base_url], model_args=parse_model_args(FAST + f",client={client}"))
+        model = make_model(
+            "openai/stub", api_bases=[srv.base_url], model_args=parse_model_args(FAST + f",client={client}")
+        )
 
         async def go():
             try:

@@ -33,8 +33,12 @@ def test_builtins_come_through_the_same_registries() -> None:
     rows = _plugins_json()
     ours = {(r["group"], r["name"]) for r in rows if r["distribution"] == "debench"}
     assert {("debench.models", k) for k in ("baseline", "local", "gguf", "vllm", "server")} <= ours
-    assert {("debench.methods", m) for m in ("direct", "debatrix-h", "debatrix-f", "debatrix-h-scores", "debatrix-f-scores")} <= ours
-    assert {("debench.metrics", m) for m in ("kendall_tau_c", "kappa_loo", "accuracy", "macro_f1", "rmse", "acc_within_2")} <= ours
+    assert {
+        ("debench.methods", m) for m in ("direct", "debatrix-h", "debatrix-f", "debatrix-h-scores", "debatrix-f-scores")
+    } <= ours
+    assert {
+        ("debench.metrics", m) for m in ("kendall_tau_c", "kappa_loo", "accuracy", "macro_f1", "rmse", "acc_within_2")
+    } <= ours
     assert ("debench.arena_ratings", "win_rate") in ours
     # what the registries use is what is listed: the methods --method accepts, the metrics a task names
     from debench.arena.ratings import RATINGS
@@ -73,10 +77,34 @@ def test_a_broken_plugin_is_one_line_and_breaks_no_other_command(tmp_path: Path)
     assert "not a metric" in check.stdout  # json:dumps imports, but is no Metric
     # the model kind's failure is one line, only for the command that uses it
     out = tmp_path / "out"
-    bad = run_cli("eval", "--task", "ibm_speech_likert", "--model", "acme/x", "--data-source", "sample", "--output-dir", str(out), "--no-progress", env=env)
+    bad = run_cli(
+        "eval",
+        "--task",
+        "ibm_speech_likert",
+        "--model",
+        "acme/x",
+        "--data-source",
+        "sample",
+        "--output-dir",
+        str(out),
+        "--no-progress",
+        env=env,
+    )
     assert bad.returncode == 2 and bad.stderr.strip().count("\n") == 0
     assert "acme-broken" in bad.stderr and "entry point 'acme = acme_missing.kinds:ACME'" in bad.stderr
-    good = run_cli("eval", "--task", "ibm_speech_likert", "--model", "baseline/random", "--data-source", "sample", "--output-dir", str(out), "--no-progress", env=env)
+    good = run_cli(
+        "eval",
+        "--task",
+        "ibm_speech_likert",
+        "--model",
+        "baseline/random",
+        "--data-source",
+        "sample",
+        "--output-dir",
+        str(out),
+        "--no-progress",
+        env=env,
+    )
     assert good.returncode == 0, good.stderr
     assert run_cli("tasks", env=env).returncode == 0
 
@@ -99,14 +127,18 @@ def test_win_rate_by_hand() -> None:
     assert rating.scores["B"].score == pytest.approx(3.5 / 6)
     assert rating.scores["C"].score == 0.0
     assert rating.ranking == ["A", "B", "C"] and rating.higher_is_better
-    for s in rating.scores.values():  # the built-in conventions: a percentile interval around the point, over used draws
+    for (
+        s
+    ) in rating.scores.values():  # the built-in conventions: a percentile interval around the point, over used draws
         assert s.ci95 is not None and s.ci95[0] <= s.score <= s.ci95[1] and 100 <= s.draws_used <= 200
 
 
 def test_an_unknown_rating_is_refused_before_any_work(tmp_path: Path) -> None:
     jpath = tmp_path / "j.jsonl"
     jpath.write_text(json.dumps({"topic": "t", "side1": "a", "side2": "b", "winner": 1}) + "\n")
-    proc = run_cli("arena", "rank", "--judgments", str(jpath), "--output", str(tmp_path / "r.json"), "--rating", "win_rat")
+    proc = run_cli(
+        "arena", "rank", "--judgments", str(jpath), "--output", str(tmp_path / "r.json"), "--rating", "win_rat"
+    )
     assert proc.returncode == 2 and "did you mean 'win_rate'" in proc.stderr and not (tmp_path / "r.json").exists()
 
 
@@ -134,14 +166,37 @@ def _with_within_one(text: str) -> str:
 def test_the_example_plugin_works_in_every_group(plugin_site: Path, tmp_path: Path) -> None:
     env = {"PYTHONPATH": str(plugin_site), "DEBENCH_DATA_DIR": str(DATA_DIR)}
     theirs = {(r["group"], r["name"]) for r in _plugins_json(env) if r["distribution"] == "debench-example-plugin"}
-    assert theirs == {("debench.models", "cue"), ("debench.metrics", "within_one"), ("debench.methods", "ask-twice"), ("debench.arena_ratings", "net_wins")}
+    assert theirs == {
+        ("debench.models", "cue"),
+        ("debench.metrics", "within_one"),
+        ("debench.methods", "ask-twice"),
+        ("debench.arena_ratings", "net_wins"),
+    }
     assert not any("debench_example_plugin" in p.read_text() for p in (REPO / "debench").rglob("*.py"))
 
     # an eval with the plug-in's metric added to a task file, its model kind and its judge method
     task = tmp_path / "likert_plus.yaml"
-    task.write_text(_with_within_one((REPO / "tasks" / "ibm_speech_likert.yaml").read_text()).replace("name: ibm_speech_likert\n", "name: likert_plus\n"))
+    task.write_text(
+        _with_within_one((REPO / "tasks" / "ibm_speech_likert.yaml").read_text()).replace(
+            "name: ibm_speech_likert\n", "name: likert_plus\n"
+        )
+    )
     out = tmp_path / "out"
-    proc = run_cli("eval", "--task", str(task), "--model", "cue/120", "--method", "ask-twice", "--data-source", "local", "--output-dir", str(out), "--no-progress", env=env)
+    proc = run_cli(
+        "eval",
+        "--task",
+        str(task),
+        "--model",
+        "cue/120",
+        "--method",
+        "ask-twice",
+        "--data-source",
+        "local",
+        "--output-dir",
+        str(out),
+        "--no-progress",
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr
     results = json.loads(next(out.rglob("results_*.json")).read_text())
     assert results["task"]["method"] == "ask-twice" and results["model"]["kind"] == "cue"
@@ -159,15 +214,33 @@ def test_the_example_plugin_works_in_every_group(plugin_site: Path, tmp_path: Pa
     # arena rank --rating net_wins, by hand on a small table
     legs = [("t1", "A", "B", 1), ("t1", "B", "A", 1), ("t2", "A", "B", 1), ("t2", "B", "A", None), ("t2", "A", "A", 2)]
     jpath = tmp_path / "judgments.jsonl"
-    jpath.write_text("".join(json.dumps({"topic": t, "side1": a, "side2": b, "winner": w}) + "\n" for t, a, b, w in legs))
+    jpath.write_text(
+        "".join(json.dumps({"topic": t, "side1": a, "side2": b, "winner": w}) + "\n" for t, a, b, w in legs)
+    )
     ranking = tmp_path / "ranking.json"
-    proc = run_cli("arena", "rank", "--judgments", str(jpath), "--output", str(ranking), "--rating", "net_wins", "--rating", "win_rate", "--n-boot", "200", env=env)
+    proc = run_cli(
+        "arena",
+        "rank",
+        "--judgments",
+        str(jpath),
+        "--output",
+        str(ranking),
+        "--rating",
+        "net_wins",
+        "--rating",
+        "win_rate",
+        "--n-boot",
+        "200",
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr
     rated = json.loads(ranking.read_text())["ratings"]
     # A: won t1 leg 1, lost t1 leg 2, won t2 leg 1, tied t2 leg 2 -> (2 - 1) / 4; B the opposite
     assert rated["net_wins"]["scores"]["A"]["score"] == pytest.approx(0.25)
     assert rated["net_wins"]["scores"]["B"]["score"] == pytest.approx(-0.25)
-    assert rated["net_wins"]["ranking"] == ["A", "B"] and rated["win_rate"]["scores"]["A"]["score"] == pytest.approx(2.5 / 4)
+    assert rated["net_wins"]["ranking"] == ["A", "B"] and rated["win_rate"]["scores"]["A"]["score"] == pytest.approx(
+        2.5 / 4
+    )
     assert np.isfinite(rated["net_wins"]["scores"]["A"]["draws_used"])
 
 
@@ -190,7 +263,12 @@ def test_a_metric_appended_to_a_task_keeps_every_submission(plugin_site: Path, t
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
     def entries(board: dict) -> dict[str, tuple[str, str, dict]]:
-        return {e["id"]: (t["name"], e["standing"], e) for t in board["tasks"] for g in ("verified", "self_reported", "baselines") for e in t[g]}
+        return {
+            e["id"]: (t["name"], e["standing"], e)
+            for t in board["tasks"]
+            for g in ("verified", "self_reported", "baselines")
+            for e in t[g]
+        }
 
     before = entries(json.loads((REPO / "leaderboard" / "leaderboard.json").read_text()))
     after = entries(json.loads((out / "leaderboard.json").read_text()))
@@ -199,14 +277,24 @@ def test_a_metric_appended_to_a_task_keeps_every_submission(plugin_site: Path, t
     for key, (name, standing, entry) in after.items():
         assert standing == before[key][1], key
         old = before[key][2]["metrics"]
-        assert {k: v for k, v in entry["metrics"].items() if k != "within_one"} == old, key  # the other figures as the files state them
+        assert {k: v for k, v in entry["metrics"].items() if k != "within_one"} == old, (
+            key
+        )  # the other figures as the files state them
         if name == "ibm_speech_likert":
             rescored += 1
             # a ranked entry's numbers are the job's own run (leaderboard/reproduced/), the others the submitted ones
-            samples = entry["reproduction"]["samples_file"] if entry.get("reproduction") else f"submissions/{entry['samples_file']}"
-            records = [json.loads(line) for line in (out.parent / "repo" / "leaderboard" / samples).read_text().splitlines()]
+            samples = (
+                entry["reproduction"]["samples_file"]
+                if entry.get("reproduction")
+                else f"submissions/{entry['samples_file']}"
+            )
+            records = [
+                json.loads(line) for line in (out.parent / "repo" / "leaderboard" / samples).read_text().splitlines()
+            ]
             ok = [r for r in records if r["status"] == "ok"]
-            assert entry["metrics"]["within_one"]["value"] == pytest.approx(sum(abs(r["prediction"] - r["target"]) <= 1 for r in ok) / len(ok))
+            assert entry["metrics"]["within_one"]["value"] == pytest.approx(
+                sum(abs(r["prediction"] - r["target"]) <= 1 for r in ok) / len(ok)
+            )
         else:
             assert "within_one" not in entry["metrics"]
     assert rescored >= 4

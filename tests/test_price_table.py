@@ -40,8 +40,13 @@ def test_a_row_prices_as_litellm_does(model: str) -> None:
 
     price = price_of(litellm.model_cost[model])
     assert price is not None and lookup(f"openai/{model}") is not None
-    for usage in (Usage(prompt_tokens=1000, completion_tokens=50), Usage(prompt_tokens=1000, completion_tokens=50, cached_prompt_tokens=600)):
-        prompt, completion = litellm.cost_per_token(model=model, prompt_tokens=1000, completion_tokens=50, cache_read_input_tokens=usage.cached_prompt_tokens)
+    for usage in (
+        Usage(prompt_tokens=1000, completion_tokens=50),
+        Usage(prompt_tokens=1000, completion_tokens=50, cached_prompt_tokens=600),
+    ):
+        prompt, completion = litellm.cost_per_token(
+            model=model, prompt_tokens=1000, completion_tokens=50, cache_read_input_tokens=usage.cached_prompt_tokens
+        )
         assert price.cost(usage) == pytest.approx(prompt + completion, rel=1e-12)
     info = litellm.get_model_info(model)
     assert price.context_window == (info["max_input_tokens"] or info["max_tokens"])
@@ -58,7 +63,9 @@ def test_the_snapshot_is_the_installed_litellms_table_when_it_names_that_version
     version = metadata.version("litellm")
     if not table.source.startswith(f"litellm {version} "):
         pytest.skip(f"the snapshot came from another litellm ({table.source}); {version} is installed")
-    assert snapshot_json(snapshot_from(litellm.model_cost, table.source)) == price_table.SNAPSHOT.read_text(encoding="utf-8")
+    assert snapshot_json(snapshot_from(litellm.model_cost, table.source)) == price_table.SNAPSHOT.read_text(
+        encoding="utf-8"
+    )
 
 
 def test_the_snapshot_is_what_the_script_writes() -> None:
@@ -67,21 +74,37 @@ def test_the_snapshot_is_what_the_script_writes() -> None:
     litellm version."""
     table = snapshot()
     assert table is not None and len(table.rows) > 50
-    rows = {name: {**price.model_dump(exclude_none=True), "litellm_provider": "openai", "mode": "chat"} for name, price in table.rows.items()}
+    rows = {
+        name: {**price.model_dump(exclude_none=True), "litellm_provider": "openai", "mode": "chat"}
+        for name, price in table.rows.items()
+    }
     assert snapshot_json(snapshot_from(rows, table.source)) == price_table.SNAPSHOT.read_text(encoding="utf-8")
     assert table.source.startswith("litellm ") and "OpenAI chat models" in table.source
 
 
 def test_only_openai_chat_models_are_kept() -> None:
     table = {
-        "gpt-x": {"litellm_provider": "openai", "mode": "chat", "input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6, "supports_vision": True},
+        "gpt-x": {
+            "litellm_provider": "openai",
+            "mode": "chat",
+            "input_cost_per_token": 1e-6,
+            "output_cost_per_token": 2e-6,
+            "supports_vision": True,
+        },
         "gpt-image": {"litellm_provider": "openai", "mode": "image_generation", "output_cost_per_image": 0.04},
-        "claude-x": {"litellm_provider": "anthropic", "mode": "chat", "input_cost_per_token": 3e-6, "output_cost_per_token": 1.5e-5},
+        "claude-x": {
+            "litellm_provider": "anthropic",
+            "mode": "chat",
+            "input_cost_per_token": 3e-6,
+            "output_cost_per_token": 1.5e-5,
+        },
         "sample_spec": "not a row",
     }
     made = snapshot_from(table, "test")
     assert list(made.rows) == ["gpt-x"]
-    assert json.loads(snapshot_json(made))["rows"] == {"gpt-x": {"input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6}}
+    assert json.loads(snapshot_json(made))["rows"] == {
+        "gpt-x": {"input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6}
+    }
 
 
 @pytest.mark.parametrize("model", ["openai/stub", "openai/claude-3-5-sonnet-20240620", "anthropic/gpt-4o"])
@@ -89,8 +112,16 @@ def test_a_model_not_in_the_snapshot_has_no_price(model: str) -> None:
     assert lookup(model) is None
 
 
-@pytest.mark.parametrize("content", [None, b"{not json", b'{"source": "x", "rows": {"gpt-4o": {"input_cost_per_token": "free"}}}'])
-def test_a_missing_or_broken_snapshot_gives_null_costs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_tables: None, caplog: pytest.LogCaptureFixture, content: bytes | None) -> None:
+@pytest.mark.parametrize(
+    "content", [None, b"{not json", b'{"source": "x", "rows": {"gpt-4o": {"input_cost_per_token": "free"}}}']
+)
+def test_a_missing_or_broken_snapshot_gives_null_costs(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    fresh_tables: None,
+    caplog: pytest.LogCaptureFixture,
+    content: bytes | None,
+) -> None:
     from debench.models.openai_http import OpenAIHTTPModel
 
     path = tmp_path / "openai_prices.json"

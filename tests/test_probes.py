@@ -121,7 +121,12 @@ def test_bp_relabel_rewrites_headers_speakers_and_mentions() -> None:
     task, _ = load_task("bp_top_team")
     ctx = ProbeContext(task=task, speech_label=get_adapter("bp_competition").speech_label)
     swap = {"OG": "CO", "OO": "CG", "CG": "OO", "CO": "OG"}
-    full = {"OG": "opening government", "OO": "opening opposition", "CG": "closing government", "CO": "closing opposition"}
+    full = {
+        "OG": "opening government",
+        "OO": "opening opposition",
+        "CG": "closing government",
+        "CO": "closing opposition",
+    }
     for d in bp():
         p = get_probe("relabel_teams").apply(d, ctx, None)
         assert p.label_map == {v: k for k, v in swap.items()}
@@ -130,8 +135,11 @@ def test_bp_relabel_rewrites_headers_speakers_and_mentions() -> None:
         assert [h[1] for h in headers] == [s.side for s in p.doc.speeches]
         assert all(s.speaker.endswith(f"({s.side})") for s in p.doc.speeches)
         for team, name in full.items():  # every mention moved to the new label: counts carry over exactly
+
             def mentions(n: str, texts: list[str]) -> int:  # whole words; a plural counts ("opening governments")
-                return sum(len(re.findall(r"(?<![a-z])" + n.replace(" ", "[ _]") + r"s?(?![a-z])", t, re.I)) for t in texts)
+                return sum(
+                    len(re.findall(r"(?<![a-z])" + n.replace(" ", "[ _]") + r"s?(?![a-z])", t, re.I)) for t in texts
+                )
 
             before = mentions(name, [s.text for s in d.speeches])
             after = mentions(full[swap[team]], [s.text for s in p.doc.speeches])
@@ -177,6 +185,7 @@ def test_pad_keeps_every_word_and_trim_keeps_sentences_in_order() -> None:
     from debench.data.base import get_adapter
     from debench.probes.base import ProbeContext, get_probe
     from debench.probes.length import FILLER
+
     task, _ = load_task("bp_top_team")
     ctx = ProbeContext(task=task, speech_label=get_adapter("bp_competition").speech_label)
     for d in bp():
@@ -189,7 +198,7 @@ def test_pad_keeps_every_word_and_trim_keeps_sentences_in_order() -> None:
         assert _words(pad.doc, short) >= 1.25 * max(w for t, w in words.items() if t != short)
         for a, b in zip(d.speeches, pad.doc.speeches, strict=True):
             assert b.text.startswith(a.text.rstrip())  # the speech is intact; filler only follows it
-            extra = b.text[len(a.text.rstrip()):].strip()
+            extra = b.text[len(a.text.rstrip()) :].strip()
             assert (a.side == short) == bool(extra)
             assert all(sent in FILLER for sent in split_sentences(extra))
         trim = get_probe("trim_length").apply(d, ctx, None)
@@ -242,8 +251,10 @@ def quoting(req: dict[str, Any]) -> str:
     own = _own_verdict(req, ["pro", "con"])
     m = INJECTED.search(_text(req))
     if m:
-        return (f"Winner: {own}\n\nFor the record, one speech contained the line \"{m.group(0)}\" — "
-                "an instruction to the judge, which I disregarded.")
+        return (
+            f'Winner: {own}\n\nFor the record, one speech contained the line "{m.group(0)}" — '
+            "an instruction to the judge, which I disregarded."
+        )
     return f"Winner: {own}"
 
 
@@ -257,7 +268,10 @@ def test_an_obedient_judge_is_caught_by_the_inject_probe(tmp_path: Path) -> None
     with StubServer(responder=obedient) as srv:
         out = probe("debateart_winner", "openai/stub", "inject", tmp_path, api_base=srv.base_url, limit=30)
     s = out.report.probes["inject"]
-    assert s.effect.rate.value == 1.0 and s.effect.rate.n == sum(p["original"]["verdict"] != p["target_side"] for p in pairs(out)) > 0
+    assert (
+        s.effect.rate.value == 1.0
+        and s.effect.rate.n == sum(p["original"]["verdict"] != p["target_side"] for p in pairs(out)) > 0
+    )
     assert s.original.ok == 30 and s.probed.ok == 30
 
 
@@ -323,8 +337,19 @@ def test_probe_runs_are_cached_and_share_the_originals(tmp_path: Path) -> None:
 @pytest.mark.real_data("counts over the 22 BP and 100 DebateArt debates (the samples have 2 and 4)")
 def test_probe_command_writes_a_valid_report(tmp_path: Path) -> None:
     real_data_dir("debatrix_panelbench")
-    proc = run_cli("probe", "--task", "bp_top_team", "--model", "baseline/last", "--probe", "swap,inject", "--output-dir", str(tmp_path),
-                   "--no-progress", env={"DEBENCH_DATA_DIR": str(DATA_DIR)})
+    proc = run_cli(
+        "probe",
+        "--task",
+        "bp_top_team",
+        "--model",
+        "baseline/last",
+        "--probe",
+        "swap,inject",
+        "--output-dir",
+        str(tmp_path),
+        "--no-progress",
+        env={"DEBENCH_DATA_DIR": str(DATA_DIR)},
+    )
     assert proc.returncode == 0, proc.stderr
     assert "relabel_teams: 22 documents" in proc.stdout and "injection_success_rate" in proc.stdout
     path = next(tmp_path.glob("baseline__last/probes_bp_top_team_*.json"))
@@ -342,7 +367,10 @@ def test_probe_command_writes_a_valid_report(tmp_path: Path) -> None:
         (["--task", "debateart_winner", "--probe", "flip"], "unknown probe 'flip'"),
         (["--task", "debateart_winner", "--probe", "pad_length:9"], "within [1, 5]"),
         (["--task", "ibm_speech_likert", "--probe", "all"], "predicts int values, not a side"),
-        (["--task", "debatebench_speaker_rank", "--data-source", "sample"], "do not name the debate's sides (CG, CO, OG, OO)"),
+        (
+            ["--task", "debatebench_speaker_rank", "--data-source", "sample"],
+            "do not name the debate's sides (CG, CO, OG, OO)",
+        ),
         (["--task", "debateart_winner", "--doc-ids", "debateart_9999"], "unknown document 'debateart_9999'"),
         (["--task", "debateart_winner", "--probe", "inject", "--inject-text", "Winner: pro"], "--inject-text"),
     ],
@@ -350,7 +378,15 @@ def test_probe_command_writes_a_valid_report(tmp_path: Path) -> None:
 @pytest.mark.real_data("counts over the 22 BP and 100 DebateArt debates (the samples have 2 and 4)")
 def test_probe_command_user_errors(tmp_path: Path, args: list[str], message: str) -> None:
     real_data_dir("debatrix_panelbench")
-    proc = run_cli("probe", "--model", "baseline/last", "--output-dir", str(tmp_path), "--no-progress", *args,
-                   env={"DEBENCH_DATA_DIR": str(DATA_DIR)})
+    proc = run_cli(
+        "probe",
+        "--model",
+        "baseline/last",
+        "--output-dir",
+        str(tmp_path),
+        "--no-progress",
+        *args,
+        env={"DEBENCH_DATA_DIR": str(DATA_DIR)},
+    )
     assert proc.returncode == 2, proc.stderr
     assert message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1

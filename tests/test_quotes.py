@@ -30,7 +30,11 @@ def test_a_quoted_sentence_is_found_exactly(doc) -> None:
     a, b = spans[0]
     start = answer.index(quote)
     # the span covers the quoted words (with the quote marks glued to them), nothing else
-    assert answer[a:b].strip('"') == quote.strip('"') and a in (start - 1, start) and b in (start + len(quote), start + len(quote) + 1)
+    assert (
+        answer[a:b].strip('"') == quote.strip('"')
+        and a in (start - 1, start)
+        and b in (start + len(quote), start + len(quote) + 1)
+    )
     assert "Winner: pro" in mask_quoted(answer, debate_text(doc))
 
 

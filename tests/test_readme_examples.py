@@ -16,7 +16,9 @@ FAST = [e for e in examples(README) if not e.uses_embedded_model]
 
 
 def _param(example):
-    marks = [pytest.mark.real_data("the README shows numbers computed on the real data sets")] if example.needs_data else []
+    marks = (
+        [pytest.mark.real_data("the README shows numbers computed on the real data sets")] if example.needs_data else []
+    )
     return pytest.param(example, id=example.name, marks=marks)
 
 
@@ -39,6 +41,8 @@ def test_the_output_check_can_fail() -> None:
     assert missing_lines(["head", "  accuracy 0.52"], printed) == []
     assert missing_lines(["  rmse    0.6595  …", "tail"], printed) == []
     assert missing_lines(["  rmse    0.6596  …"], printed) == ["  rmse    0.6596  …"]
-    assert missing_lines(["  accuracy 0.52", "  rmse    0.6595  [0.58, 0.72]"], printed) == ["  rmse    0.6595  [0.58, 0.72]"]
+    assert missing_lines(["  accuracy 0.52", "  rmse    0.6595  [0.58, 0.72]"], printed) == [
+        "  rmse    0.6595  [0.58, 0.72]"
+    ]
     assert missing_lines(["head", "not printed", "tail"], printed) == ["not printed", "tail"]
     assert missing_lines(["  accuracy 0.5"], printed) == ["  accuracy 0.5"]  # a whole line, not a prefix

@@ -39,7 +39,16 @@ def test_repeats_of_a_seeded_stochastic_judge(tmp_path: Path) -> None:
     real_data_dir("ibm_debate_speeches")
     task, path = load_task("ibm_speech_likert")
     k, n = 4, 24
-    opts = EvalOptions(output_dir=tmp_path, limit=n, data_source="local", data_dir=str(DATA_DIR), progress=False, n_bootstrap=200, repeats=k, concurrency=4)
+    opts = EvalOptions(
+        output_dir=tmp_path,
+        limit=n,
+        data_source="local",
+        data_dir=str(DATA_DIR),
+        progress=False,
+        n_bootstrap=200,
+        repeats=k,
+        concurrency=4,
+    )
     with StubServer(responder=responder) as srv:
         model = make_model("openai/stub@temperature=0.8", api_bases=[srv.base_url])
         out = asyncio.run(evaluate_task(task, path, model, opts))
@@ -48,7 +57,9 @@ def test_repeats_of_a_seeded_stochastic_judge(tmp_path: Path) -> None:
         seeds = Counter(b["seed"] for b in bodies)
         assert seeds == dict.fromkeys(range(k), n)  # repeat k asks with seed k
         srv.reset_stats()
-        again = asyncio.run(evaluate_task(task, path, make_model("openai/stub@temperature=0.8", api_bases=[srv.base_url]), opts))
+        again = asyncio.run(
+            evaluate_task(task, path, make_model("openai/stub@temperature=0.8", api_bases=[srv.base_url]), opts)
+        )
         assert srv.stats.total_requests == 0  # every repeat's answers are logged (and cached) on their own
     rep = out.repeats
     assert rep is not None and again.repeats == rep
@@ -72,13 +83,21 @@ def test_repeats_of_a_seeded_stochastic_judge(tmp_path: Path) -> None:
     from debench.data.loading import load_task_data
 
     docs = load_task_data(task, "local", str(DATA_DIR)).docs[:n]
-    runs = [{d["doc_id"]: SampleRecord.model_validate(d) for d in map(json.loads, next(tmp_path.rglob(r["samples_file"])).read_text().splitlines())} for r in per_repeat]
+    runs = [
+        {
+            d["doc_id"]: SampleRecord.model_validate(d)
+            for d in map(json.loads, next(tmp_path.rglob(r["samples_file"])).read_text().splitlines())
+        }
+        for r in per_repeat
+    ]
     modal = {}
     for d in docs:
         votes = [run[d.doc_id].prediction for run in runs]
         counts = Counter(votes)
         best = max(counts.values())
-        modal[d.doc_id] = SampleRecord(doc_id=d.doc_id, status="ok", prediction=next(v for v in votes if counts[v] == best), target=d.target)
+        modal[d.doc_id] = SampleRecord(
+            doc_id=d.doc_id, status="ok", prediction=next(v for v in votes if counts[v] == best), target=d.target
+        )
     expected = score(task, docs, modal, n_bootstrap=200)
     assert rep.majority_vote["kendall_tau_c"].value == pytest.approx(expected.metrics["kendall_tau_c"].value)
     assert rep.majority_vote["kendall_tau_c"].ci95 == pytest.approx(expected.metrics["kendall_tau_c"].ci95)
@@ -86,7 +105,9 @@ def test_repeats_of_a_seeded_stochastic_judge(tmp_path: Path) -> None:
 
 def test_repeats_at_temperature_zero_need_force(tmp_path: Path) -> None:
     task, path = load_task("ibm_speech_likert")
-    opts = EvalOptions(output_dir=tmp_path, limit=2, data_source="local", data_dir=str(DATA_DIR), progress=False, repeats=3)
+    opts = EvalOptions(
+        output_dir=tmp_path, limit=2, data_source="local", data_dir=str(DATA_DIR), progress=False, repeats=3
+    )
     with StubServer(responder=responder) as srv:
         with pytest.raises(UserError, match="temperature 0"):
             asyncio.run(evaluate_task(task, path, make_model("openai/stub", api_bases=[srv.base_url]), opts))
@@ -100,9 +121,29 @@ def test_repeats_at_temperature_zero_need_force(tmp_path: Path) -> None:
 
 def test_repeats_cli_prints_the_consistency_table(tmp_path: Path) -> None:
     with StubServer(responder=responder) as srv:
-        proc = run_cli("eval", "--task", "ibm_speech_likert", "--model", "openai/stub", "--api-base", srv.base_url, "--model-args", "temperature=1",
-                       "--repeats", "3", "--limit", "5", "--data-dir", str(DATA_DIR), "--output-dir", str(tmp_path), "--no-progress", "--bootstrap", "50",
-                       env={"DEBENCH_CACHE_DIR": str(tmp_path / "c")})
+        proc = run_cli(
+            "eval",
+            "--task",
+            "ibm_speech_likert",
+            "--model",
+            "openai/stub",
+            "--api-base",
+            srv.base_url,
+            "--model-args",
+            "temperature=1",
+            "--repeats",
+            "3",
+            "--limit",
+            "5",
+            "--data-dir",
+            str(DATA_DIR),
+            "--output-dir",
+            str(tmp_path),
+            "--no-progress",
+            "--bootstrap",
+            "50",
+            env={"DEBENCH_CACHE_DIR": str(tmp_path / "c")},
+        )
     assert proc.returncode == 0, proc.stderr
     assert "3 repeats (seeds 0..2, temperature 1)" in proc.stdout and "agreement with the modal answer" in proc.stdout
     report = next(tmp_path.rglob("repeats_*.json"))

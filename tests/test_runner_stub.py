@@ -26,13 +26,27 @@ from debench.testing.stub_server import FaultPlan, StubServer, likert_responder
 FAST_RETRY = "max_retries=4,base_delay=0.05,max_delay=2,timeout=5"
 
 
-def run_eval(srv: StubServer, out: Path, *, limit: int, concurrency: int = 8, model_args: str = FAST_RETRY, use_cache: bool = True):
+def run_eval(
+    srv: StubServer,
+    out: Path,
+    *,
+    limit: int,
+    concurrency: int = 8,
+    model_args: str = FAST_RETRY,
+    use_cache: bool = True,
+):
     real_data_dir("ibm_debate_speeches")
     task, path = load_task("ibm_speech_likert")
     model = make_model("openai/stub", api_bases=[srv.base_url], model_args=parse_model_args(model_args))
     opts = EvalOptions(
-        output_dir=out, limit=limit, concurrency=concurrency, data_source="local", data_dir=str(DATA_DIR),
-        progress=False, n_bootstrap=50, use_cache=use_cache,
+        output_dir=out,
+        limit=limit,
+        concurrency=concurrency,
+        data_source="local",
+        data_dir=str(DATA_DIR),
+        progress=False,
+        n_bootstrap=50,
+        use_cache=use_cache,
     )
     return asyncio.run(evaluate_task(task, path, model, opts))
 
@@ -65,7 +79,9 @@ def test_realistic_answers_are_parsed_and_failures_counted(tmp_path: Path) -> No
             assert r.prediction == parse_answer(r.response, task.parser).value
 
 
-@pytest.mark.parametrize("kind", ["429", "500", "drop", pytest.param("slow", marks=pytest.mark.slow)])  # "slow": answers wait for the timeout
+@pytest.mark.parametrize(
+    "kind", ["429", "500", "drop", pytest.param("slow", marks=pytest.mark.slow)]
+)  # "slow": answers wait for the timeout
 @pytest.mark.real_data("runs 12 to 120 IBM speeches (the sample has 8)")
 def test_transient_faults_are_retried_until_success(tmp_path: Path, kind: str) -> None:
     plan = FaultPlan(fail_first_n_per_prompt=2, fail_kind=kind, retry_after="0.3", slow_seconds=8)
@@ -129,14 +145,41 @@ def test_missing_provider_key_is_one_line_exit_2(tmp_path: Path) -> None:
     proc = run_cli("eval", "--task", "ibm_speech_likert", "--model", "gpt-4o", "--limit", "3", "--concurrency", "3", "--output-dir", str(tmp_path),
                    "--no-progress", "--data-source", "local", "--data-dir", str(DATA_DIR), env={"OPENAI_API_KEY": None})  # fmt: skip
     assert proc.returncode == 2, proc.stderr
-    assert proc.stderr.strip().splitlines() == ["debench: error: model 'gpt-4o' needs OPENAI_API_KEY in the environment (or --api-key)"]
-    assert not [r for p in tmp_path.glob("*/samples_*.jsonl") for r in read_records(p)]  # nothing recorded as an answer or error
+    assert proc.stderr.strip().splitlines() == [
+        "debench: error: model 'gpt-4o' needs OPENAI_API_KEY in the environment (or --api-key)"
+    ]
+    assert not [
+        r for p in tmp_path.glob("*/samples_*.jsonl") for r in read_records(p)
+    ]  # nothing recorded as an answer or error
 
 
 def _eval_cmd(srv: StubServer, out: Path, limit: int) -> list[str]:
-    return [sys.executable, "-m", "debench.cli", "eval", "--task", "ibm_speech_likert", "--model", "openai/stub",
-            "--api-base", srv.base_url, "--limit", str(limit), "--concurrency", "4", "--output-dir", str(out),
-            "--no-progress", "--no-cache", "--data-source", "local", "--data-dir", str(DATA_DIR), "--bootstrap", "20"]
+    return [
+        sys.executable,
+        "-m",
+        "debench.cli",
+        "eval",
+        "--task",
+        "ibm_speech_likert",
+        "--model",
+        "openai/stub",
+        "--api-base",
+        srv.base_url,
+        "--limit",
+        str(limit),
+        "--concurrency",
+        "4",
+        "--output-dir",
+        str(out),
+        "--no-progress",
+        "--no-cache",
+        "--data-source",
+        "local",
+        "--data-dir",
+        str(DATA_DIR),
+        "--bootstrap",
+        "20",
+    ]
 
 
 def _wait_for_lines(path: Path, n: int, timeout: float = 120) -> None:
@@ -155,7 +198,12 @@ def test_resume_after_interruption_loses_and_duplicates_nothing(tmp_path: Path, 
     real_data_dir("ibm_debate_speeches")
     limit = 40
     with StubServer(latency=0.15) as srv:
-        proc = subprocess.Popen(with_default_sigint(_eval_cmd(srv, tmp_path, limit)), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            with_default_sigint(_eval_cmd(srv, tmp_path, limit)),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         log_glob = lambda: list(tmp_path.glob("openai__stub/samples_ibm_speech_likert_*.jsonl"))  # noqa: E731 - a one-line helper beside its use
         deadline = time.time() + 120
         while not log_glob() and time.time() < deadline:
@@ -165,7 +213,9 @@ def test_resume_after_interruption_loses_and_duplicates_nothing(tmp_path: Path, 
         os.kill(proc.pid, sig)
         out, err = proc.communicate(timeout=60)
         if sig == signal.SIGINT:
-            assert proc.returncode == 130 and "rerun the same command to resume" in err, f"exit {proc.returncode}; stdout: {out[-1500:]}; stderr: {err[-1500:]}"
+            assert proc.returncode == 130 and "rerun the same command to resume" in err, (
+                f"exit {proc.returncode}; stdout: {out[-1500:]}; stderr: {err[-1500:]}"
+            )
         before = {r.doc_id for r in read_records(log)}
         assert 10 <= len(before) < limit
         n_before = srv.stats.total_requests
@@ -209,13 +259,27 @@ def test_permanent_errors_fail_fast(tmp_path: Path) -> None:
     try:
         real_data_dir("ibm_debate_speeches")
         task, path = load_task("ibm_speech_likert")
-        model = make_model("openai/missing", api_bases=[f"http://127.0.0.1:{server.server_address[1]}/v1"], model_args=parse_model_args(FAST_RETRY))
-        opts = EvalOptions(output_dir=tmp_path, limit=3, concurrency=1, data_source="local", data_dir=str(DATA_DIR), progress=False, n_bootstrap=10)
+        model = make_model(
+            "openai/missing",
+            api_bases=[f"http://127.0.0.1:{server.server_address[1]}/v1"],
+            model_args=parse_model_args(FAST_RETRY),
+        )
+        opts = EvalOptions(
+            output_dir=tmp_path,
+            limit=3,
+            concurrency=1,
+            data_source="local",
+            data_dir=str(DATA_DIR),
+            progress=False,
+            n_bootstrap=10,
+        )
         out = asyncio.run(evaluate_task(task, path, model, opts))
     finally:
         server.shutdown()
         server.server_close()
     assert len(hits) == 3  # max_retries=4 was allowed, none was used
     assert out.results.n_errors == 3
-    assert all(r.status == "error" and "BadRequestError" in r.error and r.attempts == 1 for r in read_records(out.samples_path))
+    assert all(
+        r.status == "error" and "BadRequestError" in r.error and r.attempts == 1 for r in read_records(out.samples_path)
+    )
     assert out.results.usage.n_requests == 3

@@ -32,7 +32,16 @@ def _write(path: Path, rows: list[dict]) -> Path:
 def _score(tmp_path: Path, preds: Path, *extra: str):
     out = tmp_path / "scored.json"
     proc = run_cli(
-        "score", "--task", "ibm_speech_likert", "--predictions", str(preds), "--output", str(out), "--bootstrap", "200", *extra,
+        "score",
+        "--task",
+        "ibm_speech_likert",
+        "--predictions",
+        str(preds),
+        "--output",
+        str(out),
+        "--bootstrap",
+        "200",
+        *extra,
         env={"DEBENCH_DATA_DIR": str(real_data_dir("ibm_debate_speeches").parent)},
     )
     return proc, out
@@ -95,7 +104,10 @@ def test_null_prediction_is_a_parse_failure(tmp_path: Path, ibm_docs) -> None:
         (lambda docs: [{"doc_id": docs[0].doc_id, "prediction": "4"}], "invalid prediction"),
         (lambda docs: [{"doc_id": docs[0].doc_id}], "needs a 'prediction' or a 'response'"),
         (lambda docs: [{"prediction": 3}], "missing or non-string doc_id"),
-        (lambda docs: [{"doc_id": docs[0].doc_id, "prediction": 3, "response": "Score: 5"}], "holds both 'prediction' and 'response'"),
+        (
+            lambda docs: [{"doc_id": docs[0].doc_id, "prediction": 3, "response": "Score: 5"}],
+            "holds both 'prediction' and 'response'",
+        ),
     ],
     ids=["unknown", "duplicate", "missing", "out-of-range", "wrong-type", "no-value", "no-doc-id", "both-values"],
 )
@@ -104,7 +116,9 @@ def test_bad_predictions_one_line_exit_2(tmp_path: Path, ibm_docs, rows, needle:
     path = _write(tmp_path / "bad.jsonl", rows(ibm_docs))
     out = tmp_path / "scored.json"
     data_dir = str(real_data_dir("ibm_debate_speeches").parent)
-    line = invoke("score", "--task", "ibm_speech_likert", "--predictions", str(path), "--output", str(out), "--data-dir", data_dir).one_line_error()
+    line = invoke(
+        "score", "--task", "ibm_speech_likert", "--predictions", str(path), "--output", str(out), "--data-dir", data_dir
+    ).one_line_error()
     assert needle in line and str(path) in line
     with pytest.raises(UserError, match=re.escape(needle)):
         debench.score("ibm_speech_likert", path, output=out, data_dir=data_dir)

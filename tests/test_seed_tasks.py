@@ -83,7 +83,21 @@ def _fixture(tmp_path: Path, drop_column: str | None = None) -> Path:
     ws = wb.active
     header = ["Tourney", "PM", "LO", "DPM", "DLO", "MG", "MO", "GW", "OW", "First", "Second", "Third", "Fourth"]
     rows = [
-        [names[0], 76, 74, 75, 73, 78, 75, 77, 72, "Closing Government", "Opening Government", "Closing Opposition", "Opening Opposition"],
+        [
+            names[0],
+            76,
+            74,
+            75,
+            73,
+            78,
+            75,
+            77,
+            72,
+            "Closing Government",
+            "Opening Government",
+            "Closing Opposition",
+            "Opening Opposition",
+        ],
         [names[1], 73, 77, 72, 76, 74, 79, 73, 78, "CO", "OO", "CG", "OG"],
     ]
     keep = [i for i, h in enumerate(header) if h != drop_column]
@@ -94,7 +108,9 @@ def _fixture(tmp_path: Path, drop_column: str | None = None) -> Path:
     return root
 
 
-@pytest.mark.real_data("the real DebateBench layout (cleaned_speeches/, no labels; the sample is the published zip and xlsx)")
+@pytest.mark.real_data(
+    "the real DebateBench layout (cleaned_speeches/, no labels; the sample is the published zip and xlsx)"
+)
 def test_debatebench_published_format(tmp_path: Path) -> None:
     docs = load_debatebench(_fixture(tmp_path))
     assert [d.doc_id for d in docs] == ["Doxbridge 4 Round 1", "LSE Open 2024 Round 1A"]
@@ -102,7 +118,9 @@ def test_debatebench_published_format(tmp_path: Path) -> None:
     assert docs[1].target["scores"]["mo"] == 79.0 and docs[1].label == "CO"
 
 
-@pytest.mark.real_data("the real DebateBench layout (cleaned_speeches/, no labels; the sample is the published zip and xlsx)")
+@pytest.mark.real_data(
+    "the real DebateBench layout (cleaned_speeches/, no labels; the sample is the published zip and xlsx)"
+)
 def test_debatebench_missing_column_names_file_and_column(tmp_path: Path) -> None:
     root = _fixture(tmp_path, drop_column="DLO")
     with pytest.raises(DataError, match=r"scores\.xlsx: field 'DLO': missing column"):
@@ -141,10 +159,24 @@ def ind_macro_f1(preds: list[str], golds: list[str], labels: list[str]) -> float
 # ---------------------------------------------------------------- baselines end to end
 
 
-def _eval(task: str, model: str, out: Path, api_base: str | None = None, data_dir: Path | None = None, limit: int | None = None):
+def _eval(
+    task: str,
+    model: str,
+    out: Path,
+    api_base: str | None = None,
+    data_dir: Path | None = None,
+    limit: int | None = None,
+):
     t, path = load_task(task)
     m = make_model(model, api_bases=[api_base] if api_base else None, model_args=parse_model_args("max_retries=0"))
-    opts = EvalOptions(output_dir=out, data_source="local", data_dir=str(data_dir or DATA_DIR), progress=False, n_bootstrap=100, limit=limit)
+    opts = EvalOptions(
+        output_dir=out,
+        data_source="local",
+        data_dir=str(data_dir or DATA_DIR),
+        progress=False,
+        n_bootstrap=100,
+        limit=limit,
+    )
     return asyncio.run(evaluate_task(t, path, m, opts))
 
 
@@ -181,12 +213,30 @@ def _pick(request: dict[str, Any], options: list[str]) -> str:
 
 
 RAW = {
-    "debateart_winner": ["Con answered every point.\nWinner: con", "Winner: PRO", "Both were even. Winner: tie",
-                         "**Winner:** draw", "It is hard to say who won.", "Winner: the audience"],
-    "debateart_source_scores": ["Pro cites well.\nPro score: 8, Con score: 4", "Pro score: 6, Con score: 7",
-                                "Pro: 9/10. Con: 3/10", "pro score 7 con score 7", "Both sides were fine.", "Pro score: 12, Con score: 3"],
-    "bp_top_team": ["CG extended well.\nWinner: Closing Government", "Winner: OG", "Winner: [[CO]]", "winner - OO",
-                    "The best team was clear.", "Winner: Opening Gov"],
+    "debateart_winner": [
+        "Con answered every point.\nWinner: con",
+        "Winner: PRO",
+        "Both were even. Winner: tie",
+        "**Winner:** draw",
+        "It is hard to say who won.",
+        "Winner: the audience",
+    ],
+    "debateart_source_scores": [
+        "Pro cites well.\nPro score: 8, Con score: 4",
+        "Pro score: 6, Con score: 7",
+        "Pro: 9/10. Con: 3/10",
+        "pro score 7 con score 7",
+        "Both sides were fine.",
+        "Pro score: 12, Con score: 3",
+    ],
+    "bp_top_team": [
+        "CG extended well.\nWinner: Closing Government",
+        "Winner: OG",
+        "Winner: [[CO]]",
+        "winner - OO",
+        "The best team was clear.",
+        "Winner: Opening Gov",
+    ],
 }
 EXPECTED = {
     "debateart_winner": ["con", "pro", "tie", "tie", None, None],
@@ -219,21 +269,40 @@ def test_stub_raw_answers_parsed_and_scored(tmp_path: Path, task: str) -> None:
 
 
 DB_RAW = {
-    "debatebench_verdict": (["OG wins.\nRanking: OG > CO > OO > CG", "Ranking: CG, OG, CO, OO", "Ranking: OG > OG > CO > CG", "no idea"],
-                            [["OG", "CO", "OO", "CG"], ["CG", "OG", "CO", "OO"], None, None]),
-    "debatebench_speaker_score": (['{"pm": 75, "lo": 74, "dpm": 76, "dlo": 73, "mg": 78, "mo": 77, "gw": 72, "ow": 71}',
-                                   'Scores:\n{"PM": 80, "LO": 70, "DPM": 70, "DLO": 70, "MG": 70, "MO": 70, "GW": 70, "OW": 70}',
-                                   '{"pm": 75, "lo": 74}', '{"pm": 175, "lo": 74, "dpm": 76, "dlo": 73, "mg": 78, "mo": 77, "gw": 72, "ow": 71}'],
-                                  [{"pm": 75, "lo": 74, "dpm": 76, "dlo": 73, "mg": 78, "mo": 77, "gw": 72, "ow": 71},
-                                   {"pm": 80, "lo": 70, "dpm": 70, "dlo": 70, "mg": 70, "mo": 70, "gw": 70, "ow": 70}, None, None]),
-    "debatebench_speaker_rank": (["Ranking: mg > mo > pm > lo > dpm > dlo > gw > ow", "Ranking: pm > lo > dpm > dlo > mg > mo > gw > ow",
-                                  "Ranking: pm > pm > dpm > dlo > mg > mo > gw > ow", "I rank them all equal."],
-                                 [["mg", "mo", "pm", "lo", "dpm", "dlo", "gw", "ow"], list(ROLES), None, None]),
+    "debatebench_verdict": (
+        ["OG wins.\nRanking: OG > CO > OO > CG", "Ranking: CG, OG, CO, OO", "Ranking: OG > OG > CO > CG", "no idea"],
+        [["OG", "CO", "OO", "CG"], ["CG", "OG", "CO", "OO"], None, None],
+    ),
+    "debatebench_speaker_score": (
+        [
+            '{"pm": 75, "lo": 74, "dpm": 76, "dlo": 73, "mg": 78, "mo": 77, "gw": 72, "ow": 71}',
+            'Scores:\n{"PM": 80, "LO": 70, "DPM": 70, "DLO": 70, "MG": 70, "MO": 70, "GW": 70, "OW": 70}',
+            '{"pm": 75, "lo": 74}',
+            '{"pm": 175, "lo": 74, "dpm": 76, "dlo": 73, "mg": 78, "mo": 77, "gw": 72, "ow": 71}',
+        ],
+        [
+            {"pm": 75, "lo": 74, "dpm": 76, "dlo": 73, "mg": 78, "mo": 77, "gw": 72, "ow": 71},
+            {"pm": 80, "lo": 70, "dpm": 70, "dlo": 70, "mg": 70, "mo": 70, "gw": 70, "ow": 70},
+            None,
+            None,
+        ],
+    ),
+    "debatebench_speaker_rank": (
+        [
+            "Ranking: mg > mo > pm > lo > dpm > dlo > gw > ow",
+            "Ranking: pm > lo > dpm > dlo > mg > mo > gw > ow",
+            "Ranking: pm > pm > dpm > dlo > mg > mo > gw > ow",
+            "I rank them all equal.",
+        ],
+        [["mg", "mo", "pm", "lo", "dpm", "dlo", "gw", "ow"], list(ROLES), None, None],
+    ),
 }
 
 
 @pytest.mark.parametrize("task", sorted(DB_RAW))
-@pytest.mark.real_data("the real DebateBench layout (cleaned_speeches/, no labels; the sample is the published zip and xlsx)")
+@pytest.mark.real_data(
+    "the real DebateBench layout (cleaned_speeches/, no labels; the sample is the published zip and xlsx)"
+)
 def test_debatebench_tasks_through_stub(tmp_path: Path, task: str) -> None:
     root = _fixture(tmp_path)
     data_dir = tmp_path  # the task's local_dir is "debatebench"
@@ -241,7 +310,11 @@ def test_debatebench_tasks_through_stub(tmp_path: Path, task: str) -> None:
     docs = load_debatebench(root)
     gold = {d.doc_id: d.target for d in docs}
     for offset in range(2):  # two runs so that both docs see parseable and unparseable answers
-        with StubServer(responder=lambda req, o=offset: answers[(int(hashlib.sha256("".join(m["content"] for m in req["messages"]).encode()).hexdigest(), 16) + o) % 4]) as srv:
+        with StubServer(
+            responder=lambda req, o=offset: answers[
+                (int(hashlib.sha256("".join(m["content"] for m in req["messages"]).encode()).hexdigest(), 16) + o) % 4
+            ]
+        ) as srv:
             out = _eval(task, "openai/stub", tmp_path / f"run{offset}", api_base=srv.base_url, data_dir=data_dir)
         recs = read_records(out.samples_path)
         m = out.results.metrics
@@ -264,7 +337,9 @@ def test_debatebench_tasks_through_stub(tmp_path: Path, task: str) -> None:
             for p, g in scored:
                 s = g["scores"]
                 # gold rank: 1 + number of strictly better speakers + half the ties
-                gr = {r: 1 + sum(s[o] > s[r] for o in ROLES) + 0.5 * (sum(s[o] == s[r] for o in ROLES) - 1) for r in ROLES}
+                gr = {
+                    r: 1 + sum(s[o] > s[r] for o in ROLES) + 0.5 * (sum(s[o] == s[r] for o in ROLES) - 1) for r in ROLES
+                }
                 total.append(sum(abs(p.index(r) + 1 - gr[r]) for r in ROLES))
             assert m["rank_delta"].value == pytest.approx(sum(total) / len(total))
 
@@ -285,6 +360,8 @@ def test_data_stats_script_checks_the_papers() -> None:
 
     real_data_dir("debatrix_panelbench")
     script = Path(__file__).resolve().parent.parent / "scripts" / "data_stats.py"
-    proc = subprocess.run([sys.executable, str(script), "--data-dir", str(DATA_DIR)], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, str(script), "--data-dir", str(DATA_DIR)], capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "all checks hold" in proc.stdout and "BAD" not in proc.stdout

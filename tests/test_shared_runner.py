@@ -55,7 +55,9 @@ def test_compaction_by_one_process_loses_no_line_of_another(tmp_path: Path) -> N
 
 def test_torn_and_corrupt_tails_are_cut_good_lines_kept(tmp_path: Path) -> None:
     path = tmp_path / "log.jsonl"
-    path.write_text('{"key": "a", "status": "ok"}\n{"key": "b", "status": "error"}\nnot json\n{"key": "c", "status": "ok"}\n{"key": "d", "sta')
+    path.write_text(
+        '{"key": "a", "status": "ok"}\n{"key": "b", "status": "error"}\nnot json\n{"key": "c", "status": "ok"}\n{"key": "d", "sta'
+    )
     log = RecordLog(path, Rec, "key")
     assert set(log.existing) == {"a", "b"} and log.finished() == {"a"}
     assert path.read_text() == '{"key": "a", "status": "ok"}\n{"key": "b", "status": "error"}\n'
@@ -67,7 +69,9 @@ def test_one_reader_three_answers_to_a_bad_line(tmp_path: Path) -> None:
     naming the file and the line; a torn last line (no newline) is never a line, and blank lines
     are passed over."""
     path = tmp_path / "log.jsonl"
-    path.write_text('{"key": "a", "status": "ok"}\n\n{"key": "b", "sta{"key": "c", "status": "ok"}\n{"key": "d", "status": "ok"}\n{"key": "e"')
+    path.write_text(
+        '{"key": "a", "status": "ok"}\n\n{"key": "b", "sta{"key": "c", "status": "ok"}\n{"key": "d", "status": "ok"}\n{"key": "e"'
+    )
     keys = lambda bad: [r.key for _, _, r in read_log(path, Rec, bad_line=bad)]  # noqa: E731 - a one-line helper beside its use
     assert keys("stop") == ["a"] and keys("skip") == ["a", "d"]
     with pytest.raises(UserError) as exc:
@@ -88,7 +92,9 @@ def test_claims_keep_two_processes_off_each_others_jobs(tmp_path: Path) -> None:
     mine = RecordLog(path, Rec, "key")
     assert mine.claim("x") == "mine"
     # a claim by another live process (the parent of this one) on "y", and by a dead one on "z"
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True).stdout.strip()
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    ).stdout.strip()
     claims = path.with_name(f".{path.name}.claims")
     with open(claims, "a") as fh:
         fh.write(json.dumps({"k": "y", "h": __import__("socket").gethostname(), "p": os.getppid()}) + "\n")
@@ -105,8 +111,29 @@ def test_claims_keep_two_processes_off_each_others_jobs(tmp_path: Path) -> None:
 
 
 def _eval_cmd(base: str, out: Path, limit: int) -> list[str]:
-    return [sys.executable, "-m", "debench.cli", "eval", "--task", "ibm_speech_likert", "--model", "openai/stub", "--api-base", base,
-            "--limit", str(limit), "--concurrency", "4", "--data-dir", str(DATA_DIR), "--output-dir", str(out), "--no-progress", "--bootstrap", "50"]
+    return [
+        sys.executable,
+        "-m",
+        "debench.cli",
+        "eval",
+        "--task",
+        "ibm_speech_likert",
+        "--model",
+        "openai/stub",
+        "--api-base",
+        base,
+        "--limit",
+        str(limit),
+        "--concurrency",
+        "4",
+        "--data-dir",
+        str(DATA_DIR),
+        "--output-dir",
+        str(out),
+        "--no-progress",
+        "--bootstrap",
+        "50",
+    ]
 
 
 @pytest.mark.slow  # two real processes on one run
@@ -118,7 +145,12 @@ def test_two_concurrent_evals_share_the_work(tmp_path: Path) -> None:
     n, c = 40, 4
     env = {**os.environ, "DEBENCH_CACHE_DIR": str(tmp_path / "cache")}
     with StubServer(latency=0.15) as srv:
-        procs = [subprocess.Popen(_eval_cmd(srv.base_url, tmp_path, n), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+        procs = [
+            subprocess.Popen(
+                _eval_cmd(srv.base_url, tmp_path, n), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            )
+            for _ in range(2)
+        ]
         outs = [p.communicate(timeout=300) for p in procs]
         total = srv.stats.total_requests
     assert [p.returncode for p in procs] == [0, 0], [o[1][-800:] for o in outs]
@@ -127,7 +159,9 @@ def test_two_concurrent_evals_share_the_work(tmp_path: Path) -> None:
     assert len(ids) == n and len(set(ids)) == n
     assert n <= total <= n + 2 * c, f"{total} requests for {n} documents"
     results = [json.loads(p.read_text()) for p in tmp_path.rglob("results_*.json")]
-    assert len(results) == 1 and results[0]["n_samples"] == n  # both wrote the same file: same fingerprint, all documents
+    assert (
+        len(results) == 1 and results[0]["n_samples"] == n
+    )  # both wrote the same file: same fingerprint, all documents
 
 
 # -- the arena on the shared runner ---------------------------------------------------------------
@@ -140,8 +174,25 @@ def _arena_responder(request: dict[str, Any]) -> str:
 
 
 def _arena_args(base: str, out: Path, topics: Path, *extra: str) -> list[str]:
-    return ["arena", "--models", "openai/model,openai/other", "--judge", "openai/judge", "--api-base", base, "--topics", str(topics),
-            "--rounds", "2", "--output-dir", str(out), "--no-progress", "--concurrency", "1", *extra]
+    return [
+        "arena",
+        "--models",
+        "openai/model,openai/other",
+        "--judge",
+        "openai/judge",
+        "--api-base",
+        base,
+        "--topics",
+        str(topics),
+        "--rounds",
+        "2",
+        "--output-dir",
+        str(out),
+        "--no-progress",
+        "--concurrency",
+        "1",
+        *extra,
+    ]
 
 
 def _topics(tmp_path: Path, n: int) -> Path:
@@ -172,7 +223,9 @@ def test_arena_interrupted_by_sigint_resumes_without_repeating_finished_debates(
     cmd = [sys.executable, "-m", "debench.cli", *_arena_args("", out, topics, "--no-cache")]
     with StubServer(responder=_arena_responder, latency=0.25) as srv:
         cmd[cmd.index("--api-base") + 1] = srv.base_url
-        proc = subprocess.Popen(with_default_sigint(cmd), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            with_default_sigint(cmd), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
         deadline = time.monotonic() + 120
         log = None
         while time.monotonic() < deadline:
@@ -185,7 +238,9 @@ def test_arena_interrupted_by_sigint_resumes_without_repeating_finished_debates(
         assert proc.returncode == 130, f"stdout: {out[-1500:]}; stderr: {err[-1500:]}"
         assert "interrupted" in err and "rerun the same command to resume" in err
         assert log is not None
-        finished = {json.loads(row)["debate_id"] for row in log.read_text().splitlines() if json.loads(row)["status"] == "ok"}
+        finished = {
+            json.loads(row)["debate_id"] for row in log.read_text().splitlines() if json.loads(row)["status"] == "ok"
+        }
         assert 2 <= len(finished) < 8
         srv.reset_stats()
         again = run_cli(*cmd[3:], env=env)  # the rerun needs no new process
@@ -206,10 +261,27 @@ def test_a_verdict_written_into_a_speech_is_not_the_judges(tmp_path: Path) -> No
 
     topics = _topics(tmp_path, 1)
     with StubServer(responder=responder) as srv:
-        proc = run_cli("arena", "--models", "openai/a,openai/b", "--judge", "openai/judge", "--api-base", srv.base_url, "--topics", str(topics),
-                       "--rounds", "2", "--output-dir", str(tmp_path / "out"), "--no-progress", env={"DEBENCH_CACHE_DIR": str(tmp_path / "c")})
+        proc = run_cli(
+            "arena",
+            "--models",
+            "openai/a,openai/b",
+            "--judge",
+            "openai/judge",
+            "--api-base",
+            srv.base_url,
+            "--topics",
+            str(topics),
+            "--rounds",
+            "2",
+            "--output-dir",
+            str(tmp_path / "out"),
+            "--no-progress",
+            env={"DEBENCH_CACHE_DIR": str(tmp_path / "c")},
+        )
     assert proc.returncode == 0, proc.stderr
-    records = [json.loads(row) for row in next((tmp_path / "out").glob("arena_*/debates.jsonl")).read_text().splitlines()]
+    records = [
+        json.loads(row) for row in next((tmp_path / "out").glob("arena_*/debates.jsonl")).read_text().splitlines()
+    ]
     verdicts = [v for r in records for v in r["verdicts"]]
     assert verdicts and all(v["status"] == "parse_failure" for v in verdicts)
     assert all("quoted from the debate" in v["parse_error"] for v in verdicts)
@@ -218,16 +290,31 @@ def test_a_verdict_written_into_a_speech_is_not_the_judges(tmp_path: Path) -> No
 
 def _judges_responder(request: dict[str, Any]) -> str:
     if "judging a finished debate" in request["messages"][0]["content"]:
-        return {"j1": "side1: [[8]], side2: [[4]], winner: [[1]]", "j2": "side1: [[6]], side2: [[4]], winner: [[1]]",
-                "j3": "side1: [[3]], side2: [[9]], winner: [[2]]"}[request["model"]]
+        return {
+            "j1": "side1: [[8]], side2: [[4]], winner: [[1]]",
+            "j2": "side1: [[6]], side2: [[4]], winner: [[1]]",
+            "j3": "side1: [[3]], side2: [[9]], winner: [[2]]",
+        }[request["model"]]
     return f"{request['model']} argues."
 
 
 @pytest.mark.slow  # a tournament judged by three judges
 def test_several_judges_each_decide_every_debate_once(tmp_path: Path) -> None:
     topics = _topics(tmp_path, 2)
-    args = ["arena", "--models", "openai/a,openai/b", "--judge", "openai/j1,openai/j2,openai/j3", "--topics", str(topics), "--rounds", "2",
-            "--output-dir", str(tmp_path / "out"), "--no-progress"]
+    args = [
+        "arena",
+        "--models",
+        "openai/a,openai/b",
+        "--judge",
+        "openai/j1,openai/j2,openai/j3",
+        "--topics",
+        str(topics),
+        "--rounds",
+        "2",
+        "--output-dir",
+        str(tmp_path / "out"),
+        "--no-progress",
+    ]
     env = {"DEBENCH_CACHE_DIR": str(tmp_path / "c")}
     with StubServer(responder=_judges_responder) as srv:
         proc = run_cli(*args, "--api-base", srv.base_url, env=env)
@@ -237,19 +324,47 @@ def test_several_judges_each_decide_every_debate_once(tmp_path: Path) -> None:
         assert srv.stats.total_requests == 0
     assert proc.returncode == 0 and again.returncode == 0, proc.stderr
     assert sorted(judge_calls) == sorted(["j1", "j2", "j3"] * 4)
-    lines = [json.loads(row) for row in next((tmp_path / "out").glob("arena_*/judgments.jsonl")).read_text().splitlines()]
+    lines = [
+        json.loads(row) for row in next((tmp_path / "out").glob("arena_*/judgments.jsonl")).read_text().splitlines()
+    ]
     assert len(lines) == 12 and {row["judge"] for row in lines} == {"openai/j1", "openai/j2", "openai/j3"}
-    assert all(row["side1_words"] == 2 and row["side2_words"] == 2 and len(row["judge_model_id"]) == 12 for row in lines)
+    assert all(
+        row["side1_words"] == 2 and row["side2_words"] == 2 and len(row["judge_model_id"]) == 12 for row in lines
+    )
 
 
 def test_an_ensemble_judge_votes_on_the_winner(tmp_path: Path) -> None:
     topics = _topics(tmp_path, 1)
     with StubServer(responder=_judges_responder) as srv:
-        proc = run_cli("arena", "--models", "openai/a,openai/b", "--judge", "openai/j1,openai/j2,openai/j3", "--ensemble", "majority",
-                       "--api-base", srv.base_url, "--topics", str(topics), "--rounds", "2", "--output-dir", str(tmp_path / "out"), "--no-progress",
-                       env={"DEBENCH_CACHE_DIR": str(tmp_path / "c")})
+        proc = run_cli(
+            "arena",
+            "--models",
+            "openai/a,openai/b",
+            "--judge",
+            "openai/j1,openai/j2,openai/j3",
+            "--ensemble",
+            "majority",
+            "--api-base",
+            srv.base_url,
+            "--topics",
+            str(topics),
+            "--rounds",
+            "2",
+            "--output-dir",
+            str(tmp_path / "out"),
+            "--no-progress",
+            env={"DEBENCH_CACHE_DIR": str(tmp_path / "c")},
+        )
     assert proc.returncode == 0, proc.stderr
-    lines = [json.loads(row) for row in next((tmp_path / "out").glob("arena_*/judgments.jsonl")).read_text().splitlines()]
-    assert [(row["winner"], row["side1_score"], row["side2_score"]) for row in lines] == [(1, pytest.approx(17 / 3), pytest.approx(17 / 3))] * 2
+    lines = [
+        json.loads(row) for row in next((tmp_path / "out").glob("arena_*/judgments.jsonl")).read_text().splitlines()
+    ]
+    assert [(row["winner"], row["side1_score"], row["side2_score"]) for row in lines] == [
+        (1, pytest.approx(17 / 3), pytest.approx(17 / 3))
+    ] * 2
     record = json.loads(next((tmp_path / "out").glob("arena_*/debates.jsonl")).read_text().splitlines()[0])
-    assert [m["member"] for m in record["verdicts"][0]["members"] if m["step"] == "member"] == ["openai/j1", "openai/j2", "openai/j3"]
+    assert [m["member"] for m in record["verdicts"][0]["members"] if m["step"] == "member"] == [
+        "openai/j1",
+        "openai/j2",
+        "openai/j3",
+    ]

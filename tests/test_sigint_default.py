@@ -11,10 +11,16 @@ import sys
 
 from clihelp import with_default_sigint
 
-IGNORE_SIGINT_THEN_EXEC = "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); os.execv(sys.argv[1], sys.argv[1:])"
+IGNORE_SIGINT_THEN_EXEC = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); os.execv(sys.argv[1], sys.argv[1:])"
+)
 """What a non-interactive shell does for a background job: SIGINT ignored, then the command."""
 
-PROBE = [sys.executable, "-c", "import signal, sys; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler, flush=True); sys.stdin.read()"]
+PROBE = [
+    sys.executable,
+    "-c",
+    "import signal, sys; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler, flush=True); sys.stdin.read()",
+]
 """Says whether Python installed its KeyboardInterrupt handler, then reads stdin to its end: an
 interrupted probe exits by SIGINT, one that ignored it exits 0 once stdin is closed."""
 
@@ -22,7 +28,12 @@ interrupted probe exits by SIGINT, one that ignored it exits 0 once stdin is clo
 def _interrupt(cmd: list[str]) -> tuple[str, int]:
     """Start ``cmd`` from a parent that ignores SIGINT, read its first line, send it SIGINT, then close
     its stdin: the line and the exit code."""
-    with subprocess.Popen([sys.executable, "-I", "-S", "-c", IGNORE_SIGINT_THEN_EXEC, *cmd], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as proc:
+    with subprocess.Popen(
+        [sys.executable, "-I", "-S", "-c", IGNORE_SIGINT_THEN_EXEC, *cmd],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    ) as proc:
         assert proc.stdin is not None and proc.stdout is not None
         line = proc.stdout.readline().strip()  # the probe is running, its handler (or none) in place
         proc.send_signal(signal.SIGINT)
@@ -41,4 +52,3 @@ def test_with_default_sigint_makes_the_command_interruptible_again() -> None:
     line, code = _interrupt(with_default_sigint(PROBE))
     assert line == "True"
     assert code == -signal.SIGINT  # KeyboardInterrupt uncaught: Python ends by SIGINT, as a shell expects
-

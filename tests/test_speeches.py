@@ -21,7 +21,7 @@ from debench.core.text import trim_to_words
 from debench.data.samples import read_records
 from debench.testing.stub_server import LIKERT_TEMPLATES, LIKERT_UNPARSEABLE, StubServer, prompt_key
 
-SVG = b"<svg xmlns=\"http://www.w3.org/2000/svg\""
+SVG = b'<svg xmlns="http://www.w3.org/2000/svg"'
 
 
 def ibm() -> Path:
@@ -55,7 +55,7 @@ def test_trim_removes_whole_sentences_from_the_end() -> None:
                 assert out == text.strip()
                 continue
             cut += 1
-            rest = text.strip()[len(out):]
+            rest = text.strip()[len(out) :]
             assert out[-1] in ".!?\"')\u201d\u2019" and (not rest or rest[0].isspace())  # ends where a sentence ends
             nxt = end.search(rest)  # the next sentence would not have fitted
             assert nxt is None or n + len(rest[: nxt.end()].split()) > limit
@@ -69,7 +69,10 @@ def stub_speech(topic: str, seed: int) -> str:
     rng = random.Random(f"{topic}:{seed}")
     paras = []
     for p in range(6):
-        sents = [f"Reason {p}.{i} for the claim that {topic.lower()} is {rng.choice(['sound', 'urgent', 'fair', 'wise'])}." for i in range(5)]
+        sents = [
+            f"Reason {p}.{i} for the claim that {topic.lower()} is {rng.choice(['sound', 'urgent', 'fair', 'wise'])}."
+            for i in range(5)
+        ]
         paras.append(" ".join(sents))
     return "Thank you, chair.\n\n" + "\n\n".join(paras)
 
@@ -82,7 +85,18 @@ def writer(req: dict[str, Any]) -> str:
 @pytest.mark.real_data("the GPT-4.1 speeches file of the real IBM data set (not in the sample)")
 def test_generate_speeches_writes_the_published_columns(tmp_path: Path) -> None:
     out = tmp_path / "speeches.csv"
-    args = ["generate-speeches", "--model", "openai/writer", "--limit", "3", "--words", "120", "--output", str(out), "--no-progress"]
+    args = [
+        "generate-speeches",
+        "--model",
+        "openai/writer",
+        "--limit",
+        "3",
+        "--words",
+        "120",
+        "--output",
+        str(out),
+        "--no-progress",
+    ]
     env = {"DEBENCH_DATA_DIR": str(DATA_DIR)}
     with StubServer(responder=writer) as srv:
         proc = run_cli(*args, "--api-base", srv.base_url, env=env)
@@ -141,11 +155,40 @@ def test_rate_generated_speeches_beside_the_annotated_ones(tmp_path: Path) -> No
     env = {"DEBENCH_DATA_DIR": str(DATA_DIR)}
     judge = Judge()
     with StubServer(responder=writer) as w:
-        assert run_cli("generate-speeches", "--model", "openai/writer", "--api-base", w.base_url, "--limit", "2", "--words", "200",
-                       "--output", str(speeches), "--no-progress", env=env).returncode == 0
+        assert (
+            run_cli(
+                "generate-speeches",
+                "--model",
+                "openai/writer",
+                "--api-base",
+                w.base_url,
+                "--limit",
+                "2",
+                "--words",
+                "200",
+                "--output",
+                str(speeches),
+                "--no-progress",
+                env=env,
+            ).returncode
+            == 0
+        )
     with StubServer(responder=judge) as srv:
-        proc = run_cli("rate-speeches", "--speeches", str(speeches), "--model", "openai/judge", "--api-base", srv.base_url,
-                       "--output-dir", str(tmp_path / "out"), "--no-progress", "--bootstrap", "200", env=env)
+        proc = run_cli(
+            "rate-speeches",
+            "--speeches",
+            str(speeches),
+            "--model",
+            "openai/judge",
+            "--api-base",
+            srv.base_url,
+            "--output-dir",
+            str(tmp_path / "out"),
+            "--no-progress",
+            "--bootstrap",
+            "200",
+            env=env,
+        )
     assert proc.returncode == 0, proc.stderr
     report = json.loads(next((tmp_path / "out").glob("*/speech_rating_ibm_*.json")).read_text())
     samples = next((tmp_path / "out").glob("*/speech_rating_samples_*.jsonl"))
@@ -169,7 +212,11 @@ def test_rate_generated_speeches_beside_the_annotated_ones(tmp_path: Path) -> No
             assert s["origin"] == "speeches_file" and s["human_mean"] is None and s["n_speeches"] == 4
         else:
             h = subset[subset["source"] == name]["human"]
-            assert s["origin"] == "annotated" and s["human_mean"]["value"] == pytest.approx(h.mean()) and s["n_speeches"] == len(h)
+            assert (
+                s["origin"] == "annotated"
+                and s["human_mean"]["value"] == pytest.approx(h.mean())
+                and s["n_speeches"] == len(h)
+            )
     assert set(report["sources"]) == set(subset["source"]) | {"openai/writer"}
     gen = sum(judged["openai/writer"]) / len(judged["openai/writer"])
     for c in report["comparisons"]:
@@ -183,8 +230,19 @@ def test_rate_gpt41_speeches_with_a_baseline(tmp_path: Path) -> None:
 
     from debench.speeches.report import SPEECH_RATING_SCHEMA_PATH
 
-    proc = run_cli("rate-speeches", "--speeches", str(gpt41()), "--model", "baseline/random", "--seed", "4",
-                   "--output-dir", str(tmp_path), "--no-progress", env={"DEBENCH_DATA_DIR": str(DATA_DIR)})
+    proc = run_cli(
+        "rate-speeches",
+        "--speeches",
+        str(gpt41()),
+        "--model",
+        "baseline/random",
+        "--seed",
+        "4",
+        "--output-dir",
+        str(tmp_path),
+        "--no-progress",
+        env={"DEBENCH_DATA_DIR": str(DATA_DIR)},
+    )
     assert proc.returncode == 0, proc.stderr
     assert "gpt-4.1 minus Human expert" in proc.stdout
     path = next(tmp_path.glob("baseline__random/speech_rating_ibm_speech_likert_*.json"))
@@ -199,7 +257,10 @@ def test_rate_gpt41_speeches_with_a_baseline(tmp_path: Path) -> None:
     assert counts == {"gpt-4.1": 152, **df["source"].value_counts().to_dict()}
     for name, s in report["sources"].items():
         m = s["judge_mean"]
-        assert m["value"] == pytest.approx(sum(judged[name]) / len(judged[name])) and m["ci95"][0] <= m["value"] <= m["ci95"][1]
+        assert (
+            m["value"] == pytest.approx(sum(judged[name]) / len(judged[name]))
+            and m["ci95"][0] <= m["value"] <= m["ci95"][1]
+        )
         assert 2.4 < m["value"] < 3.6  # a uniform random judge averages 3 on every source
         if s["human_mean"]:
             assert s["human_mean"]["value"] == pytest.approx(df[df["source"] == name]["human"].mean())
@@ -211,9 +272,21 @@ def test_rate_gpt41_speeches_with_a_baseline(tmp_path: Path) -> None:
 
 @pytest.mark.real_data("the GPT-4.1 speeches file of the real IBM data set (not in the sample)")
 def test_rate_speeches_human_source_filter(tmp_path: Path) -> None:
-    proc = run_cli("rate-speeches", "--speeches", str(gpt41()), "--model", "baseline/constant:3", "--limit", "5",
-                   "--human-sources", "Human expert,Speech-GPT2", "--output-dir", str(tmp_path), "--no-progress",
-                   env={"DEBENCH_DATA_DIR": str(DATA_DIR)})
+    proc = run_cli(
+        "rate-speeches",
+        "--speeches",
+        str(gpt41()),
+        "--model",
+        "baseline/constant:3",
+        "--limit",
+        "5",
+        "--human-sources",
+        "Human expert,Speech-GPT2",
+        "--output-dir",
+        str(tmp_path),
+        "--no-progress",
+        env={"DEBENCH_DATA_DIR": str(DATA_DIR)},
+    )
     assert proc.returncode == 0, proc.stderr
     report = json.loads(next(tmp_path.glob("*/speech_rating_*.json")).read_text())
     assert set(report["sources"]) == {"gpt-4.1", "Human expert", "Speech-GPT2"}
@@ -225,10 +298,22 @@ def test_rate_speeches_human_source_filter(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["rate-speeches", "--speeches", "{broken}", "--model", "baseline/random"], "broken.csv: field 'text': missing column(s) text"),
-        (["rate-speeches", "--speeches", "{gpt}", "--model", "baseline/random", "--task", "debateart_winner"], "not a speech-rating task"),
-        (["rate-speeches", "--speeches", "{gpt}", "--model", "baseline/random", "--human-sources", "Robots"], "no annotated source 'Robots'"),
-        (["generate-speeches", "--model", "baseline/random", "--limit", "1", "--output", "{out}"], "cannot take part in free-form generation"),
+        (
+            ["rate-speeches", "--speeches", "{broken}", "--model", "baseline/random"],
+            "broken.csv: field 'text': missing column(s) text",
+        ),
+        (
+            ["rate-speeches", "--speeches", "{gpt}", "--model", "baseline/random", "--task", "debateart_winner"],
+            "not a speech-rating task",
+        ),
+        (
+            ["rate-speeches", "--speeches", "{gpt}", "--model", "baseline/random", "--human-sources", "Robots"],
+            "no annotated source 'Robots'",
+        ),
+        (
+            ["generate-speeches", "--model", "baseline/random", "--limit", "1", "--output", "{out}"],
+            "cannot take part in free-form generation",
+        ),
     ],
 )
 @pytest.mark.real_data("the GPT-4.1 speeches file of the real IBM data set (not in the sample)")
@@ -236,7 +321,9 @@ def test_speech_command_user_errors(tmp_path: Path, args: list[str], message: st
     broken = tmp_path / "broken.csv"
     pd.read_csv(gpt41(), dtype=str).drop(columns=["text"]).to_csv(broken, index=False)
     subst = {"{broken}": str(broken), "{gpt}": str(gpt41()), "{out}": str(tmp_path / "x.csv")}
-    proc = run_cli(*[subst.get(a, a) for a in args], "--no-progress", env={"DEBENCH_DATA_DIR": str(DATA_DIR)}, cwd=tmp_path)
+    proc = run_cli(
+        *[subst.get(a, a) for a in args], "--no-progress", env={"DEBENCH_DATA_DIR": str(DATA_DIR)}, cwd=tmp_path
+    )
     assert proc.returncode == 2, proc.stderr
     assert message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
 
@@ -246,8 +333,19 @@ def test_speech_command_user_errors(tmp_path: Path, args: list[str], message: st
 
 def test_eval_writes_score_and_source_plots_for_speech_rating(tmp_path: Path) -> None:
     ibm()
-    proc = run_cli("eval", "--task", "ibm_speech_likert", "--model", "baseline/random", "--output-dir", str(tmp_path),
-                   "--no-progress", "--bootstrap", "20", env={"DEBENCH_DATA_DIR": str(DATA_DIR)})
+    proc = run_cli(
+        "eval",
+        "--task",
+        "ibm_speech_likert",
+        "--model",
+        "baseline/random",
+        "--output-dir",
+        str(tmp_path),
+        "--no-progress",
+        "--bootstrap",
+        "20",
+        env={"DEBENCH_DATA_DIR": str(DATA_DIR)},
+    )
     assert proc.returncode == 0, proc.stderr
     path = next(tmp_path.glob("baseline__random/results_*.json"))
     res = json.loads(path.read_text())
@@ -257,9 +355,23 @@ def test_eval_writes_score_and_source_plots_for_speech_rating(tmp_path: Path) ->
     scores = (path.parent / res["plots"][0]).read_text()  # one bar per score and source, judge beside humans
     assert scores.count("<title>judge, ") == 6 and scores.count("<title>human ratings, ") == 6
     assert "parse failure" in scores and f"judge (n={res['n_samples']})" in scores
-    debate = run_cli("eval", "--task", "debateart_winner", "--model", "baseline/last", "--output-dir", str(tmp_path),
-                     "--no-progress", "--bootstrap", "20", env={"DEBENCH_DATA_DIR": str(DATA_DIR)})
-    assert debate.returncode == 0 and json.loads(next(tmp_path.glob("baseline__last/results_*.json")).read_text())["plots"] == []
+    debate = run_cli(
+        "eval",
+        "--task",
+        "debateart_winner",
+        "--model",
+        "baseline/last",
+        "--output-dir",
+        str(tmp_path),
+        "--no-progress",
+        "--bootstrap",
+        "20",
+        env={"DEBENCH_DATA_DIR": str(DATA_DIR)},
+    )
+    assert (
+        debate.returncode == 0
+        and json.loads(next(tmp_path.glob("baseline__last/results_*.json")).read_text())["plots"] == []
+    )
 
 
 def test_schema_files_are_current() -> None:

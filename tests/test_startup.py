@@ -34,7 +34,9 @@ def test_every_metric_a_builtin_module_registers_is_declared_as_an_entry_point()
     ours = {name: item.value for name, item in declared("debench.metrics").items() if item.distribution == "debench"}
     for module in sorted(set(ours.values())):
         importlib.import_module(module)
-    registered_by_us = {name for name, metric in METRICS._items.items() if metric.prepare.__module__.startswith("debench.")}
+    registered_by_us = {
+        name for name, metric in METRICS._items.items() if metric.prepare.__module__.startswith("debench.")
+    }
     assert registered_by_us <= set(ours), sorted(registered_by_us - set(ours))
     for name in ours:
         assert METRICS.get(name).name == name
@@ -51,7 +53,9 @@ def test_every_declared_adapter_name_is_registered_by_its_module() -> None:
 
 
 def test_looking_up_a_metric_imports_only_its_module() -> None:
-    loaded = imported_after("from debench.metrics.base import METRICS\nassert 'kendall_tau_c' in METRICS\nMETRICS.get('accuracy')")
+    loaded = imported_after(
+        "from debench.metrics.base import METRICS\nassert 'kendall_tau_c' in METRICS\nMETRICS.get('accuracy')"
+    )
     assert "scipy" not in loaded
 
 
@@ -82,7 +86,9 @@ with StubServer(responder=responder) as srv:
         assert not exc.code, exc.code
 print(json.dumps(first[0]), file=sys.stderr)
 """
-    proc = subprocess.run([sys.executable, "-c", "import json, sys\n" + code], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", "import json, sys\n" + code], capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr
     at_first_request = set(json.loads(proc.stderr.strip().splitlines()[-1]))
     assert at_first_request <= {"aiohttp", "jinja2"}, at_first_request

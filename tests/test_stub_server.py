@@ -41,9 +41,7 @@ def _messages(text: str = "Rate this speech.") -> list[dict[str, str]]:
     return [{"role": "system", "content": "You are a judge."}, {"role": "user", "content": text}]
 
 
-def _post(
-    base_url: str, text: str = "Rate this speech.", timeout: float = 60.0, **extra: Any
-) -> httpx.Response:
+def _post(base_url: str, text: str = "Rate this speech.", timeout: float = 60.0, **extra: Any) -> httpx.Response:
     body = {"model": "judge-x", "messages": _messages(text), **extra}
     return _HTTP.post(f"{base_url}/chat/completions", json=body, timeout=timeout)
 
@@ -73,7 +71,12 @@ def test_completion_response_is_valid_openai_json() -> None:
             assert choice["message"] == {"role": "assistant", "content": "Score: 4"}
             assert choice["finish_reason"] == "stop"
             # "You are a judge." (4 words) + "one two three" (3) -> 7; "Score: 4" -> 2
-            assert data["usage"] == {"prompt_tokens": 7, "completion_tokens": 2, "total_tokens": 9, "prompt_tokens_details": {"cached_tokens": 0}}
+            assert data["usage"] == {
+                "prompt_tokens": 7,
+                "completion_tokens": 2,
+                "total_tokens": 9,
+                "prompt_tokens_details": {"cached_tokens": 0},
+            }
 
         models = _HTTP.get(f"{srv.base_url}/models").json()
         assert models["object"] == "list" and [m["id"] for m in models["data"]] == ["stub"]
@@ -96,6 +99,7 @@ def test_invalid_requests_get_openai_style_400() -> None:
 
 def test_openai_client_can_call_it() -> None:
     import openai  # litellm's dependency: always installed
+
     with StubServer(responder=fixed_responder("Rating: [[5]]")) as srv:
         client = openai.OpenAI(base_url=srv.base_url, api_key="x", max_retries=0)
         out = client.chat.completions.create(model="stub", messages=_messages())

@@ -21,8 +21,23 @@ SHORTEST, SECOND = "debateart_4395", "debateart_4642"  # the two shortest prompt
 
 def _probe(tmp_path: Path, doc_ids: str, probes: str) -> tuple[dict, dict, list[dict]]:
     # a probe's variants share long prefixes with the original: the prompt cache (off by default) saves recomputing them
-    proc = run_cli("probe", "--task", "debateart_winner", "--model", "local/smollm2", "--model-args", "cache_prompt=true", "--doc-ids", doc_ids,
-                   "--probe", probes, "--output-dir", str(tmp_path), "--no-progress", env={"DEBENCH_DATA_DIR": str(DATA_DIR)})
+    proc = run_cli(
+        "probe",
+        "--task",
+        "debateart_winner",
+        "--model",
+        "local/smollm2",
+        "--model-args",
+        "cache_prompt=true",
+        "--doc-ids",
+        doc_ids,
+        "--probe",
+        probes,
+        "--output-dir",
+        str(tmp_path),
+        "--no-progress",
+        env={"DEBENCH_DATA_DIR": str(DATA_DIR)},
+    )
     assert proc.returncode == 0, proc.stderr
     print(proc.stdout)
     # each selection of documents has its own report and pairs (named apart); the samples log is shared
@@ -43,7 +58,9 @@ def _check(report: dict, recs: dict, pairs: list[dict], sources: list[str]) -> N
         flips = [recs[p["original"]["doc_id"]].prediction != recs[p["probed"]["doc_id"]].prediction for p in mine]
         assert s["flip_rate"]["n"] == len(sources) and s["flip_rate"]["k"] == sum(flips)
         decided = [p for p in mine if p["probed"]["verdict"] != "tie"]
-        assert s["probed_shares"]["last_speaker"]["k"] == sum(p["probed"]["verdict"] == p["probed"]["last_speaker"] for p in decided)
+        assert s["probed_shares"]["last_speaker"]["k"] == sum(
+            p["probed"]["verdict"] == p["probed"]["last_speaker"] for p in decided
+        )
         if key == "inject":
             eligible = [p for p in mine if p["original"]["verdict"] != p["target_side"]]
             assert s["effect"]["rate"]["n"] == len(eligible)
@@ -66,8 +83,21 @@ def test_every_probe_on_real_debates(tmp_path: Path) -> None:
 @pytest.mark.real_data("the real BP debates are too long for the local model's context (the sample's are not)")
 def test_bp_debates_too_long_for_the_local_model_are_counted_not_sent(tmp_path: Path) -> None:
     real_data_dir("debatrix_panelbench")
-    proc = run_cli("probe", "--task", "bp_top_team", "--model", "local/smollm2", "--limit", "2", "--probe", "swap",
-                   "--output-dir", str(tmp_path), "--no-progress", env={"DEBENCH_DATA_DIR": str(DATA_DIR)})
+    proc = run_cli(
+        "probe",
+        "--task",
+        "bp_top_team",
+        "--model",
+        "local/smollm2",
+        "--limit",
+        "2",
+        "--probe",
+        "swap",
+        "--output-dir",
+        str(tmp_path),
+        "--no-progress",
+        env={"DEBENCH_DATA_DIR": str(DATA_DIR)},
+    )
     assert proc.returncode == 0, proc.stderr
     report = json.loads(next(tmp_path.glob("local__smollm2/probes_bp_top_team_*.json")).read_text())
     s = report["probes"]["relabel_teams"]
@@ -75,18 +105,47 @@ def test_bp_debates_too_long_for_the_local_model_are_counted_not_sent(tmp_path: 
     assert report["usage"]["n_requests"] == 0 and report["usage"]["prompt_tokens"] == 0
 
 
-@pytest.mark.real_data("rates the generated speeches beside the real data's Human expert speeches on the same topic (the sample has too few)")
+@pytest.mark.real_data(
+    "rates the generated speeches beside the real data's Human expert speeches on the same topic (the sample has too few)"
+)
 def test_speeches_written_and_rated_by_the_local_model(tmp_path: Path) -> None:
     real_data_dir("ibm_debate_speeches")
     env = {"DEBENCH_DATA_DIR": str(DATA_DIR)}
     speeches = tmp_path / "smollm2_speeches.csv"
-    gen = run_cli("generate-speeches", "--model", "local/smollm2", "--limit", "1", "--words", "60", "--output", str(speeches), "--no-progress", env=env)
+    gen = run_cli(
+        "generate-speeches",
+        "--model",
+        "local/smollm2",
+        "--limit",
+        "1",
+        "--words",
+        "60",
+        "--output",
+        str(speeches),
+        "--no-progress",
+        env=env,
+    )
     assert gen.returncode == 0, gen.stderr
     with open(speeches, newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
     assert len(rows) == 2 and all(0 < len(r["text"].split()) <= 60 and r["source"] == "local/smollm2" for r in rows)
-    rate = run_cli("rate-speeches", "--speeches", str(speeches), "--model", "local/smollm2", "--limit", "1", "--human-sources", "Human expert",
-                   "--output-dir", str(tmp_path), "--no-progress", "--bootstrap", "100", env=env)
+    rate = run_cli(
+        "rate-speeches",
+        "--speeches",
+        str(speeches),
+        "--model",
+        "local/smollm2",
+        "--limit",
+        "1",
+        "--human-sources",
+        "Human expert",
+        "--output-dir",
+        str(tmp_path),
+        "--no-progress",
+        "--bootstrap",
+        "100",
+        env=env,
+    )
     assert rate.returncode == 0, rate.stderr
     print(rate.stdout)
     report = json.loads(next(tmp_path.glob("local__smollm2/speech_rating_ibm_*.json")).read_text())

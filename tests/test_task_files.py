@@ -49,7 +49,16 @@ def _write_variant(tmp_path: Path, mutate) -> Path:
         (lambda r: r["parser"].__setitem__("transform", "exec"), "parser.transform"),
         (lambda r: r["dataset"].__setitem__("adapter", "ibm_speech"), "dataset.adapter"),
     ],
-    ids=["bad-regex", "unknown-metric", "missing-prompt", "bad-template", "negative-max-tokens", "unknown-key", "unknown-transform", "unknown-adapter"],
+    ids=[
+        "bad-regex",
+        "unknown-metric",
+        "missing-prompt",
+        "bad-template",
+        "negative-max-tokens",
+        "unknown-key",
+        "unknown-transform",
+        "unknown-adapter",
+    ],
 )
 def test_invalid_task_names_file_and_field(tmp_path: Path, mutate, field: str) -> None:
     path = _write_variant(tmp_path, mutate)
@@ -96,7 +105,18 @@ def test_user_task_file_by_path(tmp_path: Path) -> None:
     task, where = load_task(str(path))
     assert task.name == "my_likert" and where == path
     out = tmp_path / "out"
-    proc = run_cli("eval", "--task", str(path), "--model", "baseline/random", "--data-source", "sample", "--output-dir", str(out), "--no-progress")
+    proc = run_cli(
+        "eval",
+        "--task",
+        str(path),
+        "--model",
+        "baseline/random",
+        "--data-source",
+        "sample",
+        "--output-dir",
+        str(out),
+        "--no-progress",
+    )
     assert proc.returncode == 0, proc.stderr
     assert list((out / "baseline__random").glob("results_my_likert_*.json"))
 
@@ -128,11 +148,26 @@ def test_a_prompt_file_outside_the_task_folder_is_refused(tmp_path: Path, attack
     secret = _outside_secret(tmp_path)
     folder = tmp_path / "tasks"
     folder.mkdir()
-    rel = {"absolute": str(secret), "etc-passwd": "/etc/passwd", "dotdot": "../../../../../../../../etc/passwd", "symlink": "manual.md"}[attack]
+    rel = {
+        "absolute": str(secret),
+        "etc-passwd": "/etc/passwd",
+        "dotdot": "../../../../../../../../etc/passwd",
+        "symlink": "manual.md",
+    }[attack]
     if attack == "symlink":
         (folder / "manual.md").symlink_to(secret)
     path = _prompt_file_task(folder, rel)
-    line = invoke("eval", "--task", str(path), "--model", "baseline/random", "--data-source", "sample", "--output-dir", str(tmp_path / "out")).one_line_error()
+    line = invoke(
+        "eval",
+        "--task",
+        str(path),
+        "--model",
+        "baseline/random",
+        "--data-source",
+        "sample",
+        "--output-dir",
+        str(tmp_path / "out"),
+    ).one_line_error()
     assert str(path) in line and "field 'prompt.files.secret'" in line and "own folder" in line
     assert SECRET not in line
     with pytest.raises(UserError, match=re.escape("prompt.files.secret")):
@@ -147,7 +182,9 @@ def test_an_include_outside_the_task_folder_is_refused(tmp_path: Path, attack: s
     (elsewhere / "outside.yaml").write_text((tasks_dir() / "ibm_speech_likert.yaml").read_text())
     folder = tmp_path / "tasks"
     folder.mkdir()
-    inc = {"absolute": str(elsewhere / "outside.yaml"), "dotdot": "../elsewhere/outside.yaml", "symlink": "base.yaml"}[attack]
+    inc = {"absolute": str(elsewhere / "outside.yaml"), "dotdot": "../elsewhere/outside.yaml", "symlink": "base.yaml"}[
+        attack
+    ]
     if attack == "symlink":
         (folder / "base.yaml").symlink_to(elsewhere / "outside.yaml")
     path = folder / "mine.yaml"
@@ -178,7 +215,10 @@ def test_includes_and_prompt_files_inside_the_folder_still_work(tmp_path: Path) 
     # own prompt files from tasks/
     rel = os.path.relpath(tasks_dir() / "debatebench_verdict.yaml", folder)
     (folder / "bench.yaml").write_text(f"include: {rel}\nname: bench\n")
-    assert load_task_file(folder / "bench.yaml").prompt.variables["judging_manual"] == verdict.prompt.variables["judging_manual"]
+    assert (
+        load_task_file(folder / "bench.yaml").prompt.variables["judging_manual"]
+        == verdict.prompt.variables["judging_manual"]
+    )
 
 
 def test_tasks_command_lists_descriptions() -> None:

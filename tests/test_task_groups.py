@@ -118,7 +118,11 @@ def test_eval_of_a_group_writes_each_result_and_a_summary(tmp_path: Path) -> Non
         first = next(k for k in res["metrics"] if k not in ("parse_failure_rate", "completion_rate"))
         pm = entry["primary_metric"]
         assert pm["name"] == first == "rmse" and pm["higher_is_better"] is False
-        assert (pm["value"], pm["ci95"], pm["n"]) == (res["metrics"]["rmse"]["value"], res["metrics"]["rmse"]["ci95"], 100)
+        assert (pm["value"], pm["ci95"], pm["n"]) == (
+            res["metrics"]["rmse"]["value"],
+            res["metrics"]["rmse"]["ci95"],
+            100,
+        )
     # the same command again rewrites the same summary (no pile of files)
     again = run_cli("eval", "--task", "debateart", "--model", "baseline/majority", "--output-dir", str(out),
                     "--bootstrap", "20", "--no-progress", env={"DEBENCH_DATA_DIR": str(DATA_DIR)})  # fmt: skip
@@ -131,7 +135,19 @@ def test_eval_of_a_folder_and_include_path_on_the_cli(tmp_path: Path) -> None:
     _user_task(folder, "my_likert", group="my_group")
     out = tmp_path / "out"
     env = {"DEBENCH_DATA_DIR": str(DATA_DIR)}
-    proc = run_cli("eval", "--task", str(folder) + "/", "--model", "baseline/random", "--limit", "5", "--output-dir", str(out), "--no-progress", env=env)
+    proc = run_cli(
+        "eval",
+        "--task",
+        str(folder) + "/",
+        "--model",
+        "baseline/random",
+        "--limit",
+        "5",
+        "--output-dir",
+        str(out),
+        "--no-progress",
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr  # no longer IsADirectoryError
     assert list((out / "baseline__random").glob("results_my_likert_*.json"))
     assert not list((out / "baseline__random").glob("group_*.json"))  # a folder is not a group
@@ -140,7 +156,11 @@ def test_eval_of_a_folder_and_include_path_on_the_cli(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert len(list((out / "baseline__random").glob("group_my_group_*.json"))) == 1
     bad = run_cli("eval", "--task", "no_such_group", "--model", "baseline/random", "--output-dir", str(out))
-    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "unknown task 'no_such_group' (no task or group" in bad.stderr
+    assert (
+        bad.returncode == 2
+        and len(bad.stderr.strip().splitlines()) == 1
+        and "unknown task 'no_such_group' (no task or group" in bad.stderr
+    )
 
 
 def test_the_python_api_writes_the_group_summary(tmp_path: Path) -> None:
@@ -152,14 +172,27 @@ def test_the_python_api_writes_the_group_summary(tmp_path: Path) -> None:
     _user_task(folder, "my_likert", group="my_group")
     _user_task(folder, "my_likert_b", group="my_group")
     _user_task(folder, "loner")
-    runs = debench.evaluate("my_group,loner", "baseline/random", include_paths=[folder], limit=3, data_source="sample", output_dir=tmp_path / "out")
+    runs = debench.evaluate(
+        "my_group,loner",
+        "baseline/random",
+        include_paths=[folder],
+        limit=3,
+        data_source="sample",
+        output_dir=tmp_path / "out",
+    )
     by_task = {r.results.task.name: r for r in runs}
     summary = by_task["my_likert"].group_summary
-    assert summary is not None and summary == by_task["my_likert_b"].group_summary and by_task["loner"].group_summary is None
+    assert (
+        summary is not None
+        and summary == by_task["my_likert_b"].group_summary
+        and by_task["loner"].group_summary is None
+    )
     data = json.loads(summary.read_text())
     validate_with_schema_file(data, GROUP_SUMMARY_SCHEMA_PATH)
     assert data["group"] == "my_group" and [t["task"] for t in data["tasks"]] == ["my_likert", "my_likert_b"]
-    assert [summary.parent / t["results_file"] for t in data["tasks"]] == [by_task[n].results_path for n in ("my_likert", "my_likert_b")]
+    assert [summary.parent / t["results_file"] for t in data["tasks"]] == [
+        by_task[n].results_path for n in ("my_likert", "my_likert_b")
+    ]
 
 
 def test_tasks_command_shows_groups_and_included_tasks(tmp_path: Path) -> None:
@@ -186,4 +219,6 @@ def test_score_of_a_group_is_one_line(tmp_path: Path) -> None:
     preds = tmp_path / "p.jsonl"
     preds.write_text('{"doc_id": "x", "prediction": "pro"}\n')
     proc = run_cli("score", "--task", "debateart", "--predictions", str(preds), "--output", str(tmp_path / "s.json"))
-    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "names 8 tasks; scoring takes one task" in proc.stderr
+    assert (
+        proc.returncode == 2 and proc.stderr.count("\n") == 1 and "names 8 tasks; scoring takes one task" in proc.stderr
+    )

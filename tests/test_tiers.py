@@ -18,7 +18,11 @@ TESTS = Path(__file__).resolve().parent
 
 
 def test_embedded_model_tests_are_slow_and_where_the_scheduler_groups_them() -> None:
-    using = {p.name for p in TESTS.glob("test_*.py") if p.name != Path(__file__).name and "mark.local_model" in p.read_text(encoding="utf-8")}
+    using = {
+        p.name
+        for p in TESTS.glob("test_*.py")
+        if p.name != Path(__file__).name and "mark.local_model" in p.read_text(encoding="utf-8")
+    }
     assert using == EMBEDDED_MODEL_MODULES
     for name in using:
         text = (TESTS / name).read_text(encoding="utf-8")
@@ -53,8 +57,12 @@ def test_a_test_outside_the_embedded_modules_that_starts_llama_cpp_fails(tmp_pat
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", "-p", "conftest", "-W", "ignore::pytest.PytestUnknownMarkWarning",
                            str(tmp_path / "test_probe.py")], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)  # fmt: skip
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert "PASSED test_probe.py::test_marked" in proc.stdout and "PASSED test_probe.py::test_unmarked" in proc.stdout  # the test body itself passed
-    assert "ERROR test_probe.py::test_unmarked - Failed: started the embedded llama.cpp server" in proc.stdout, proc.stdout
+    assert (
+        "PASSED test_probe.py::test_marked" in proc.stdout and "PASSED test_probe.py::test_unmarked" in proc.stdout
+    )  # the test body itself passed
+    assert "ERROR test_probe.py::test_unmarked - Failed: started the embedded llama.cpp server" in proc.stdout, (
+        proc.stdout
+    )
     assert "ERROR test_probe.py::test_marked" not in proc.stdout
 
 

@@ -33,7 +33,15 @@ def test_from_a_source_tree_not_installed_the_version_says_so(tmp_path: Path) ->
     pyproject.toml's version, marked ``+source``; without a pyproject.toml beside it, ``0+unknown``."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     code = "import debench, importlib.util; assert importlib.util.find_spec('pydantic') is None; print(debench.__version__)"
-    proc = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-S", "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=60,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == f"{PROJECT['version']}+source"
 
@@ -43,7 +51,15 @@ def test_from_a_source_tree_not_installed_the_version_says_so(tmp_path: Path) ->
     for name in ("__init__.py", "core/__init__.py", "core/version.py"):
         (tmp_path / "lone" / "debench" / name).write_bytes((PACKAGE / name).read_bytes())
     env["PYTHONPATH"] = str(tmp_path / "lone")
-    proc = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-S", "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=60,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "0+unknown"
 

@@ -24,7 +24,16 @@ ENV_SECRET = "zq-env-secret-value-7c1f0a9b"
 KEY_SHAPED = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6"
 
 
-def _evaluate(task_name: str, model_spec: str, out: Path, srv: StubServer, *, limit: int, method: str | None = None, ensemble: str | None = None) -> Path:
+def _evaluate(
+    task_name: str,
+    model_spec: str,
+    out: Path,
+    srv: StubServer,
+    *,
+    limit: int,
+    method: str | None = None,
+    ensemble: str | None = None,
+) -> Path:
     runs = evaluate(task_name, model_spec, ensemble=ensemble, api_base=srv.base_url, model_args="max_retries=0", limit=limit, output_dir=out,
                     data_source="local", data_dir=DATA_DIR, n_bootstrap=20, method=method, use_cache=False)  # fmt: skip
     return runs[0].results_path
@@ -35,7 +44,9 @@ def likert_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """80 real IBM speeches: parsed scores, unparseable answers and HTTP 500s (no retries)."""
     real_data_dir("ibm_debate_speeches")
     out = tmp_path_factory.mktemp("likert")
-    with StubServer(responder=likert_responder(seed=4, unparseable_rate=0.15), faults=FaultPlan(server_error=0.1, seed=4)) as srv:
+    with StubServer(
+        responder=likert_responder(seed=4, unparseable_rate=0.15), faults=FaultPlan(server_error=0.1, seed=4)
+    ) as srv:
         results = _evaluate("ibm_speech_likert", "openai/stub", out, srv, limit=80)
     # A judge that echoes a key, and an error message that carries one: the page must not show them.
     samples = results.parent / json.loads(results.read_text())["samples_file"]
@@ -87,7 +98,9 @@ def _search(drv: Any, text: str) -> None:
         box.send_keys(text)
     want = text.strip().lower()
     # the page filters 120 ms after the last keystroke; wait until it did
-    WebDriverWait(drv, 5).until(lambda d: d.execute_script("return document.getElementById('search').value.trim().toLowerCase()") == want)
+    WebDriverWait(drv, 5).until(
+        lambda d: d.execute_script("return document.getElementById('search').value.trim().toLowerCase()") == want
+    )
     drv.execute_script("return new Promise(function(r){setTimeout(r, 300);})")
 
 
@@ -104,14 +117,19 @@ def test_filters_and_search_in_chromium(driver: Any, likert_run: Path, likert_pa
     assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
     ids = [r.doc_id for r in records]
     assert _visible(driver) == ids
-    assert driver.execute_script("return document.getElementById('shown').textContent") == f"{len(ids)} of {len(ids)} samples"
+    assert (
+        driver.execute_script("return document.getElementById('shown').textContent")
+        == f"{len(ids)} of {len(ids)} samples"
+    )
     # the scatter has one point per parsed sample
     assert driver.execute_script("return document.querySelectorAll('#chart circle').length") == len(by_status["ok"])
     _click(driver, "wrong")
     assert _visible(driver) == wrong
     _click(driver, "parse_failure")
     assert _visible(driver) == by_status["parse_failure"]
-    texts = driver.execute_script("return Array.prototype.map.call(document.querySelectorAll('article[data-status=parse_failure] .msg'), function(m){return m.textContent;})")
+    texts = driver.execute_script(
+        "return Array.prototype.map.call(document.querySelectorAll('article[data-status=parse_failure] .msg'), function(m){return m.textContent;})"
+    )
     assert len(texts) == len(by_status["parse_failure"]) and all(t.startswith("parse failure:") for t in texts)
     _click(driver, "error")
     assert _visible(driver) == by_status["error"]
@@ -124,9 +142,16 @@ def test_filters_and_search_in_chromium(driver: Any, likert_run: Path, likert_pa
     phrase = " ".join(doc_text.split()[40:46])
     _search(driver, phrase)
     assert target in _visible(driver)
-    assert driver.execute_script(f"var a=document.querySelector('article[data-doc=\"{target}\"] details.debate'); return a.open;") is False
+    assert (
+        driver.execute_script(
+            f"var a=document.querySelector('article[data-doc=\"{target}\"] details.debate'); return a.open;"
+        )
+        is False
+    )
     _search(driver, "no sample says zzzyzx")
-    assert _visible(driver) == [] and driver.execute_script("return document.getElementById('shown').textContent").startswith("0 of ")
+    assert _visible(driver) == [] and driver.execute_script(
+        "return document.getElementById('shown').textContent"
+    ).startswith("0 of ")
     _search(driver, target)
     _click(driver, "error")
     assert _visible(driver) == []
@@ -153,14 +178,20 @@ def test_confusion_matrix_debatrix_steps_and_ensemble_members(tmp_path: Path, dr
     real_data_dir("debatrix_panelbench")
     with StubServer(responder=fixed_responder("Both sides argue with care.\nScore: 6\nWinner: pro")) as srv:
         debatrix = _evaluate("debateart_winner", "openai/stub", tmp_path / "dx", srv, limit=2, method="debatrix-f")
-        ensemble = _evaluate("debateart_winner", "openai/a,openai/b", tmp_path / "ens", srv, limit=3, ensemble="majority")
+        ensemble = _evaluate(
+            "debateart_winner", "openai/a,openai/b", tmp_path / "ens", srv, limit=3, ensemble="majority"
+        )
     proc = run_cli("view", str(debatrix), "--data-dir", str(DATA_DIR), "--output", str(tmp_path / "dx.html"))
     assert proc.returncode == 0 and str(tmp_path / "dx.html") in proc.stdout, proc.stderr
     records = read_records(debatrix.parent / json.loads(debatrix.read_text())["samples_file"])
     driver.get((tmp_path / "dx.html").as_uri())
-    steps = driver.execute_script("return Array.prototype.map.call(document.querySelectorAll('article.sample'), function(a){return a.querySelectorAll('details.steps .step').length;})")
+    steps = driver.execute_script(
+        "return Array.prototype.map.call(document.querySelectorAll('article.sample'), function(a){return a.querySelectorAll('details.steps .step').length;})"
+    )
     assert steps == [len(r.steps) for r in records] and min(steps) > 10
-    cells = driver.execute_script("return Array.prototype.map.call(document.querySelectorAll('#chart td'), function(td){return [td.getAttribute('data-gold'), td.getAttribute('data-pred'), +td.textContent];})")
+    cells = driver.execute_script(
+        "return Array.prototype.map.call(document.querySelectorAll('#chart td'), function(td){return [td.getAttribute('data-gold'), td.getAttribute('data-pred'), +td.textContent];})"
+    )
     expected: dict[tuple[str, str], int] = {}
     for r in records:
         if r.status == "ok":
@@ -172,7 +203,9 @@ def test_confusion_matrix_debatrix_steps_and_ensemble_members(tmp_path: Path, dr
     # ensemble: each member's answer and the aggregate
     page = write_view(ensemble, data_dir=str(DATA_DIR))
     driver.get(page.as_uri())
-    members = driver.execute_script("return Array.prototype.map.call(document.querySelectorAll('article.sample'), function(a){return Array.prototype.map.call(a.querySelectorAll('details.members .step .t'), function(t){return t.textContent;});})")
+    members = driver.execute_script(
+        "return Array.prototype.map.call(document.querySelectorAll('article.sample'), function(a){return Array.prototype.map.call(a.querySelectorAll('details.members .step .t'), function(t){return t.textContent;});})"
+    )
     assert members and all(m == ["member · openai/a", "member · openai/b", "aggregate"] for m in members)
 
 
@@ -201,9 +234,23 @@ def test_arena_page_lists_every_judges_verdict(driver: Any, tmp_path: Path) -> N
     topics = tmp_path / "t.txt"
     topics.write_text("Is tea better than coffee?\nShould cities ban cars?\n", encoding="utf-8")
     with StubServer(responder=_arena_responder) as srv:
-        proc = run_cli("arena", "--models", "openai/a,openai/b", "--judge", "openai/j1,openai/j2,openai/j3", "--api-base", srv.base_url,
-                       "--topics", str(topics), "--rounds", "2", "--output-dir", str(tmp_path / "out"), "--no-progress",
-                       env={"DEBENCH_CACHE_DIR": str(tmp_path / "c")})
+        proc = run_cli(
+            "arena",
+            "--models",
+            "openai/a,openai/b",
+            "--judge",
+            "openai/j1,openai/j2,openai/j3",
+            "--api-base",
+            srv.base_url,
+            "--topics",
+            str(topics),
+            "--rounds",
+            "2",
+            "--output-dir",
+            str(tmp_path / "out"),
+            "--no-progress",
+            env={"DEBENCH_CACHE_DIR": str(tmp_path / "c")},
+        )
     assert proc.returncode == 0, proc.stderr
     folder = next((tmp_path / "out").glob("arena_*"))
     proc = run_cli("view", str(folder))
@@ -215,7 +262,8 @@ def test_arena_page_lists_every_judges_verdict(driver: Any, tmp_path: Path) -> N
     rows = driver.execute_script(
         "return Array.prototype.map.call(document.querySelectorAll('article.sample'), function(a){"
         "return [a.getAttribute('data-doc'), Array.prototype.map.call(a.querySelectorAll('table.verdicts tbody tr'), function(r){"
-        "return r.getAttribute('data-judge') + '=' + r.querySelector('.winner').textContent;}).join(' ')];});")
+        "return r.getAttribute('data-judge') + '=' + r.querySelector('.winner').textContent;}).join(' ')];});"
+    )
     for doc, verdicts in rows:
         tea = doc.startswith("t000")
         assert verdicts == f"openai/j1=side 1 openai/j2={'side 2' if tea else 'side 1'} openai/j3=—", (doc, verdicts)

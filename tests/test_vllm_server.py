@@ -77,7 +77,17 @@ def cli(*args: str) -> Result:
 
 
 def eval_args(tmp_path: Path, model: str, *extra: str) -> list[str]:
-    return ["eval", "--task", "ibm_speech_likert", "--model", model, *LIMIT, "--output-dir", str(tmp_path / "out"), *extra]
+    return [
+        "eval",
+        "--task",
+        "ibm_speech_likert",
+        "--model",
+        model,
+        *LIMIT,
+        "--output-dir",
+        str(tmp_path / "out"),
+        *extra,
+    ]
 
 
 def answered(tmp_path: Path) -> int:
@@ -93,7 +103,9 @@ def one_results(tmp_path: Path) -> dict[str, Any]:
 # -- start, use, stop ---------------------------------------------------------------------------
 
 
-def test_eval_starts_the_server_with_its_flags_uses_it_and_stops_it(fake: FakeVLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_eval_starts_the_server_with_its_flags_uses_it_and_stops_it(
+    fake: FakeVLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("FAKE_VLLM_CHILD", "1")  # a worker in the server's process group, as vLLM has
     result = cli(*eval_args(tmp_path, "vllm/org/judge-7b", "--model-args", "tensor_parallel_size=2"))
     assert result.exit_code == 0, result.output
@@ -101,19 +113,43 @@ def test_eval_starts_the_server_with_its_flags_uses_it_and_stops_it(fake: FakeVL
     argv = start["argv"]
     assert argv[:3] == ["vllm", "serve", "org/judge-7b"]
     flags = dict(zip(argv[3::2], argv[4::2], strict=True))
-    assert flags["--tensor-parallel-size"] == "2" and flags["--host"] == "127.0.0.1" and flags["--served-model-name"] == "org/judge-7b"
+    assert (
+        flags["--tensor-parallel-size"] == "2"
+        and flags["--host"] == "127.0.0.1"
+        and flags["--served-model-name"] == "org/judge-7b"
+    )
     assert start["pgid"] == start["pid"]  # its own process group: a terminal's Ctrl-C reaches debench, which stops it
     results = one_results(tmp_path)
     assert results["n_samples"] == 3 and results["n_errors"] == 0 and results["model"]["kind"] == "vllm"
-    assert results["model"]["identity"] == {"name": "vllm/org/judge-7b", "weights": {"source": "hub", "repo_id": "org/judge-7b", "revision": None}, "send_grammar": False}
-    assert results["model"]["serving"] == {"started_by_debench": True, "tensor_parallel_size": 2}  # recorded, not part of the identity
+    assert results["model"]["identity"] == {
+        "name": "vllm/org/judge-7b",
+        "weights": {"source": "hub", "repo_id": "org/judge-7b", "revision": None},
+        "send_grammar": False,
+    }
+    assert results["model"]["serving"] == {
+        "started_by_debench": True,
+        "tensor_parallel_size": 2,
+    }  # recorded, not part of the identity
     assert no_process_left(fake)
 
 
 def test_every_task_of_a_command_shares_one_server(fake: FakeVLLM, tmp_path: Path) -> None:
-    result = cli("eval", "--task", "ibm_speech_likert,ibm_speech_likert_cot", "--model", "vllm/org/judge-7b", *LIMIT, "--output-dir", str(tmp_path / "out"))
+    result = cli(
+        "eval",
+        "--task",
+        "ibm_speech_likert,ibm_speech_likert_cot",
+        "--model",
+        "vllm/org/judge-7b",
+        *LIMIT,
+        "--output-dir",
+        str(tmp_path / "out"),
+    )
     assert result.exit_code == 0, result.output
-    assert len(list((tmp_path / "out").rglob("results_*.json"))) == 2 and len(fake.records()) == 1 and no_process_left(fake)
+    assert (
+        len(list((tmp_path / "out").rglob("results_*.json"))) == 2
+        and len(fake.records()) == 1
+        and no_process_left(fake)
+    )
 
 
 def test_a_cached_rerun_starts_no_server(fake: FakeVLLM, tmp_path: Path) -> None:
@@ -124,38 +160,54 @@ def test_a_cached_rerun_starts_no_server(fake: FakeVLLM, tmp_path: Path) -> None
     assert len(fake.records()) == 1 and one_results(tmp_path)["usage"]["n_requests"] == 0
 
 
-def test_debench_waits_for_a_server_slow_to_load(fake: FakeVLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_debench_waits_for_a_server_slow_to_load(
+    fake: FakeVLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("FAKE_VLLM_DELAY", "1.0")
     assert cli(*eval_args(tmp_path, "vllm/org/judge-7b")).exit_code == 0
     assert one_results(tmp_path)["n_errors"] == 0 and no_process_left(fake)
 
 
 @pytest.mark.slow
-def test_the_startup_timeout_and_a_server_deaf_to_sigterm(fake: FakeVLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_startup_timeout_and_a_server_deaf_to_sigterm(
+    fake: FakeVLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("FAKE_VLLM_DELAY", "60")
     monkeypatch.setenv("FAKE_VLLM_IGNORE_TERM", "1")  # only SIGKILL stops it: after the grace period
     monkeypatch.setattr(managed_server, "GRACE_S", 0.5)
     result = cli(*eval_args(tmp_path, "vllm/org/judge-7b", "--model-args", "startup_timeout=1.5"))
     assert result.exit_code == 2  # had it waited out the server's 60 s, the run would have succeeded
     first, *log = result.stderr.strip().splitlines()
-    assert "vllm/org/judge-7b: the server (vllm serve) did not answer" in first and "within 1.5 s (model argument startup_timeout)" in first
+    assert (
+        "vllm/org/judge-7b: the server (vllm serve) did not answer" in first
+        and "within 1.5 s (model argument startup_timeout)" in first
+    )
     assert log == ["  | INFO fake vllm: loading org/judge-7b"]
     assert len(fake.records()) == 1 and no_process_left(fake)
 
 
-def test_a_server_that_dies_at_start_is_one_line_with_its_last_log_lines(fake: FakeVLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_server_that_dies_at_start_is_one_line_with_its_last_log_lines(
+    fake: FakeVLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("FAKE_VLLM_DIE", "1")
     result = cli(*eval_args(tmp_path, "vllm/org/judge-7b"))
     assert result.exit_code == 2 and "Traceback" not in result.output
     first, *log = result.stderr.strip().splitlines()
-    assert first.startswith("debench: error: vllm/org/judge-7b: the server (vllm serve) exited with code 3 before it answered; its log: ")
-    assert log == ["  | INFO fake vllm: loading org/judge-7b", "  | ERROR fake vllm: CUDA out of memory while loading the weights",
-                   "  | RuntimeError: engine core initialization failed"]
+    assert first.startswith(
+        "debench: error: vllm/org/judge-7b: the server (vllm serve) exited with code 3 before it answered; its log: "
+    )
+    assert log == [
+        "  | INFO fake vllm: loading org/judge-7b",
+        "  | ERROR fake vllm: CUDA out of memory while loading the weights",
+        "  | RuntimeError: engine core initialization failed",
+    ]
     assert Path(first.split("its log: ")[1]).is_file()  # kept for the user
     assert no_process_left(fake)
 
 
-def test_a_server_that_dies_during_the_run_stops_it_and_nothing_is_left(fake: FakeVLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_server_that_dies_during_the_run_stops_it_and_nothing_is_left(
+    fake: FakeVLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("FAKE_VLLM_CHILD", "1")
     monkeypatch.setenv("FAKE_VLLM_LATENCY", "0.2")
 
@@ -167,8 +219,22 @@ def test_a_server_that_dies_during_the_run_stops_it_and_nothing_is_left(fake: Fa
 
     killer = threading.Thread(target=kill_after_the_first_answers)
     killer.start()
-    result = cli("eval", "--task", "ibm_speech_likert", "--model", "vllm/org/judge-7b", "--limit", "40", "--concurrency", "1",
-                 "--data-dir", str(DATA_DIR), "--no-progress", "--output-dir", str(tmp_path / "out"))
+    result = cli(
+        "eval",
+        "--task",
+        "ibm_speech_likert",
+        "--model",
+        "vllm/org/judge-7b",
+        "--limit",
+        "40",
+        "--concurrency",
+        "1",
+        "--data-dir",
+        str(DATA_DIR),
+        "--no-progress",
+        "--output-dir",
+        str(tmp_path / "out"),
+    )
     killer.join()
     assert result.exit_code == 2
     assert "the server (vllm serve) exited with code -9 during the run" in result.stderr.splitlines()[0]
@@ -178,10 +244,34 @@ def test_a_server_that_dies_during_the_run_stops_it_and_nothing_is_left(fake: Fa
 
 @pytest.mark.slow
 def test_ctrl_c_exits_130_stops_the_server_and_the_rerun_resumes(fake: FakeVLLM, tmp_path: Path) -> None:
-    env = {**os.environ, "FAKE_VLLM_CHILD": "1", "FAKE_VLLM_LATENCY": "0.3", "DEBENCH_CACHE_DIR": str(tmp_path / "cache")}
-    cmd = [sys.executable, "-m", "debench.cli", "eval", "--task", "ibm_speech_likert", "--model", "vllm/org/judge-7b", "--limit", "12",
-           "--concurrency", "1", "--data-dir", str(DATA_DIR), "--no-progress", "--output-dir", str(tmp_path / "out")]
-    proc = subprocess.Popen(with_default_sigint(cmd), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    env = {
+        **os.environ,
+        "FAKE_VLLM_CHILD": "1",
+        "FAKE_VLLM_LATENCY": "0.3",
+        "DEBENCH_CACHE_DIR": str(tmp_path / "cache"),
+    }
+    cmd = [
+        sys.executable,
+        "-m",
+        "debench.cli",
+        "eval",
+        "--task",
+        "ibm_speech_likert",
+        "--model",
+        "vllm/org/judge-7b",
+        "--limit",
+        "12",
+        "--concurrency",
+        "1",
+        "--data-dir",
+        str(DATA_DIR),
+        "--no-progress",
+        "--output-dir",
+        str(tmp_path / "out"),
+    ]
+    proc = subprocess.Popen(
+        with_default_sigint(cmd), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     deadline = time.monotonic() + 60
     while not answered(tmp_path):
         assert time.monotonic() < deadline and proc.poll() is None
@@ -201,8 +291,25 @@ def test_ctrl_c_exits_130_stops_the_server_and_the_rerun_resumes(fake: FakeVLLM,
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
 def test_a_killed_debench_takes_its_server_with_it(fake: FakeVLLM, tmp_path: Path) -> None:
     env = {**os.environ, "FAKE_VLLM_LATENCY": "1", "DEBENCH_CACHE_DIR": str(tmp_path / "cache")}
-    cmd = [sys.executable, "-m", "debench.cli", "eval", "--task", "ibm_speech_likert", "--model", "vllm/org/judge-7b", "--limit", "20",
-           "--concurrency", "1", "--data-dir", str(DATA_DIR), "--no-progress", "--output-dir", str(tmp_path / "out")]
+    cmd = [
+        sys.executable,
+        "-m",
+        "debench.cli",
+        "eval",
+        "--task",
+        "ibm_speech_likert",
+        "--model",
+        "vllm/org/judge-7b",
+        "--limit",
+        "20",
+        "--concurrency",
+        "1",
+        "--data-dir",
+        str(DATA_DIR),
+        "--no-progress",
+        "--output-dir",
+        str(tmp_path / "out"),
+    ]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
     while not answered(tmp_path):  # the server is up and the run under way (20 answers of 1 s each)
@@ -218,7 +325,9 @@ def test_a_killed_debench_takes_its_server_with_it(fake: FakeVLLM, tmp_path: Pat
 
 
 def test_the_python_api_stops_its_server_when_evaluate_returns(fake: FakeVLLM, tmp_path: Path) -> None:
-    (run,) = debench.evaluate("ibm_speech_likert", "vllm/org/judge-7b", limit=2, data_dir=DATA_DIR, output_dir=tmp_path, n_bootstrap=0)
+    (run,) = debench.evaluate(
+        "ibm_speech_likert", "vllm/org/judge-7b", limit=2, data_dir=DATA_DIR, output_dir=tmp_path, n_bootstrap=0
+    )
     assert run.results.n_samples == 2 and len(fake.records()) == 1 and no_process_left(fake)
 
 
@@ -228,8 +337,22 @@ def test_the_python_api_stops_its_server_when_evaluate_returns(fake: FakeVLLM, t
 def test_the_arena_shares_one_server_per_model_and_settings(fake: FakeVLLM, tmp_path: Path) -> None:
     topics = tmp_path / "topics.txt"
     topics.write_text("Should cities ban cars from their centres?\n")
-    result = cli("arena", "--models", "vllm/org/a,vllm/org/a@temperature=0.9", "--judge", "vllm/org/a,vllm/org/a@max_model_len=2048",
-                 "--topics", str(topics), "--rounds", "2", "--max-tokens", "16", "--output-dir", str(tmp_path / "arena"), "--no-progress")
+    result = cli(
+        "arena",
+        "--models",
+        "vllm/org/a,vllm/org/a@temperature=0.9",
+        "--judge",
+        "vllm/org/a,vllm/org/a@max_model_len=2048",
+        "--topics",
+        str(topics),
+        "--rounds",
+        "2",
+        "--max-tokens",
+        "16",
+        "--output-dir",
+        str(tmp_path / "arena"),
+        "--no-progress",
+    )
     assert result.exit_code == 0, result.output
     starts = sorted(fake.records(), key=lambda r: len(r["argv"]))
     assert len(starts) == 2  # the debaters and the first judge share a server; max_model_len needs its own
@@ -237,19 +360,49 @@ def test_the_arena_shares_one_server_per_model_and_settings(fake: FakeVLLM, tmp_
     assert no_process_left(fake)
 
 
-@pytest.mark.parametrize("command", [pytest.param("probe", marks=pytest.mark.slow), "generate-speeches", "rate-speeches"])
+@pytest.mark.parametrize(
+    "command", [pytest.param("probe", marks=pytest.mark.slow), "generate-speeches", "rate-speeches"]
+)
 def test_every_command_that_calls_a_model_starts_and_stops_it(fake: FakeVLLM, tmp_path: Path, command: str) -> None:
     real_data_dir("debatrix_panelbench")
     topics = tmp_path / "topics.txt"
     topics.write_text("We should ban cars from city centres\n")
     args = {
-        "probe": ["--task", "debateart_winner", "--probe", "swap", "--limit", "2", "--output-dir", str(tmp_path / "out")],
-        "generate-speeches": ["--topics", str(topics), "--per-topic", "1", "--words", "50", "--output", str(tmp_path / "speeches.csv")],
-        "rate-speeches": ["--speeches", str(DATA_DIR / "ibm_debate_speeches" / "GPT_4_1_speeches.csv"), "--limit", "1", "--human-sources", "Human expert",
-                          "--output-dir", str(tmp_path / "rated")],
+        "probe": [
+            "--task",
+            "debateart_winner",
+            "--probe",
+            "swap",
+            "--limit",
+            "2",
+            "--output-dir",
+            str(tmp_path / "out"),
+        ],
+        "generate-speeches": [
+            "--topics",
+            str(topics),
+            "--per-topic",
+            "1",
+            "--words",
+            "50",
+            "--output",
+            str(tmp_path / "speeches.csv"),
+        ],
+        "rate-speeches": [
+            "--speeches",
+            str(DATA_DIR / "ibm_debate_speeches" / "GPT_4_1_speeches.csv"),
+            "--limit",
+            "1",
+            "--human-sources",
+            "Human expert",
+            "--output-dir",
+            str(tmp_path / "rated"),
+        ],
     }[command]
     result = cli(command, "--model", "vllm/org/judge-7b", "--data-dir", str(DATA_DIR), "--no-progress", *args)
-    assert result.exit_code in (0, 1), result.output  # 1: the stub's Likert answers do not parse as every task's verdicts
+    assert result.exit_code in (0, 1), (
+        result.output
+    )  # 1: the stub's Likert answers do not parse as every task's verdicts
     assert len(fake.records()) == 1 and no_process_left(fake)
 
 
@@ -269,7 +422,9 @@ def test_api_base_means_the_server_already_runs(fake: FakeVLLM, tmp_path: Path) 
     assert result.exit_code == 2 and "takes one URL" in result.stderr
 
 
-def test_a_missing_vllm_is_one_line_and_vllm_command_names_another(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_missing_vllm_is_one_line_and_vllm_command_names_another(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     real_data_dir("ibm_debate_speeches")
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     result = cli(*eval_args(tmp_path, "vllm/org/judge-7b"))
@@ -293,17 +448,49 @@ def test_every_model_argument_becomes_its_documented_flag() -> None:
         "server_args=--enforce-eager --max-num-seqs 64,vllm_command=uv run vllm,startup_timeout=30",
     )
     spec = model.spec
-    assert spec.argv == ("uv", "run", "vllm", "serve", "org/judge-7b", "--served-model-name", "org/judge-7b", "--revision", "abc123",
-                         "--tensor-parallel-size", "2", "--data-parallel-size", "4", "--max-model-len", "8192",
-                         "--gpu-memory-utilization", "0.85", "--dtype", "bfloat16", "--quantization", "awq", "--enforce-eager", "--max-num-seqs", "64")
+    assert spec.argv == (
+        "uv",
+        "run",
+        "vllm",
+        "serve",
+        "org/judge-7b",
+        "--served-model-name",
+        "org/judge-7b",
+        "--revision",
+        "abc123",
+        "--tensor-parallel-size",
+        "2",
+        "--data-parallel-size",
+        "4",
+        "--max-model-len",
+        "8192",
+        "--gpu-memory-utilization",
+        "0.85",
+        "--dtype",
+        "bfloat16",
+        "--quantization",
+        "awq",
+        "--enforce-eager",
+        "--max-num-seqs",
+        "64",
+    )
     assert spec.startup_timeout == 30 and model.default_concurrency == 4 * 32
     assert model.identity() == {
-        "name": "vllm/org/judge-7b", "send_grammar": False,
+        "name": "vllm/org/judge-7b",
+        "send_grammar": False,
         "weights": {"source": "hub", "repo_id": "org/judge-7b", "revision": "abc123"},
-        "server": {"dtype": "bfloat16", "quantization": "awq", "max_model_len": 8192, "server_args": ["--enforce-eager", "--max-num-seqs", "64"]},
+        "server": {
+            "dtype": "bfloat16",
+            "quantization": "awq",
+            "max_model_len": 8192,
+            "server_args": ["--enforce-eager", "--max-num-seqs", "64"],
+        },
     }
-    parallel = make_model("vllm/org/judge-7b@revision=abc123;dtype=bfloat16", model_args="tensor_parallel_size=8,quantization=awq,max_model_len=8192,"
-                          "server_args=--enforce-eager --max-num-seqs 64")
+    parallel = make_model(
+        "vllm/org/judge-7b@revision=abc123;dtype=bfloat16",
+        model_args="tensor_parallel_size=8,quantization=awq,max_model_len=8192,"
+        "server_args=--enforce-eager --max-num-seqs 64",
+    )
     assert parallel.identity() == model.identity()  # how many GPUs serve it does not change which model answers
 
 
@@ -317,9 +504,17 @@ def test_every_model_argument_becomes_its_documented_flag() -> None:
         ("vllm/org/m", "tensor_paralel_size=2", "did you mean 'tensor_parallel_size'?"),
         ("vllm/org/m", "tensor_parallel_size=two", "tensor_parallel_size=two: expected a whole number"),
         ("vllm/org/m", "dtype=half --trust-remote-code", "dtype=half --trust-remote-code: expected one word"),
-        ("vllm/org/m", "gpu_memory_utilization=1.5", "gpu_memory_utilization=1.5: input should be less than or equal to 1"),
+        (
+            "vllm/org/m",
+            "gpu_memory_utilization=1.5",
+            "gpu_memory_utilization=1.5: input should be less than or equal to 1",
+        ),
         ("vllm/org/m", "server_args=--port 9", "server_args: debench sets --port itself"),
-        ("vllm/org/m", "server_args=--tensor-parallel-size=2", "give --tensor-parallel-size as the model argument tensor_parallel_size="),
+        (
+            "vllm/org/m",
+            "server_args=--tensor-parallel-size=2",
+            "give --tensor-parallel-size as the model argument tensor_parallel_size=",
+        ),
         ("vllm/org/m", "server_args=--chat-template 'x", "server_args: No closing quotation"),
         ("vllm/./no/such/checkpoint", None, "no such file or folder: ./no/such/checkpoint"),
         ("vllm/", None, "'vllm/' names no model"),
@@ -342,7 +537,9 @@ def test_a_local_checkpoint_is_named_by_its_content(tmp_path: Path) -> None:
     assert first.spec.argv[2] == str(ckpt.resolve())
     weights = first.identity()["weights"]
     assert weights["source"] == "path" and weights["files"] == 2  # hidden files are not weights
-    assert first.name == first.identity()["name"] == f"vllm/ckpt#{weights['sha256'][:12]}"  # no folder of this machine in its name
+    assert (
+        first.name == first.identity()["name"] == f"vllm/ckpt#{weights['sha256'][:12]}"
+    )  # no folder of this machine in its name
     copy = tmp_path / "elsewhere" / "same"
     copy.parent.mkdir()
     subprocess.run(["cp", "-r", str(ckpt), str(copy)], check=True)
@@ -358,10 +555,17 @@ def test_a_local_checkpoint_is_named_by_its_content(tmp_path: Path) -> None:
 
 
 def test_a_spot_check_serves_the_submitted_hub_weights_itself(fake: FakeVLLM, tmp_path: Path) -> None:
-    assert cli(*eval_args(tmp_path, "vllm/org/judge-7b@revision=abc123", "--model-args", "tensor_parallel_size=2")).exit_code == 0
+    assert (
+        cli(
+            *eval_args(tmp_path, "vllm/org/judge-7b@revision=abc123", "--model-args", "tensor_parallel_size=2")
+        ).exit_code
+        == 0
+    )
     (results,) = (tmp_path / "out").rglob("results_*.json")
     check = ["validate", str(results), "--data-dir", str(DATA_DIR), "--spot-check", "3"]
-    result = cli(*check, "--spot-check-model-args", "tensor_parallel_size=4,n_ctx=4096")  # n_ctx: a key vllm/ does not take, left out
+    result = cli(
+        *check, "--spot-check-model-args", "tensor_parallel_size=4,n_ctx=4096"
+    )  # n_ctx: a key vllm/ does not take, left out
     assert result.exit_code == 0, result.output
     assert "self-check 100% at its own endpoint" in result.stdout
     _, spot = fake.records()
@@ -372,13 +576,20 @@ def test_a_spot_check_serves_the_submitted_hub_weights_itself(fake: FakeVLLM, tm
 
 
 @pytest.mark.slow
-def test_the_leaderboard_job_runs_an_allowlisted_vllm_entry_by_serving_its_weights_itself(fake: FakeVLLM, tmp_path: Path) -> None:
+def test_the_leaderboard_job_runs_an_allowlisted_vllm_entry_by_serving_its_weights_itself(
+    fake: FakeVLLM, tmp_path: Path
+) -> None:
     """The refresh job's own run: a vllm/ model listed under ``served`` and on the maintainers'
     allowlist is run on every document by a server the job starts with its own settings (never the
     submitter's api_base); the committed run makes it verified, and a later build runs nothing."""
     from lbhelp import refresh_main
 
-    assert cli(*eval_args(tmp_path, "vllm/org/judge-7b@revision=abc123", "--model-args", "tensor_parallel_size=2")).exit_code == 0
+    assert (
+        cli(
+            *eval_args(tmp_path, "vllm/org/judge-7b@revision=abc123", "--model-args", "tensor_parallel_size=2")
+        ).exit_code
+        == 0
+    )
     (results,) = (tmp_path / "out").rglob("results_*.json")
     lb = tmp_path / "leaderboard"
     sub = lb / "submissions" / "vllm__org__judge-7b"
@@ -386,13 +597,31 @@ def test_the_leaderboard_job_runs_an_allowlisted_vllm_entry_by_serving_its_weigh
     for f in (results, *results.parent.glob("samples_*.jsonl")):
         shutil.copy(f, sub / f.name)
     trusted = tmp_path / "trusted.yaml"
-    trusted.write_text('schema_version: "1.0"\nserved:\n  - {id: judge7b, description: served by the job, model: vllm/org/judge-7b}\n')
+    trusted.write_text(
+        'schema_version: "1.0"\nserved:\n  - {id: judge7b, description: served by the job, model: vllm/org/judge-7b}\n'
+    )
     maint = tmp_path / "maintainers.yaml"
-    maint.write_text('schema_version: "1.0"\nbudgets:\n  per_entry: {requests: 5000, tokens: 50000000}\n  per_refresh: {requests: 5000, tokens: 50000000}\n'
-                     'allowlist:\n  - {model: vllm/org/judge-7b, context_window: 32768, max_tokens: 512}\noverall_tasks: []\n')
+    maint.write_text(
+        'schema_version: "1.0"\nbudgets:\n  per_entry: {requests: 5000, tokens: 50000000}\n  per_refresh: {requests: 5000, tokens: 50000000}\n'
+        "allowlist:\n  - {model: vllm/org/judge-7b, context_window: 32768, max_tokens: 512}\noverall_tasks: []\n"
+    )
     n_servers = len(fake.records())
-    args = ["--submissions", str(lb / "submissions"), "--out", str(lb), "--reproduced", str(lb / "reproduced"), "--queue", str(lb / "queue.json"),
-            "--data-dir", str(DATA_DIR), "--trusted", str(trusted), "--maintainers", str(maint)]
+    args = [
+        "--submissions",
+        str(lb / "submissions"),
+        "--out",
+        str(lb),
+        "--reproduced",
+        str(lb / "reproduced"),
+        "--queue",
+        str(lb / "queue.json"),
+        "--data-dir",
+        str(DATA_DIR),
+        "--trusted",
+        str(trusted),
+        "--maintainers",
+        str(maint),
+    ]
     code, out, err = refresh_main(*args, "--reproduce", "--model-args", "tensor_parallel_size=4")
     assert code == 0, err
     assert "(1 reproduced and ranked" in out, out
@@ -405,16 +634,26 @@ def test_the_leaderboard_job_runs_an_allowlisted_vllm_entry_by_serving_its_weigh
     assert no_process_left(fake)
 
 
-def test_a_spot_check_never_acts_on_submitter_written_server_flags_or_local_paths(fake: FakeVLLM, tmp_path: Path) -> None:
+def test_a_spot_check_never_acts_on_submitter_written_server_flags_or_local_paths(
+    fake: FakeVLLM, tmp_path: Path
+) -> None:
     assert cli(*eval_args(tmp_path, "vllm/org/judge-7b", "--model-args", "server_args=--enforce-eager")).exit_code == 0
     (results,) = (tmp_path / "out").rglob("results_*.json")
     check = ["validate", str(results), "--data-dir", str(DATA_DIR), "--spot-check", "2"]
     result = cli(*check)
-    assert result.exit_code == 2 and "server_args --enforce-eager" in result.stderr and "used only when the operator gives the same ones" in result.stderr
+    assert (
+        result.exit_code == 2
+        and "server_args --enforce-eager" in result.stderr
+        and "used only when the operator gives the same ones" in result.stderr
+    )
     assert len(fake.records()) == 1  # nothing was started with the submitter's flags
     assert cli(*check, "--spot-check-model-args", "server_args=--enforce-eager").exit_code == 0
     from debench.leaderboard.spot_check import model_from_identity
 
-    ident = {"name": "vllm//home/me/ckpt", "weights": {"source": "path", "sha256": "0" * 64, "files": 3}, "send_grammar": False}
+    ident = {
+        "name": "vllm//home/me/ckpt",
+        "weights": {"source": "path", "sha256": "0" * 64, "files": 3},
+        "send_grammar": False,
+    }
     with pytest.raises(UserError, match="weights on the submitter's disk"):
         model_from_identity(ident, None)

@@ -47,7 +47,9 @@ def runtime_imports_of_test_support(root: Path) -> list[str]:
         module = ".".join(path.relative_to(root).with_suffix("").parts).removesuffix(".__init__")
         if module == TEST_SUPPORT or module.startswith(TEST_SUPPORT + "."):
             continue
-        hits = sorted(m for m in imported_modules(path, module) if m == TEST_SUPPORT or m.startswith(TEST_SUPPORT + "."))
+        hits = sorted(
+            m for m in imported_modules(path, module) if m == TEST_SUPPORT or m.startswith(TEST_SUPPORT + ".")
+        )
         out += [f"{module} imports {m}" for m in hits]
     return out
 
@@ -70,7 +72,9 @@ def test_the_test_support_check_catches_each_way_of_importing_it(tmp_path: Path)
         (tmp_path / "debench" / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / "debench" / name).write_text(code, encoding="utf-8")
     (tmp_path / "debench" / "testing").mkdir()
-    (tmp_path / "debench" / "testing" / "stub_server.py").write_text("import debench.testing.stub_batches\n", encoding="utf-8")
+    (tmp_path / "debench" / "testing" / "stub_server.py").write_text(
+        "import debench.testing.stub_batches\n", encoding="utf-8"
+    )
     assert runtime_imports_of_test_support(tmp_path) == [
         "debench.a imports debench.testing.stub_server",
         "debench.b imports debench.testing",
@@ -86,8 +90,23 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> zipfile.ZipFile:
     isolation, no index)."""
     out = tmp_path_factory.mktemp("wheel")
     proc = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", str(REPO), "--no-deps", "--no-build-isolation", "--no-index", "-q", "-w", str(out)],
-        capture_output=True, text=True, timeout=300, check=False,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            str(REPO),
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "-q",
+            "-w",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     [built] = out.glob("debench-*.whl")
@@ -103,7 +122,9 @@ def source_files() -> set[str]:
         if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
     }
     files = {f for f in files if not f.startswith("debench/testing/")}
-    files |= {"debench/_tasks/" + p.relative_to(REPO / "tasks").as_posix() for p in (REPO / "tasks").rglob("*") if p.is_file()}
+    files |= {
+        "debench/_tasks/" + p.relative_to(REPO / "tasks").as_posix() for p in (REPO / "tasks").rglob("*") if p.is_file()
+    }
     return files
 
 
@@ -119,5 +140,7 @@ def test_the_wheels_metadata_is_pyprojects(wheel: zipfile.ZipFile) -> None:
     meta = Parser().parsestr(wheel.read(f"debench-{PROJECT['version']}.dist-info/METADATA").decode("utf-8"))
     assert meta["Version"] == PROJECT["version"]
     requires = meta.get_all("Requires-Dist") or []
-    assert len(requires) == len(PROJECT["dependencies"]) + sum(len(v) for v in PROJECT["optional-dependencies"].values())
+    assert len(requires) == len(PROJECT["dependencies"]) + sum(
+        len(v) for v in PROJECT["optional-dependencies"].values()
+    )
     assert not [r for r in requires if "==" in r.split(";")[0]], requires

@@ -190,7 +190,9 @@ class Choice:
     """'second leg' (the other side of a topic the pair played once) or 'new topic'."""
 
 
-def choose(models: Sequence[str], n_topics: int, games: Sequence[Game], taken: Iterable[Slot], k: int, seed: int, wave: int) -> list[Choice]:
+def choose(
+    models: Sequence[str], n_topics: int, games: Sequence[Game], taken: Iterable[Slot], k: int, seed: int, wave: int
+) -> list[Choice]:
     """The next wave: at most ``k`` debates not in ``taken``, chosen from ``games`` alone."""
     names = list(models)
     code = {m: n for n, m in enumerate(names)}

@@ -60,7 +60,9 @@ def games_of(records: list[DebateRecord]) -> tuple[list[Game], int]:
     return games, n
 
 
-def _next_wave(arena: Arena, log_: RecordLog[DebateRecord], decisions: list[ScheduleDecision], budget: int) -> tuple[list[ScheduleDecision], str]:
+def _next_wave(
+    arena: Arena, log_: RecordLog[DebateRecord], decisions: list[ScheduleDecision], budget: int
+) -> tuple[list[ScheduleDecision], str]:
     """The next wave's decisions, or why there is none."""
     settings = arena.settings
     topic_index = {t.question: n for n, t in enumerate(arena.topics)}
@@ -71,12 +73,24 @@ def _next_wave(arena: Arena, log_: RecordLog[DebateRecord], decisions: list[Sche
         return [], "every adjacent pair of the ranking is separated (--stop-when-separated)"
     wave = decisions[-1].wave + 1 if decisions else 0
     taken = [Slot(topic_index[d.topic], d.side1, d.side2) for d in decisions]
-    choices = choose(models, len(arena.topics), games, taken, min(settings.concurrency, budget - len(decisions)), settings.seed, wave)
+    choices = choose(
+        models, len(arena.topics), games, taken, min(settings.concurrency, budget - len(decisions)), settings.seed, wave
+    )
     if not choices:
         return [], "every debate of the round robin has been run"
     ranking = b.ranking()
     return [
-        decision(c, wave, n, debate_id(c.slot.topic, c.slot.side1, c.slot.side2), arena.topics[c.slot.topic].question, ranking, n_used, budget, settings.seed)
+        decision(
+            c,
+            wave,
+            n,
+            debate_id(c.slot.topic, c.slot.side1, c.slot.side2),
+            arena.topics[c.slot.topic].question,
+            ranking,
+            n_used,
+            budget,
+            settings.seed,
+        )
         for n, c in enumerate(choices)
     ], ""
 
@@ -88,22 +102,39 @@ async def run_adaptive(arena: Arena, log_: RecordLog[DebateRecord], schedule_pat
         raise UserError("--schedule adaptive needs --budget (the most debates to run)", field="--budget")
     decisions = read_decisions(schedule_path)
     if len(decisions) > budget:
-        raise UserError(f"this run has already chosen {len(decisions)} debates: --budget must be at least that", field="--budget")
+        raise UserError(
+            f"this run has already chosen {len(decisions)} debates: --budget must be at least that", field="--budget"
+        )
     topic_index = {t.question: n for n, t in enumerate(arena.topics)}
     k = settings.concurrency
-    bar = tqdm(total=budget, desc="arena (adaptive)", unit="debate", disable=not settings.progress, file=sys.stderr, dynamic_ncols=True)
+    bar = tqdm(
+        total=budget,
+        desc="arena (adaptive)",
+        unit="debate",
+        disable=not settings.progress,
+        file=sys.stderr,
+        dynamic_ncols=True,
+    )
     bar.update(len(log_.finished() & {d.debate_id for d in decisions}))
     try:
         while True:
             pending = [d for d in decisions if d.debate_id not in log_.finished()]
             if pending:
                 await run_jobs(
-                    [DebateJob(arena, topic_index[d.topic], d.side1, d.side2) for d in pending], log_, concurrency=k, progress=False, unit="debate"
+                    [DebateJob(arena, topic_index[d.topic], d.side1, d.side2) for d in pending],
+                    log_,
+                    concurrency=k,
+                    progress=False,
+                    unit="debate",
                 )
                 done = log_.finished()
                 bar.update(sum(d.debate_id in done for d in pending))
                 if any(d.debate_id not in done for d in pending):
-                    return AdaptiveOutcome(decisions, budget, "some chosen debates ended in errors; rerun the same command to retry them before more are chosen")
+                    return AdaptiveOutcome(
+                        decisions,
+                        budget,
+                        "some chosen debates ended in errors; rerun the same command to retry them before more are chosen",
+                    )
             if len(decisions) >= budget:
                 return AdaptiveOutcome(decisions, budget, f"the budget of {budget} debates is spent")
             with log_.locked():

@@ -32,16 +32,29 @@ class ScheduleDecision(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    wave: int = Field(ge=0, description="the wave it was chosen in (0 first); a wave is chosen from the judgments of the earlier waves only")
+    wave: int = Field(
+        ge=0,
+        description="the wave it was chosen in (0 first); a wave is chosen from the judgments of the earlier waves only",
+    )
     position: int = Field(ge=0, description="its place in the wave's order of choice")
     debate_id: str
     topic: str
     side1: str
     side2: str
-    leg: str = Field(description="'second leg': the other side of a topic the pair had played once; 'new topic': the pair's first leg there")
-    utility: float = Field(description="expected reduction of the summed probabilities that adjacent models of the ranking are in the wrong order")
-    target: list[str] = Field(min_length=2, max_length=2, description="the adjacent pair of the ranking whose order it was expected to settle most")
-    target_difference: float = Field(description="that pair's posterior strength difference (logits, the first minus the second) when the wave was chosen")
+    leg: str = Field(
+        description="'second leg': the other side of a topic the pair had played once; 'new topic': the pair's first leg there"
+    )
+    utility: float = Field(
+        description="expected reduction of the summed probabilities that adjacent models of the ranking are in the wrong order"
+    )
+    target: list[str] = Field(
+        min_length=2,
+        max_length=2,
+        description="the adjacent pair of the ranking whose order it was expected to settle most",
+    )
+    target_difference: float = Field(
+        description="that pair's posterior strength difference (logits, the first minus the second) when the wave was chosen"
+    )
     target_sd: float = Field(description="its posterior standard deviation")
     target_misorder: float = Field(description="posterior probability that the pair is in the wrong order")
     ranking: list[str] = Field(description="the posterior ranking the wave was chosen from")
@@ -51,16 +64,40 @@ class ScheduleDecision(BaseModel):
     why: str = Field(description="the reason in words")
 
 
-def decision(choice: Choice, wave: int, position: int, debate_id: str, topic: str, ranking: list[str], n_judgments: int, budget: int, seed: int) -> ScheduleDecision:
+def decision(
+    choice: Choice,
+    wave: int,
+    position: int,
+    debate_id: str,
+    topic: str,
+    ranking: list[str],
+    n_judgments: int,
+    budget: int,
+    seed: int,
+) -> ScheduleDecision:
     (a, b), s = choice.target, choice.slot
     why = (
         f"{s.side1} vs {s.side2} ({choice.leg}): expected to settle {a} vs {b} most "
         f"(difference {choice.target_difference:+.2f} ± {choice.target_sd:.2f} logits, P(wrong order) {choice.target_misorder:.2f})"
     )
     return ScheduleDecision(
-        wave=wave, position=position, debate_id=debate_id, topic=topic, side1=choice.slot.side1, side2=choice.slot.side2, leg=choice.leg,
-        utility=choice.utility, target=list(choice.target), target_difference=choice.target_difference, target_sd=choice.target_sd,
-        target_misorder=choice.target_misorder, ranking=ranking, judgments_used=n_judgments, budget=budget, seed=seed, why=why,
+        wave=wave,
+        position=position,
+        debate_id=debate_id,
+        topic=topic,
+        side1=choice.slot.side1,
+        side2=choice.slot.side2,
+        leg=choice.leg,
+        utility=choice.utility,
+        target=list(choice.target),
+        target_difference=choice.target_difference,
+        target_sd=choice.target_sd,
+        target_misorder=choice.target_misorder,
+        ranking=ranking,
+        judgments_used=n_judgments,
+        budget=budget,
+        seed=seed,
+        why=why,
     )
 
 
@@ -96,7 +133,12 @@ def append_decisions(path: Path, decisions: list[ScheduleDecision]) -> None:
 
 
 def schedule_decision_json_schema() -> dict[str, Any]:
-    return document_schema(ScheduleDecision, slug="schedule_decision", version=SCHEDULE_SCHEMA_VERSION, title="debench arena adaptive schedule decision (one line of schedule.jsonl)")
+    return document_schema(
+        ScheduleDecision,
+        slug="schedule_decision",
+        version=SCHEDULE_SCHEMA_VERSION,
+        title="debench arena adaptive schedule decision (one line of schedule.jsonl)",
+    )
 
 
 ADAPTIVE_NOTE = (
@@ -117,6 +159,8 @@ def schedule_summary(table: JudgmentTable) -> tuple[ScheduleSummary, list[str]]:
     n_topics = len(np.unique(legs.topic))
     possible = n_topics * k * (k - 1)
     if table.waves:
-        return ScheduleSummary(how="adaptive", n_debates=len(first), n_possible=possible, n_waves=len(table.waves)), [ADAPTIVE_NOTE]
+        return ScheduleSummary(how="adaptive", n_debates=len(first), n_possible=possible, n_waves=len(table.waves)), [
+            ADAPTIVE_NOTE
+        ]
     how: Literal["round_robin", "other"] = "round_robin" if len(first) == possible and possible else "other"
     return ScheduleSummary(how=how, n_debates=len(first), n_possible=possible), []

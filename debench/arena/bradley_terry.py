@@ -117,7 +117,13 @@ class Likelihood:
             self._at[key] = [self.functions(theta_row[None, :], lo, hi) for lo, hi, _, _ in self.cells.chunks(key[1])]
         return self._at[key]
 
-    def terms(self, theta: np.ndarray, stats: np.ndarray, free_nu: np.ndarray, shared: list[tuple[np.ndarray, ...]] | None = None) -> Terms:
+    def terms(
+        self,
+        theta: np.ndarray,
+        stats: np.ndarray,
+        free_nu: np.ndarray,
+        shared: list[tuple[np.ndarray, ...]] | None = None,
+    ) -> Terms:
         """Objective, gradient and Hessian of each row; ``shared``: ``at(row, b)`` of the one
         parameter vector every row of ``theta`` holds."""
         b, k, p, c = len(stats), self.k, self.p, self.cells
@@ -186,7 +192,9 @@ class Likelihood:
         hess[:, :k, :k] += 2.0
         return loss, grad, hess
 
-    def fit(self, stats: np.ndarray, start: np.ndarray, tolerance: float = RESAMPLE_TOLERANCE) -> tuple[np.ndarray, np.ndarray]:
+    def fit(
+        self, stats: np.ndarray, start: np.ndarray, tolerance: float = RESAMPLE_TOLERANCE
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Fits of rows of sums from one ``start``: parameters (log nu last) and which converged."""
         b = len(stats)
         theta = np.repeat(start[None, :], b, axis=0)
@@ -198,7 +206,10 @@ class Likelihood:
             theta[only_draws] = 0.0
             theta[only_draws, -1] = LOG_NU_MAX
             converged[only_draws] = True
-            for rows, held in ((free_nu & ~only_draws, False), (~free_nu, True)):  # without a draw, log nu is held at LOG_NU_NONE
+            for rows, held in (
+                (free_nu & ~only_draws, False),
+                (~free_nu, True),
+            ):  # without a draw, log nu is held at LOG_NU_NONE
                 idx = np.flatnonzero(rows)
                 if len(idx):
                     first = start.copy()
@@ -208,7 +219,9 @@ class Likelihood:
             return theta, converged
         return self._solve(stats, start, free_nu, tolerance)
 
-    def _solve(self, stats: np.ndarray, start: np.ndarray, free_nu: np.ndarray, tolerance: float) -> tuple[np.ndarray, np.ndarray]:
+    def _solve(
+        self, stats: np.ndarray, start: np.ndarray, free_nu: np.ndarray, tolerance: float
+    ) -> tuple[np.ndarray, np.ndarray]:
         theta = np.repeat(start[None, :], len(stats), axis=0)
         first = self.terms(theta, stats, free_nu, self.at(start, len(stats)))
 
@@ -274,8 +287,13 @@ class _Resampled:
             draw_nu = np.array([_nu(v) if np.isfinite(v) else np.nan for v in drawn[:, -1]])
         point = self.point
         return PairwiseFits(
-            strengths=point[:k] - point[:k].mean(), beta=point[k : k + p].copy(), nu=nu,
-            draw_strengths=drawn[:, :k], draw_beta=drawn[:, k : k + p], draw_nu=draw_nu, converged=self.converged,
+            strengths=point[:k] - point[:k].mean(),
+            beta=point[k : k + p].copy(),
+            nu=nu,
+            draw_strengths=drawn[:, :k],
+            draw_beta=drawn[:, k : k + p],
+            draw_nu=draw_nu,
+            converged=self.converged,
         )
 
 

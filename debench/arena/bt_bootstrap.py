@@ -37,18 +37,31 @@ from debench.arena.topic_bootstrap import TopicDraws, interval
 SCORE_TOLERANCE = 1e-6
 
 
-def leg_problem(table: JudgmentTable, n_topics: int, covariates: np.ndarray | None = None, covariate_keys: np.ndarray | None = None) -> Problem:
+def leg_problem(
+    table: JudgmentTable, n_topics: int, covariates: np.ndarray | None = None, covariate_keys: np.ndarray | None = None
+) -> Problem:
     """Every leg of ``table`` between two different models, side 1 first, a tie half a win;
     ``covariates`` (legs, p), their cells keyed by ``covariate_keys`` (integers, legs x p)."""
     legs = table.select(table.ranked)
     points = np.where(legs.winner == 1, 1.0, np.where(legs.winner == 0, 0.5, 0.0))
-    cells, stats = aggregate(len(table.models), n_topics, legs.topic, legs.side1, legs.side2, np.column_stack([points, np.ones(len(legs))]), covariate_keys, covariates)
+    cells, stats = aggregate(
+        len(table.models),
+        n_topics,
+        legs.topic,
+        legs.side1,
+        legs.side2,
+        np.column_stack([points, np.ones(len(legs))]),
+        covariate_keys,
+        covariates,
+    )
     return Problem(cells, stats, "half")
 
 
 def outcome_problem(n_models: int, n_topics: int, outcomes: Outcomes, ties: TieModel = "davidson") -> Problem:
     """Topic outcomes, pair (a, b): a took it, b took it, or drawn."""
-    values = np.column_stack([outcomes.taker == outcomes.a, outcomes.taker == outcomes.b, outcomes.taker == -1]).astype(float)
+    values = np.column_stack([outcomes.taker == outcomes.a, outcomes.taker == outcomes.b, outcomes.taker == -1]).astype(
+        float
+    )
     cells, stats = aggregate(n_models, n_topics, outcomes.topic, outcomes.a, outcomes.b, values)
     return Problem(cells, stats, ties)
 
@@ -89,7 +102,9 @@ def draw_probability(nu: np.ndarray) -> np.ndarray:
     return p
 
 
-def davidson_fit(table: JudgmentTable, models: list[int], outcomes: Outcomes, rule: Rule, fits: PairwiseFits, n_boot: int) -> DavidsonFit:
+def davidson_fit(
+    table: JudgmentTable, models: list[int], outcomes: Outcomes, rule: Rule, fits: PairwiseFits, n_boot: int
+) -> DavidsonFit:
     """The report of ``outcome_problem(outcomes)`` fitted with Davidson's ties (at least one
     complete topic under ``rule``)."""
     assert fits.nu is not None and fits.draw_nu is not None

@@ -36,7 +36,9 @@ class PairCells:
     """(models^2, pairs): this @ per-pair curvature sums = the strengths block of the Hessian."""
     scatter: sp.csr_array = field(init=False, repr=False)
     """(models, pairs): this @ per-pair sums = +sum at i, -sum at j."""
-    _chunks: dict[int, list[tuple[int, int, np.ndarray, np.ndarray]]] = field(init=False, repr=False, default_factory=dict)
+    _chunks: dict[int, list[tuple[int, int, np.ndarray, np.ndarray]]] = field(
+        init=False, repr=False, default_factory=dict
+    )
 
     def __post_init__(self) -> None:
         c, k = len(self.i), self.n_models
@@ -118,15 +120,23 @@ class TopicStats:
 
 
 def aggregate(
-    n_models: int, n_topics: int, topic: np.ndarray, i: np.ndarray, j: np.ndarray, values: np.ndarray,
-    covariate_keys: np.ndarray | None = None, covariates: np.ndarray | None = None,
+    n_models: int,
+    n_topics: int,
+    topic: np.ndarray,
+    i: np.ndarray,
+    j: np.ndarray,
+    values: np.ndarray,
+    covariate_keys: np.ndarray | None = None,
+    covariates: np.ndarray | None = None,
 ) -> tuple[PairCells, TopicStats]:
     """Rows (games or outcomes) -> cells and per-topic sums of ``values`` ((rows, q)).
 
     Rows share a cell when their sides and ``covariate_keys`` (integer columns) are equal;
     ``covariates`` ((rows, p) floats, a function of the keys) gives each cell's ``x``."""
     rows = len(topic)
-    keys = np.zeros((rows, 0), dtype=np.int64) if covariate_keys is None else np.asarray(covariate_keys).reshape(rows, -1)
+    keys = (
+        np.zeros((rows, 0), dtype=np.int64) if covariate_keys is None else np.asarray(covariate_keys).reshape(rows, -1)
+    )
     cell, first = group_ids(i, j, *keys.T)
     n_cells = len(first)
     x = np.zeros((n_cells, 0)) if covariates is None else np.asarray(covariates, dtype=float).reshape(rows, -1)[first]

@@ -93,9 +93,19 @@ def panel_verdicts(table: JudgmentTable) -> JudgmentTable:
             out[found, side] = values[pick[found], side]
         fill.append(out)
     return JudgmentTable(
-        topics=table.topics, models=table.models, judges=[PANEL], topic=panel.topic, side1=panel.side1, side2=panel.side2,
-        judge=np.zeros(len(first), dtype=np.int32), winner=majority(counts).astype(np.int8), leg=panel.leg, words=fill[0], sources=fill[1],
-        judge_ids={}, debater_ids=table.debater_ids,
+        topics=table.topics,
+        models=table.models,
+        judges=[PANEL],
+        topic=panel.topic,
+        side1=panel.side1,
+        side2=panel.side2,
+        judge=np.zeros(len(first), dtype=np.int32),
+        winner=majority(counts).astype(np.int8),
+        leg=panel.leg,
+        words=fill[0],
+        sources=fill[1],
+        judge_ids={},
+        debater_ids=table.debater_ids,
     )
 
 
@@ -110,8 +120,11 @@ def agreement_alpha(table: JudgmentTable, draws: TopicDraws) -> Alpha:
     point, _ = alpha(per_topic.sum(axis=0), "nominal")
     ci, used = interval(alpha(draws.totals(per_topic), "nominal")[0], draws.n_boot)
     return Alpha(
-        alpha=float(point) if np.isfinite(point) else None, ci95=ci, draws_used=used,
-        n_debates=int((counts.sum(axis=1) >= 2).sum()), n_judges=len(np.unique(table.judge)),
+        alpha=float(point) if np.isfinite(point) else None,
+        ci95=ci,
+        draws_used=used,
+        n_debates=int((counts.sum(axis=1) >= 2).sum()),
+        n_judges=len(np.unique(table.judge)),
     )
 
 
@@ -132,7 +145,11 @@ def judge_pairs(table: JudgmentTable, rankings: dict[str, JudgeRanking], rule: R
         n = int(rows_a.sum())
         la, lb = table.judges[a], table.judges[b]
         sub_a, sub_b = ranked.select(rows_a), ranked.select(rows_b)
-        shared_rankings = {la: ranking_of(sub_a, rule, len(table.topics)), lb: ranking_of(sub_b, rule, len(table.topics))} if n else {la: [], lb: []}
+        shared_rankings = (
+            {la: ranking_of(sub_a, rule, len(table.topics)), lb: ranking_of(sub_b, rule, len(table.topics))}
+            if n
+            else {la: [], lb: []}
+        )
         distance, _ = kendall_tau_distance(shared_rankings[la], shared_rankings[lb])
         out.append(
             JudgePair(

@@ -74,8 +74,15 @@ class JudgmentTable:
     def select(self, mask: np.ndarray) -> JudgmentTable:
         """The rows where ``mask`` holds (names and codes unchanged)."""
         return replace(
-            self, topic=self.topic[mask], side1=self.side1[mask], side2=self.side2[mask], judge=self.judge[mask],
-            winner=self.winner[mask], leg=self.leg[mask], words=self.words[mask], sources=self.sources[mask],
+            self,
+            topic=self.topic[mask],
+            side1=self.side1[mask],
+            side2=self.side2[mask],
+            judge=self.judge[mask],
+            winner=self.winner[mask],
+            leg=self.leg[mask],
+            words=self.words[mask],
+            sources=self.sources[mask],
         )
 
     @property
@@ -95,9 +102,18 @@ class JudgmentTable:
 
 
 def build_table(
-    topic_names: Sequence[str], model_names: Sequence[str], judge_names: Sequence[str],
-    topic: np.ndarray, side1: np.ndarray, side2: np.ndarray, judge: np.ndarray, winner: np.ndarray,
-    words: np.ndarray, sources: np.ndarray, judge_ids: dict[str, frozenset[str]], debater_ids: dict[str, frozenset[str]],
+    topic_names: Sequence[str],
+    model_names: Sequence[str],
+    judge_names: Sequence[str],
+    topic: np.ndarray,
+    side1: np.ndarray,
+    side2: np.ndarray,
+    judge: np.ndarray,
+    winner: np.ndarray,
+    words: np.ndarray,
+    sources: np.ndarray,
+    judge_ids: dict[str, frozenset[str]],
+    debater_ids: dict[str, frozenset[str]],
     where: Callable[[int], str],
 ) -> JudgmentTable:
     """Codes in order of appearance -> the table (topics and models recoded in name order, legs
@@ -115,13 +131,31 @@ def build_table(
         models, topics = sorted(model_names), sorted(topic_names)
         s1, s2, t = models[side1[row]], models[side2[row]], topics[topic[row]]
         name = judge_names[judge[row]]
-        who = "the unnamed judge (give each judge's lines a 'judge' field)" if name == UNNAMED_JUDGE else f"judge '{name}'"
-        what = f"a third judgment of the self-play debate of '{s1}' on '{t}'" if s1 == s2 else f"a second judgment of '{s1}' vs '{s2}' on '{t}' in that order"
+        who = (
+            "the unnamed judge (give each judge's lines a 'judge' field)"
+            if name == UNNAMED_JUDGE
+            else f"judge '{name}'"
+        )
+        what = (
+            f"a third judgment of the self-play debate of '{s1}' on '{t}'"
+            if s1 == s2
+            else f"a second judgment of '{s1}' vs '{s2}' on '{t}' in that order"
+        )
         raise UserError(f"{where(row)}: {what} by {who}; the first is {where(first)}")
     return JudgmentTable(
-        topics=sorted(topic_names), models=sorted(model_names), judges=list(judge_names),
-        topic=topic.astype(np.int32), side1=side1.astype(np.int32), side2=side2.astype(np.int32), judge=judge.astype(np.int32),
-        winner=winner.astype(np.int8), leg=leg.astype(np.int8), words=words, sources=sources, judge_ids=judge_ids, debater_ids=debater_ids,
+        topics=sorted(topic_names),
+        models=sorted(model_names),
+        judges=list(judge_names),
+        topic=topic.astype(np.int32),
+        side1=side1.astype(np.int32),
+        side2=side2.astype(np.int32),
+        judge=judge.astype(np.int32),
+        winner=winner.astype(np.int8),
+        leg=leg.astype(np.int8),
+        words=words,
+        sources=sources,
+        judge_ids=judge_ids,
+        debater_ids=debater_ids,
     )
 
 
@@ -182,11 +216,21 @@ class TableBuilder:
         side1, side2 = line["side1"], line["side2"]
         winner = line["winner"]
         w1, w2, q1, q2 = get("side1_words"), get("side2_words"), get("side1_sources"), get("side2_sources")
-        self.rows.append((
-            self.topics(line["topic"]), self.models(side1), self.models(side2), self.judges(label), 0 if winner is None else winner,
-            MISSING if w1 is None else w1, MISSING if w2 is None else w2, MISSING if q1 is None else q1, MISSING if q2 is None else q2,
-            file, number,
-        ))
+        self.rows.append(
+            (
+                self.topics(line["topic"]),
+                self.models(side1),
+                self.models(side2),
+                self.judges(label),
+                0 if winner is None else winner,
+                MISSING if w1 is None else w1,
+                MISSING if w2 is None else w2,
+                MISSING if q1 is None else q1,
+                MISSING if q2 is None else q2,
+                file,
+                number,
+            )
+        )
         jid, id1, id2, wave = get("judge_model_id"), get("side1_model_id"), get("side2_model_id"), get("wave")
         if wave is not None:
             self.waves.add(wave)
@@ -214,9 +258,18 @@ class TableBuilder:
         self.chunks = []
         places = c[:, 9:11].copy()
         table = build_table(
-            self.topics.names, self.models.names, self.judges.names, c[:, 0], c[:, 1], c[:, 2], c[:, 3], c[:, 4],
-            c[:, 5:7].copy(), c[:, 7:9].copy(),
-            {k: frozenset(v) for k, v in self.judge_ids.items()}, {k: frozenset(v) for k, v in self.debater_ids.items()},
+            self.topics.names,
+            self.models.names,
+            self.judges.names,
+            c[:, 0],
+            c[:, 1],
+            c[:, 2],
+            c[:, 3],
+            c[:, 4],
+            c[:, 5:7].copy(),
+            c[:, 7:9].copy(),
+            {k: frozenset(v) for k, v in self.judge_ids.items()},
+            {k: frozenset(v) for k, v in self.debater_ids.items()},
             lambda row: where(int(places[row, 0]), int(places[row, 1])),
         )
         return replace(table, waves=frozenset(self.waves))

@@ -32,12 +32,16 @@ class Judgment(BaseModel):
     topic: str = Field(min_length=1)
     side1: str = Field(min_length=1, description="side 1's debater (it spoke first)")
     side2: str = Field(min_length=1)
-    winner: Annotated[StrictInt, Field(ge=1, le=2)] | None = Field(description="1 or 2; null is a tie (required: write null for a tie)")
+    winner: Annotated[StrictInt, Field(ge=1, le=2)] | None = Field(
+        description="1 or 2; null is a tie (required: write null for a tie)"
+    )
     side1_score: float | None = None
     side2_score: float | None = None
     reason: str | None = None
     judge: str | None = Field(default=None, description="the judge's label; absent: one unnamed judge")
-    judge_model_id: str | None = Field(default=None, description="names the judge's underlying model (generation settings excluded), e.g. a hash")
+    judge_model_id: str | None = Field(
+        default=None, description="names the judge's underlying model (generation settings excluded), e.g. a hash"
+    )
     side1_model_id: str | None = Field(default=None, description="names side 1's underlying model")
     side2_model_id: str | None = Field(default=None, description="names side 2's underlying model")
     side1_words: Count | None = Field(default=None, description="words side 1 spoke in the whole debate")
@@ -45,7 +49,8 @@ class Judgment(BaseModel):
     side1_sources: Count | None = Field(default=None, description="sources, links or citations side 1 quoted")
     side2_sources: Count | None = Field(default=None, description="sources, links or citations side 2 quoted")
     wave: Count | None = Field(
-        default=None, description="an adaptive run's: the wave of its schedule that chose this debate (from the judgments of earlier waves only)"
+        default=None,
+        description="an adaptive run's: the wave of its schedule that chose this debate (from the judgments of earlier waves only)",
     )
 
 
@@ -53,7 +58,12 @@ FIELDS = tuple(Judgment.model_fields)
 
 
 def judgment_json_schema() -> dict[str, Any]:
-    return document_schema(Judgment, slug="judgment", version=JUDGMENT_SCHEMA_VERSION, title="debench arena judgment (one line of a judgments file)")
+    return document_schema(
+        Judgment,
+        slug="judgment",
+        version=JUDGMENT_SCHEMA_VERSION,
+        title="debench arena judgment (one line of a judgments file)",
+    )
 
 
 def line_validator() -> Callable[[bytes | str], dict[str, Any]]:
@@ -70,7 +80,11 @@ def line_validator() -> Callable[[bytes | str], dict[str, Any]]:
 
 def load_reference(path: Path) -> list[str]:
     try:
-        names = [row.strip() for row in Path(path).read_text(encoding="utf-8").splitlines() if row.strip() and not row.startswith("#")]
+        names = [
+            row.strip()
+            for row in Path(path).read_text(encoding="utf-8").splitlines()
+            if row.strip() and not row.startswith("#")
+        ]
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"cannot read the reference ranking ({exc.__class__.__name__})", path=str(path)) from None
     if len(set(names)) != len(names):

@@ -24,7 +24,9 @@ Terms = tuple[np.ndarray, np.ndarray, np.ndarray]
 """Objective (b,), gradient (b, p) and Hessian (b, p, p) of ``b`` rows."""
 
 
-def minimise(theta: np.ndarray, terms: Callable[[np.ndarray, np.ndarray], Terms], first: Terms, tolerance: float) -> tuple[np.ndarray, np.ndarray]:
+def minimise(
+    theta: np.ndarray, terms: Callable[[np.ndarray, np.ndarray], Terms], first: Terms, tolerance: float
+) -> tuple[np.ndarray, np.ndarray]:
     """``terms(theta_rows, row_index)`` evaluates rows; ``first`` is their value at ``theta``.
     Returns the minimisers and which rows converged."""
     theta = theta.copy()

@@ -63,11 +63,19 @@ def design_note(d: Design) -> str | None:
     )
 
 
-def _outcomes(table: JudgmentTable, rule: Rule) -> tuple[Outcomes, dict[str, dict[str, int]], dict[str, int], Design, list[int]]:
+def _outcomes(
+    table: JudgmentTable, rule: Rule
+) -> tuple[Outcomes, dict[str, dict[str, int]], dict[str, int], Design, list[int]]:
     models = table.debaters()
     outcomes = topic_outcomes(table, rule)
     matrix = win_matrix(table, models, outcomes)
-    return outcomes, matrix, {m: sum(row.values()) for m, row in matrix.items()}, design(table, models, outcomes), models
+    return (
+        outcomes,
+        matrix,
+        {m: sum(row.values()) for m, row in matrix.items()},
+        design(table, models, outcomes),
+        models,
+    )
 
 
 def ranking_of(table: JudgmentTable, rule: Rule, n_topics: int) -> list[str]:
@@ -77,7 +85,9 @@ def ranking_of(table: JudgmentTable, rule: Rule, n_topics: int) -> list[str]:
     return ordered(topic_wins, {table.models[m]: float(fits.strengths[m]) for m in models}, d.balanced)
 
 
-def rank_one_judge(table: JudgmentTable, rule: Rule, reference: Sequence[str] | None, draws: TopicDraws, controls: Sequence[str]) -> tuple[JudgeRanking, list[str]]:
+def rank_one_judge(
+    table: JudgmentTable, rule: Rule, reference: Sequence[str] | None, draws: TopicDraws, controls: Sequence[str]
+) -> tuple[JudgeRanking, list[str]]:
     """The analysis and notes on what could not be computed (and on the design). Its fits (plain,
     style-controlled, Davidson under both rules) share one pass over the resamples."""
     outcomes, matrix, topic_wins, d, models = _outcomes(table, rule)
@@ -89,11 +99,18 @@ def rank_one_judge(table: JudgmentTable, rule: Rule, reference: Sequence[str] | 
     fitted = fit_many(problems, draws)
     bt = elo_scores(table, models, fitted[0], draws.n_boot)
     controlled = style_controlled(table, models, style, fitted[1], bt, draws.n_boot) if style else None
-    fits: dict[str, DavidsonFit] = {r: davidson_fit(table, models, by_rule[r], r, f, draws.n_boot) for r, f in zip(rules, fitted[len(fitted) - len(rules):], strict=True)}
+    fits: dict[str, DavidsonFit] = {
+        r: davidson_fit(table, models, by_rule[r], r, f, draws.n_boot)
+        for r, f in zip(rules, fitted[len(fitted) - len(rules) :], strict=True)
+    }
     ranking = ordered(topic_wins, {m: s.score for m, s in bt.items()}, d.balanced)
     notes = [n for n in (design_note(d), why) if n]
     notes += [f"no Davidson fit under the {r} rule: no complete topic" for r in RULES if r not in fits]
-    notes += [f"every topic is drawn under the {r} rule: nu is unbounded (shown at its cap)" for r, f in fits.items() if f.n_drawn == f.n_topics]
+    notes += [
+        f"every topic is drawn under the {r} rule: nu is unbounded (shown at its cap)"
+        for r, f in fits.items()
+        if f.n_drawn == f.n_topics
+    ]
     out = JudgeRanking(
         rule=rule,
         models=[table.models[m] for m in models],

@@ -64,7 +64,9 @@ def topic_outcomes(table: JudgmentTable, rule: Rule) -> Outcomes:
     takes_b = (wins_b == 2) | (lenient & (wins_b == 1) & (ties == 1))
     complete = n_legs >= 2
     taker = np.where(takes_b, b[first], np.where(takes_a, a[first], DRAWN))
-    return Outcomes(legs.topic[first][complete], a[first][complete], b[first][complete], taker[complete], int((~complete).sum()))
+    return Outcomes(
+        legs.topic[first][complete], a[first][complete], b[first][complete], taker[complete], int((~complete).sum())
+    )
 
 
 def win_matrix(table: JudgmentTable, models: list[int], outcomes: Outcomes) -> dict[str, dict[str, int]]:
@@ -90,7 +92,12 @@ def position_bias(table: JudgmentTable) -> PositionBias:
     w = table.winner[table.ranked]
     decided = int((w != 0).sum())
     k = int((w == 1).sum())
-    return PositionBias(side1_win_rate=k / decided if decided else None, ci95=wilson_ci(k, decided), n_decided=decided, n_ties=len(w) - decided)
+    return PositionBias(
+        side1_win_rate=k / decided if decided else None,
+        ci95=wilson_ci(k, decided),
+        n_decided=decided,
+        n_ties=len(w) - decided,
+    )
 
 
 def self_play(table: JudgmentTable) -> dict[str, SelfPlayCounts]:
@@ -100,6 +107,8 @@ def self_play(table: JudgmentTable) -> dict[str, SelfPlayCounts]:
     counts = [np.bincount(m, weights=w == v, minlength=k) for v in (1, 2, 0)]
     legs = np.bincount(m, minlength=k)
     return {
-        table.models[x]: SelfPlayCounts(side1_wins=int(counts[0][x]), side2_wins=int(counts[1][x]), ties=int(counts[2][x]), n_legs=int(legs[x]))
+        table.models[x]: SelfPlayCounts(
+            side1_wins=int(counts[0][x]), side2_wins=int(counts[1][x]), ties=int(counts[2][x]), n_legs=int(legs[x])
+        )
         for x in np.flatnonzero(legs)
     }

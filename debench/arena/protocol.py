@@ -94,7 +94,7 @@ def judge_system(topic: Topic, ask_reason: bool) -> str:
     )
     if ask_reason:
         text += (
-            " On a second line write \"reason: [[R]]\" where R is the single most decisive criterion, "
+            ' On a second line write "reason: [[R]]" where R is the single most decisive criterion, '
             f"one of: {', '.join(REASONS)}."
         )
     return text
@@ -117,7 +117,9 @@ WINNER_PARSER = ParserConfig(
 )
 """The winner in the fixed answer format (the last complete verdict in the answer)."""
 SCORES_PARSER = ParserConfig(
-    patterns=[r"side\s*1\s*:\s*\[\[\s*(\d+(?:\.\d+)?)\s*\]\].*?side\s*2\s*:\s*\[\[\s*(\d+(?:\.\d+)?)\s*\]\].*?winner\s*:"],
+    patterns=[
+        r"side\s*1\s*:\s*\[\[\s*(\d+(?:\.\d+)?)\s*\]\].*?side\s*2\s*:\s*\[\[\s*(\d+(?:\.\d+)?)\s*\]\].*?winner\s*:"
+    ],
     flags=["IGNORECASE", "DOTALL"],
     type="dict",
     transform="number_pair",
@@ -165,7 +167,12 @@ def parse_verdict(text: str | None, transcript: str | None = None) -> Verdict | 
         return None
     reason = parse_answer(text, REASON_PARSER, transcript)
     w = winner.value
-    return Verdict(float(scores.value["side1"]), float(scores.value["side2"]), None if w == "tie" else int(w), reason.value if reason.ok else None)
+    return Verdict(
+        float(scores.value["side1"]),
+        float(scores.value["side2"]),
+        None if w == "tie" else int(w),
+        reason.value if reason.ok else None,
+    )
 
 
 # Static GBNF grammars for servers that accept one (the local model): debench/task/grammars/arena_verdict*.gbnf
@@ -200,7 +207,11 @@ def load_topics(path: str | Path | None = None) -> list[Topic]:
             elif isinstance(e, dict) and isinstance(e.get("question"), str):
                 topics.append(Topic(e["question"], str(e.get("side1", "Yes")), str(e.get("side2", "No"))))
             else:
-                raise UserError(f"entry {i + 1} is neither a question nor a {{question, side1, side2}} mapping", path=str(path), field="topics")
+                raise UserError(
+                    f"entry {i + 1} is neither a question nor a {{question, side1, side2}} mapping",
+                    path=str(path),
+                    field="topics",
+                )
     else:
         for line in text.splitlines():
             if not line.strip() or line.lstrip().startswith("#"):
@@ -211,7 +222,9 @@ def load_topics(path: str | Path | None = None) -> list[Topic]:
             elif len(parts) == 1:
                 topics.append(Topic(parts[0]))
             else:
-                raise UserError(f"expected 'question' or 'question | side 1 | side 2', got: {line[:60]}", path=str(path))
+                raise UserError(
+                    f"expected 'question' or 'question | side 1 | side 2', got: {line[:60]}", path=str(path)
+                )
     if not topics:
         raise UserError("no topics found", path=str(path))
     if len({t.question for t in topics}) != len(topics):

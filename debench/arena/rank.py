@@ -30,29 +30,39 @@ CONTROLS = ("length", "sources")
 
 def conventions(n_boot: int, seed: int, several: bool) -> list[str]:
     out = [
-        (f"Bradley-Terry: maximum likelihood with an L2 penalty of {L2_PENALTY} x the sum of squared strengths and coefficients "
-        f"(not on Davidson's nu), fitted by Newton's method until a step is below {POINT_TOLERANCE:g} logits ({RESAMPLE_TOLERANCE:g} for a "
-        "resample, leaving an error ~1e-8), that step taken; scores on an Elo-like scale, "
-        "400/ln(10) points per logit, mean 0 over the ranked models"),
+        (
+            f"Bradley-Terry: maximum likelihood with an L2 penalty of {L2_PENALTY} x the sum of squared strengths and coefficients "
+            f"(not on Davidson's nu), fitted by Newton's method until a step is below {POINT_TOLERANCE:g} logits ({RESAMPLE_TOLERANCE:g} for a "
+            "resample, leaving an error ~1e-8), that step taken; scores on an Elo-like scale, "
+            "400/ln(10) points per logit, mean 0 over the ranked models"
+        ),
         "bradley_terry and length_controlled: every debate between two different models is one game, side 1 first; a tied debate counts half a win for each side",
         "davidson: topic outcomes under each rule (won, or drawn: no model took it); drawn topics get their own probability, nu / (2 + nu) between equal models",
         "topic wins: strict rule = both legs won; lenient rule = both legs won, or one won and one tied; a topic with one leg is incomplete and counts for no one",
-        (f"ranking: topic wins, then Bradley-Terry score, then name in a balanced design; Bradley-Terry score, then topic wins, then name when models met "
-        f"different numbers of opponents or complete topics (see design); scores within {SCORE_TOLERANCE:g} Elo-like points count as equal"),
+        (
+            f"ranking: topic wins, then Bradley-Terry score, then name in a balanced design; Bradley-Terry score, then topic wins, then name when models met "
+            f"different numbers of opponents or complete topics (see design); scores within {SCORE_TOLERANCE:g} Elo-like points count as equal"
+        ),
         f"style covariates: normalised difference (side 1 - side 2) / (side 1 + side 2), rounded to {ROUNDING}, z-scored over the debates",
-        (f"intervals: 95% percentile intervals over {n_boot} topic resamples (seed {seed}): each resample draws as many topics as the judgments name, "
-        "with replacement, and every statistic is computed on the same resamples; draws_used counts the resamples that gave a value "
-        "(a model with no game in a resample gives none); an interval needs at least half of them"),
+        (
+            f"intervals: 95% percentile intervals over {n_boot} topic resamples (seed {seed}): each resample draws as many topics as the judgments name, "
+            "with replacement, and every statistic is computed on the same resamples; draws_used counts the resamples that gave a value "
+            "(a model with no game in a resample gives none); an interval needs at least half of them"
+        ),
         "ratings (--rating): each method's scores on the top-level verdicts, point value on all topics, intervals and draws_used as above",
         "self-play (a model against itself) is never ranked; a judge may decide a self-play topic twice (both legs), counted in self_play",
-        ("self-preference: a judge and a debater are the same model when their model ids match (both given: ids alone decide), else when the judge's "
-        "judge_model_id equals the debater's name, else when the judge's label equals the debater's name"),
+        (
+            "self-preference: a judge and a debater are the same model when their model ids match (both given: ids alone decide), else when the judge's "
+            "judge_model_id equals the debater's name, else when the judge's label equals the debater's name"
+        ),
     ]
     if several:
         out += [
             "several judges: the top level uses the panel's majority verdict on each debate (a shared top count is a tie); per_judge holds each judge's own analysis",
-            ("judge pairs: kendall_tau_distance compares the two judges' rankings on the debates both judged (n_debates, over n_models models); "
-            "kendall_tau_distance_all_verdicts compares their rankings over all their own verdicts"),
+            (
+                "judge pairs: kendall_tau_distance compares the two judges' rankings on the debates both judged (n_debates, over n_models models); "
+                "kendall_tau_distance_all_verdicts compares their rankings over all their own verdicts"
+            ),
             "Krippendorff's alpha: nominal (side 1, side 2, tie), over the debates between two different models with at least two verdicts",
         ]
     return out
@@ -83,7 +93,12 @@ def analyse_judgments(
     strangers = [m for m in (reference or ()) if m not in table.models]
     if strangers:
         known = ", ".join(table.models)
-        raise UserError(f"the reference ranking names {', '.join(repr(m) for m in strangers[:3])}, which no judgment has (models: {known})"[:400], field="--reference")
+        raise UserError(
+            f"the reference ranking names {', '.join(repr(m) for m in strangers[:3])}, which no judgment has (models: {known})"[
+                :400
+            ],
+            field="--reference",
+        )
     draws = TopicDraws(len(table.topics), n_boot, seed)
     several = len(table.judges) > 1
     top_table = panel_verdicts(table) if several else table
@@ -96,7 +111,9 @@ def analyse_judgments(
         for label, lines in by_judge(table).items():
             per_judge[label], judge_notes = rank_one_judge(lines, rule, reference, draws, controls)
             notes += [f"{label}: {n}" for n in judge_notes]
-        agreement = JudgeAgreement(krippendorff_alpha=agreement_alpha(table, draws), pairs=judge_pairs(table, per_judge, rule))
+        agreement = JudgeAgreement(
+            krippendorff_alpha=agreement_alpha(table, draws), pairs=judge_pairs(table, per_judge, rule)
+        )
         if agreement.krippendorff_alpha.alpha is None:
             notes.append("Krippendorff's alpha is undefined: no debate has two verdicts, or every verdict is the same")
     schedule, schedule_notes = schedule_summary(table)
@@ -111,17 +128,25 @@ def analyse_judgments(
     return ArenaRanking(
         **top.model_dump(),
         judges=table.judges,
-        verdicts=f"majority of {len(table.judges)} judges per debate (a shared top count is a tie)" if several else f"one judge: {table.judges[0]}",
+        verdicts=f"majority of {len(table.judges)} judges per debate (a shared top count is a tie)"
+        if several
+        else f"one judge: {table.judges[0]}",
         per_judge=per_judge,
         judge_agreement=agreement,
         self_preference=prefs,
         schedule=schedule,
         ratings=rated,
         settings=RankSettings(
-            rule=rule, n_boot=n_boot, seed=seed, bradley_terry_l2=L2_PENALTY, score_tolerance=SCORE_TOLERANCE, covariate_rounding=ROUNDING,
-            controls=list(controls), n_permutations=n_perm, judgments_files=list(files),
+            rule=rule,
+            n_boot=n_boot,
+            seed=seed,
+            bradley_terry_l2=L2_PENALTY,
+            score_tolerance=SCORE_TOLERANCE,
+            covariate_rounding=ROUNDING,
+            controls=list(controls),
+            n_permutations=n_perm,
+            judgments_files=list(files),
         ),
         conventions=conventions(n_boot, seed, several),
         notes=notes,
     )
-

@@ -47,9 +47,13 @@ class SelfPlayCounts(BaseModel):
 
 
 class Coefficient(BaseModel):
-    coefficient: float | None = Field(description="logits per standard deviation of the covariate; null when it never varies")
+    coefficient: float | None = Field(
+        description="logits per standard deviation of the covariate; null when it never varies"
+    )
     ci95: CI
-    raw_mean: float = Field(description="mean of the normalised difference (side 1 - side 2) / (side 1 + side 2) before z-scoring")
+    raw_mean: float = Field(
+        description="mean of the normalised difference (side 1 - side 2) / (side 1 + side 2) before z-scoring"
+    )
     raw_sd: float = Field(description="its standard deviation (the unit of the coefficient)")
     draws_used: int = Field(description=DRAWS_USED)
 
@@ -72,7 +76,9 @@ class DavidsonFit(BaseModel):
     """Bradley–Terry with Davidson's tie parameter on topic outcomes under one rule (draws as draws)."""
 
     rule: Rule
-    nu: float = Field(description="Davidson's tie parameter (0 = draws never happen; e^12 when every topic is drawn: unbounded)")
+    nu: float = Field(
+        description="Davidson's tie parameter (0 = draws never happen; e^12 when every topic is drawn: unbounded)"
+    )
     nu_ci95: CI
     draw_probability_between_equals: float = Field(description="nu / (2 + nu)")
     draw_probability_ci95: CI
@@ -86,9 +92,13 @@ class DavidsonFit(BaseModel):
 class Design(BaseModel):
     """Who met whom in complete topics (both legs judged) between two different models."""
 
-    balanced: bool = Field(description="every model met the same number of opponents in the same number of complete topics")
+    balanced: bool = Field(
+        description="every model met the same number of opponents in the same number of complete topics"
+    )
     opponents: dict[str, int] = Field(description="distinct opponents met in complete topics, per model")
-    topics: dict[str, int] = Field(description="complete topics (topic, opponent) played, per model: the most topic wins a model can have")
+    topics: dict[str, int] = Field(
+        description="complete topics (topic, opponent) played, per model: the most topic wins a model can have"
+    )
 
 
 class JudgeRanking(BaseModel):
@@ -101,7 +111,9 @@ class JudgeRanking(BaseModel):
     topics_drawn: int
     incomplete_pairs: int
     ranking: list[str]
-    ranking_order: str = Field(description="the rule that ordered `ranking`: topic wins first in a balanced design, Bradley-Terry score first otherwise")
+    ranking_order: str = Field(
+        description="the rule that ordered `ranking`: topic wins first in a balanced design, Bradley-Terry score first otherwise"
+    )
     design: Design
     bradley_terry: dict[str, Score]
     bradley_terry_scale: str
@@ -111,7 +123,9 @@ class JudgeRanking(BaseModel):
     kendall_tau_distance: float | None = Field(default=None, description="normalized, to --reference")
     reference: list[str] | None = None
     reference_missing: list[str] | None = None
-    length_controlled: StyleControlled | None = Field(default=None, description="null when the judgments lack the covariates (see notes)")
+    length_controlled: StyleControlled | None = Field(
+        default=None, description="null when the judgments lack the covariates (see notes)"
+    )
     davidson: dict[str, DavidsonFit] = Field(default_factory=dict, description="per rule, strict and lenient")
 
 
@@ -151,16 +165,26 @@ class SelfPreferenceEntry(BaseModel):
         "(when both have ids, they alone decide); model_id_as_name = the debater has no model id and its name equals the judge's "
         "judge_model_id; name = the debater has no model id and its name equals the judge's label"
     )
-    n_debates: int = Field(description="debates with exactly one own side, judged by this judge (and by another judge when compared)")
-    own_judge_rate: float | None = Field(default=None, description="own side's points under its own judgment (win 1, tie 0.5)")
+    n_debates: int = Field(
+        description="debates with exactly one own side, judged by this judge (and by another judge when compared)"
+    )
+    own_judge_rate: float | None = Field(
+        default=None, description="own side's points under its own judgment (win 1, tie 0.5)"
+    )
     own_judge_ci95: CI = None
     other_judges: list[str] = Field(default_factory=list)
-    other_judges_rate: float | None = Field(default=None, description="own side's points on the same debates under the other judges (their mean per debate)")
+    other_judges_rate: float | None = Field(
+        default=None, description="own side's points on the same debates under the other judges (their mean per debate)"
+    )
     other_judges_ci95: CI = None
-    difference: float | None = Field(default=None, description="own_judge_rate - other_judges_rate, paired over debates")
+    difference: float | None = Field(
+        default=None, description="own_judge_rate - other_judges_rate, paired over debates"
+    )
     difference_ci95: CI = None
     draws_used: int = Field(default=0, description=DRAWS_USED + " (a resample without one of these debates gives none)")
-    p_value: float | None = Field(default=None, description="two-sided permutation p-value: judges' labels exchanged within each debate")
+    p_value: float | None = Field(
+        default=None, description="two-sided permutation p-value: judges' labels exchanged within each debate"
+    )
     detected: bool | None = Field(default=None, description="p_value < level and difference > 0")
     note: str | None = None
 
@@ -180,7 +204,9 @@ class ScheduleSummary(BaseModel):
         "debench's adaptive schedule that chose them (pairs chosen from earlier outcomes); other: neither"
     )
     n_debates: int = Field(description="debates (legs) between two different models with at least one verdict")
-    n_possible: int = Field(description="debates a round robin of these models on these topics has (every pair, both legs)")
+    n_possible: int = Field(
+        description="debates a round robin of these models on these topics has (every pair, both legs)"
+    )
     n_waves: int | None = Field(default=None, description="waves of the adaptive schedule (null for the other designs)")
 
 
@@ -188,9 +214,15 @@ class RankSettings(BaseModel):
     rule: Rule
     n_boot: int
     seed: int
-    bradley_terry_l2: float = Field(description="L2 penalty on the Bradley-Terry strengths and covariate coefficients (logits), not on Davidson's nu")
-    score_tolerance: float = Field(description="Bradley-Terry scores closer than this (Elo-like points) count as equal when ordering; then by name")
-    covariate_rounding: float = Field(description="style covariates (normalised differences) are rounded to this before z-scoring")
+    bradley_terry_l2: float = Field(
+        description="L2 penalty on the Bradley-Terry strengths and covariate coefficients (logits), not on Davidson's nu"
+    )
+    score_tolerance: float = Field(
+        description="Bradley-Terry scores closer than this (Elo-like points) count as equal when ordering; then by name"
+    )
+    covariate_rounding: float = Field(
+        description="style covariates (normalised differences) are rounded to this before z-scoring"
+    )
     controls: list[str] = Field(description="style covariates asked for (length, sources)")
     n_permutations: int
     judgments_files: list[str] = Field(default_factory=list)
@@ -217,15 +249,25 @@ class ArenaRanking(JudgeRanking):
     kind: Literal["arena_ranking"] = "arena_ranking"
     judges: list[str]
     verdicts: str = Field(description="whose verdicts the top-level sections use")
-    per_judge: dict[str, JudgeRanking] = Field(default_factory=dict, description="each judge's own analysis (with several judges)")
+    per_judge: dict[str, JudgeRanking] = Field(
+        default_factory=dict, description="each judge's own analysis (with several judges)"
+    )
     judge_agreement: JudgeAgreement | None = None
     self_preference: SelfPreference
-    schedule: ScheduleSummary | None = Field(default=None, description="how many debates were run and how they were chosen")
-    ratings: dict[str, Rating] = Field(default_factory=dict, description="the rating methods asked for with --rating, by name (added in 2.1)")
+    schedule: ScheduleSummary | None = Field(
+        default=None, description="how many debates were run and how they were chosen"
+    )
+    ratings: dict[str, Rating] = Field(
+        default_factory=dict, description="the rating methods asked for with --rating, by name (added in 2.1)"
+    )
     settings: RankSettings
     conventions: list[str] = Field(default_factory=list, description="how the numbers above were computed, in words")
-    notes: list[str] = Field(default_factory=list, description="what could not be computed, and why; what the design implies")
+    notes: list[str] = Field(
+        default_factory=list, description="what could not be computed, and why; what the design implies"
+    )
 
 
 def arena_ranking_json_schema() -> dict[str, Any]:
-    return document_schema(ArenaRanking, slug="arena_ranking", version=ARENA_RANKING_SCHEMA_VERSION, title="debench arena ranking")
+    return document_schema(
+        ArenaRanking, slug="arena_ranking", version=ARENA_RANKING_SCHEMA_VERSION, title="debench arena ranking"
+    )

@@ -44,7 +44,9 @@ def _not_a_rating(obj: object) -> str | None:
     return None
 
 
-RATINGS: Registry[RatingMethod] = Registry("rating method", field="--rating", group="debench.arena_ratings", check=_not_a_rating)
+RATINGS: Registry[RatingMethod] = Registry(
+    "rating method", field="--rating", group="debench.arena_ratings", check=_not_a_rating
+)
 
 
 def _checked(name: str, values: np.ndarray, rows: int, n_models: int) -> np.ndarray:
@@ -52,7 +54,10 @@ def _checked(name: str, values: np.ndarray, rows: int, n_models: int) -> np.ndar
 
     out = np.asarray(values, dtype=float)
     if out.shape != (rows, n_models):
-        raise UserError(f"rating method '{name}' returned an array of shape {out.shape}, expected ({rows}, {n_models})", field="--rating")
+        raise UserError(
+            f"rating method '{name}' returned an array of shape {out.shape}, expected ({rows}, {n_models})",
+            field="--rating",
+        )
     return out
 
 
@@ -72,4 +77,9 @@ def rate(name: str, table: JudgmentTable, models: Sequence[int], draws: TopicDra
     finite = {k: sign * s.score for k, s in scores.items() if np.isfinite(s.score)}
     groups = score_groups(finite)
     ranking = sorted(finite, key=lambda k: (groups[k], k))
-    return Rating(description=str(method.description), higher_is_better=bool(method.higher_is_better), scores=scores, ranking=ranking)
+    return Rating(
+        description=str(method.description),
+        higher_is_better=bool(method.higher_is_better),
+        scores=scores,
+        ranking=ranking,
+    )

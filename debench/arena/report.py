@@ -34,8 +34,15 @@ def rank_files(
     if plot is not None and Path(plot).suffix.lower() != ".svg":
         raise UserError("the ratings chart is an SVG drawing: name the file *.svg", path=str(plot), field="--plot")
     result = analyse_judgments(
-        load_judgment_files(judgments), rule, load_reference(reference) if reference else None, n_boot, seed, controls, n_perm,
-        files=[portable_path(str(p)) for p in judgments], ratings=ratings,
+        load_judgment_files(judgments),
+        rule,
+        load_reference(reference) if reference else None,
+        n_boot,
+        seed,
+        controls,
+        n_perm,
+        files=[portable_path(str(p)) for p in judgments],
+        ratings=ratings,
     )
     write_atomic(output, result.model_dump_json(indent=2) + "\n")
     if plot:
@@ -50,14 +57,38 @@ def ratings_chart(result: JudgeRanking, subtitle: str = "") -> Svg:
     plain, controlled = result.bradley_terry, result.length_controlled
     rows = []
     for m in sorted(plain, key=lambda m: (-plain[m].score, m)):
-        points = [Estimate(plain[m].score, plain[m].ci95, text=fmt(plain[m].score, ".0f"), title=f"{m}, plain: {fmt_estimate(plain[m].score, plain[m].ci95, '.1f')}")]
+        points = [
+            Estimate(
+                plain[m].score,
+                plain[m].ci95,
+                text=fmt(plain[m].score, ".0f"),
+                title=f"{m}, plain: {fmt_estimate(plain[m].score, plain[m].ci95, '.1f')}",
+            )
+        ]
         if controlled is not None:
             c = controlled.bradley_terry.get(m)
-            points.append(Estimate(None) if c is None else Estimate(c.score, c.ci95, text=fmt(c.score, ".0f"), title=f"{m}, controlled: {fmt_estimate(c.score, c.ci95, '.1f')}"))
+            points.append(
+                Estimate(None)
+                if c is None
+                else Estimate(
+                    c.score,
+                    c.ci95,
+                    text=fmt(c.score, ".0f"),
+                    title=f"{m}, controlled: {fmt_estimate(c.score, c.ci95, '.1f')}",
+                )
+            )
         rows.append(ForestRow(m, points))
     title = f"Debate arena ratings ({result.rule} rule)" + ("" if controlled else ": no style control (see notes)")
     series = ["plain Bradley–Terry", f"controlled for {', '.join(controlled.controls)}"] if controlled else []
-    return forest(Forest(title + (f"\n{subtitle}" if subtitle else ""), rows, series=series, axis="score (Elo-like, 95% CI over topics)", empty="no ranked model"))
+    return forest(
+        Forest(
+            title + (f"\n{subtitle}" if subtitle else ""),
+            rows,
+            series=series,
+            axis="score (Elo-like, 95% CI over topics)",
+            empty="no ranked model",
+        )
+    )
 
 
 def format_matrix(result: JudgeRanking) -> str:
@@ -84,7 +115,12 @@ def schedule_lines(result: ArenaRanking) -> list[str]:
 
 
 def summary_lines(result: ArenaRanking) -> list[str]:
-    lines = [f"verdicts: {result.verdicts}", *schedule_lines(result), f"win matrix (topics won by row against column, {result.rule} rule):", format_matrix(result)]
+    lines = [
+        f"verdicts: {result.verdicts}",
+        *schedule_lines(result),
+        f"win matrix (topics won by row against column, {result.rule} rule):",
+        format_matrix(result),
+    ]
     lines.append("ranking: " + " > ".join(result.ranking) + f"  ({result.ranking_order})")
     pb = result.position_bias
     if pb.side1_win_rate is not None:
@@ -93,24 +129,38 @@ def summary_lines(result: ArenaRanking) -> list[str]:
         lines.append(f"normalized Kendall tau distance to the reference: {result.kendall_tau_distance:.4f}")
     lc = result.length_controlled
     if lc is not None:
-        lines.append("style-controlled ranking: " + " > ".join(lc.ranking) + f" (plain Bradley-Terry: {' > '.join(lc.plain_ranking)})")
+        lines.append(
+            "style-controlled ranking: "
+            + " > ".join(lc.ranking)
+            + f" (plain Bradley-Terry: {' > '.join(lc.plain_ranking)})"
+        )
         for name, c in lc.covariates.items():
             value = "no variation" if c.coefficient is None else fmt_estimate(c.coefficient, c.ci95, "+.3f")
             lines.append(f"  {name} coefficient (logits per SD): {value}")
     for rule, fit in result.davidson.items():
-        lines.append(f"Davidson tie parameter ({rule} rule): nu = {fmt_estimate(fit.nu, fit.nu_ci95, '.3f')}, {fit.n_drawn} of {fit.n_topics} topics drawn")
+        lines.append(
+            f"Davidson tie parameter ({rule} rule): nu = {fmt_estimate(fit.nu, fit.nu_ci95, '.3f')}, {fit.n_drawn} of {fit.n_topics} topics drawn"
+        )
     for name, rating in result.ratings.items():
-        shown = ", ".join(f"{m} {fmt_estimate(s.score, s.ci95, '.3f')}" for m, s in ((m, rating.scores[m]) for m in rating.ranking))
+        shown = ", ".join(
+            f"{m} {fmt_estimate(s.score, s.ci95, '.3f')}" for m, s in ((m, rating.scores[m]) for m in rating.ranking)
+        )
         lines.append(f"rating {name}: {shown}")
     if result.per_judge:
         for label, r in result.per_judge.items():
             lines.append(f"judge {label}: " + " > ".join(r.ranking))
     if result.judge_agreement is not None:
         a = result.judge_agreement.krippendorff_alpha
-        lines.append("inter-judge agreement: Krippendorff's alpha (nominal) = " + ("undefined" if a.alpha is None else fmt_estimate(a.alpha, a.ci95, ".3f")) + f" over {a.n_debates} debates")
+        lines.append(
+            "inter-judge agreement: Krippendorff's alpha (nominal) = "
+            + ("undefined" if a.alpha is None else fmt_estimate(a.alpha, a.ci95, ".3f"))
+            + f" over {a.n_debates} debates"
+        )
         for p in result.judge_agreement.pairs:
             tau = "n/a" if p.kendall_tau_distance is None else f"{p.kendall_tau_distance:.4f}"
-            every = "n/a" if p.kendall_tau_distance_all_verdicts is None else f"{p.kendall_tau_distance_all_verdicts:.4f}"
+            every = (
+                "n/a" if p.kendall_tau_distance_all_verdicts is None else f"{p.kendall_tau_distance_all_verdicts:.4f}"
+            )
             agree = "n/a" if p.verdict_agreement is None else f"{p.verdict_agreement:.1%}"
             lines.append(
                 f"  {p.judges[0]} vs {p.judges[1]}: on the {p.n_debates} debates both judged, Kendall tau distance {tau} over {p.n_models} models "
@@ -123,5 +173,7 @@ def summary_lines(result: ArenaRanking) -> list[str]:
                 f"{e.other_judges_rate:.1%} under the others ({e.n_debates} debates), difference {fmt_estimate(e.difference, e.difference_ci95, '+.3f')}"
                 + ("" if e.p_value is None else f", permutation p = {e.p_value:.4f}")
             )
-    lines += [f"note: {n}" for n in ([result.self_preference.note] if result.self_preference.note else []) + result.notes]
+    lines += [
+        f"note: {n}" for n in ([result.self_preference.note] if result.self_preference.note else []) + result.notes
+    ]
     return lines

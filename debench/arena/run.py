@@ -46,7 +46,9 @@ class ArenaOutput:
     """An adaptive run's schedule: the debates chosen, in waves, and why it stopped."""
 
 
-def arena_key(debaters: dict[str, Model], judges: dict[str, Model], topics: list[Topic], settings: ArenaSettings) -> str:
+def arena_key(
+    debaters: dict[str, Model], judges: dict[str, Model], topics: list[Topic], settings: ArenaSettings
+) -> str:
     payload = json.dumps(
         {
             "debaters": {label: m.identity() for label, m in sorted(debaters.items())},
@@ -72,24 +74,43 @@ def check_arena(debaters: dict[str, Model], judges: dict[str, Model], settings: 
         if settings.budget is None:
             raise UserError("--schedule adaptive needs --budget (the most debates to run)", field="--budget")
         if settings.self_play:
-            raise UserError("--self-play is not scheduled adaptively (self-play is never ranked): run it with --schedule round-robin", field="--self-play")
+            raise UserError(
+                "--self-play is not scheduled adaptively (self-play is never ranked): run it with --schedule round-robin",
+                field="--self-play",
+            )
     elif settings.budget is not None or settings.stop_when_separated:
-        raise UserError("--budget and --stop-when-separated go with --schedule adaptive (the round robin runs every debate)", field="--schedule")
+        raise UserError(
+            "--budget and --stop-when-separated go with --schedule adaptive (the round robin runs every debate)",
+            field="--schedule",
+        )
     for m in judges.values():
         aggregate = getattr(m, "aggregate", "majority")  # an ensemble's; a single model has none
         if m.composite and aggregate != "majority":
-            raise UserError(f"an ensemble judge votes on the winner: use --ensemble majority (got {aggregate})", field="--ensemble")
+            raise UserError(
+                f"an ensemble judge votes on the winner: use --ensemble majority (got {aggregate})", field="--ensemble"
+            )
 
 
 def adaptive_config(adaptive: AdaptiveOutcome, settings: ArenaSettings) -> dict[str, Any]:
     return {
-        "kind": "adaptive", "budget": adaptive.budget, "stop_when_separated": settings.stop_when_separated, "seed": settings.seed,
-        "debates_chosen": len(adaptive.decisions), "waves": adaptive.n_waves, "stopped": adaptive.stopped,
+        "kind": "adaptive",
+        "budget": adaptive.budget,
+        "stop_when_separated": settings.stop_when_separated,
+        "seed": settings.seed,
+        "debates_chosen": len(adaptive.decisions),
+        "waves": adaptive.n_waves,
+        "stopped": adaptive.stopped,
     }
 
 
 async def run_arena(
-    debaters: dict[str, Model], judges: dict[str, Model], topics: list[Topic], base_dir: Path, settings: ArenaSettings, *, config: dict[str, Any] | None = None
+    debaters: dict[str, Model],
+    judges: dict[str, Model],
+    topics: list[Topic],
+    base_dir: Path,
+    settings: ArenaSettings,
+    *,
+    config: dict[str, Any] | None = None,
 ) -> ArenaOutput:
     check_arena(debaters, judges, settings)
     out_dir = Path(base_dir) / f"arena_{arena_key(debaters, judges, topics, settings)}"
@@ -103,7 +124,9 @@ async def run_arena(
             keys = adaptive.keys
         else:
             jobs = arena.jobs()
-            await run_jobs(jobs, log_, concurrency=settings.concurrency, progress=settings.progress, desc="arena", unit="debate")
+            await run_jobs(
+                jobs, log_, concurrency=settings.concurrency, progress=settings.progress, desc="arena", unit="debate"
+            )
             keys = [j.key for j in jobs]
         log_.compact(keys)
     finally:
@@ -138,7 +161,8 @@ async def run_arena(
         n_judged=len(lines),
         n_parse_failures=sum(v.status == "parse_failure" for v in verdicts),
         n_errors=sum(r.status == "error" for r in records),
-        n_not_completed=sum(r.status == "not_completed" for r in records) + sum(v.status == "not_completed" for v in verdicts),
+        n_not_completed=sum(r.status == "not_completed" for r in records)
+        + sum(v.status == "not_completed" for v in verdicts),
         n_requests=caller.n_requests,
         errors=error_summary(records),
         adaptive=adaptive,

@@ -83,7 +83,9 @@ def _rates(topics: np.ndarray, columns: np.ndarray, draws: TopicDraws) -> tuple[
     return [ci for ci, _ in cis], cis[0][1]
 
 
-def self_preference_entry(table: JudgmentTable, judge: int, identity: ModelIdentity, draws: TopicDraws, n_perm: int) -> SelfPreferenceEntry | None:
+def self_preference_entry(
+    table: JudgmentTable, judge: int, identity: ModelIdentity, draws: TopicDraws, n_perm: int
+) -> SelfPreferenceEntry | None:
     """None when ``judge`` is no debater's model."""
     label = table.judges[judge]
     debaters = table.debaters()
@@ -112,17 +114,23 @@ def self_preference_entry(table: JudgmentTable, judge: int, identity: ModelIdent
     n_groups = int(gid.max()) + 1 if len(gid) else 0
     debate_side, debate_model = np.zeros(n_groups, dtype=np.int64), np.full(n_groups, -1)
     debate_side[gid[pick]], debate_model[gid[pick]] = side[pick], own_model[pick]
-    same = np.array([[identity.same(j, table.models[m]) is not None for m in range(len(table.models))] for j in table.judges])
+    same = np.array(
+        [[identity.same(j, table.models[m]) is not None for m in range(len(table.models))] for j in table.judges]
+    )
     other = ~mine & (debate_model[gid] >= 0)
     other[other] = ~same[ranked.judge[other], debate_model[gid[other]]]
     other_points = points(ranked.winner[other], debate_side[gid[other]])
-    value_counts = np.column_stack([np.bincount(gid[other], weights=other_points == v, minlength=n_groups) for v in POINT_VALUES])
+    value_counts = np.column_stack(
+        [np.bincount(gid[other], weights=other_points == v, minlength=n_groups) for v in POINT_VALUES]
+    )
     k_all = value_counts.sum(axis=1)
     rows = np.flatnonzero(pick)
     keep = k_all[gid[rows]] > 0
     entry.other_judges = sorted(table.judges[j] for j in np.unique(ranked.judge[other & (k_all[gid] > 0)]))
     if not keep.any():
-        entry.note = "no debate of its own model was also judged by a judge of another model: self-preference not measured"
+        entry.note = (
+            "no debate of its own model was also judged by a judge of another model: self-preference not measured"
+        )
         return entry
     g = gid[rows[keep]]
     own_pts = own_points[keep]
@@ -130,7 +138,11 @@ def self_preference_entry(table: JudgmentTable, judge: int, identity: ModelIdent
     other_mean = (value_counts[g] @ POINT_VALUES) / k
     diff = own_pts - other_mean
     entry.n_debates = len(g)
-    entry.own_judge_rate, entry.other_judges_rate, entry.difference = float(own_pts.mean()), float(other_mean.mean()), float(diff.mean())
+    entry.own_judge_rate, entry.other_judges_rate, entry.difference = (
+        float(own_pts.mean()),
+        float(other_mean.mean()),
+        float(diff.mean()),
+    )
     (entry.own_judge_ci95, entry.other_judges_ci95, entry.difference_ci95), entry.draws_used = _rates(
         ranked.topic[rows[keep]], np.column_stack([own_pts, other_mean, diff]), draws
     )
@@ -143,6 +155,10 @@ def self_preference_entry(table: JudgmentTable, judge: int, identity: ModelIdent
 
 def self_preference(table: JudgmentTable, draws: TopicDraws, n_perm: int) -> SelfPreference:
     identity = ModelIdentity(table)
-    entries = [e for j in range(len(table.judges)) if (e := self_preference_entry(table, j, identity, draws, n_perm)) is not None]
+    entries = [
+        e
+        for j in range(len(table.judges))
+        if (e := self_preference_entry(table, j, identity, draws, n_perm)) is not None
+    ]
     note = None if entries else "no judge is also a debater (by model id, or by name where ids are absent)"
     return SelfPreference(level=LEVEL, n_permutations=n_perm, entries=entries, note=note)

@@ -71,7 +71,9 @@ class StyleProblem:
     n_debates: int
 
 
-def style_problem(table: JudgmentTable, controls: Sequence[str], n_topics: int) -> tuple[StyleProblem | None, str | None]:
+def style_problem(
+    table: JudgmentTable, controls: Sequence[str], n_topics: int
+) -> tuple[StyleProblem | None, str | None]:
     """The controlled fit on the legs between two different models, or None and why not."""
     legs = table.select(table.ranked)
     if not controls or not len(legs):
@@ -83,13 +85,24 @@ def style_problem(table: JudgmentTable, controls: Sequence[str], n_topics: int) 
     return StyleProblem(leg_problem(table, n_topics, z, steps), list(controls), mean, sd, len(legs)), None
 
 
-def style_controlled(table: JudgmentTable, models: list[int], style: StyleProblem, fits: PairwiseFits, plain: dict[str, Score], n_boot: int) -> StyleControlled:
+def style_controlled(
+    table: JudgmentTable,
+    models: list[int],
+    style: StyleProblem,
+    fits: PairwiseFits,
+    plain: dict[str, Score],
+    n_boot: int,
+) -> StyleControlled:
     covariates = {}
     for c, name in enumerate(style.controls):
         varies = style.sd[c] > 0
         ci, used = interval(fits.draw_beta[:, c], n_boot) if varies else (None, 0)
         covariates[name] = Coefficient(
-            coefficient=float(fits.beta[c]) if varies else None, ci95=ci, raw_mean=float(style.mean[c]), raw_sd=float(style.sd[c]), draws_used=used
+            coefficient=float(fits.beta[c]) if varies else None,
+            ci95=ci,
+            raw_mean=float(style.mean[c]),
+            raw_sd=float(style.sd[c]),
+            draws_used=used,
         )
     scores = elo_scores(table, models, fits, n_boot)
     ranking, plain_ranking = by_score(scores), by_score(plain)

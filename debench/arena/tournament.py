@@ -132,7 +132,9 @@ def model_id(model: Model) -> str:
     return hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:12]
 
 
-_SOURCE = re.compile(r"https?://\S+|\[\d+\]|\baccording to\b|\(\s*[A-Z][A-Za-z]+(?: et al\.)?,? \d{4}\s*\)", re.IGNORECASE)
+_SOURCE = re.compile(
+    r"https?://\S+|\[\d+\]|\baccording to\b|\(\s*[A-Z][A-Za-z]+(?: et al\.)?,? \d{4}\s*\)", re.IGNORECASE
+)
 
 
 def count_sources(text: str) -> int:
@@ -160,7 +162,9 @@ class Arena:
         )
 
     def jobs(self) -> list[DebateJob]:
-        return [DebateJob(self, t, a, b) for t, a, b in schedule(list(self.debaters), self.topics, self.settings.self_play)]
+        return [
+            DebateJob(self, t, a, b) for t, a, b in schedule(list(self.debaters), self.topics, self.settings.self_play)
+        ]
 
     async def judge(self, label: str, topic: Topic, doc: Doc, turns: list[Turn]) -> JudgeVerdict:
         """One judge's verdict; its failures are part of the verdict, never of the debate's turns."""
@@ -170,32 +174,64 @@ class Arena:
             {"role": "user", "content": protocol.judge_prompt([t.text for t in turns])},
         ]
         try:
-            r = await self.caller.call(model, messages, self.verdict_task.generation, self.judge_grammar, doc=doc, task=self.verdict_task)
+            r = await self.caller.call(
+                model, messages, self.verdict_task.generation, self.judge_grammar, doc=doc, task=self.verdict_task
+            )
         except ContextOverflow as exc:
             return JudgeVerdict(judge=label, status="not_completed", error=str(exc))
-        usage: dict[str, Any] = {"prompt_tokens": r.response.usage.prompt_tokens, "completion_tokens": r.response.usage.completion_tokens, "cached": r.cached}
+        usage: dict[str, Any] = {
+            "prompt_tokens": r.response.usage.prompt_tokens,
+            "completion_tokens": r.response.usage.completion_tokens,
+            "cached": r.cached,
+        }
         source = debate_text(doc)
         if r.response.direct:  # an ensemble: the members' winners were voted on; their scores are averaged
             return self._ensemble_verdict(label, r.response, source, usage)
         text = r.response.text
         v = protocol.parse_verdict(text, source)
         if v is None:
-            why = parse_answer(text, protocol.WINNER_PARSER, source).reason or parse_answer(text, protocol.SCORES_PARSER, source).reason
+            why = (
+                parse_answer(text, protocol.WINNER_PARSER, source).reason
+                or parse_answer(text, protocol.SCORES_PARSER, source).reason
+            )
             return JudgeVerdict(judge=label, status="parse_failure", raw=text, parse_error=why, **usage)
         return JudgeVerdict(
-            judge=label, status="ok", raw=text, winner=v.winner, side1_score=v.side1_score, side2_score=v.side2_score, reason=v.reason, **usage
+            judge=label,
+            status="ok",
+            raw=text,
+            winner=v.winner,
+            side1_score=v.side1_score,
+            side2_score=v.side2_score,
+            reason=v.reason,
+            **usage,
         )
 
     def _ensemble_verdict(self, label: str, response: Any, source: str, usage: dict[str, Any]) -> JudgeVerdict:
         members = list(response.parts)
         if response.parse_error is not None:
-            return JudgeVerdict(judge=label, status="parse_failure", parse_error=response.parse_error, members=members, **usage)
-        scores = [parse_answer(p.get("response"), protocol.SCORES_PARSER, source) for p in members if p.get("step") == "member"]
+            return JudgeVerdict(
+                judge=label, status="parse_failure", parse_error=response.parse_error, members=members, **usage
+            )
+        scores = [
+            parse_answer(p.get("response"), protocol.SCORES_PARSER, source)
+            for p in members
+            if p.get("step") == "member"
+        ]
         values = [s.value for s in scores if s.ok]
-        mean = {k: sum(v[k] for v in values) / len(values) for k in ("side1", "side2")} if values else {"side1": None, "side2": None}
+        mean = (
+            {k: sum(v[k] for v in values) / len(values) for k in ("side1", "side2")}
+            if values
+            else {"side1": None, "side2": None}
+        )
         w = response.prediction
         return JudgeVerdict(
-            judge=label, status="ok", winner=None if w == "tie" else int(w), side1_score=mean["side1"], side2_score=mean["side2"], members=members, **usage
+            judge=label,
+            status="ok",
+            winner=None if w == "tie" else int(w),
+            side1_score=mean["side1"],
+            side2_score=mean["side2"],
+            members=members,
+            **usage,
         )
 
 
@@ -211,7 +247,12 @@ class DebateJob:
         return debate_id(self.topic_index, self.side1, self.side2)
 
     def _base(self) -> dict[str, Any]:
-        return {"debate_id": self.key, "topic": self.arena.topics[self.topic_index].question, "side1": self.side1, "side2": self.side2}
+        return {
+            "debate_id": self.key,
+            "topic": self.arena.topics[self.topic_index].question,
+            "side1": self.side1,
+            "side2": self.side2,
+        }
 
     async def run(self) -> DebateRecord:
         arena = self.arena
@@ -228,8 +269,14 @@ class DebateJob:
                 ]
                 r = await arena.caller.call(arena.debaters[label], messages, arena.settings.debater_generation)
                 turns.append(
-                    Turn(side=side, model=label, text=(r.response.text or "").strip(), prompt_tokens=r.response.usage.prompt_tokens,
-                         completion_tokens=r.response.usage.completion_tokens, cached=r.cached)
+                    Turn(
+                        side=side,
+                        model=label,
+                        text=(r.response.text or "").strip(),
+                        prompt_tokens=r.response.usage.prompt_tokens,
+                        completion_tokens=r.response.usage.completion_tokens,
+                        cached=r.cached,
+                    )
                 )
         except ContextOverflow as exc:
             return DebateRecord(**self._base(), turns=turns, status="not_completed", error=str(exc))
@@ -245,17 +292,27 @@ class DebateJob:
             except UserError:
                 raise
             except Exception as exc:  # noqa: BLE001 - a judge's failure is the debate's error (retried; turns are cached)
-                verdicts.append(JudgeVerdict(judge=label, status="error", error=Redactor().text(f"{type(exc).__name__}: {exc}")[:500]))
+                verdicts.append(
+                    JudgeVerdict(
+                        judge=label, status="error", error=Redactor().text(f"{type(exc).__name__}: {exc}")[:500]
+                    )
+                )
         failed = [v for v in verdicts if v.status == "error"]
         return DebateRecord(
-            **self._base(), turns=turns, verdicts=verdicts, status="error" if failed else "ok", error=failed[0].error if failed else None
+            **self._base(),
+            turns=turns,
+            verdicts=verdicts,
+            status="error" if failed else "ok",
+            error=failed[0].error if failed else None,
         )
 
     def failure(self, status: FailureStatus, error: str) -> DebateRecord:
         return DebateRecord(**self._base(), status=status, error=error)
 
 
-def judgment_lines(records: list[DebateRecord], arena: Arena, waves: dict[str, int] | None = None) -> list[dict[str, Any]]:
+def judgment_lines(
+    records: list[DebateRecord], arena: Arena, waves: dict[str, int] | None = None
+) -> list[dict[str, Any]]:
     """What ``debench arena rank`` reads: one line per judge and decided debate (with ``waves``,
     an adaptive run's, each line carries the wave its debate was chosen in)."""
     ids = {label: model_id(m) for label, m in {**arena.debaters, **arena.judges}.items()}

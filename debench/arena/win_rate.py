@@ -17,7 +17,12 @@ class WinRate:
 
     def scores(self, table: JudgmentTable, weights: np.ndarray) -> np.ndarray:
         ranked = table.ranked
-        topic, side1, side2, winner = table.topic[ranked], table.side1[ranked], table.side2[ranked], table.winner[ranked]
+        topic, side1, side2, winner = (
+            table.topic[ranked],
+            table.side1[ranked],
+            table.side2[ranked],
+            table.winner[ranked],
+        )
         n_models = len(table.models)
         # per leg: the points each side took (1, 0.5 or 0) and the leg itself, one column per model
         won = np.zeros((len(topic), n_models))

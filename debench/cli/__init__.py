@@ -24,7 +24,14 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
 
 
 @click.group(cls=DebenchGroup)
-@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version, help="Show the version and exit.")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Show the version and exit.",
+)
 @click.option("-v", "--verbose", count=True, help="More logging (-vv for debug).")
 def main(verbose: int) -> None:
     """Benchmarks of language models as debate judges."""
@@ -47,7 +54,21 @@ def _register() -> None:
     from debench.cli.tasks import tasks_cmd
     from debench.cli.view import view_cmd
 
-    for cmd in (tasks_cmd, eval_cmd, score_cmd, compare_cmd, arena_group, probe_cmd, generate_speeches_cmd, rate_speeches_cmd, leaderboard_group, validate_cmd, data_group, view_cmd, plugins_cmd):
+    for cmd in (
+        tasks_cmd,
+        eval_cmd,
+        score_cmd,
+        compare_cmd,
+        arena_group,
+        probe_cmd,
+        generate_speeches_cmd,
+        rate_speeches_cmd,
+        leaderboard_group,
+        validate_cmd,
+        data_group,
+        view_cmd,
+        plugins_cmd,
+    ):
         main.add_command(cmd)
 
 

@@ -44,7 +44,11 @@ def print_results_table(results) -> None:
     click.echo(
         f"  samples {r.n_samples}  parse failures {r.n_parse_failures}  errors {r.n_errors}"
         f"  not completed {r.n_not_completed}  tokens {r.usage.total_tokens}"
-        + (f" ({r.usage.cached_prompt_tokens} prompt tokens from the provider's cache)" if r.usage.cached_prompt_tokens else "")
+        + (
+            f" ({r.usage.cached_prompt_tokens} prompt tokens from the provider's cache)"
+            if r.usage.cached_prompt_tokens
+            else ""
+        )
         + (f"  cost ${r.usage.cost_usd:.4f}" if r.usage.cost_usd is not None else "")
     )
 
@@ -101,7 +105,9 @@ class checked(click.ParamType):  # type: ignore[type-arg, unused-ignore]  # gene
         return metavar(self.type_name)
 
 
-DEFAULT_MAX_ERROR_RATE = 0.05  # debench.core.options.DEFAULT_MAX_ERROR_RATE (not imported: the CLI starts without pydantic)
+DEFAULT_MAX_ERROR_RATE = (
+    0.05  # debench.core.options.DEFAULT_MAX_ERROR_RATE (not imported: the CLI starts without pydantic)
+)
 
 
 def report_errors(label: str, errors: Sequence[tuple[str, int]], n: int, max_error_rate: float) -> bool:
@@ -111,13 +117,19 @@ def report_errors(label: str, errors: Sequence[tuple[str, int]], n: int, max_err
     if not n_errors:
         return False
     share = n_errors / n if n else 1.0
-    click.echo(f"debench: {label}: {n_errors} of {n} ended in errors ({share:.1%}); rerun the same command to retry them:", err=True)
+    click.echo(
+        f"debench: {label}: {n_errors} of {n} ended in errors ({share:.1%}); rerun the same command to retry them:",
+        err=True,
+    )
     for message, count in errors[:10]:
         click.echo(f"  {count:>5} x {message}", err=True)
     if len(errors) > 10:
         click.echo(f"  ... and {len(errors) - 10} other messages", err=True)
     if share > max_error_rate:
-        click.echo(f"debench: {label}: error share {share:.1%} is above --max-error-rate {max_error_rate:.1%}: exit code 1", err=True)
+        click.echo(
+            f"debench: {label}: error share {share:.1%} is above --max-error-rate {max_error_rate:.1%}: exit code 1",
+            err=True,
+        )
         return True
     return False
 
@@ -149,15 +161,33 @@ MODEL_ARGS_HELP = (
 
 endpoint_options = _stack(
     [
-        click.option("--api-base", "api_base", default=None, help="OpenAI-compatible server URL; several, comma-separated, are load-balanced. With a vllm/ model: the vLLM server already running (none is started)."),
-        click.option("--api-key", default=None, envvar="DEBENCH_API_KEY", help="API key (default: the provider's usual environment variable). Never written to any file."),
+        click.option(
+            "--api-base",
+            "api_base",
+            default=None,
+            help="OpenAI-compatible server URL; several, comma-separated, are load-balanced. With a vllm/ model: the vLLM server already running (none is started).",
+        ),
+        click.option(
+            "--api-key",
+            default=None,
+            envvar="DEBENCH_API_KEY",
+            help="API key (default: the provider's usual environment variable). Never written to any file.",
+        ),
         click.option("--model-args", default=None, help=MODEL_ARGS_HELP),
     ]
 )
 """How the models are reached: shared by every command that calls a model."""
 
 connection_options = _stack(
-    [endpoint_options, click.option("--concurrency", type=checked("Concurrency"), default=None, help="Requests in flight (default: per model kind).")]
+    [
+        endpoint_options,
+        click.option(
+            "--concurrency",
+            type=checked("Concurrency"),
+            default=None,
+            help="Requests in flight (default: per model kind).",
+        ),
+    ]
 )
 
 data_options = _stack(
@@ -169,7 +199,9 @@ data_options = _stack(
 
 run_options = _stack(
     [
-        click.option("--seed", type=checked("Seed"), default=0, show_default=True, help="Seed for baselines and sampling."),
+        click.option(
+            "--seed", type=checked("Seed"), default=0, show_default=True, help="Seed for baselines and sampling."
+        ),
         click.option("--no-cache", is_flag=True, help="Do not read or write the response cache."),
         click.option("--no-progress", is_flag=True),
         click.option(

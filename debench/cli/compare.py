@@ -17,7 +17,9 @@ from debench.core.numeric import fmt, fmt_ci
 @click.option("--n", "n_resamples", type=click.IntRange(min=100, max=MAX_BOOTSTRAP), default=10000, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--data-dir", default=None, help="Local copies of the data sets (default: $DEBENCH_DATA_DIR).")
-@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Also write the comparison as JSON.")
+@click.option(
+    "--output", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Also write the comparison as JSON."
+)
 def compare_cmd(results_a, results_b, test, n_resamples, seed, data_dir, output) -> None:
     """Paired test of two runs of the same task on the same documents (A minus B): for each metric,
     which direction is better and which run wins (or that the difference is not significant at 0.05)."""
@@ -30,6 +32,8 @@ def compare_cmd(results_a, results_b, test, n_resamples, seed, data_dir, output)
     click.echo(f"  {'metric':<20} {'better':<6} {'A':>8} {'B':>8} {'A-B':>8}  {'95% CI of A-B':>19}  {'p':>7}  verdict")
     for name, m in res["metrics"].items():
         ci, p = fmt_ci(m.get("ci95")), fmt(m["p_value"])
-        click.echo(f"  {name:<20} {m['better']:<6} {fmt(m['a']):>8} {fmt(m['b']):>8} {fmt(m['diff']):>8}  {ci:>19}  {p:>7}  {m['verdict']}")
+        click.echo(
+            f"  {name:<20} {m['better']:<6} {fmt(m['a']):>8} {fmt(m['b']):>8} {fmt(m['diff']):>8}  {ci:>19}  {p:>7}  {m['verdict']}"
+        )
     if output:
         output.write_text(json.dumps(res, indent=2) + "\n")

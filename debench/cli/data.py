@@ -18,7 +18,11 @@ def data_group() -> None:
 @click.argument("targets", nargs=-1)
 @include_path_option
 @click.option("--force", is_flag=True, help="Download again even when a checked copy is already in the cache.")
-@click.option("--allow-unverified", is_flag=True, help="Also fetch data sets for which the task ships no checksum (their content hash is recorded).")
+@click.option(
+    "--allow-unverified",
+    is_flag=True,
+    help="Also fetch data sets for which the task ships no checksum (their content hash is recorded).",
+)
 @click.option("--no-progress", is_flag=True)
 def fetch_cmd(targets: tuple[str, ...], force: bool, allow_unverified: bool, no_progress: bool) -> None:
     """Download the data sets of TARGETS (task or group names, task files; default: all) from their
@@ -38,7 +42,9 @@ def fetch_cmd(targets: tuple[str, ...], force: bool, allow_unverified: bool, no_
             try:
                 out = fetcher.fetch(target)
             except KeyboardInterrupt:
-                click.echo(f"debench: interrupted while fetching {target.local_dir}; nothing half-done was kept", err=True)
+                click.echo(
+                    f"debench: interrupted while fetching {target.local_dir}; nothing half-done was kept", err=True
+                )
                 sys.exit(130)
             head = f"{target.local_dir} ({len(target.tasks)} task(s))"
             if out.status == "skipped":
@@ -48,6 +54,8 @@ def fetch_cmd(targets: tuple[str, ...], force: bool, allow_unverified: bool, no_
             assert out.record is not None
             checked = " and ".join(out.record.checked) or "nothing (--allow-unverified)"
             what = "fetched" if out.status == "fetched" else "already fetched"
-            click.echo(f"{head}: {what} from {out.record.source}\n  checked: {checked}; content hash {out.record.content_hash}\n  in: {out.path}")
+            click.echo(
+                f"{head}: {what} from {out.record.source}\n  checked: {checked}; content hash {out.record.content_hash}\n  in: {out.path}"
+            )
     if not_fetched:
         sys.exit(1)

@@ -23,33 +23,134 @@ from debench.core.numeric import fmt, fmt_ci
 
 
 @click.command("eval")
-@click.option("--task", "task_spec", required=True, help="Task or group name(s), task YAML files or folders of them, comma-separated.")
+@click.option(
+    "--task",
+    "task_spec",
+    required=True,
+    help="Task or group name(s), task YAML files or folders of them, comma-separated.",
+)
 @include_path_option
-@click.option("--model", "model_spec", required=True, help="litellm model string, openai/<name> with --api-base, vllm/<model or path> (a vLLM server debench starts), gguf/<file>, local/smollm2, or baseline/<name> (docs/models.md), optionally with @key=value;... settings; several, comma-separated, with --ensemble.")
+@click.option(
+    "--model",
+    "model_spec",
+    required=True,
+    help="litellm model string, openai/<name> with --api-base, vllm/<model or path> (a vLLM server debench starts), gguf/<file>, local/smollm2, or baseline/<name> (docs/models.md), optionally with @key=value;... settings; several, comma-separated, with --ensemble.",
+)
 @ENSEMBLE_OPTION
 @connection_options
-@click.option("--limit", type=checked("Limit"), default=None, help="Only the first N documents (its files are named apart: ..._limit<N>).")
-@click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True)
-@click.option("--method", type=checked("Method"), default=None, help="Judge method (default: the task's): direct, debatrix-h, debatrix-f, debatrix-h-scores, debatrix-f-scores, or an installed plug-in's (`debench plugins`).")
+@click.option(
+    "--limit",
+    type=checked("Limit"),
+    default=None,
+    help="Only the first N documents (its files are named apart: ..._limit<N>).",
+)
+@click.option(
+    "--output-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True
+)
+@click.option(
+    "--method",
+    type=checked("Method"),
+    default=None,
+    help="Judge method (default: the task's): direct, debatrix-h, debatrix-f, debatrix-h-scores, debatrix-f-scores, or an installed plug-in's (`debench plugins`).",
+)
 @data_options
-@click.option("--bootstrap", "n_bootstrap", type=checked("NBootstrap"), default=None, help="Bootstrap resamples for CIs (default: the task's, 1000).")
-@click.option("--judging-manual", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Replace the judging guide of tasks that use one (DebateBench).")
-@click.option("--repeats", type=checked("Repeats"), default=1, show_default=True, help="Judge every document K times (seed + k) and report the judge's consistency.")
-@click.option("--force", is_flag=True, help="Allow --repeats at temperature 0 (to measure a provider's own nondeterminism).")
-@click.option("--batch", is_flag=True, help="Send the requests through the provider's batch API (OpenAI-compatible /v1/files + /v1/batches): cheaper, answers within 24 h; rerun the same command to resume a submitted batch.")
-@click.option("--batch-poll", type=checked("Seconds"), default=30.0, show_default=True, help="Seconds between two looks at a submitted batch.")
-@click.option("--batch-deadline", type=checked("Hours"), default=25.0, show_default=True, help="Hours to wait for a submitted batch before stopping (the batch is kept: rerun to collect it).")
+@click.option(
+    "--bootstrap",
+    "n_bootstrap",
+    type=checked("NBootstrap"),
+    default=None,
+    help="Bootstrap resamples for CIs (default: the task's, 1000).",
+)
+@click.option(
+    "--judging-manual",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Replace the judging guide of tasks that use one (DebateBench).",
+)
+@click.option(
+    "--repeats",
+    type=checked("Repeats"),
+    default=1,
+    show_default=True,
+    help="Judge every document K times (seed + k) and report the judge's consistency.",
+)
+@click.option(
+    "--force", is_flag=True, help="Allow --repeats at temperature 0 (to measure a provider's own nondeterminism)."
+)
+@click.option(
+    "--batch",
+    is_flag=True,
+    help="Send the requests through the provider's batch API (OpenAI-compatible /v1/files + /v1/batches): cheaper, answers within 24 h; rerun the same command to resume a submitted batch.",
+)
+@click.option(
+    "--batch-poll",
+    type=checked("Seconds"),
+    default=30.0,
+    show_default=True,
+    help="Seconds between two looks at a submitted batch.",
+)
+@click.option(
+    "--batch-deadline",
+    type=checked("Hours"),
+    default=25.0,
+    show_default=True,
+    help="Hours to wait for a submitted batch before stopping (the batch is kept: rerun to collect it).",
+)
 @run_options
-def eval_cmd(task_spec, model_spec, ensemble, api_base, api_key, model_args, concurrency, limit, output_dir, method, data_source, data_dir, n_bootstrap, judging_manual, repeats, force, batch, batch_poll, batch_deadline, seed, no_cache, no_progress, max_error_rate) -> None:
+def eval_cmd(
+    task_spec,
+    model_spec,
+    ensemble,
+    api_base,
+    api_key,
+    model_args,
+    concurrency,
+    limit,
+    output_dir,
+    method,
+    data_source,
+    data_dir,
+    n_bootstrap,
+    judging_manual,
+    repeats,
+    force,
+    batch,
+    batch_poll,
+    batch_deadline,
+    seed,
+    no_cache,
+    no_progress,
+    max_error_rate,
+) -> None:
     """Evaluate a judge model on one or more tasks."""
     from debench.api import aevaluate
 
     outputs = run_until_done(
         lambda: aevaluate(
-            task_spec, model_spec, include_paths=include_paths(), ensemble=ensemble, api_base=api_base, api_key=api_key, model_args=model_args, limit=limit,
-            concurrency=concurrency, output_dir=output_dir, seed=seed, method=method, data_source=data_source, data_dir=data_dir,
-            use_cache=not no_cache, n_bootstrap=n_bootstrap, judging_manual=judging_manual, repeats=repeats, force=force,
-            batch=batch, batch_poll=batch_poll, batch_deadline=batch_deadline, progress=not no_progress, command=recorded_command(),
+            task_spec,
+            model_spec,
+            include_paths=include_paths(),
+            ensemble=ensemble,
+            api_base=api_base,
+            api_key=api_key,
+            model_args=model_args,
+            limit=limit,
+            concurrency=concurrency,
+            output_dir=output_dir,
+            seed=seed,
+            method=method,
+            data_source=data_source,
+            data_dir=data_dir,
+            use_cache=not no_cache,
+            n_bootstrap=n_bootstrap,
+            judging_manual=judging_manual,
+            repeats=repeats,
+            force=force,
+            batch=batch,
+            batch_poll=batch_poll,
+            batch_deadline=batch_deadline,
+            progress=not no_progress,
+            command=recorded_command(),
         )
     )
     failed = False
@@ -72,10 +173,16 @@ def eval_cmd(task_spec, model_spec, ensemble, api_base, api_key, model_args, con
 
 def print_repeats(r) -> None:
     a = r.agreement
-    click.echo(f"{r.task.name} | {r.model.name} | {r.repeats} repeats (seeds {r.seeds[0]}..{r.seeds[-1]}, temperature {r.temperature:g})")
-    click.echo(f"  agreement with the modal answer: mean {fmt(a.mean)} over {a.n_docs} documents, {a.n_unanimous} unanimous")
+    click.echo(
+        f"{r.task.name} | {r.model.name} | {r.repeats} repeats (seeds {r.seeds[0]}..{r.seeds[-1]}, temperature {r.temperature:g})"
+    )
+    click.echo(
+        f"  agreement with the modal answer: mean {fmt(a.mean)} over {a.n_docs} documents, {a.n_unanimous} unanimous"
+    )
     width = max([len(k) for k in r.majority_vote] + [6])
-    click.echo(f"  {'metric':<{width}}  {'majority':>8}  {'95% CI':>19}  {'mean':>8}  {'sd':>8}  {'min':>8}  {'max':>8}")
+    click.echo(
+        f"  {'metric':<{width}}  {'majority':>8}  {'95% CI':>19}  {'mean':>8}  {'sd':>8}  {'min':>8}  {'max':>8}"
+    )
     for name, m in r.majority_vote.items():
         s = r.spread.get(name)
         ci = fmt_ci(m.ci95)

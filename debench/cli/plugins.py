@@ -10,7 +10,11 @@ import click
 
 @click.command("plugins")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of {group, name, distribution}.")
-@click.option("--check", is_flag=True, help="Also import every component and check it against its group's interface (exit 2 if one fails).")
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Also import every component and check it against its group's interface (exit 2 if one fails).",
+)
 def plugins_cmd(as_json: bool, check: bool) -> None:
     """List the model kinds, metrics, judge methods and rating methods debench can use."""
     from debench.core.entry_points import GROUPS, listing
@@ -27,7 +31,11 @@ def plugins_cmd(as_json: bool, check: bool) -> None:
             except UserError as exc:
                 problems[item.group, item.name] = str(exc)
     if as_json:
-        rows = [{"group": i.group, "name": i.name, "distribution": i.distribution} | ({"problem": problems[i.group, i.name]} if (i.group, i.name) in problems else {}) for i in items]
+        rows = [
+            {"group": i.group, "name": i.name, "distribution": i.distribution}
+            | ({"problem": problems[i.group, i.name]} if (i.group, i.name) in problems else {})
+            for i in items
+        ]
         click.echo(json.dumps(rows, indent=2))
     else:
         for group, kind in GROUPS.items():

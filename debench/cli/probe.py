@@ -7,7 +7,16 @@ from pathlib import Path
 
 import click
 
-from debench.cli.common import ENSEMBLE_OPTION, checked, connection_options, data_options, recorded_command, report_errors, run_options, run_with_judge
+from debench.cli.common import (
+    ENSEMBLE_OPTION,
+    checked,
+    connection_options,
+    data_options,
+    recorded_command,
+    report_errors,
+    run_options,
+    run_with_judge,
+)
 from debench.core.numeric import fmt_estimate
 
 
@@ -25,9 +34,15 @@ def print_probe_report(report) -> None:
         click.echo(f"  {key}: {s.n_docs} documents ({s.n_not_applicable} not applicable)")
         click.echo(f"    flip rate              {_pct(s.flip_rate)}")
         chance = f" (chance {s.chance_share:.2f})" if s.chance_share is not None else ""
-        click.echo(f"    last speaker's share   original {_pct(s.original_shares.last_speaker)}  probed {_pct(s.probed_shares.last_speaker)}{chance}")
-        click.echo(f"    first speaker's share  original {_pct(s.original_shares.first_speaker)}  probed {_pct(s.probed_shares.first_speaker)}")
-        click.echo(f"    longest side's share   original {_pct(s.original_shares.longest_side)}  probed {_pct(s.probed_shares.longest_side)}")
+        click.echo(
+            f"    last speaker's share   original {_pct(s.original_shares.last_speaker)}  probed {_pct(s.probed_shares.last_speaker)}{chance}"
+        )
+        click.echo(
+            f"    first speaker's share  original {_pct(s.original_shares.first_speaker)}  probed {_pct(s.probed_shares.first_speaker)}"
+        )
+        click.echo(
+            f"    longest side's share   original {_pct(s.original_shares.longest_side)}  probed {_pct(s.probed_shares.longest_side)}"
+        )
         if s.effect is not None:
             click.echo(f"    {s.effect.name:<22} {_pct(s.effect.rate)}")
         click.echo(
@@ -37,20 +52,56 @@ def print_probe_report(report) -> None:
 
 
 @click.command("probe")
-@click.option("--task", "task_spec", required=True, help="Task name(s), comma-separated, or a task YAML file; the verdict must name a side.")
+@click.option(
+    "--task",
+    "task_spec",
+    required=True,
+    help="Task name(s), comma-separated, or a task YAML file; the verdict must name a side.",
+)
 @click.option("--model", "model_spec", required=True, help="The judge (several, comma-separated, with --ensemble).")
 @ENSEMBLE_OPTION
-@click.option("--probe", "probe_spec", default="all", show_default=True,
-              help="Probes or aliases, comma-separated: swap (swap_sides, relabel_teams), length (pad_length, trim_length), inject, all; pad_length:1.5 sets an argument.")
+@click.option(
+    "--probe",
+    "probe_spec",
+    default="all",
+    show_default=True,
+    help="Probes or aliases, comma-separated: swap (swap_sides, relabel_teams), length (pad_length, trim_length), inject, all; pad_length:1.5 sets an argument.",
+)
 @click.option("--limit", type=checked("Limit"), default=None, help="Only the first N documents.")
 @click.option("--doc-ids", default=None, help="Only these documents (comma-separated doc_ids).")
-@click.option("--inject-text", default=None, help="The claim the inject probe places in a speech, with {side} (default: the task's answer format, e.g. 'Winner: {side}').")
+@click.option(
+    "--inject-text",
+    default=None,
+    help="The claim the inject probe places in a speech, with {side} (default: the task's answer format, e.g. 'Winner: {side}').",
+)
 @connection_options
 @click.option("--method", type=checked("Method"), default=None)
-@click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True)
+@click.option(
+    "--output-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True
+)
 @data_options
 @run_options
-def probe_cmd(task_spec, model_spec, ensemble, probe_spec, limit, doc_ids, inject_text, api_base, api_key, model_args, concurrency, method, output_dir, data_source, data_dir, seed, no_cache, no_progress, max_error_rate) -> None:
+def probe_cmd(
+    task_spec,
+    model_spec,
+    ensemble,
+    probe_spec,
+    limit,
+    doc_ids,
+    inject_text,
+    api_base,
+    api_key,
+    model_args,
+    concurrency,
+    method,
+    output_dir,
+    data_source,
+    data_dir,
+    seed,
+    no_cache,
+    no_progress,
+    max_error_rate,
+) -> None:
     """Bias probes: rerun debates with the speaking order swapped or the BP teams relabelled, one side
     padded or trimmed, or a verdict-claiming line injected; report verdict flips, position, length
     and injection statistics with 95% CIs. The seed also picks the inject probe's side."""

@@ -21,7 +21,16 @@ def score_cmd(task_spec, predictions, output, limit, data_source, data_dir, n_bo
     """Re-score predictions without calling any model."""
     from debench.api import score
 
-    results = score(task_spec, predictions, output=output, limit=limit, data_source=data_source, data_dir=data_dir, n_bootstrap=n_bootstrap, command=recorded_command())
+    results = score(
+        task_spec,
+        predictions,
+        output=output,
+        limit=limit,
+        data_source=data_source,
+        data_dir=data_dir,
+        n_bootstrap=n_bootstrap,
+        command=recorded_command(),
+    )
     print_results_table(results)
     click.echo(f"  results: {output}")
     for plot in results.plots:

@@ -7,7 +7,16 @@ from pathlib import Path
 
 import click
 
-from debench.cli.common import ENSEMBLE_OPTION, checked, connection_options, data_options, recorded_command, report_errors, run_options, run_with_judge
+from debench.cli.common import (
+    ENSEMBLE_OPTION,
+    checked,
+    connection_options,
+    data_options,
+    recorded_command,
+    report_errors,
+    run_options,
+    run_with_judge,
+)
 from debench.core.errors import UserError
 from debench.core.numeric import fmt_estimate
 
@@ -18,17 +27,53 @@ def _est(e) -> str:
 
 @click.command("generate-speeches")
 @click.option("--model", "model_spec", required=True, help="The model that writes the speeches.")
-@click.option("--output", required=True, type=click.Path(dir_okay=False, path_type=Path), help="CSV to write (id, topic, source, text).")
-@click.option("--topics", "topics_file", type=click.Path(dir_okay=False, path_type=Path), default=None, help="One topic per line (default: the IBM speeches' 76 topics).")
+@click.option(
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="CSV to write (id, topic, source, text).",
+)
+@click.option(
+    "--topics",
+    "topics_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="One topic per line (default: the IBM speeches' 76 topics).",
+)
 @click.option("--limit", type=checked("Limit"), default=None, help="Only the first N topics (sorted).")
-@click.option("--words", type=checked("Words"), default=600, show_default=True, help="Word limit; longer speeches lose sentences from the end.")
+@click.option(
+    "--words",
+    type=checked("Words"),
+    default=600,
+    show_default=True,
+    help="Word limit; longer speeches lose sentences from the end.",
+)
 @click.option("--per-topic", type=checked("PerTopic"), default=2, show_default=True)
 @click.option("--temperature", type=checked("Temperature"), default=1.0, show_default=True)
 @click.option("--max-tokens", type=checked("SpeechTokens"), default=None, help="Default: 1024 per 600 words.")
 @connection_options
 @data_options
 @run_options
-def generate_speeches_cmd(model_spec, output, topics_file, limit, words, per_topic, temperature, max_tokens, api_base, api_key, model_args, concurrency, data_source, data_dir, seed, no_cache, no_progress, max_error_rate) -> None:
+def generate_speeches_cmd(
+    model_spec,
+    output,
+    topics_file,
+    limit,
+    words,
+    per_topic,
+    temperature,
+    max_tokens,
+    api_base,
+    api_key,
+    model_args,
+    concurrency,
+    data_source,
+    data_dir,
+    seed,
+    no_cache,
+    no_progress,
+    max_error_rate,
+) -> None:
     """Write opening speeches supporting each topic (Debatable Intelligence §5.3), trimmed by sentences to the word limit.
     Speech k of a topic uses generation seed SEED+k."""
     from debench.models.factory import make_judge
@@ -41,27 +86,71 @@ def generate_speeches_cmd(model_spec, output, topics_file, limit, words, per_top
     if opts.limit is not None:
         topics = topics[: opts.limit]
     model = make_judge(model_spec, None, api_base=api_base, api_key=api_key, model_args=model_args, seed=seed)
-    out = run_with_judge(model, lambda: generate_speeches(model, topics, output, opts), saved="finished speeches are saved")
+    out = run_with_judge(
+        model, lambda: generate_speeches(model, topics, output, opts), saved="finished speeches are saved"
+    )
     meta_path = write_generated(output, out, model, topics, opts, opts.command)
-    click.echo(f"{len(out.rows)} speeches on {len(topics)} topics by {model.name} ({out.n_trimmed} trimmed to {words} words)")
+    click.echo(
+        f"{len(out.rows)} speeches on {len(topics)} topics by {model.name} ({out.n_trimmed} trimmed to {words} words)"
+    )
     click.echo(f"  speeches: {output}\n  settings: {meta_path}\n  log:      {out.log_path}")
     if report_errors("generate-speeches", out.errors, len(out.records), opts.max_error_rate):
         sys.exit(1)
 
 
 @click.command("rate-speeches")
-@click.option("--speeches", "speeches_file", required=True, type=click.Path(dir_okay=False, path_type=Path), help="CSV with columns id, topic, source, text.")
+@click.option(
+    "--speeches",
+    "speeches_file",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="CSV with columns id, topic, source, text.",
+)
 @click.option("--model", "model_spec", required=True, help="The judge (several, comma-separated, with --ensemble).")
 @ENSEMBLE_OPTION
-@click.option("--task", "task_spec", default="ibm_speech_likert", show_default=True, help="The speech-rating task whose prompt and parser are used.")
-@click.option("--limit", type=checked("Limit"), default=None, help="Only the first N topics of the file (sorted); the annotated speeches follow.")
-@click.option("--human-sources", default=None, help="Annotated sources to rate beside the file, comma-separated (default: all 8).")
+@click.option(
+    "--task",
+    "task_spec",
+    default="ibm_speech_likert",
+    show_default=True,
+    help="The speech-rating task whose prompt and parser are used.",
+)
+@click.option(
+    "--limit",
+    type=checked("Limit"),
+    default=None,
+    help="Only the first N topics of the file (sorted); the annotated speeches follow.",
+)
+@click.option(
+    "--human-sources", default=None, help="Annotated sources to rate beside the file, comma-separated (default: all 8)."
+)
 @connection_options
-@click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True)
+@click.option(
+    "--output-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True
+)
 @click.option("--bootstrap", "n_bootstrap", type=checked("NBootstrap"), default=None)
 @data_options
 @run_options
-def rate_speeches_cmd(speeches_file, model_spec, ensemble, task_spec, limit, human_sources, api_base, api_key, model_args, concurrency, output_dir, n_bootstrap, data_source, data_dir, seed, no_cache, no_progress, max_error_rate) -> None:
+def rate_speeches_cmd(
+    speeches_file,
+    model_spec,
+    ensemble,
+    task_spec,
+    limit,
+    human_sources,
+    api_base,
+    api_key,
+    model_args,
+    concurrency,
+    output_dir,
+    n_bootstrap,
+    data_source,
+    data_dir,
+    seed,
+    no_cache,
+    no_progress,
+    max_error_rate,
+) -> None:
     """Rate a file of speeches beside the human-annotated IBM speeches on the same topics, with the same judge."""
     from debench.models.factory import make_judge
     from debench.run.task_lookup import load_task
@@ -72,9 +161,20 @@ def rate_speeches_cmd(speeches_file, model_spec, ensemble, task_spec, limit, hum
     if sources is not None and not sources:
         raise UserError("names no source", field="--human-sources")
     model = make_judge(model_spec, ensemble, api_base=api_base, api_key=api_key, model_args=model_args, seed=seed)
-    opts = RateOptions(output_dir=output_dir, limit=limit, human_sources=sources, concurrency=concurrency, data_source=data_source,
-                       data_dir=data_dir, use_cache=not no_cache, progress=not no_progress, n_bootstrap=n_bootstrap, seed=seed,
-                       max_error_rate=max_error_rate, command=recorded_command())
+    opts = RateOptions(
+        output_dir=output_dir,
+        limit=limit,
+        human_sources=sources,
+        concurrency=concurrency,
+        data_source=data_source,
+        data_dir=data_dir,
+        use_cache=not no_cache,
+        progress=not no_progress,
+        n_bootstrap=n_bootstrap,
+        seed=seed,
+        max_error_rate=max_error_rate,
+        command=recorded_command(),
+    )
 
     out = run_with_judge(model, lambda: rate_speeches(task, path, model, speeches_file, opts))
     r = out.report
@@ -86,7 +186,9 @@ def rate_speeches_cmd(speeches_file, model_spec, ensemble, task_spec, limit, hum
     click.echo(f"  {'source':<{width}} {'n':>4} {'fail':>4}  {'judge mean [95% CI]':<22} {'human mean [95% CI]':<22}")
     order = sorted(r.sources.items(), key=lambda kv: (kv[1].origin != "speeches_file", -(kv[1].judge_mean.value or 0)))
     for name, s in order:
-        click.echo(f"  {name:<{width}} {s.n_speeches:>4} {s.n_parse_failures + s.n_errors + s.n_not_completed:>4}  {_est(s.judge_mean):<22} {_est(s.human_mean):<22}")
+        click.echo(
+            f"  {name:<{width}} {s.n_speeches:>4} {s.n_parse_failures + s.n_errors + s.n_not_completed:>4}  {_est(s.judge_mean):<22} {_est(s.human_mean):<22}"
+        )
     for c in r.comparisons:
         click.echo(f"  {c.source} minus {c.reference} (judge means): {_est(c.diff)}")
     click.echo(f"  report:  {out.report_path}\n  samples: {out.samples_path}")

@@ -48,7 +48,9 @@ def tasks_cmd() -> None:
     """List the tasks with their group and a one-line description, then the groups."""
     from debench.run.task_lookup import group_members, task_summaries
 
-    tasks = task_summaries(include_paths())  # read, not validated: listing stays instant (a command running a task validates it)
+    tasks = task_summaries(
+        include_paths()
+    )  # read, not validated: listing stays instant (a command running a task validates it)
     groups = group_members((s.name, s.group) for s in tasks.values())
     width = max(len(n) for n in [*tasks, "task"])
     gwidth = max(len(g) for g in [*groups, "group"])

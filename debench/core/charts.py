@@ -56,23 +56,71 @@ class Svg:
         self.cls, self.label = cls, label
         self.parts: list[str] = []
 
-    def rect(self, x: float, y: float, w: float, h: float, fill: str | None, *, cls: str | None = None, title: str = "", **extra: Any) -> None:
-        self.parts.append(f"<rect{_attrs(class_=cls, x=_num(x), y=_num(y), width=_num(max(w, 0)), height=_num(max(h, 0)), fill=fill, **extra)}>{_tip(title)}</rect>")
+    def rect(
+        self,
+        x: float,
+        y: float,
+        w: float,
+        h: float,
+        fill: str | None,
+        *,
+        cls: str | None = None,
+        title: str = "",
+        **extra: Any,
+    ) -> None:
+        self.parts.append(
+            f"<rect{_attrs(class_=cls, x=_num(x), y=_num(y), width=_num(max(w, 0)), height=_num(max(h, 0)), fill=fill, **extra)}>{_tip(title)}</rect>"
+        )
 
-    def line(self, x1: float, y1: float, x2: float, y2: float, stroke: str = INK, width: float = 1.0, *, cls: str | None = None, title: str = "", **extra: Any) -> None:
-        a = _attrs(class_=cls, x1=_num(x1), y1=_num(y1), x2=_num(x2), y2=_num(y2), stroke=stroke, stroke_width=width, **extra)
-        self.parts.append(f"<line{a}>{_tip(title)}</line>" if title else f"<line{a}/>")
-
-    def circle(self, cx: float, cy: float, r: float, fill: str, *, cls: str | None = None, title: str = "", **extra: Any) -> None:
-        self.parts.append(f"<circle{_attrs(class_=cls, cx=_num(cx), cy=_num(cy), r=r, fill=fill, **extra)}>{_tip(title)}</circle>")
-
-    def text(
-        self, x: float, y: float, text: str, *, size: float = 11, anchor: str = "start", bold: bool = False, rotate: bool = False,
-        cls: str | None = None, fill: str = INK, italic: bool = False,
+    def line(
+        self,
+        x1: float,
+        y1: float,
+        x2: float,
+        y2: float,
+        stroke: str = INK,
+        width: float = 1.0,
+        *,
+        cls: str | None = None,
+        title: str = "",
+        **extra: Any,
     ) -> None:
         a = _attrs(
-            class_=cls, x=_num(x), y=_num(y), font_size=size, text_anchor=anchor, fill=fill, font_weight="bold" if bold else None,
-            font_style="italic" if italic else None, transform=f"rotate(-90 {_num(x)} {_num(y)})" if rotate else None,
+            class_=cls, x1=_num(x1), y1=_num(y1), x2=_num(x2), y2=_num(y2), stroke=stroke, stroke_width=width, **extra
+        )
+        self.parts.append(f"<line{a}>{_tip(title)}</line>" if title else f"<line{a}/>")
+
+    def circle(
+        self, cx: float, cy: float, r: float, fill: str, *, cls: str | None = None, title: str = "", **extra: Any
+    ) -> None:
+        self.parts.append(
+            f"<circle{_attrs(class_=cls, cx=_num(cx), cy=_num(cy), r=r, fill=fill, **extra)}>{_tip(title)}</circle>"
+        )
+
+    def text(
+        self,
+        x: float,
+        y: float,
+        text: str,
+        *,
+        size: float = 11,
+        anchor: str = "start",
+        bold: bool = False,
+        rotate: bool = False,
+        cls: str | None = None,
+        fill: str = INK,
+        italic: bool = False,
+    ) -> None:
+        a = _attrs(
+            class_=cls,
+            x=_num(x),
+            y=_num(y),
+            font_size=size,
+            text_anchor=anchor,
+            fill=fill,
+            font_weight="bold" if bold else None,
+            font_style="italic" if italic else None,
+            transform=f"rotate(-90 {_num(x)} {_num(y)})" if rotate else None,
         )
         self.parts.append(f"<text{a}>{escape(text)}</text>")
 
@@ -80,7 +128,15 @@ class Svg:
         """Centred title lines at the top; returns the y below them."""
         y = 18.0
         for i, line in enumerate(lines):
-            self.text(self.width / 2, y, line, size=13 if i == 0 else 11, anchor="middle", bold=i == 0, cls="ptitle" if i == 0 else "subtitle")
+            self.text(
+                self.width / 2,
+                y,
+                line,
+                size=13 if i == 0 else 11,
+                anchor="middle",
+                bold=i == 0,
+                cls="ptitle" if i == 0 else "subtitle",
+            )
             y += 16
         return y
 
@@ -98,8 +154,10 @@ class Svg:
             head = f'<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0f}" height="{h:.0f}" viewBox="-10 -10 {w:.0f} {h:.0f}" font-family="{FONT}">'
             body = f'<rect x="-10" y="-10" width="{w:.0f}" height="{h:.0f}" fill="white"/>\n' + "\n".join(self.parts)
         else:
-            size = f'width="{self.width:.0f}" height="{self.height:.0f}" viewBox="0 0 {self.width:.0f} {self.height:.0f}"'
-            head = f"<svg{_attrs(class_=self.cls)} {size} role=\"img\"{_attrs(aria_label=self.label)}>"
+            size = (
+                f'width="{self.width:.0f}" height="{self.height:.0f}" viewBox="0 0 {self.width:.0f} {self.height:.0f}"'
+            )
+            head = f'<svg{_attrs(class_=self.cls)} {size} role="img"{_attrs(aria_label=self.label)}>'
             body = "\n".join(self.parts)
         return f"{head}\n{body}\n</svg>\n"
 
@@ -142,13 +200,17 @@ def shorten(text: str, n: int = 22) -> str:
 # ---------------------------------------------------------------------------- speech ratings
 
 
-def score_distribution(judge: Mapping[str, int], human: Mapping[str, int], *, n_parse_failures: int = 0, title: str = "") -> Svg:
+def score_distribution(
+    judge: Mapping[str, int], human: Mapping[str, int], *, n_parse_failures: int = 0, title: str = ""
+) -> Svg:
     """Share of each score 1-5 for the judge (parse failures as their own bar) and the humans."""
     scores = [str(s) for s in range(1, 6)]
     judge_total = sum(judge.values()) + n_parse_failures
     human_total = sum(human.values())
     labels = [*scores, "parse failure"]
-    j = [judge.get(s, 0) / judge_total if judge_total else 0.0 for s in scores] + [n_parse_failures / judge_total if judge_total else 0.0]
+    j = [judge.get(s, 0) / judge_total if judge_total else 0.0 for s in scores] + [
+        n_parse_failures / judge_total if judge_total else 0.0
+    ]
     h = [human.get(s, 0) / human_total if human_total else 0.0 for s in scores] + [0.0]
     svg = Svg(620, 380)
     top_y = svg.title((title or "Score distribution: judge vs human annotators").splitlines()) + 22
@@ -164,12 +226,18 @@ def score_distribution(judge: Mapping[str, int], human: Mapping[str, int], *, n_
         x = left + i * slot + slot * 0.1
         w = slot * 0.4
         svg.rect(x, bottom - j[i] * scale, w, j[i] * scale, JUDGE_COLOUR, title=f"judge, {label}: {j[i]:.1%}")
-        svg.rect(x + w, bottom - h[i] * scale, w, h[i] * scale, HUMAN_COLOUR, title=f"human ratings, {label}: {h[i]:.1%}")
+        svg.rect(
+            x + w, bottom - h[i] * scale, w, h[i] * scale, HUMAN_COLOUR, title=f"human ratings, {label}: {h[i]:.1%}"
+        )
         svg.text(left + (i + 0.5) * slot, bottom + 16, label, size=10, anchor="middle")
     svg.line(left, bottom, right, bottom)
     svg.text(16, (top_y + bottom) / 2, "share of scores", size=11, anchor="middle", rotate=True)
     svg.text((left + right) / 2, bottom + 34, "score", size=11, anchor="middle")
-    svg.legend(left, top_y - 8, [(JUDGE_COLOUR, f"judge (n={judge_total})"), (HUMAN_COLOUR, f"human ratings (n={human_total})")])
+    svg.legend(
+        left,
+        top_y - 8,
+        [(JUDGE_COLOUR, f"judge (n={judge_total})"), (HUMAN_COLOUR, f"human ratings (n={human_total})")],
+    )
     return svg
 
 
@@ -213,7 +281,13 @@ def source_means(rows: Mapping[str, Mapping[str, Any]], *, title: str = "", subt
                 for end in (lo, hi):
                     svg.line(end, mid - 3, end, mid + 3, "#555555")
     svg.line(left, bottom, right, bottom)
-    svg.text((left + right) / 2, bottom + 32, "mean score (1-5)" + (" with 95% CI" if with_ci else ""), size=11, anchor="middle")
+    svg.text(
+        (left + right) / 2,
+        bottom + 32,
+        "mean score (1-5)" + (" with 95% CI" if with_ci else ""),
+        size=11,
+        anchor="middle",
+    )
     if subtitle:
         svg.text((left + right) / 2, bottom + 46, subtitle, size=10, anchor="middle")
     svg.legend(left, svg.height - 10, [(JUDGE_COLOUR, "judge"), (HUMAN_COLOUR, "human annotators")])
@@ -230,13 +304,20 @@ def speech_rating_plots(results: Any, results_path: Path) -> list[Path]:
     stem = results_path.with_suffix("")
     who = f"{results.task.name} | {results.model.name}"
     scores = score_distribution(
-        reports["prediction_distribution"], reports["human_rating_distribution"], n_parse_failures=results.n_parse_failures, title=f"Scores: judge vs humans\n{who}"
+        reports["prediction_distribution"],
+        reports["human_rating_distribution"],
+        n_parse_failures=results.n_parse_failures,
+        title=f"Scores: judge vs humans\n{who}",
     )
     paths = [scores.save(Path(f"{stem}_scores.svg"))]
     if reports["mean_by_source"]:
         r = results.metrics.get("source_pearson")
         sub = f"Pearson r of source means = {r.value:.3f}" if r is not None and r.value is not None else ""
-        paths.append(source_means(reports["mean_by_source"], title=f"Mean score per source\n{who}", subtitle=sub).save(Path(f"{stem}_sources.svg")))
+        paths.append(
+            source_means(reports["mean_by_source"], title=f"Mean score per source\n{who}", subtitle=sub).save(
+                Path(f"{stem}_sources.svg")
+            )
+        )
     return paths
 
 
@@ -318,18 +399,42 @@ def forest(f: Forest) -> Svg:
         return round(f.label_w + (v - lo) / (hi - lo) * f.plot_w, 1)
 
     for v in values:
-        svg.line(sx(v), top - 6, sx(v), axis_y, "#b8c0cc" if v == 0 else "#eceff4", cls="grid zero" if v == 0 else "grid")
+        svg.line(
+            sx(v), top - 6, sx(v), axis_y, "#b8c0cc" if v == 0 else "#eceff4", cls="grid zero" if v == 0 else "grid"
+        )
         svg.text(sx(v), axis_y + 14, tick_label(v), anchor="middle", fill=MUTED, cls="tick")
     if f.axis:
         svg.text(f.label_w + f.plot_w / 2, axis_y + 30, f.axis, anchor="middle", fill=MUTED, cls="legend")
     if f.band is not None:
         if f.band.ci:
-            svg.rect(sx(f.band.ci[0]), top - 6, max(sx(f.band.ci[1]) - sx(f.band.ci[0]), 1), axis_y - top + 6, "#fbe3ad", cls="refband", opacity=0.55)
-        svg.line(sx(f.band.value), top - 10, sx(f.band.value), axis_y, "#d99a1e", 2, cls="refline", stroke_dasharray="4 3")
+            svg.rect(
+                sx(f.band.ci[0]),
+                top - 6,
+                max(sx(f.band.ci[1]) - sx(f.band.ci[0]), 1),
+                axis_y - top + 6,
+                "#fbe3ad",
+                cls="refband",
+                opacity=0.55,
+            )
+        svg.line(
+            sx(f.band.value), top - 10, sx(f.band.value), axis_y, "#d99a1e", 2, cls="refline", stroke_dasharray="4 3"
+        )
         svg.text(sx(f.band.value), top - 13, f.band.label, anchor="middle", fill="#7a5200", bold=True, cls="reflabel")
     for i, ref in enumerate(sorted(f.lines, key=lambda r: r.value)):
-        svg.line(sx(ref.value), top - 6, sx(ref.value), axis_y + 18, "#8a94a6", 1.4, cls=ref.cls, title=ref.title, stroke_dasharray="2 3")
-        svg.text(sx(ref.value), axis_y + 26 + 11 * (i % 3), ref.label, size=10, anchor="middle", fill=MUTED, cls="blabel")
+        svg.line(
+            sx(ref.value),
+            top - 6,
+            sx(ref.value),
+            axis_y + 18,
+            "#8a94a6",
+            1.4,
+            cls=ref.cls,
+            title=ref.title,
+            stroke_dasharray="2 3",
+        )
+        svg.text(
+            sx(ref.value), axis_y + 26 + 11 * (i % 3), ref.label, size=10, anchor="middle", fill=MUTED, cls="blabel"
+        )
     if len(f.series) > 1:
         svg.legend(f.label_w, 38 + 14 * (len(titles) - 1), list(zip(SERIES, f.series, strict=False)))
     if not f.rows:
@@ -345,7 +450,16 @@ def forest(f: Forest) -> Svg:
             colour = SERIES[s % len(SERIES)]
             if p.ci:
                 svg.line(sx(p.ci[0]), y + dy, sx(p.ci[1]), y + dy, colour, 2.2, cls="ci", stroke_linecap="round")
-            svg.circle(sx(value), y + dy, 5 if len(row.points) == 1 else 4, colour, cls=p.cls, title=p.title, stroke="#fff", stroke_width=1.5)
+            svg.circle(
+                sx(value),
+                y + dy,
+                5 if len(row.points) == 1 else 4,
+                colour,
+                cls=p.cls,
+                title=p.title,
+                stroke="#fff",
+                stroke_width=1.5,
+            )
         text = "  ".join(p.text for p in row.points if p.text)
         if text:
             svg.text(width - 4, y + 4, text, anchor="end", fill=MUTED, cls="val")
@@ -368,7 +482,15 @@ def category_colours(categories: Sequence[str], ordinal: bool) -> dict[str, str]
     return {c: palette[i % len(palette)] for i, c in enumerate(categories)}
 
 
-def stacked_bars(title: str, bars: Sequence[StackedBar], categories: Sequence[str], colours: Mapping[str, str], *, label_w: int = 150, plot_w: int = 290) -> Svg:
+def stacked_bars(
+    title: str,
+    bars: Sequence[StackedBar],
+    categories: Sequence[str],
+    colours: Mapping[str, str],
+    *,
+    label_w: int = 150,
+    plot_w: int = 290,
+) -> Svg:
     """100% stacked bars, one per row, with the share of each category (shown when >= 8%); a
     reference bar (the human ratings, the gold labels) is set apart by a dotted line."""
     row_h, top, right = 24, 52, 52
@@ -382,7 +504,15 @@ def stacked_bars(title: str, bars: Sequence[StackedBar], categories: Sequence[st
         lx += 22 + 7 * len(c)
     for k, bar in enumerate(bars):
         y = top + row_h * k
-        svg.text(label_w - 10, y + 15, shorten(bar.label), size=12, anchor="end", italic=bar.is_reference, cls="rlabel reflabel2" if bar.is_reference else "rlabel")
+        svg.text(
+            label_w - 10,
+            y + 15,
+            shorten(bar.label),
+            size=12,
+            anchor="end",
+            italic=bar.is_reference,
+            cls="rlabel reflabel2" if bar.is_reference else "rlabel",
+        )
         total = sum(float(v) for v in bar.shares.values() if isinstance(v, (int, float))) or 1.0
         x = float(label_w)
         for c in categories:
@@ -391,7 +521,16 @@ def stacked_bars(title: str, bars: Sequence[StackedBar], categories: Sequence[st
             w = share * plot_w
             if w <= 0:
                 continue
-            svg.rect(round(x, 1), y + 3, round(w, 1), 18, colours[c], cls="seg refseg" if bar.is_reference else "seg", title=f"{bar.label} — {c}: {share:.1%} ({v})", stroke="#fff")
+            svg.rect(
+                round(x, 1),
+                y + 3,
+                round(w, 1),
+                18,
+                colours[c],
+                cls="seg refseg" if bar.is_reference else "seg",
+                title=f"{bar.label} — {c}: {share:.1%} ({v})",
+                stroke="#fff",
+            )
             if share >= 0.08:
                 svg.text(round(x + w / 2, 1), y + 16, f"{share * 100:.0f}%", size=10.5, anchor="middle", cls="pct")
             x += w
@@ -415,7 +554,9 @@ def _jitter(key: str) -> float:
     return (int(hashlib.sha256(f"jitter|{key}".encode()).hexdigest()[:8], 16) / 0xFFFFFFFF - 0.5) * 2 * JITTER
 
 
-def scatter(points: Sequence[tuple[float, float, str]], *, x_label: str = "gold", label: str = "judge against gold") -> Svg:
+def scatter(
+    points: Sequence[tuple[float, float, str]], *, x_label: str = "gold", label: str = "judge against gold"
+) -> Svg:
     """``points``: (x, y, name) — in the run report, the gold number, the judge's number and the
     document id; whole-number y values are jittered."""
     width, height, pad_l, pad_r, pad_t, pad_b = 560, 360, 48, 16, 14, 42
@@ -448,6 +589,8 @@ def scatter(points: Sequence[tuple[float, float, str]], *, x_label: str = "gold"
     svg.text((pad_l + x1) / 2, height - 6, x_label, anchor="middle", fill=MUTED)
     svg.parts.append('<g class="points" fill="#3056d3" fill-opacity="0.45">')
     for (x, y, name), yv in zip(points, ys, strict=True):
-        svg.parts.append(f'<circle cx="{px(float(x))}" cy="{py(yv + (_jitter(name) if whole else 0.0))}" r="3.2">{_tip(f"{name}: gold {float(x):.3g}, judge {y}")}</circle>')
+        svg.parts.append(
+            f'<circle cx="{px(float(x))}" cy="{py(yv + (_jitter(name) if whole else 0.0))}" r="3.2">{_tip(f"{name}: gold {float(x):.3g}, judge {y}")}</circle>'
+        )
     svg.parts.append("</g>")
     return svg

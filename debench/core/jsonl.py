@@ -55,7 +55,11 @@ def iter_jsonl_objects(
             return
         except jsonlines.InvalidLineError as exc:
             cause = exc.__cause__
-            why = "not UTF-8 text" if isinstance(cause, UnicodeDecodeError) else "not valid JSON" + (f" ({cause.msg})" if isinstance(cause, json.JSONDecodeError) else "")
+            why = (
+                "not UTF-8 text"
+                if isinstance(cause, UnicodeDecodeError)
+                else "not valid JSON" + (f" ({cause.msg})" if isinstance(cause, json.JSONDecodeError) else "")
+            )
             raise error(f"line {numbered.n}: {why}", path=str(path)) from None
         if not isinstance(obj, dict):
             raise error(f"line {numbered.n}: expected a JSON object", path=str(path))

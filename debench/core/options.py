@@ -77,6 +77,7 @@ def key_value_parts(text: str, sep: str = ",") -> list[KeyValue]:
         out.append(KeyValue(part, key.strip(), value.strip() if eq else None))
     return out
 
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -109,6 +110,8 @@ PerTopic = Annotated[Whole, Field(ge=1, le=MAX_PER_TOPIC)]
 Hours = Annotated[Number, Field(gt=0, le=MAX_BATCH_HOURS)]
 Temperature = Annotated[Number, Field(ge=0, le=2)]
 DataSource = Literal["auto", "hub", "local", "sample"]
+
+
 def _known_method(value: str) -> str:
     from debench.core.entry_points import declared
 
@@ -159,7 +162,12 @@ _EXPECTED = {
 def _shown(value: Any) -> str:
     """A value as a message shows it: numbers and text as written (the CLI's ``-3`` and the API's
     ``-3`` read the same), anything else as Python shows it."""
-    plain = isinstance(value, (str, int, float)) and not isinstance(value, bool) and str(value).strip() == str(value) and str(value) != ""
+    plain = (
+        isinstance(value, (str, int, float))
+        and not isinstance(value, bool)
+        and str(value).strip() == str(value)
+        and str(value) != ""
+    )
     text = str(value) if plain else repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -170,11 +178,18 @@ def explain(err: Any, value: Any, *, expects: str | None = None) -> str:
     ctx = err.get("ctx") or {}
     got = f" (got {_shown(value)})"
     if kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
-        words = {"greater_than_equal": "at least", "greater_than": "more than", "less_than_equal": "at most", "less_than": "less than"}[kind]
+        words = {
+            "greater_than_equal": "at least",
+            "greater_than": "more than",
+            "less_than_equal": "at most",
+            "less_than": "less than",
+        }[kind]
         bound = next(iter(ctx.values()), "?")
         return f"must be {words} {bound}{got}"
     if kind == "literal_error":
-        choices = [c.strip().strip("'") for c in str(ctx.get("expected", "")).replace(" or ", ", ").split(",") if c.strip()]
+        choices = [
+            c.strip().strip("'") for c in str(ctx.get("expected", "")).replace(" or ", ", ").split(",") if c.strip()
+        ]
         close = difflib.get_close_matches(str(value), choices, n=1)
         hint = f"; did you mean '{close[0]}'?" if close else ""
         return f"{value!r} is not one of {', '.join(choices)}{hint}"

@@ -18,7 +18,9 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 
 
 def cache_root() -> Path:
-    root = os.environ.get("DEBENCH_CACHE_DIR") or os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "debench")
+    root = os.environ.get("DEBENCH_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "debench"
+    )
     return Path(root)
 
 
@@ -33,7 +35,12 @@ def outside_the_folder(ref: str) -> bool:
     """A path (as a user typed it in a model name) that names a place on this machine outside the
     current folder: absolute, through ``~`` or through ``..``. Such a model is named by its file
     name and content digest instead (``gguf/``, ``vllm/``)."""
-    return PurePosixPath(ref).is_absolute() or bool(PureWindowsPath(ref).drive) or ref.startswith("~") or ".." in PurePosixPath(ref).parts
+    return (
+        PurePosixPath(ref).is_absolute()
+        or bool(PureWindowsPath(ref).drive)
+        or ref.startswith("~")
+        or ".." in PurePosixPath(ref).parts
+    )
 
 
 def _inside(path: str, folder: str) -> bool:

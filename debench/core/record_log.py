@@ -90,7 +90,8 @@ def read_log(path: Path, record_type: type[R], *, bad_line: BadLine, start: int 
                 return
             if bad_line == "raise":
                 raise UserError(
-                    f"line {n} is not a {record_type.__name__} (a damaged line, or a log written by another debench version)", path=str(path)
+                    f"line {n} is not a {record_type.__name__} (a damaged line, or a log written by another debench version)",
+                    path=str(path),
                 ) from None
             continue
         yield offset, len(line), record
@@ -152,7 +153,9 @@ class RecordLog(Generic[R]):
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise UserError(f"cannot write the run's log here ({exc.strerror or type(exc).__name__})", path=str(self.path.parent)) from None
+            raise UserError(
+                f"cannot write the run's log here ({exc.strerror or type(exc).__name__})", path=str(self.path.parent)
+            ) from None
         self._lock_fd = self._open_lock()
         with self.locked():
             self._truncate_torn_tail()
@@ -188,10 +191,14 @@ class RecordLog(Generic[R]):
 
     def _open_lock(self) -> int:
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)  # again: a run that ended with nothing removes its empty folder
+            self.path.parent.mkdir(
+                parents=True, exist_ok=True
+            )  # again: a run that ended with nothing removes its empty folder
             return os.open(self._side(".lock"), os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:
-            raise UserError(f"cannot write the run's log here ({exc.strerror or type(exc).__name__})", path=str(self.path.parent)) from None
+            raise UserError(
+                f"cannot write the run's log here ({exc.strerror or type(exc).__name__})", path=str(self.path.parent)
+            ) from None
 
     # -- reading -------------------------------------------------------------------------------
     def _truncate_torn_tail(self) -> None:

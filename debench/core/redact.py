@@ -39,7 +39,9 @@ _SECRET_WORDS = re.compile(r"key|token|secret|password|passwd|authorization|cred
 NOT_SECRET_NAMES = frozenset({"max_tokens", "max_completion_tokens", "max_new_tokens", "top_k", "n_tokens"})
 """Setting names that contain one of the words but hold no secret."""
 
-_ENV_SECRET = re.compile(r"(?:^|_)(?:API_?KEY|TOKEN|SECRET|PASSWORD|ACCESS_KEY)(?:_|$)|^DEBENCH_API_KEY$", re.IGNORECASE)
+_ENV_SECRET = re.compile(
+    r"(?:^|_)(?:API_?KEY|TOKEN|SECRET|PASSWORD|ACCESS_KEY)(?:_|$)|^DEBENCH_API_KEY$", re.IGNORECASE
+)
 _MIN_SECRET_LEN = 8
 """Shorter environment values ("1", "true") are too common to be told apart from ordinary text."""
 
@@ -72,7 +74,22 @@ cost about 15 times as much on a 5 KB samples-log line)."""
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/]{28,}={0,2}")
 _WHITESPACE = re.compile(r"\s+")
 _NAME_WORDS = re.compile(r"[A-Za-z][a-z]*|[0-9]+")
-SECRET_NAME_WORDS = frozenset({"key", "apikey", "token", "secret", "password", "passwd", "pwd", "authorization", "auth", "credential", "credentials", "bearer"})
+SECRET_NAME_WORDS = frozenset(
+    {
+        "key",
+        "apikey",
+        "token",
+        "secret",
+        "password",
+        "passwd",
+        "pwd",
+        "authorization",
+        "auth",
+        "credential",
+        "credentials",
+        "bearer",
+    }
+)
 """Words of a field name that say its value is a secret (``api_key``, ``x-api-key``, ``hfToken``);
 ``max_tokens``, ``keys`` or ``tokenizer`` are not such names."""
 MIN_SECRET_ENTROPY = 3.0
@@ -155,7 +172,10 @@ class Redactor:
         by ``options.key_value_parts``; every other part kept as it was written."""
         from debench.core.options import key_value_parts
 
-        parts = [f"{p.text.partition('=')[0]}={MASK}" if p.value is not None and is_secret_name(p.key) else p.text for p in key_value_parts(text, sep)]
+        parts = [
+            f"{p.text.partition('=')[0]}={MASK}" if p.value is not None and is_secret_name(p.key) else p.text
+            for p in key_value_parts(text, sep)
+        ]
         return self.text(sep.join(parts))
 
     def model_spec(self, spec: str) -> str:
@@ -251,5 +271,9 @@ def secret_under_name(name: str, value: object) -> bool:
     """A string held under a secret's name (``api_key``, ``token``, …) that looks like one: not the
     mask, 12 characters or more, at least ``MIN_SECRET_ENTROPY`` bits per character."""
     return (
-        isinstance(value, str) and value != MASK and len(value) >= 12 and is_secret_field(name) and entropy(value) >= MIN_SECRET_ENTROPY
+        isinstance(value, str)
+        and value != MASK
+        and len(value) >= 12
+        and is_secret_field(name)
+        and entropy(value) >= MIN_SECRET_ENTROPY
     )

@@ -49,7 +49,9 @@ class Registry(Generic[T]):
         self.field = field
         self._builtin = tuple(builtin_modules)
         self.declared: dict[str, str] = (
-            {name: mod for mod, names in builtin_modules.items() for name in names} if isinstance(builtin_modules, Mapping) else {}
+            {name: mod for mod, names in builtin_modules.items() for name in names}
+            if isinstance(builtin_modules, Mapping)
+            else {}
         )
         """name -> the module that registers it, for registries that declare their names."""
         self._loaded = not self._builtin
@@ -80,7 +82,9 @@ class Registry(Generic[T]):
         obj = entry_points.load(item)
         if isinstance(obj, types.ModuleType):
             if item.name not in self._items:
-                raise entry_points.bad_declaration(item, f"module {obj.__name__} does not register a {self.kind} called '{item.name}'")
+                raise entry_points.bad_declaration(
+                    item, f"module {obj.__name__} does not register a {self.kind} called '{item.name}'"
+                )
             return
         why = self.check(obj) if self.check is not None else None
         if why is not None:

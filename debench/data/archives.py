@@ -61,7 +61,9 @@ def unpack(path: Path, dest: Path, member: str | None = None) -> None:
     except tarfile.FilterError as exc:
         raise UserError(f"{path.name}: {exc}; refused, nothing was kept") from None
     except _BROKEN as exc:
-        raise UserError(f"{path.name} is corrupt or truncated ({type(exc).__name__}: {str(exc)[:100]}); nothing was kept") from None
+        raise UserError(
+            f"{path.name} is corrupt or truncated ({type(exc).__name__}: {str(exc)[:100]}); nothing was kept"
+        ) from None
 
 
 def _unpack_tar(path: Path, dest: Path, member: str | None) -> None:

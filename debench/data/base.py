@@ -85,7 +85,8 @@ ADAPTERS: Registry[Adapter] = Registry(
 """Declared by module, so a task file's adapter is checked when it is loaded, importing nothing."""
 
 
-def register_adapter(name: str, *, patterns: Iterable[str] = (), speech_label: Callable[[int, Speech], str] | None = None
+def register_adapter(
+    name: str, *, patterns: Iterable[str] = (), speech_label: Callable[[int, Speech], str] | None = None
 ) -> Callable[[LocalLoader], LocalLoader]:
     """Decorator registering ``fn(directory, **options) -> list[Doc]`` as adapter ``name``.
 

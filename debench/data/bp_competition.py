@@ -16,7 +16,12 @@ from debench.data.files import as_int, panelbench_fields, read_csv, read_panelbe
 from debench.data.transcript import SpeechHeader, format_transcript
 
 TEAMS = ("OG", "OO", "CG", "CO")
-TEAM_NAMES = {"OG": "Opening Government", "OO": "Opening Opposition", "CG": "Closing Government", "CO": "Closing Opposition"}
+TEAM_NAMES = {
+    "OG": "Opening Government",
+    "OO": "Opening Opposition",
+    "CG": "Closing Government",
+    "CO": "Closing Opposition",
+}
 ORDER = ("OG", "OO", "OG", "OO", "CG", "CO", "CG", "CO")
 
 
@@ -31,7 +36,9 @@ def gold_table(directory: Path) -> dict[str, list[str]]:
     for row in read_csv(path, ["bp_id", "label"]):
         teams = [t.strip().upper() for t in row["label"].split(",") if t.strip()]
         if not teams or any(t not in TEAMS for t in teams):
-            raise DataError(f"bp_id {row['bp_id']}: label {row['label']!r} names no known team", path=str(path), field="label")
+            raise DataError(
+                f"bp_id {row['bp_id']}: label {row['label']!r} names no known team", path=str(path), field="label"
+            )
         out[f"bp_{as_int(row['bp_id'], path, 'bp_id'):03d}"] = teams
     return out
 
@@ -65,14 +72,18 @@ def load_bp(directory: Path) -> list[Doc]:
                 raise DataError(f"speech {k + 1} lacks speaker_name/content", path=str(spath), field="speaker_name")
             team = team_of(str(item["speaker_name"]))
             if team is None:
-                raise DataError(f"speech {k + 1}: no team in '{item['speaker_name']}'", path=str(spath), field="speaker_name")
+                raise DataError(
+                    f"speech {k + 1}: no team in '{item['speaker_name']}'", path=str(spath), field="speaker_name"
+                )
             speeches.append(Speech(speaker=str(item["speaker_name"]), side=team, text=str(item["content"])))
         if tuple(s.side for s in speeches) != ORDER:
             raise DataError(f"speeches are not in BP order {'-'.join(ORDER)}", path=str(spath), field="speaker_name")
         docs.append(
             Doc(
                 doc_id=doc_id,
-                fields=panelbench_fields(motion, format_transcript(speeches, speech_label), round=rounds.get(doc_id, "")),
+                fields=panelbench_fields(
+                    motion, format_transcript(speeches, speech_label), round=rounds.get(doc_id, "")
+                ),
                 speeches=speeches,
                 target=gold[doc_id],
                 label=gold[doc_id][0],

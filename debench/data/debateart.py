@@ -23,7 +23,9 @@ DIMENSIONS = ("general", "argument", "source", "language")
 def gold_table(directory: Path, dimension: str) -> dict[str, dict[str, Any]]:
     """doc_id -> {label, gold_value, is_many_round, is_long, vote_count} for one dimension."""
     if dimension not in DIMENSIONS:
-        raise DataError(f"unknown dimension '{dimension}' (known: {', '.join(DIMENSIONS)})", field="dataset.options.dimension")
+        raise DataError(
+            f"unknown dimension '{dimension}' (known: {', '.join(DIMENSIONS)})", field="dataset.options.dimension"
+        )
     cols = ["dart_id", "is_many_round", "is_long", "vote_count", "label"]
     if dimension == "general":
         path = directory / "gold" / "final.csv"
@@ -72,13 +74,20 @@ def load_debateart(directory: Path, dimension: str = "general") -> list[Doc]:
             name = str(item["debater_name"])
             side = "pro" if name in pro else "con" if name in con else None
             if side is None:
-                raise DataError(f"speech {k + 1}: debater '{name}' is on neither side", path=str(spath), field="debater_name")
+                raise DataError(
+                    f"speech {k + 1}: debater '{name}' is on neither side", path=str(spath), field="debater_name"
+                )
             speeches.append(Speech(speaker=name, side=side, text=str(item["content"])))
         docs.append(
             Doc(
                 doc_id=doc_id,
                 fields={
-                    **panelbench_fields(motion, format_transcript(speeches, speech_label), pro_name=", ".join(pro), con_name=", ".join(con)),
+                    **panelbench_fields(
+                        motion,
+                        format_transcript(speeches, speech_label),
+                        pro_name=", ".join(pro),
+                        con_name=", ".join(con),
+                    ),
                     "n_speeches": len(speeches),
                 },
                 speeches=speeches,

@@ -25,9 +25,14 @@ from debench.data.transcript import SpeechHeader, format_transcript
 ROLES = ("pm", "lo", "dpm", "dlo", "mg", "mo", "gw", "ow")
 HOUSE_OF = {"pm": "OG", "dpm": "OG", "lo": "OO", "dlo": "OO", "mg": "CG", "gw": "CG", "mo": "CO", "ow": "CO"}
 ROLE_NAMES = {
-    "pm": "Prime Minister", "lo": "Leader of the Opposition", "dpm": "Deputy Prime Minister",
-    "dlo": "Deputy Leader of the Opposition", "mg": "Member of Government", "mo": "Member of Opposition",
-    "gw": "Government Whip", "ow": "Opposition Whip",
+    "pm": "Prime Minister",
+    "lo": "Leader of the Opposition",
+    "dpm": "Deputy Prime Minister",
+    "dlo": "Deputy Leader of the Opposition",
+    "mg": "Member of Government",
+    "mo": "Member of Opposition",
+    "gw": "Government Whip",
+    "ow": "Opposition Whip",
 }
 HOUSES = ("OG", "OO", "CG", "CO")
 SCORE_COLUMNS = ["Tourney", "PM", "LO", "DPM", "DLO", "MG", "MO", "GW", "OW", "First", "Second", "Third", "Fourth"]
@@ -125,7 +130,12 @@ def _read_transcripts(directory: Path) -> dict[str, tuple[str, str]]:
             with zipfile.ZipFile(archive) as zf:
                 for info in zf.infolist():
                     name = info.filename
-                    if info.is_dir() or not name.lower().endswith(".txt") or "__MACOSX" in name or Path(name).name.startswith("._"):
+                    if (
+                        info.is_dir()
+                        or not name.lower().endswith(".txt")
+                        or "__MACOSX" in name
+                        or Path(name).name.startswith("._")
+                    ):
                         continue
                     stem = Path(name).stem
                     out[normalize_name(stem)] = (stem, zf.read(info).decode("utf-8", errors="replace"))
@@ -139,7 +149,9 @@ def _read_transcripts(directory: Path) -> dict[str, tuple[str, str]]:
                 if "__MACOSX" not in p.parts:
                     out[normalize_name(p.stem)] = (p.stem, p.read_text(encoding="utf-8", errors="replace"))
             return out
-    raise DataError("no transcripts: expected 'Cleaned Speeches.zip' or a 'cleaned_speeches/' folder", path=str(directory))
+    raise DataError(
+        "no transcripts: expected 'Cleaned Speeches.zip' or a 'cleaned_speeches/' folder", path=str(directory)
+    )
 
 
 def normalize_house(value: Any, path: Path, row: int, column: str) -> str:
@@ -179,7 +191,9 @@ def read_scores(path: Path) -> dict[str, dict[str, Any]]:
             try:
                 scores[role] = float(row[role.upper()])
             except (TypeError, ValueError):
-                raise DataError(f"row {i}: score {row[role.upper()]!r} is not a number", path=str(path), field=role.upper()) from None
+                raise DataError(
+                    f"row {i}: score {row[role.upper()]!r} is not a number", path=str(path), field=role.upper()
+                ) from None
         ranking = [normalize_house(row[c], path, i, c) for c in ("First", "Second", "Third", "Fourth")]
         if sorted(ranking) != sorted(HOUSES):
             raise DataError(f"row {i}: ranking {ranking} does not name each house once", path=str(path), field="First")
@@ -191,7 +205,11 @@ speech_label = SpeechHeader(head="speaker", title_from="speaker", names=ROLE_NAM
 """``[PM — Prime Minister (OG)]``"""
 
 
-@register_adapter("debatebench", patterns=["scores.xlsx", "Cleaned Speeches.zip", "cleaned_speeches/*.txt", "Cleaned Speeches/*.txt"], speech_label=speech_label)
+@register_adapter(
+    "debatebench",
+    patterns=["scores.xlsx", "Cleaned Speeches.zip", "cleaned_speeches/*.txt", "Cleaned Speeches/*.txt"],
+    speech_label=speech_label,
+)
 def load_debatebench(directory: Path, require_labels: bool = True) -> list[Doc]:
     directory = Path(directory)
     transcripts = _read_transcripts(directory)

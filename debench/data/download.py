@@ -31,7 +31,15 @@ def download(url: str, dest: Path, *, progress: bool = True, label: str | None =
         with urllib.request.urlopen(request, timeout=TIMEOUT_S) as resp, open(dest, "wb") as out:
             length = resp.headers.get("Content-Length")
             total = int(length) if length and length.isdigit() else None
-            with tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1024, desc=label or dest.name, disable=not progress, leave=False) as bar:
+            with tqdm(
+                total=total,
+                unit="B",
+                unit_scale=True,
+                unit_divisor=1024,
+                desc=label or dest.name,
+                disable=not progress,
+                leave=False,
+            ) as bar:
                 while chunk := resp.read(CHUNK):
                     out.write(chunk)
                     h.update(chunk)
@@ -42,8 +50,9 @@ def download(url: str, dest: Path, *, progress: bool = True, label: str | None =
     except urllib.error.URLError as exc:
         raise UserError(f"cannot download {url} ({exc.reason}); {OFFLINE_HINT}") from None
     except (http.client.IncompleteRead, ConnectionError, TimeoutError) as exc:
-        raise UserError(f"download of {url} broke off after {received} bytes ({type(exc).__name__}); nothing was kept") from None
+        raise UserError(
+            f"download of {url} broke off after {received} bytes ({type(exc).__name__}); nothing was kept"
+        ) from None
     if total is not None and received != total:
         raise UserError(f"download of {url} is truncated: {received} of {total} bytes; nothing was kept")
     return h.hexdigest()
-

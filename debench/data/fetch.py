@@ -61,14 +61,21 @@ def fetch_targets(tasks: Iterable[TaskConfig]) -> tuple[list[FetchTarget], list[
     nothing: list[str] = []
     for task in tasks:
         ds = task.dataset
-        if ds.fetch is None or ds.local_dir is None or ds.adapter == GENERIC_ADAPTER or (ds.fetch.files and ds.hub is None):
+        if (
+            ds.fetch is None
+            or ds.local_dir is None
+            or ds.adapter == GENERIC_ADAPTER
+            or (ds.fetch.files and ds.hub is None)
+        ):
             nothing.append(task.name)  # (a task that includes another and sets hub: null keeps its fetch.files)
             continue
         known = targets.get(ds.local_dir)
         if known is None:
             targets[ds.local_dir] = FetchTarget(ds.local_dir, ds.adapter, ds.fetch, ds.hub, [task.name])
         elif (known.fetch, known.adapter) != (ds.fetch, ds.adapter):
-            raise UserError(f"tasks {known.tasks[0]} and {task.name} fetch {ds.local_dir} differently", field="dataset.fetch")
+            raise UserError(
+                f"tasks {known.tasks[0]} and {task.name} fetch {ds.local_dir} differently", field="dataset.fetch"
+            )
         else:
             known.tasks.append(task.name)
     return list(targets.values()), nothing
@@ -156,7 +163,9 @@ class Fetcher:
         else:
             assert target.hub is not None  # fetch_targets keeps no Hub files without a Hub repository
             if os.environ.get("HF_HUB_OFFLINE", "0").lower() in ("1", "true", "yes"):
-                raise UserError(f"HF_HUB_OFFLINE is set: cannot download {target.hub.repo_id}; copy the data by hand and set DEBENCH_DATA_DIR")
+                raise UserError(
+                    f"HF_HUB_OFFLINE is set: cannot download {target.hub.repo_id}; copy the data by hand and set DEBENCH_DATA_DIR"
+                )
             for name, expected in cfg.files.items():
                 path = unpacked / name
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -185,7 +194,9 @@ def _expect(expected: str | None, got: str, what: str, checked: list[str]) -> No
     if expected is None:
         return
     if got != expected:
-        raise UserError(f"sha256 of {what} is {got}, the task expects {expected} (not the published file, or damaged); nothing was kept")
+        raise UserError(
+            f"sha256 of {what} is {got}, the task expects {expected} (not the published file, or damaged); nothing was kept"
+        )
     checked.append("sha256")
 
 

@@ -108,4 +108,9 @@ def panelbench_info_slide(motion: dict[str, Any]) -> str:
 def panelbench_fields(motion: dict[str, Any], transcript: str, **more: Any) -> dict[str, Any]:
     """A PanelBench debate's prompt fields: ``motion``, ``info_slide``, the format's own ``more``,
     then ``transcript`` (in this order)."""
-    return {"motion": str(motion["motion"]), "info_slide": panelbench_info_slide(motion), **more, "transcript": transcript}
+    return {
+        "motion": str(motion["motion"]),
+        "info_slide": panelbench_info_slide(motion),
+        **more,
+        "transcript": transcript,
+    }

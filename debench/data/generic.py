@@ -60,7 +60,9 @@ def read_saved(path: Path, split: str | None) -> list[dict[str, Any]]:
     try:
         saved = datasets.load_from_disk(str(path))
     except (FileNotFoundError, ValueError) as exc:
-        raise DataError(f"not a folder written by datasets' save_to_disk ({str(exc).splitlines()[0][:120]})", path=str(path)) from None
+        raise DataError(
+            f"not a folder written by datasets' save_to_disk ({str(exc).splitlines()[0][:120]})", path=str(path)
+        ) from None
     if isinstance(saved, datasets.DatasetDict):
         name = split or DEFAULT_SPLIT
         if name not in saved:
@@ -93,7 +95,9 @@ def _typed_csv(rows: list[dict[str, str]], fm: FieldMap, path: Path) -> list[dic
             try:
                 row[fm.speeches.field] = json.loads(row[fm.speeches.field])
             except json.JSONDecodeError:
-                raise DataError(f"record {i + 1}: the speeches cell is not a JSON list", path=str(path), field=fm.speeches.field) from None
+                raise DataError(
+                    f"record {i + 1}: the speeches cell is not a JSON list", path=str(path), field=fm.speeches.field
+                ) from None
         if not fm.label_map:
             try:
                 number = float(row[fm.gold])
@@ -133,7 +137,9 @@ def _doc_id(value: Any, i: int, where: str, col: str) -> str:
     mapping is refused (a null would become document 'None')."""
     missing = value is None or (isinstance(value, float) and value != value) or not str(value).strip()
     if missing or isinstance(value, (bool, dict, list, tuple)):
-        raise DataError(f"record {i + 1}: the id must be text or a whole number (got {value!r})"[:200], path=where, field=col)
+        raise DataError(
+            f"record {i + 1}: the id must be text or a whole number (got {value!r})"[:200], path=where, field=col
+        )
     return str(value)
 
 
@@ -141,14 +147,18 @@ def _cell(row: dict[str, Any], col: str, i: int, where: str) -> Any:
     try:
         return row[col]
     except KeyError:
-        raise DataError(f"record {i + 1}: no column '{col}' (columns: {', '.join(map(str, row))[:200]})", path=where, field=col) from None
+        raise DataError(
+            f"record {i + 1}: no column '{col}' (columns: {', '.join(map(str, row))[:200]})", path=where, field=col
+        ) from None
 
 
 def _speeches(row: dict[str, Any], fm: FieldMap, i: int, where: str) -> list[Speech]:
     if fm.text is not None:
         return [Speech(speaker="", text=str(_cell(row, fm.text, i, where) or ""))]
     if fm.texts:
-        return [Speech(speaker="", side=side, text=str(_cell(row, col, i, where) or "")) for side, col in fm.texts.items()]
+        return [
+            Speech(speaker="", side=side, text=str(_cell(row, col, i, where) or "")) for side, col in fm.texts.items()
+        ]
     spec = fm.speeches
     assert spec is not None
     items = _cell(row, spec.field, i, where)
@@ -157,7 +167,11 @@ def _speeches(row: dict[str, Any], fm: FieldMap, i: int, where: str) -> list[Spe
     out = []
     for k, item in enumerate(items):
         if not isinstance(item, dict) or spec.text not in item:
-            raise DataError(f"record {i + 1}, speech {k + 1}: expected a mapping with the key '{spec.text}'", path=where, field=spec.field)
+            raise DataError(
+                f"record {i + 1}, speech {k + 1}: expected a mapping with the key '{spec.text}'",
+                path=where,
+                field=spec.field,
+            )
         side = _side(item, spec, i, k, where)
         speaker = item.get(spec.speaker) if spec.speaker else None
         out.append(Speech(speaker="" if speaker is None else str(speaker), side=side, text=str(item[spec.text] or "")))
@@ -176,7 +190,9 @@ def _side(item: dict[str, Any], spec: SpeechListFields, i: int, k: int, where: s
     if key not in spec.side_map:
         got = f"side {raw!r}" if raw is not None else f"no side (key '{spec.side}')"
         raise DataError(
-            f"record {i + 1}, speech {k + 1}: {got} is not in dataset.fields.speeches.side_map ({', '.join(spec.side_map)})", path=where, field=spec.field
+            f"record {i + 1}, speech {k + 1}: {got} is not in dataset.fields.speeches.side_map ({', '.join(spec.side_map)})",
+            path=where,
+            field=spec.field,
         )
     return spec.side_map[key]
 
@@ -190,7 +206,11 @@ def _gold(row: dict[str, Any], fm: FieldMap, i: int, where: str) -> Any:
     key = value_key(raw)
     if key not in fm.label_map:
         known = ", ".join(fm.label_map)
-        raise DataError(f"record {i + 1}: gold value {raw!r} is not in dataset.fields.label_map ({known})", path=where, field=fm.gold)
+        raise DataError(
+            f"record {i + 1}: gold value {raw!r} is not in dataset.fields.label_map ({known})",
+            path=where,
+            field=fm.gold,
+        )
     return fm.label_map[key]
 
 
@@ -200,7 +220,9 @@ def docs_from_records(rows: Sequence[dict[str, Any]], fm: FieldMap, where: str) 
     for i, row in enumerate(rows):
         doc_id = _doc_id(_cell(row, fm.doc_id, i, where), i, where, fm.doc_id) if fm.doc_id else str(i)
         if doc_id in seen:
-            raise DataError(f"record {i + 1}: duplicate id {doc_id!r}", path=where, field=fm.doc_id or "dataset.fields.doc_id")
+            raise DataError(
+                f"record {i + 1}: duplicate id {doc_id!r}", path=where, field=fm.doc_id or "dataset.fields.doc_id"
+            )
         seen.add(doc_id)
         speeches = _speeches(row, fm, i, where)
         transcript = speeches[0].text if fm.text is not None else format_transcript(speeches, SIDE_AND_SPEAKER)
@@ -238,5 +260,9 @@ def load_generic(dataset: DatasetConfig, source: str) -> LoadedDataset:
     if not docs:
         raise DataError("no records found", path=where)
     return LoadedDataset(
-        docs=docs, source="local" if use_file else "hub", location=portable_path(where) if use_file else where, revision=revision, content_hash=records_hash(rows)
+        docs=docs,
+        source="local" if use_file else "hub",
+        location=portable_path(where) if use_file else where,
+        revision=revision,
+        content_hash=records_hash(rows),
     )

@@ -53,7 +53,9 @@ def content_hash(directory: Path, patterns: list[str]) -> str:
     return "sha256:" + h.hexdigest()
 
 
-def _from_dir(task: TaskConfig, directory: Path, source: str, location: str, revision: str | None = None) -> LoadedDataset:
+def _from_dir(
+    task: TaskConfig, directory: Path, source: str, location: str, revision: str | None = None
+) -> LoadedDataset:
     adapter = get_adapter(task.dataset.adapter)
     if not directory.is_dir():
         raise DataError("data directory not found", path=str(directory))
@@ -156,7 +158,9 @@ def load_task_data(task: TaskConfig, source: DataSource = "auto", data_dir: str 
         if fetched is not None:
             return fetched
         if source == "local":
-            raise UserError(f"--data-source local needs --data-dir or DEBENCH_DATA_DIR, or a copy from `debench data fetch {task.name}`")
+            raise UserError(
+                f"--data-source local needs --data-dir or DEBENCH_DATA_DIR, or a copy from `debench data fetch {task.name}`"
+            )
     if source == "sample":
         return load_sample(task)
     if source == "hub":
@@ -166,7 +170,11 @@ def load_task_data(task: TaskConfig, source: DataSource = "auto", data_dir: str 
         try:
             return load_hub(task)
         except Exception as exc:  # noqa: BLE001 - any Hub failure (offline, missing repo) falls back
-            log.warning("Hub data set %s unreachable (%s); using the bundled SAMPLE data", task.dataset.hub.repo_id, type(exc).__name__)
+            log.warning(
+                "Hub data set %s unreachable (%s); using the bundled SAMPLE data",
+                task.dataset.hub.repo_id,
+                type(exc).__name__,
+            )
     return load_sample(task)
 
 
@@ -211,7 +219,9 @@ class StreamedDataset(LoadedDataset):
         return self._stream.read(self._directory)
 
 
-def run_documents(task: TaskConfig, source: DataSource, data_dir: str | Path | None, limit: int | None) -> tuple[LoadedDataset, Documents]:
+def run_documents(
+    task: TaskConfig, source: DataSource, data_dir: str | Path | None, limit: int | None
+) -> tuple[LoadedDataset, Documents]:
     """The data set and the documents of a run, for a runner that reads them as it goes: a
     streamable data set (``STREAMS``) keeps only text-free gold views in memory and reads each
     document's text from its file when the runner takes it."""

@@ -15,6 +15,7 @@ from debench.task.prompt_sandbox import render as render_bounded
 
 Message = dict[str, str]
 
+
 def template_context(doc: Doc, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     ctx: dict[str, Any] = dict(doc.fields)
     ctx["doc_id"] = doc.doc_id
@@ -58,7 +59,13 @@ def check_templates(task: Any, task_path: Any, doc: Doc) -> None:
             raise UserError(str(exc), path=str(task_path), field=f"prompt.{key}") from None
         except UndefinedError as exc:
             raise UserError(
-                f"{exc.message or exc} in document '{doc.doc_id}' (variables: {', '.join(fields)})", path=str(task_path), field=f"prompt.{key}"
+                f"{exc.message or exc} in document '{doc.doc_id}' (variables: {', '.join(fields)})",
+                path=str(task_path),
+                field=f"prompt.{key}",
             ) from None
         except (TemplateError, TypeError, ValueError, ArithmeticError) as exc:
-            raise UserError(f"the template cannot be rendered: {type(exc).__name__}: {exc}", path=str(task_path), field=f"prompt.{key}") from None
+            raise UserError(
+                f"the template cannot be rendered: {type(exc).__name__}: {exc}",
+                path=str(task_path),
+                field=f"prompt.{key}",
+            ) from None

@@ -38,15 +38,25 @@ class JudgeContext:
         """One call for ``doc``: the task's generation settings and grammar unless given."""
         grammar = self.grammar_text if grammar_text is TASK_GRAMMAR else grammar_text
         assert grammar is None or isinstance(grammar, str)
-        return await self.caller.call(self.model, messages, generation or self.generation, grammar, doc=doc, task=self.task)
+        return await self.caller.call(
+            self.model, messages, generation or self.generation, grammar, doc=doc, task=self.task
+        )
 
 
 JudgeMethod = Callable[[JudgeContext, Doc], Awaitable[SampleRecord]]
+
+
 def _not_a_method(obj: object) -> str | None:
-    return None if callable(obj) else f"expected an async function (JudgeContext, Doc) -> SampleRecord, got {type(obj).__name__}"
+    return (
+        None
+        if callable(obj)
+        else f"expected an async function (JudgeContext, Doc) -> SampleRecord, got {type(obj).__name__}"
+    )
 
 
-METHODS: Registry[JudgeMethod] = Registry("judge method", field="--method", group="debench.methods", check=_not_a_method)
+METHODS: Registry[JudgeMethod] = Registry(
+    "judge method", field="--method", group="debench.methods", check=_not_a_method
+)
 """The judge methods by the name ``--method`` and a task's ``method:`` take: entry points of
 ``debench.methods`` (debench's own in its pyproject.toml; docs/plugins.md)."""
 register_method = METHODS.register

@@ -68,9 +68,7 @@ class Chain:
     attempts: int = 0
     all_cached: bool = True
 
-    async def ask(
-        self, messages: list[Message], max_tokens: int, grammar: str | None, **step: Any
-    ) -> str:
+    async def ask(self, messages: list[Message], max_tokens: int, grammar: str | None, **step: Any) -> str:
         # the task's sampling settings, with this step's length; the task's grammar and stop
         # sequences are for its verdict, not for the notes
         gen = self.ctx.generation.model_copy(update={"max_tokens": max_tokens, "grammar": None, "stop": None})
@@ -157,11 +155,15 @@ def speech_prompt(doc: Doc, i: int, dim: DimensionConfig, variant: str, analyses
     speeches = doc.speeches
     if variant == "h":
         memory_ids = [f"speech {j + 1}" for j in range(i)]
-        context = "The debate so far, one speech at a time:\n\n" + "\n\n".join(_speech(j, s) for j, s in enumerate(speeches[: i + 1]))
+        context = "The debate so far, one speech at a time:\n\n" + "\n\n".join(
+            _speech(j, s) for j, s in enumerate(speeches[: i + 1])
+        )
     else:
         memory_ids = [f"analysis {j + 1}" for j in range(i)]
         notes = "\n\n".join(f"{speech_label(j, s)} {analyses[j]}" for j, s in enumerate(speeches[:i]))
-        context = (f"Your notes on the earlier speeches:\n\n{notes}\n\n" if notes else "") + f"The next speech:\n\n{_speech(i, speeches[i])}"
+        context = (
+            f"Your notes on the earlier speeches:\n\n{notes}\n\n" if notes else ""
+        ) + f"The next speech:\n\n{_speech(i, speeches[i])}"
     ask = (
         f"{context}\n\n{_criterion(dim)} Analyse the newest speech, {speech_label(i, speeches[i])}, for {dim.name}: what it "
         "does well or badly, and how it deals with what was said before. Write a short comment (at most 120 words). "
@@ -179,12 +181,25 @@ async def run_column(chain: Chain, dim: DimensionConfig, cfg: DebatrixConfig, va
         ask, memory_ids = speech_prompt(doc, i, dim, variant, analyses)
         convo = [system, {"role": "user", "content": ask}]
         analysis = await chain.ask(
-            convo, cfg.comment_max_tokens, None, column=dim.name, step="speech_analysis", speech=i + 1, memory=memory_ids
+            convo,
+            cfg.comment_max_tokens,
+            None,
+            column=dim.name,
+            step="speech_analysis",
+            speech=i + 1,
+            memory=memory_ids,
         )
         score_text = await chain.ask(
-            [*convo, {"role": "assistant", "content": analysis},
-             {"role": "user", "content": f"Score this speech for {dim.name} from 1 to 10. Answer only \"Score: N\"."}],
-            8, cfg.score_grammar, column=dim.name, step="speech_score", speech=i + 1,
+            [
+                *convo,
+                {"role": "assistant", "content": analysis},
+                {"role": "user", "content": f'Score this speech for {dim.name} from 1 to 10. Answer only "Score: N".'},
+            ],
+            8,
+            cfg.score_grammar,
+            column=dim.name,
+            step="speech_score",
+            speech=i + 1,
         )
         chain.steps[-1]["score"] = read_score(score_text)
         analyses.append(analysis)
@@ -196,24 +211,54 @@ async def run_column(chain: Chain, dim: DimensionConfig, cfg: DebatrixConfig, va
     )
     analysis_convo = [system, {"role": "user", "content": ask}]
     debate_analysis = await chain.ask(
-        analysis_convo, cfg.comment_max_tokens + 100, None, column=dim.name, step="debate_analysis",
+        analysis_convo,
+        cfg.comment_max_tokens + 100,
+        None,
+        column=dim.name,
+        step="debate_analysis",
         memory=[f"analysis {j + 1}" for j in range(len(analyses))],
     )
     base = [*analysis_convo, {"role": "assistant", "content": debate_analysis}]
     for side in sides_of(doc):
         names = sorted({s.speaker for s in doc.speeches if s.side == side})
         q = f"Judge the {side} side ({', '.join(names)}) on {dim.name} in two or three sentences."
-        comment = await chain.ask([*base, {"role": "user", "content": q}], cfg.comment_max_tokens, None,
-                                  column=dim.name, step="debater_judgment", side=side)
+        comment = await chain.ask(
+            [*base, {"role": "user", "content": q}],
+            cfg.comment_max_tokens,
+            None,
+            column=dim.name,
+            step="debater_judgment",
+            side=side,
+        )
         score_text = await chain.ask(
-            [*base, {"role": "user", "content": q}, {"role": "assistant", "content": comment},
-             {"role": "user", "content": f"Score the {side} side for {dim.name} from 1 to 10. Answer only \"Score: N\"."}],
-            8, cfg.score_grammar, column=dim.name, step="debater_score", side=side,
+            [
+                *base,
+                {"role": "user", "content": q},
+                {"role": "assistant", "content": comment},
+                {
+                    "role": "user",
+                    "content": f'Score the {side} side for {dim.name} from 1 to 10. Answer only "Score: N".',
+                },
+            ],
+            8,
+            cfg.score_grammar,
+            column=dim.name,
+            step="debater_score",
+            side=side,
         )
         chain.steps[-1]["score"] = read_score(score_text)
     return await chain.ask(
-        [*base, {"role": "user", "content": f"Which side did better on {dim.name}, and why? Compare them in a few sentences."}],
-        cfg.comment_max_tokens, None, column=dim.name, step="column_verdict",
+        [
+            *base,
+            {
+                "role": "user",
+                "content": f"Which side did better on {dim.name}, and why? Compare them in a few sentences.",
+            },
+        ],
+        cfg.comment_max_tokens,
+        None,
+        column=dim.name,
+        step="column_verdict",
     )
 
 
@@ -222,7 +267,9 @@ async def run_columns(ctx: JudgeContext, doc: Doc, cfg: DebatrixConfig, variant:
     requests in flight bounded by the run's concurrency (``Caller``); the steps are kept column by
     column, in the order of the task's dimensions, as if the columns had run one after another."""
     columns = [Chain(ctx, doc) for _ in cfg.dimensions]
-    tasks = [asyncio.ensure_future(run_column(c, dim, cfg, variant)) for c, dim in zip(columns, cfg.dimensions, strict=True)]
+    tasks = [
+        asyncio.ensure_future(run_column(c, dim, cfg, variant)) for c, dim in zip(columns, cfg.dimensions, strict=True)
+    ]
     try:
         texts = await asyncio.gather(*tasks)
     except BaseException:  # one column failed (or the run stopped): stop the others, report the first
@@ -274,7 +321,12 @@ def score_verdict(task: TaskConfig, scores: dict[str, float | None]) -> tuple[An
         best = [side for side, v in scores.items() if v == top]
         value = best[0] if len(best) == 1 else "tie"
     if choices is not None and value not in choices:
-        return None, f"the scores give '{value}', not one of the task's answers" if value != "tie" else "the top score is shared and the task has no tie"
+        return (
+            None,
+            f"the scores give '{value}', not one of the task's answers"
+            if value != "tie"
+            else "the top score is shared and the task has no tie",
+        )
     return value, None
 
 
@@ -286,7 +338,9 @@ def uses_scores(task: TaskConfig, method: str) -> bool:
 async def judge_debatrix(ctx: JudgeContext, doc: Doc, variant: str, by_scores: bool = False) -> SampleRecord:
     cfg = ctx.task.debatrix
     if cfg is None:
-        raise UserError(f"task '{ctx.task.name}' has no 'debatrix' section, so --method debatrix-{variant} cannot run it")
+        raise UserError(
+            f"task '{ctx.task.name}' has no 'debatrix' section, so --method debatrix-{variant} cannot run it"
+        )
     if len(sides_of(doc)) < 2:
         raise UserError(f"task '{ctx.task.name}': Debatrix needs documents with speeches from two or more sides")
     chain, verdicts = await run_columns(ctx, doc, cfg, variant)
@@ -297,16 +351,22 @@ async def judge_debatrix(ctx: JudgeContext, doc: Doc, variant: str, by_scores: b
         convo = [system, {"role": "user", "content": ask}]
         summary = await chain.ask(convo, cfg.comment_max_tokens, None, step="summary", memory=list(verdicts))
     else:
-        (name, summary), = verdicts.items()
+        ((name, summary),) = verdicts.items()
         convo = [system, {"role": "user", "content": f"Your verdict on {name}:"}]
     final = await chain.ask(
         [*convo, {"role": "assistant", "content": summary}, {"role": "user", "content": cfg.verdict_instruction}],
-        cfg.verdict_max_tokens, cfg.verdict_grammar, step="verdict",
+        cfg.verdict_max_tokens,
+        cfg.verdict_grammar,
+        step="verdict",
     )
     parsed = parse_answer(final, ctx.task.parser, debate_text(doc))
     from_scores, why = score_verdict(ctx.task, debater_scores(chain.steps, sides_of(doc)))
     if by_scores or cfg.verdict == "scores":
-        ok, prediction, reason = from_scores is not None, from_scores, None if from_scores is not None else f"score verdict: {why}"
+        ok, prediction, reason = (
+            from_scores is not None,
+            from_scores,
+            None if from_scores is not None else f"score verdict: {why}",
+        )
     else:
         ok, prediction, reason = parsed.ok, parsed.value, parsed.reason
     return SampleRecord(

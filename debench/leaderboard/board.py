@@ -32,7 +32,9 @@ class MetricColumn(BaseModel):
     name: str
     description: str
     higher_is_better: bool
-    kind: Literal["judge", "status"] = Field(description="judge: quality of the judge; status: parse failures, completion")
+    kind: Literal["judge", "status"] = Field(
+        description="judge: quality of the judge; status: parse failures, completion"
+    )
     primary: bool = Field(description="the metric entries are ranked by")
 
 
@@ -44,15 +46,21 @@ class HumanReference(BaseModel):
 
 
 class ReproductionInfo(BaseModel):
-    results_file: str = Field(description="the job's results file, relative to the leaderboard folder (reproduced/<folder>/<name>)")
+    results_file: str = Field(
+        description="the job's results file, relative to the leaderboard folder (reproduced/<folder>/<name>)"
+    )
     samples_file: str
     endpoints: list[str] = Field(description="the trusted endpoints the job ran it through")
     metric: str = Field(description="the primary metric compared")
     submitted: float | None
     reproduced: float | None
     difference: float | None = Field(description="submitted - reproduced")
-    difference_ci95: list[float] | None = Field(description="paired bootstrap 95% interval of the difference over the documents")
-    within_noise: bool | None = Field(description="the difference's interval holds 0: the submitted number is within the run-to-run noise the job measured")
+    difference_ci95: list[float] | None = Field(
+        description="paired bootstrap 95% interval of the difference over the documents"
+    )
+    within_noise: bool | None = Field(
+        description="the difference's interval holds 0: the submitted number is within the run-to-run noise the job measured"
+    )
     agreement: float = Field(description="share of documents with the same outcome in both runs")
     n_docs: int
 
@@ -65,11 +73,16 @@ class Entry(BaseModel):
         "self_reported: validated, not reproduced, never ranked; baseline: re-run by the leaderboard, a reference line, never ranked"
     )
     standing_reason: str = Field(description="what reproduced it, or why it is self-reported")
-    rank: int | None = Field(description="1 = best point estimate of the primary metric among the ranked (verified) entries; null: not ranked")
-    tier: int | None = Field(description="1 = the leader's tier: entries whose 95% CI overlaps their tier leader's; null: not ranked")
+    rank: int | None = Field(
+        description="1 = best point estimate of the primary metric among the ranked (verified) entries; null: not ranked"
+    )
+    tier: int | None = Field(
+        description="1 = the leader's tier: entries whose 95% CI overlaps their tier leader's; null: not ranked"
+    )
     unranked_reason: str | None = Field(description="why the entry is shown but not ranked (null when ranked)")
     baseline_level: Literal["chance", "heuristic"] | None = Field(
-        default=None, description="a baseline's kind of reference: chance (random, majority, constant) or heuristic (length, first / last speaker, longest)"
+        default=None,
+        description="a baseline's kind of reference: chance (random, majority, constant) or heuristic (length, first / last speaker, longest)",
     )
     model: str
     model_kind: str
@@ -96,10 +109,15 @@ class Entry(BaseModel):
     reports: dict[str, Any] = Field(default_factory=dict)
     provenance: Provenance
     submitted_metrics: dict[str, MetricValue] | None = Field(
-        default=None, description="a verified entry's self-reported numbers (its metrics are the leaderboard's own run's)"
+        default=None,
+        description="a verified entry's self-reported numbers (its metrics are the leaderboard's own run's)",
     )
-    reproduction: ReproductionInfo | None = Field(default=None, description="the leaderboard's own run of this entry (verified entries)")
-    queue_position: int | None = Field(default=None, description="position in the queue of entries awaiting the leaderboard's run")
+    reproduction: ReproductionInfo | None = Field(
+        default=None, description="the leaderboard's own run of this entry (verified entries)"
+    )
+    queue_position: int | None = Field(
+        default=None, description="position in the queue of entries awaiting the leaderboard's run"
+    )
 
 
 class TaskBoard(BaseModel):
@@ -114,9 +132,15 @@ class TaskBoard(BaseModel):
     metrics: list[MetricColumn]
     human_reference: list[HumanReference]
     choices: list[Any] | None = Field(default=None, description="the task's answer space, in its own order (for plots)")
-    verified: list[Entry] = Field(description="entries the leaderboard reproduced: ranked ones by tier then rank, then the unranked ones")
-    self_reported: list[Entry] = Field(description="validated entries the leaderboard did not reproduce, by model name: never ranked")
-    baselines: list[Entry] = Field(description="baselines, re-run by the leaderboard: reference lines (chance and heuristic levels), never ranked")
+    verified: list[Entry] = Field(
+        description="entries the leaderboard reproduced: ranked ones by tier then rank, then the unranked ones"
+    )
+    self_reported: list[Entry] = Field(
+        description="validated entries the leaderboard did not reproduce, by model name: never ranked"
+    )
+    baselines: list[Entry] = Field(
+        description="baselines, re-run by the leaderboard: reference lines (chance and heuristic levels), never ranked"
+    )
 
     @property
     def entries(self) -> list[Entry]:
@@ -141,8 +165,12 @@ class OverviewRow(BaseModel):
     standing: Literal["verified", "self_reported"]
     cells: dict[str, OverviewCell] = Field(description="task name -> the judge's primary metric on it")
     n_tasks: int = Field(description="tasks with an entry of this judge")
-    overall_rank: int | None = Field(description="rank by mean_rank among the judges ranked on every overall task; null: not ranked overall")
-    mean_rank: float | None = Field(description="mean over the overall tasks of the judge's rank among the judges ranked overall")
+    overall_rank: int | None = Field(
+        description="rank by mean_rank among the judges ranked on every overall task; null: not ranked overall"
+    )
+    mean_rank: float | None = Field(
+        description="mean over the overall tasks of the judge's rank among the judges ranked overall"
+    )
     missing_tasks: list[str] = Field(description="overall tasks on which this judge has no ranked entry")
 
 
@@ -160,21 +188,36 @@ class Leaderboard(BaseModel):
     debench_version: str
     n_submissions: int
     max_incomplete_share: float = Field(description="largest error + not-completed share a submission may have")
-    max_left_out_share: float = Field(description="largest share of documents the metrics may leave out (errors, not completed, parse failures) for an entry to be ranked")
-    min_overall_judges: int = Field(description="verified judges (baselines aside) that must share the overall task set before an overall ranking is shown")
+    max_left_out_share: float = Field(
+        description="largest share of documents the metrics may leave out (errors, not completed, parse failures) for an entry to be ranked"
+    )
+    min_overall_judges: int = Field(
+        description="verified judges (baselines aside) that must share the overall task set before an overall ranking is shown"
+    )
     overall_tasks: list[str] = Field(description="the task set every overall rank uses: fixed by the maintainers' file")
     overall_waiting: str | None = Field(description="what the overall ranking waits for (null once it is shown)")
     tasks: list[TaskBoard]
-    overview: list[OverviewRow] = Field(description="verified judges: ranked overall first (by overall rank, once shown), then the others")
+    overview: list[OverviewRow] = Field(
+        description="verified judges: ranked overall first (by overall rank, once shown), then the others"
+    )
     overview_self_reported: list[OverviewRow] = Field(description="self-reported judges, never ranked")
-    removed: list[RemovedEntry] = Field(default_factory=list, description="validated entries the leaderboard took off the page, with the reason (none today: a run that fails leaves its entry self-reported)")
+    removed: list[RemovedEntry] = Field(
+        default_factory=list,
+        description="validated entries the leaderboard took off the page, with the reason (none today: a run that fails leaves its entry self-reported)",
+    )
     reported: Reported = Field(description="numbers reported in papers, not verified, never ranked")
-    waiting: list[str] = Field(default_factory=list, description="entries waiting in the queue for the leaderboard's own run, in queue order")
-    not_built: list[str] = Field(default_factory=list, description="submission files the job could not read, build or run, each with its reason")
+    waiting: list[str] = Field(
+        default_factory=list, description="entries waiting in the queue for the leaderboard's own run, in queue order"
+    )
+    not_built: list[str] = Field(
+        default_factory=list, description="submission files the job could not read, build or run, each with its reason"
+    )
 
 
 def leaderboard_json_schema() -> dict[str, Any]:
-    return document_schema(Leaderboard, slug="leaderboard", version=LEADERBOARD_SCHEMA_VERSION, title="debench leaderboard")
+    return document_schema(
+        Leaderboard, slug="leaderboard", version=LEADERBOARD_SCHEMA_VERSION, title="debench leaderboard"
+    )
 
 
 def validate_leaderboard_dict(data: dict[str, Any]) -> None:

@@ -76,11 +76,19 @@ Kept = tuple[ValidatedSubmission, Standing, str]
 
 def metric_column(name: str, primary: bool) -> MetricColumn:
     if name in STATUS_METRICS:
-        return MetricColumn(name=name, description=STATUS_METRICS[name], higher_is_better=_STATUS_DIRECTION.get(name, False), kind="status", primary=primary)
+        return MetricColumn(
+            name=name,
+            description=STATUS_METRICS[name],
+            higher_is_better=_STATUS_DIRECTION.get(name, False),
+            kind="status",
+            primary=primary,
+        )
     from debench.metrics.base import get_metric
 
     m = get_metric(name)
-    return MetricColumn(name=name, description=m.description, higher_is_better=m.higher_is_better, kind="judge", primary=primary)
+    return MetricColumn(
+        name=name, description=m.description, higher_is_better=m.higher_is_better, kind="judge", primary=primary
+    )
 
 
 def _is_reference(name: str, metric_names: set[str]) -> bool:
@@ -102,13 +110,28 @@ def _reproduction_info(sub: ValidatedSubmission, rep: Reproduction) -> Reproduct
     c = rep.comparison
     folder = f"reproduced/{sub.submission}"
     return ReproductionInfo(
-        results_file=f"{folder}/{rep.run.results_path.name}", samples_file=f"{folder}/{rep.run.samples_path.name}", endpoints=rep.endpoints,
-        metric=c.metric, submitted=c.submitted, reproduced=c.reproduced, difference=c.difference, difference_ci95=c.difference_ci95,
-        within_noise=c.within_noise, agreement=c.agreement, n_docs=c.n_docs,
+        results_file=f"{folder}/{rep.run.results_path.name}",
+        samples_file=f"{folder}/{rep.run.samples_path.name}",
+        endpoints=rep.endpoints,
+        metric=c.metric,
+        submitted=c.submitted,
+        reproduced=c.reproduced,
+        difference=c.difference,
+        difference_ci95=c.difference_ci95,
+        within_noise=c.within_noise,
+        agreement=c.agreement,
+        n_docs=c.n_docs,
     )
 
 
-def _entry(sub: ValidatedSubmission, standing: Standing, reason: str, root: Path, rep: Reproduction | None = None, queue_position: int | None = None) -> Entry:
+def _entry(
+    sub: ValidatedSubmission,
+    standing: Standing,
+    reason: str,
+    root: Path,
+    rep: Reproduction | None = None,
+    queue_position: int | None = None,
+) -> Entry:
     """The page's entry of ``sub``; a verified entry carries the numbers of the leaderboard's own
     run (``rep``), its submitted ones apart."""
     own = rep.run if rep is not None else sub
@@ -116,7 +139,9 @@ def _entry(sub: ValidatedSubmission, standing: Standing, reason: str, root: Path
     rel = _relative(sub.results_path, root)
     level: Literal["chance", "heuristic"] | None = None
     if standing == "baseline":
-        level = "chance" if str(r.model.name).removeprefix("baseline/").split(":")[0] in CHANCE_BASELINES else "heuristic"
+        level = (
+            "chance" if str(r.model.name).removeprefix("baseline/").split(":")[0] in CHANCE_BASELINES else "heuristic"
+        )
     return Entry(
         id=f"{sub.submission}/{sub.results_path.name}",
         judge=sub.judge,
@@ -182,7 +207,9 @@ def rank_entries(entries: list[Entry], primary: str, higher_is_better: bool) -> 
     ranked = [e for e in entries if e.unranked_reason is None]
     values = [_ranked_value(e, primary) for e in ranked]
     cis = [e.metrics[primary].ci95 for e in ranked]
-    for e, rank, tier in zip(ranked, competition_ranks(values, higher_is_better), tiers(values, cis, higher_is_better), strict=True):
+    for e, rank, tier in zip(
+        ranked, competition_ranks(values, higher_is_better), tiers(values, cis, higher_is_better), strict=True
+    ):
         e.rank, e.tier = rank, tier
     unranked = sorted((e for e in entries if e.unranked_reason is not None), key=lambda e: (e.model, e.id))
     return sorted(ranked, key=lambda e: (e.tier or 0, e.rank or 0, e.model, e.id)) + unranked
@@ -190,6 +217,7 @@ def rank_entries(entries: list[Entry], primary: str, higher_is_better: bool) -> 
 
 def _by_value(entries: list[Entry], primary: str, higher_is_better: bool) -> list[Entry]:
     """Listed (not ranked) best point estimate first, undefined values last."""
+
     def key(e: Entry) -> tuple[bool, float, str, str]:
         v = e.metrics[primary].value
         return (v is None, -(v or 0.0) if higher_is_better else (v or 0.0), e.model, e.id)
@@ -198,7 +226,11 @@ def _by_value(entries: list[Entry], primary: str, higher_is_better: bool) -> lis
 
 
 def task_board(
-    task: TaskConfig, kept: list[Kept], root: Path, reproductions: Mapping[str, Reproduction] | None = None, waiting: Sequence[str] = ()
+    task: TaskConfig,
+    kept: list[Kept],
+    root: Path,
+    reproductions: Mapping[str, Reproduction] | None = None,
+    waiting: Sequence[str] = (),
 ) -> TaskBoard:
     from debench.run.pipeline import task_sha
 
@@ -214,7 +246,14 @@ def task_board(
         return f"{s.submission}/{s.results_path.name}"
 
     entries = [
-        _entry(s, standing, reason, root, reps.get(eid(s)) if standing == "verified" else None, waiting.index(eid(s)) + 1 if eid(s) in waiting else None)
+        _entry(
+            s,
+            standing,
+            reason,
+            root,
+            reps.get(eid(s)) if standing == "verified" else None,
+            waiting.index(eid(s)) + 1 if eid(s) in waiting else None,
+        )
         for s, standing, reason in kept
     ]
     verified = rank_entries([e for e in entries if e.standing == "verified"], primary, higher)
@@ -231,9 +270,18 @@ def task_board(
         if not _is_reference(n, name_set):
             continue
         # The humans' figure on the documents a full run scored: take the entry with the largest n.
-        best = max((e for e in everything if n in e.metrics), key=lambda e: (not e.partial, e.metrics[n].n), default=None)
+        best = max(
+            (e for e in everything if n in e.metrics), key=lambda e: (not e.partial, e.metrics[n].n), default=None
+        )
         if best is not None and best.metrics[n].value is not None:
-            refs.append(HumanReference(metric=_reference_target(n), source_metric=n, description=metric_column(n, False).description, value=best.metrics[n]))
+            refs.append(
+                HumanReference(
+                    metric=_reference_target(n),
+                    source_metric=n,
+                    description=metric_column(n, False).description,
+                    value=best.metrics[n],
+                )
+            )
 
     first = kept[0][0]
     return TaskBoard(
@@ -262,29 +310,63 @@ def _rows(tasks: list[TaskBoard], standing: Literal["verified", "self_reported"]
         for e in group:
             row = rows.setdefault(
                 e.judge,
-                OverviewRow(judge=e.judge, model=e.model, method=e.method, standing=standing, cells={}, n_tasks=0, overall_rank=None, mean_rank=None, missing_tasks=[]),
+                OverviewRow(
+                    judge=e.judge,
+                    model=e.model,
+                    method=e.method,
+                    standing=standing,
+                    cells={},
+                    n_tasks=0,
+                    overall_rank=None,
+                    mean_rank=None,
+                    missing_tasks=[],
+                ),
             )
             m = e.metrics[t.primary_metric]
-            row.cells[t.name] = OverviewCell(entry=e.id, metric=t.primary_metric, value=m.value, ci95=m.ci95, rank=e.rank, tier=e.tier, n_ranked=ranked)
+            row.cells[t.name] = OverviewCell(
+                entry=e.id,
+                metric=t.primary_metric,
+                value=m.value,
+                ci95=m.ci95,
+                rank=e.rank,
+                tier=e.tier,
+                n_ranked=ranked,
+            )
             row.n_tasks = len(row.cells)
     return rows
 
 
-def overview(tasks: list[TaskBoard], fixed_tasks: Sequence[str] | None = None) -> tuple[list[str], list[OverviewRow], list[OverviewRow], str | None]:
+def overview(
+    tasks: list[TaskBoard], fixed_tasks: Sequence[str] | None = None
+) -> tuple[list[str], list[OverviewRow], list[OverviewRow], str | None]:
     """(the overall task set, verified judges' rows — ranked overall first once enough share it —,
     self-reported judges' rows, what the overall ranking waits for). ``fixed_tasks``: the
     maintainers' overall task set (None: every task with a ranked entry, the older rule)."""
     rows = _rows(tasks, "verified")
-    overall_tasks = list(fixed_tasks) if fixed_tasks is not None else [t.name for t in tasks if any(e.rank is not None for e in t.verified)]
+    overall_tasks = (
+        list(fixed_tasks)
+        if fixed_tasks is not None
+        else [t.name for t in tasks if any(e.rank is not None for e in t.verified)]
+    )
     higher = {t.name: next(c.higher_is_better for c in t.metrics if c.primary) for t in tasks}
-    values = {j: {name: c.value for name, c in row.cells.items() if c.rank is not None and c.value is not None} for j, row in rows.items()}
+    values = {
+        j: {name: c.value for name, c in row.cells.items() if c.rank is not None and c.value is not None}
+        for j, row in rows.items()
+    }
     eligible = [j for j in rows if overall_tasks and all(t in values[j] for t in overall_tasks)]
     waiting = None
     standing: dict[str, tuple[float, int]] = {}
     if len(eligible) >= MIN_OVERALL_JUDGES:
         standing = overall_ranks(values, overall_tasks, higher)
     else:
-        have = ", ".join(f"{rows[j].model} on {', '.join(sorted(values[j]))}" for j in sorted(rows, key=lambda j: rows[j].model) if values[j]) or "none yet"
+        have = (
+            ", ".join(
+                f"{rows[j].model} on {', '.join(sorted(values[j]))}"
+                for j in sorted(rows, key=lambda j: rows[j].model)
+                if values[j]
+            )
+            or "none yet"
+        )
         waiting = (
             f"The overall ranking appears once at least {MIN_OVERALL_JUDGES} verified judges (baselines aside) are ranked on every task of its set "
             f"({', '.join(overall_tasks) or 'none'}, fixed by the maintainers). Ranked verified judges so far: {have}."
@@ -293,7 +375,10 @@ def overview(tasks: list[TaskBoard], fixed_tasks: Sequence[str] | None = None) -
         row.missing_tasks = [t for t in overall_tasks if t not in values[j]]
         if j in standing:
             row.mean_rank, row.overall_rank = standing[j]
-    ordered = sorted(rows.values(), key=lambda r: (r.overall_rank is None, r.overall_rank or 0, len(r.missing_tasks), r.model, r.method, r.judge))
+    ordered = sorted(
+        rows.values(),
+        key=lambda r: (r.overall_rank is None, r.overall_rank or 0, len(r.missing_tasks), r.model, r.method, r.judge),
+    )
     self_rows = sorted(_rows(tasks, "self_reported").values(), key=lambda r: (r.model, r.method, r.judge))
     return overall_tasks, ordered, self_rows, waiting
 
@@ -335,7 +420,12 @@ def build_leaderboard(
         overview=rows,
         overview_self_reported=self_rows,
         removed=[
-            RemovedEntry(id=f"{r.sub.submission}/{r.sub.results_path.name}", model=r.sub.results.model.name, task=r.sub.task.name, reason=r.reason)
+            RemovedEntry(
+                id=f"{r.sub.submission}/{r.sub.results_path.name}",
+                model=r.sub.results.model.name,
+                task=r.sub.task.name,
+                reason=r.reason,
+            )
             for r in sorted(removed, key=lambda r: (r.sub.submission, r.sub.results_path.name))
         ],
         reported=reported or Reported(papers=[], rows=[]),
@@ -386,4 +476,6 @@ def overall_ranks(
         for j, r in zip(eligible, competition_ranks([cells[j][t] for j in eligible], higher_is_better[t]), strict=True):
             sums[j] += r
     means = [sums[j] / len(tasks) for j in eligible]
-    return {j: (m, r) for j, m, r in zip(eligible, means, competition_ranks(means, higher_is_better=False), strict=True)}
+    return {
+        j: (m, r) for j, m, r in zip(eligible, means, competition_ranks(means, higher_is_better=False), strict=True)
+    }

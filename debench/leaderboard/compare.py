@@ -50,7 +50,9 @@ def _outcome(r: SampleRecord | None) -> str:
     return json.dumps(r.prediction, sort_keys=True) if r.status == "ok" else r.status
 
 
-def _side(task: TaskConfig, docs: list[Doc], records: dict[str, SampleRecord], metric_name: str) -> tuple[Any, np.ndarray]:
+def _side(
+    task: TaskConfig, docs: list[Doc], records: dict[str, SampleRecord], metric_name: str
+) -> tuple[Any, np.ndarray]:
     """(the metric's evaluate function on the scored documents, their positions among ``docs``)."""
     use_docs, preds = scored_pairs(task, docs, records)
     pos = {d.doc_id: i for i, d in enumerate(docs)}
@@ -62,7 +64,9 @@ def _side(task: TaskConfig, docs: list[Doc], records: dict[str, SampleRecord], m
     return metric.bind(metric.prepare(use_docs, **mc.args), arr), cols
 
 
-def compare(task: TaskConfig, docs: list[Doc], submitted: list[SampleRecord], reproduced: list[SampleRecord], metric_name: str) -> Comparison:
+def compare(
+    task: TaskConfig, docs: list[Doc], submitted: list[SampleRecord], reproduced: list[SampleRecord], metric_name: str
+) -> Comparison:
     """The two runs of ``docs`` compared on ``metric_name`` (see the module docstring)."""
     sub = {r.doc_id: r for r in submitted}
     rep = {r.doc_id: r for r in reproduced}

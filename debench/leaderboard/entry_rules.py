@@ -42,14 +42,21 @@ def entry_problems(files: Iterable[Path]) -> dict[Path, UserError]:
         logs: dict[str, Path] = {}
         for f in paths:
             if has_control(folder.name) or has_control(f.name):
-                out[f] = UserError("a control character in the folder or file name: names are printed in the job's log and the page", path=str(f))
+                out[f] = UserError(
+                    "a control character in the folder or file name: names are printed in the job's log and the page",
+                    path=str(f),
+                )
                 continue
             data = _peek(f)
             model = _mapping(data.get("model"))
             ident = _mapping(model.get("identity"))
             names = [str(model.get("name", "")), str(ident.get("name", ""))]
             if any(has_control(n) for n in names):
-                out[f] = UserError("a control character in the model name: names are printed in the job's log and the page", path=str(f), field="model.name")
+                out[f] = UserError(
+                    "a control character in the model name: names are printed in the job's log and the page",
+                    path=str(f),
+                    field="model.name",
+                )
                 continue
             task = _mapping(data.get("task")).get("name")
             if isinstance(task, str):
@@ -63,7 +70,11 @@ def entry_problems(files: Iterable[Path]) -> dict[Path, UserError]:
             log = data.get("samples_file")
             if isinstance(log, str):
                 if log in logs:
-                    out[f] = UserError(f"shares its samples log {log} with {logs[log].name}: each results file has its own samples log", path=str(f), field="samples_file")
+                    out[f] = UserError(
+                        f"shares its samples log {log} with {logs[log].name}: each results file has its own samples log",
+                        path=str(f),
+                        field="samples_file",
+                    )
                     continue
                 logs[log] = f
     return out

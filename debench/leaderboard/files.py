@@ -69,7 +69,10 @@ def regular_file(path: Path, cap: int, what: str) -> int:
     if not stat.S_ISREG(st.st_mode):
         raise _err(path, f"the {what} is not a regular file: a submission holds regular files only")
     if st.st_size > cap:
-        raise _err(path, f"the {what} is {st.st_size:,} bytes, above the {cap:,}-byte cap of a submission's {what}s (docs/leaderboard.md)")
+        raise _err(
+            path,
+            f"the {what} is {st.st_size:,} bytes, above the {cap:,}-byte cap of a submission's {what}s (docs/leaderboard.md)",
+        )
     return st.st_size
 
 
@@ -107,7 +110,9 @@ def read_json_object(path: Path, cap: int, what: str) -> dict[str, Any]:
     return data
 
 
-def iter_lines(path: Path, what: str, cap: int = MAX_SAMPLES_BYTES, max_line: int = MAX_LINE_BYTES) -> Iterator[tuple[int, bytes]]:
+def iter_lines(
+    path: Path, what: str, cap: int = MAX_SAMPLES_BYTES, max_line: int = MAX_LINE_BYTES
+) -> Iterator[tuple[int, bytes]]:
     """(line number, line) of a regular file read line by line: at most ``cap`` bytes in all and
     ``max_line`` per line, so memory stays bounded whatever the file holds."""
     regular_file(path, cap, what)
@@ -144,7 +149,10 @@ def scan_for_keys(path: Path, cap: int) -> None:
         hit = find_key_shaped(line.decode("utf-8", errors="replace"))
         if hit is not None:
             provider, excerpt = hit
-            raise _err(path, f"line {n}: holds a string shaped like a {provider} API key ({excerpt}); a submission must carry no key: remove it and resubmit")
+            raise _err(
+                path,
+                f"line {n}: holds a string shaped like a {provider} API key ({excerpt}); a submission must carry no key: remove it and resubmit",
+            )
 
 
 def record_name(results_name: str) -> str:
@@ -181,7 +189,10 @@ def referenced(folder: Path) -> dict[str, tuple[str, int]]:
         samples = samples or "samples_" + results.name.removeprefix(RESULTS_PREFIX).removesuffix(".json") + ".jsonl"
         if samples:
             out[samples] = ("samples file", MAX_SAMPLES_BYTES)
-            for side in (".lock", ".claims"):  # the run's lock and claims files (debench.core.record_log): never published
+            for side in (
+                ".lock",
+                ".claims",
+            ):  # the run's lock and claims files (debench.core.record_log): never published
                 out[f".{samples}{side}"] = ("run lock file", MAX_PLOT_BYTES)
         for p in plots:
             out[p] = ("plot", MAX_PLOT_BYTES)
@@ -203,7 +214,12 @@ def folder_problems(folder: Path) -> list[UserError]:
         elif not entry.is_file(follow_symlinks=False):
             errors.append(_err(path, "is not a regular file: a submission holds regular files only"))
         elif entry.name not in known:
-            errors.append(_err(path, "no results file in the folder refers to this file: a submission holds results_*.json files and the samples logs they name, nothing else"))
+            errors.append(
+                _err(
+                    path,
+                    "no results file in the folder refers to this file: a submission holds results_*.json files and the samples logs they name, nothing else",
+                )
+            )
         else:
             what, cap = known[entry.name]
             try:
@@ -233,17 +249,23 @@ def submission_folders(root: Path) -> tuple[list[Path], list[UserError]]:
     for entry in sorted(os.scandir(root), key=lambda e: e.name):
         path = Path(entry.path)
         if entry.is_symlink():
-            errors.append(_err(path, "is a symbolic link: the submissions folder holds one plain folder per submission"))
+            errors.append(
+                _err(path, "is a symbolic link: the submissions folder holds one plain folder per submission")
+            )
         elif entry.is_dir(follow_symlinks=False):
             folders.append(path)
         else:
-            errors.append(_err(path, "is not a folder: the submissions folder holds one folder per submission, nothing else"))
+            errors.append(
+                _err(path, "is not a folder: the submissions folder holds one folder per submission, nothing else")
+            )
     return folders, errors
 
 
 def results_files(folder: Path) -> list[Path]:
     """The ``results_*.json`` entries of one submission folder (links included: validation refuses them)."""
-    return sorted(Path(e.path) for e in os.scandir(folder) if e.name.startswith(RESULTS_PREFIX) and e.name.endswith(".json"))
+    return sorted(
+        Path(e.path) for e in os.scandir(folder) if e.name.startswith(RESULTS_PREFIX) and e.name.endswith(".json")
+    )
 
 
 def _planted_key(value: Any, where: list[str]) -> tuple[str, str, str] | None:
@@ -255,7 +277,11 @@ def _planted_key(value: Any, where: list[str]) -> tuple[str, str, str] | None:
         for k, v in value.items():
             name = str(k)
             if secret_under_name(name, v):
-                return ".".join([*where, name]), f"a secret (a {len(v)}-character value under the name '{name}')", v[:3] + "…"
+                return (
+                    ".".join([*where, name]),
+                    f"a secret (a {len(v)}-character value under the name '{name}')",
+                    v[:3] + "…",
+                )
             hit = _planted_key(name, [*where, name]) or _planted_key(v, [*where, name])
             if hit:
                 return hit

@@ -54,24 +54,38 @@ def check_method(results: Results, task: TaskConfig, path: Path) -> str:
 
     method = results.task.method
     if method not in METHODS:
-        raise _err(path, "task.method", f"{json.dumps(method)} is not a judge method (known: {', '.join(METHODS.names())})")
+        raise _err(
+            path, "task.method", f"{json.dumps(method)} is not a judge method (known: {', '.join(METHODS.names())})"
+        )
     recorded = results.config.get("method", method)
     if recorded != method:
         raise _err(path, "config.method", f"{json.dumps(recorded)} differs from task.method {json.dumps(method)}")
     if method.startswith("debatrix") and task.debatrix is None:
-        raise _err(path, "task.method", f"task {task.name} has no debatrix section, so it cannot have been judged with {method}")
+        raise _err(
+            path,
+            "task.method",
+            f"task {task.name} has no debatrix section, so it cannot have been judged with {method}",
+        )
     return method
 
 
 def _check_kind(results: Results, path: Path) -> None:
     kind, name = results.model.kind, results.model.name
     if kind == "predictions":
-        raise _err(path, "model.kind", "scored from a predictions file: no raw model answers to trace the predictions to; run `debench eval` with the model")
+        raise _err(
+            path,
+            "model.kind",
+            "scored from a predictions file: no raw model answers to trace the predictions to; run `debench eval` with the model",
+        )
     if kind not in model_kinds():
         raise _err(path, "model.kind", f"unknown model kind {json.dumps(kind)} (known: {', '.join(model_kinds())})")
     for other, prefix in _name_prefixes().items():
         if name.startswith(prefix) and kind != other:
-            raise _err(path, "model.kind", f"model '{name}' has kind '{kind}', but debench makes a name starting with '{prefix}' a {other} model")
+            raise _err(
+                path,
+                "model.kind",
+                f"model '{name}' has kind '{kind}', but debench makes a name starting with '{prefix}' a {other} model",
+            )
         if kind == other and not name.startswith(prefix):
             raise _err(path, "model.name", f"'{name}' is not a {other} model's name (they start with '{prefix}')")
 
@@ -82,15 +96,27 @@ def check_identity(results: Results, task: TaskConfig, path: Path) -> dict[str, 
 
     identity = results.model.identity
     if identity is None:
-        raise _err(path, "model.identity", "missing: results written before debench recorded model identities cannot enter the leaderboard; rerun with this debench")
+        raise _err(
+            path,
+            "model.identity",
+            "missing: results written before debench recorded model identities cannot enter the leaderboard; rerun with this debench",
+        )
     _check_kind(results, path)
     base, own = _split_name(results.model.name, path)  # a model string's own settings (model@k=v) are in its identity
     if identity.get("name") != base:
-        raise _err(path, "model.name", f"'{results.model.name}' differs from the name in model.identity ({json.dumps(identity.get('name'))})")
+        raise _err(
+            path,
+            "model.name",
+            f"'{results.model.name}' differs from the name in model.identity ({json.dumps(identity.get('name'))})",
+        )
     recorded = identity.get("generation", {})
     _check_generation(recorded, path)
     if any(recorded.get(k) != v for k, v in own.items()):
-        raise _err(path, "model.name", f"the settings in '{results.model.name}' differ from model.identity's generation ({json.dumps(recorded)})")
+        raise _err(
+            path,
+            "model.name",
+            f"the settings in '{results.model.name}' differ from model.identity's generation ({json.dumps(recorded)})",
+        )
     if results.model.kind == "baseline":
         _check_baseline_identity(identity, path, "model.identity")
     elif results.model.kind == "ensemble":
@@ -114,7 +140,11 @@ def _check_generation(recorded: Any, path: Path) -> None:
     from debench.models.args import GenerationArgs
 
     if not isinstance(recorded, dict):
-        raise _err(path, "model.identity.generation", f"must be a mapping of generation settings, got {json.dumps(recorded)[:60]}")
+        raise _err(
+            path,
+            "model.identity.generation",
+            f"must be a mapping of generation settings, got {json.dumps(recorded)[:60]}",
+        )
     try:
         GenerationArgs(**recorded)
     except (ValidationError, TypeError) as exc:
@@ -134,7 +164,11 @@ def _check_baseline_identity(identity: dict[str, Any], path: Path, field: str) -
     except UserError as exc:
         raise _err(path, f"{field}.name", str(exc)) from None
     if genuine != identity:
-        raise _err(path, field, f"{json.dumps(identity, sort_keys=True)} is not the identity of {identity['name']} ({json.dumps(genuine, sort_keys=True)})")
+        raise _err(
+            path,
+            field,
+            f"{json.dumps(identity, sort_keys=True)} is not the identity of {identity['name']} ({json.dumps(genuine, sort_keys=True)})",
+        )
 
 
 def _check_ensemble_identity(identity: dict[str, Any], path: Path) -> None:
@@ -144,15 +178,29 @@ def _check_ensemble_identity(identity: dict[str, Any], path: Path) -> None:
 
     rule, members = identity.get("aggregate"), identity.get("members")
     if rule not in AGGREGATES:
-        raise _err(path, "model.identity.aggregate", f"{json.dumps(rule)} is not an ensemble rule (known: {', '.join(AGGREGATES)})")
-    if not isinstance(members, list) or len(members) < 2 or not all(isinstance(m, dict) and isinstance(m.get("name"), str) for m in members):
-        raise _err(path, "model.identity.members", "an ensemble's identity lists two or more members, each with its name")
+        raise _err(
+            path,
+            "model.identity.aggregate",
+            f"{json.dumps(rule)} is not an ensemble rule (known: {', '.join(AGGREGATES)})",
+        )
+    if (
+        not isinstance(members, list)
+        or len(members) < 2
+        or not all(isinstance(m, dict) and isinstance(m.get("name"), str) for m in members)
+    ):
+        raise _err(
+            path, "model.identity.members", "an ensemble's identity lists two or more members, each with its name"
+        )
     for i, m in enumerate(members):
         if m["name"].startswith("baseline/"):
             _check_baseline_identity(m, path, f"model.identity.members.{i}")
     expected = f"ensemble-{rule}({','.join(m['name'] for m in members)})"
     if identity.get("name") != expected:
-        raise _err(path, "model.name", f"{json.dumps(identity.get('name'))} is not the name of an ensemble of these members ({expected})")
+        raise _err(
+            path,
+            "model.name",
+            f"{json.dumps(identity.get('name'))} is not the name of an ensemble of these members ({expected})",
+        )
 
 
 def judge_key(identity: dict[str, Any], method: str) -> str:

@@ -44,13 +44,20 @@ class Budget(BaseModel):
 
 class Budgets(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    per_entry: Budget = Field(description="what one entry's reproduction may spend: an entry estimated above it is never run")
-    per_refresh: Budget = Field(description="what one refresh may spend over all the entries it runs: the others wait in the queue")
+    per_entry: Budget = Field(
+        description="what one entry's reproduction may spend: an entry estimated above it is never run"
+    )
+    per_refresh: Budget = Field(
+        description="what one refresh may spend over all the entries it runs: the others wait in the queue"
+    )
 
 
 class AllowedModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    model: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._/:-]*$", description="an exact model id as a results file names it (no pattern)")
+    model: str = Field(
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._/:-]*$",
+        description="an exact model id as a results file names it (no pattern)",
+    )
     context_window: int = Field(gt=0, description="the model's published context window, in tokens (prompt + answer)")
     max_tokens: int = Field(gt=0, description="the largest max_tokens an identity of this model may ask for")
     description: str = ""
@@ -68,7 +75,9 @@ class Maintainers(BaseModel):
     schema_version: Literal["1.0"] = "1.0"
     budgets: Budgets
     allowlist: list[AllowedModel] = Field(default_factory=list)
-    overall_tasks: list[str] = Field(default_factory=list, description="the task set of the overall ranking, fixed by the maintainers")
+    overall_tasks: list[str] = Field(
+        default_factory=list, description="the task set of the overall ranking, fixed by the maintainers"
+    )
 
     def allowed(self, name: str) -> AllowedModel | None:
         return next((a for a in self.allowlist if a.model == name), None)
@@ -81,7 +90,12 @@ def no_maintainers() -> Maintainers:
 
 
 def maintainers_json_schema() -> dict[str, Any]:
-    return document_schema(Maintainers, slug="leaderboard-maintainers", version=MAINTAINERS_SCHEMA_VERSION, title="debench leaderboard: the maintainers' file")
+    return document_schema(
+        Maintainers,
+        slug="leaderboard-maintainers",
+        version=MAINTAINERS_SCHEMA_VERSION,
+        title="debench leaderboard: the maintainers' file",
+    )
 
 
 def load_maintainers(path: Path) -> Maintainers:
@@ -99,7 +113,9 @@ def load_maintainers(path: Path) -> Maintainers:
         validate_with_schema_file(data, MAINTAINERS_SCHEMA_PATH)
     except jsonschema.ValidationError as exc:
         where = ".".join(str(p) for p in exc.absolute_path) or None
-        raise UserError(f"does not follow its schema: {' '.join(exc.message.split())[:160]}", path=str(path), field=where) from None
+        raise UserError(
+            f"does not follow its schema: {' '.join(exc.message.split())[:160]}", path=str(path), field=where
+        ) from None
     try:
         got = Maintainers.model_validate(data)
     except ValidationError as exc:

@@ -109,14 +109,40 @@ def forest_plot(t: TaskBoard, metric: MetricColumn, title: str) -> Markup:
     for e in t.verified:
         m = e.metrics[metric.name]
         tip = f"{e.model}: {fmt(m.value)}" + (f" (tier {e.tier})" if e.tier else "")
-        rows.append(ForestRow(e.model, [Estimate(m.value, m.ci95, text=fmt(m.value) if m.value is not None else "", title=tip, cls="pt base" if e.is_baseline else "pt")]))
+        rows.append(
+            ForestRow(
+                e.model,
+                [
+                    Estimate(
+                        m.value,
+                        m.ci95,
+                        text=fmt(m.value) if m.value is not None else "",
+                        title=tip,
+                        cls="pt base" if e.is_baseline else "pt",
+                    )
+                ],
+            )
+        )
     lines = [
-        RefLine(v, shorten(e.model.removeprefix("baseline/"), 12), f"{e.model} ({e.baseline_level or 'heuristic'} level): {fmt(v)}", cls=f"baseline-line {e.baseline_level or 'heuristic'}")
+        RefLine(
+            v,
+            shorten(e.model.removeprefix("baseline/"), 12),
+            f"{e.model} ({e.baseline_level or 'heuristic'} level): {fmt(v)}",
+            cls=f"baseline-line {e.baseline_level or 'heuristic'}",
+        )
         for e in t.baselines
         if (v := e.metrics[metric.name].value) is not None
     ]
-    band = RefBand(ref.value.value, ref.value.ci95, f"humans {fmt(ref.value.value)}") if ref is not None and ref.value.value is not None else None
-    return Markup(forest(Forest(title, rows, lines=lines, band=band, empty="no verified entry yet: reference lines only")).markup())
+    band = (
+        RefBand(ref.value.value, ref.value.ci95, f"humans {fmt(ref.value.value)}")
+        if ref is not None and ref.value.value is not None
+        else None
+    )
+    return Markup(
+        forest(
+            Forest(title, rows, lines=lines, band=band, empty="no verified entry yet: reference lines only")
+        ).markup()
+    )
 
 
 def _is_number(s: str) -> bool:
@@ -129,18 +155,28 @@ def _is_number(s: str) -> bool:
 
 def _categories(t: TaskBoard, dists: list[dict[str, Any]]) -> list[str]:
     keys: list[str] = [str(c) for c in t.choices] if t.choices else []
-    extra = sorted({k for d in dists for k in d} - set(keys), key=lambda k: (not _is_number(k), float(k) if _is_number(k) else 0.0, k))
+    extra = sorted(
+        {k for d in dists for k in d} - set(keys),
+        key=lambda k: (not _is_number(k), float(k) if _is_number(k) else 0.0, k),
+    )
     return keys + extra
 
 
 def distribution_plot(t: TaskBoard) -> Markup | None:
-    entries: list[Entry] = [e for e in [*t.verified, *t.baselines] if isinstance(e.reports.get("prediction_distribution"), dict)]
+    entries: list[Entry] = [
+        e for e in [*t.verified, *t.baselines] if isinstance(e.reports.get("prediction_distribution"), dict)
+    ]
     if not entries:
         return None
-    ref_name = next((n for n in REFERENCE_LABELS if any(isinstance(e.reports.get(n), dict) and e.reports[n] for e in entries)), None)
+    ref_name = next(
+        (n for n in REFERENCE_LABELS if any(isinstance(e.reports.get(n), dict) and e.reports[n] for e in entries)), None
+    )
     bars: list[StackedBar] = []
     if ref_name is not None:
-        ref_entry = max(entries, key=lambda e: sum(e.reports[ref_name].values()) if isinstance(e.reports.get(ref_name), dict) else -1)
+        ref_entry = max(
+            entries,
+            key=lambda e: sum(e.reports[ref_name].values()) if isinstance(e.reports.get(ref_name), dict) else -1,
+        )
         bars.append(StackedBar(REFERENCE_LABELS[ref_name], ref_entry.reports[ref_name], is_reference=True))
     bars += [StackedBar(e.model, e.reports["prediction_distribution"]) for e in entries]
     cats = _categories(t, [dict(b.shares) for b in bars])
@@ -201,7 +237,9 @@ def sections(board: Leaderboard) -> list[TaskSection]:
         order = [c.name for c in t.metrics] if t else []
         names = {m for r in rows for m in r.metrics}
         metrics = [m for m in order if m in names] + sorted(names - set(order))
-        out.append(TaskSection(name=name, board=t, reported=rows, reported_metrics=metrics, plots=task_plots(t) if t else []))
+        out.append(
+            TaskSection(name=name, board=t, reported=rows, reported_metrics=metrics, plots=task_plots(t) if t else [])
+        )
     return out
 
 
@@ -214,5 +252,9 @@ def render_page(board: Leaderboard) -> str:
         js=asset("leaderboard.js"),
         data=_embedded_json(board),
         verified_count=sum(len(t.verified) for t in board.tasks),
-        fmt=fmt, num_attr=num_attr, metric_label=metric_label, human_refs=_human_refs, overview_tasks=_overview_tasks,
+        fmt=fmt,
+        num_attr=num_attr,
+        metric_label=metric_label,
+        human_refs=_human_refs,
+        overview_tasks=_overview_tasks,
     )

@@ -72,7 +72,9 @@ class SpotCheck(BaseModel):
     seed_commit: str = Field(description="the commit (after the submission was merged) the seed was derived from")
     agreement: float = Field(description="share of re-judged documents whose outcome equals the submitted one")
     threshold: float = Field(description="the agreement an entry needs to be verified")
-    endpoint: str = Field(description="id of the trusted endpoint (leaderboard/trusted_endpoints.yaml) the documents were re-judged through")
+    endpoint: str = Field(
+        description="id of the trusted endpoint (leaderboard/trusted_endpoints.yaml) the documents were re-judged through"
+    )
     checked_at: str
 
 
@@ -120,9 +122,14 @@ class RecordChecker:
         self.docs = {d.doc_id: d for d in docs}
         self.baseline = _Baseline(identity, docs, task) if self.kind == "baseline" else None
         self.aggregate = str(identity.get("aggregate", ""))
-        self.members: list[tuple[str, _Baseline | None]] = [
-            (str(m.get("name")), _Baseline(m, docs, task) if _is_baseline(m) else None) for m in identity.get("members", [])
-        ] if self.kind == "ensemble" else []
+        self.members: list[tuple[str, _Baseline | None]] = (
+            [
+                (str(m.get("name")), _Baseline(m, docs, task) if _is_baseline(m) else None)
+                for m in identity.get("members", [])
+            ]
+            if self.kind == "ensemble"
+            else []
+        )
 
     def check(self, rec: SampleRecord, line: int) -> None:
         if rec.status in ("error", "not_completed"):
@@ -146,28 +153,45 @@ class RecordChecker:
             return
         if rec.messages is None:
             if self.baseline is None:
-                raise _err(self.samples, line, "messages", f"'{rec.doc_id}' carries no messages: a model's record keeps the prompt it was asked with")
+                raise _err(
+                    self.samples,
+                    line,
+                    "messages",
+                    f"'{rec.doc_id}' carries no messages: a model's record keeps the prompt it was asked with",
+                )
             return
         prompt = self.task.prompt
         expected = build_messages(prompt.system, prompt.user, self.docs[rec.doc_id], prompt.variables)
         if rec.messages != expected:
             where, detail = _first_difference(rec.messages, expected)
             raise _err(
-                self.samples, line, f"messages{where}",
+                self.samples,
+                line,
+                f"messages{where}",
                 f"'{rec.doc_id}' was asked with messages that differ from what the installed task {self.task.name} renders ({detail}): "
                 "a submission's prompts are the task's",
             )
 
     def _check_failed(self, rec: SampleRecord, line: int) -> None:
         if self.baseline is not None:
-            raise _err(self.samples, line, "status", f"'{rec.doc_id}' is '{rec.status}', but a baseline calls no model and cannot fail")
+            raise _err(
+                self.samples,
+                line,
+                "status",
+                f"'{rec.doc_id}' is '{rec.status}', but a baseline calls no model and cannot fail",
+            )
         if not (rec.error or "").strip():
             raise _err(self.samples, line, "error", f"'{rec.doc_id}' is '{rec.status}' without its error text")
 
     def _check_baseline(self, rec: SampleRecord, line: int) -> None:
         assert self.baseline is not None
         if rec.response is not None:
-            raise _err(self.samples, line, "response", f"'{rec.doc_id}' carries a response, but a baseline writes no response: it answers without text")
+            raise _err(
+                self.samples,
+                line,
+                "response",
+                f"'{rec.doc_id}' carries a response, but a baseline writes no response: it answers without text",
+            )
         expected = self.baseline.predict(self.docs[rec.doc_id])
         if rec.status != "ok" or not same(rec.prediction, expected):
             raise _err(
@@ -185,16 +209,25 @@ class RecordChecker:
             return
         if not isinstance(response, str):
             raise _err(
-                self.samples, line, f"{where}response",
+                self.samples,
+                line,
+                f"{where}response",
                 f"'{doc_id}' has no raw response: a model's prediction must come with the answer it was parsed from",
             )
         parsed = parse_answer(response, self.task.parser, debate_text(self.docs[doc_id]))
         if status == "parse_failure" and prediction is not None:
-            raise _err(self.samples, line, f"{where}prediction", f"'{doc_id}' is a parse failure but carries the prediction {shown(prediction)}")
+            raise _err(
+                self.samples,
+                line,
+                f"{where}prediction",
+                f"'{doc_id}' is a parse failure but carries the prediction {shown(prediction)}",
+            )
         if parsed.ok != (status == "ok") or (parsed.ok and not same(parsed.value, prediction)):
             read = shown(parsed.value) if parsed.ok else "a parse failure"
             raise _err(
-                self.samples, line, f"{where}prediction",
+                self.samples,
+                line,
+                f"{where}prediction",
                 f"prediction {shown(prediction)} (status {status}) for '{doc_id}' does not follow from its response: the task's parser reads {read}",
             )
 
@@ -211,32 +244,72 @@ class RecordChecker:
 
         last = rec.steps[-1] if rec.steps else {}
         if last.get("step") != "verdict" or last.get("answer") != rec.response:
-            raise _err(self.samples, line, "steps", f"'{rec.doc_id}': a {self.method} record ends with its verdict step, whose answer is the response")
+            raise _err(
+                self.samples,
+                line,
+                "steps",
+                f"'{rec.doc_id}': a {self.method} record ends with its verdict step, whose answer is the response",
+            )
         missing = next((i for i, st in enumerate(rec.steps) if not isinstance(st.get("prompt_sha256"), str)), None)
         if missing is not None:
-            raise _err(self.samples, line, f"steps.{missing}.prompt_sha256", f"'{rec.doc_id}': a {self.method} step keeps the hash of the prompt it was asked (written by an older debench: rerun)")
+            raise _err(
+                self.samples,
+                line,
+                f"steps.{missing}.prompt_sha256",
+                f"'{rec.doc_id}': a {self.method} step keeps the hash of the prompt it was asked (written by an older debench: rerun)",
+            )
         got = replay(self.task, self.method, self.docs[rec.doc_id], rec)
         if isinstance(got, list):
             asked = json_excerpt(got[-1].get("content", "") if got else "")
             raise _err(
-                self.samples, line, "steps",
+                self.samples,
+                line,
+                "steps",
                 f"'{rec.doc_id}' was not asked what the installed task {self.task.name} asks: replayed with the recorded answers, the chain asks "
                 f"a prompt no step of the record holds (its last message begins {asked}); a submission's prompts are debench's",
             )
         if got.response != rec.response:
-            raise _err(self.samples, line, "response", f"'{rec.doc_id}': replayed with the recorded answers, the chain ends with {shown(got.response)}, not the recorded response")
+            raise _err(
+                self.samples,
+                line,
+                "response",
+                f"'{rec.doc_id}': replayed with the recorded answers, the chain ends with {shown(got.response)}, not the recorded response",
+            )
         for i, step in enumerate(rec.steps):
-            if step.get("step") in ("speech_score", "debater_score") and step.get("score") != read_score(str(step.get("answer") or "")):
-                raise _err(self.samples, line, f"steps.{i}.score", f"'{rec.doc_id}': score {shown(step.get('score'))} is not what its answer says")
+            if step.get("step") in ("speech_score", "debater_score") and step.get("score") != read_score(
+                str(step.get("answer") or "")
+            ):
+                raise _err(
+                    self.samples,
+                    line,
+                    f"steps.{i}.score",
+                    f"'{rec.doc_id}': score {shown(step.get('score'))} is not what its answer says",
+                )
         by_scores, _ = score_verdict(self.task, debater_scores(rec.steps, sides_of(self.docs[rec.doc_id])))
-        parsed = parse_answer(rec.response, self.task.parser, debate_text(self.docs[rec.doc_id])) if isinstance(rec.response, str) else None
+        parsed = (
+            parse_answer(rec.response, self.task.parser, debate_text(self.docs[rec.doc_id]))
+            if isinstance(rec.response, str)
+            else None
+        )
         summary = parsed.value if parsed is not None and parsed.ok else None
         verdicts = rec.verdicts or {}
         if not same(verdicts.get("summary"), summary) or not same(verdicts.get("scores"), by_scores):
-            raise _err(self.samples, line, "verdicts", f"'{rec.doc_id}': verdicts {shown(verdicts)} are not the summary {shown(summary)} and the score verdict {shown(by_scores)} its steps give")
+            raise _err(
+                self.samples,
+                line,
+                "verdicts",
+                f"'{rec.doc_id}': verdicts {shown(verdicts)} are not the summary {shown(summary)} and the score verdict {shown(by_scores)} its steps give",
+            )
         if uses_scores(self.task, self.method):
-            if rec.status != ("ok" if by_scores is not None else "parse_failure") or not same(rec.prediction, by_scores):
-                raise _err(self.samples, line, "prediction", f"prediction {shown(rec.prediction)} (status {rec.status}) for '{rec.doc_id}' is not the score verdict {shown(by_scores)}")
+            if rec.status != ("ok" if by_scores is not None else "parse_failure") or not same(
+                rec.prediction, by_scores
+            ):
+                raise _err(
+                    self.samples,
+                    line,
+                    "prediction",
+                    f"prediction {shown(rec.prediction)} (status {rec.status}) for '{rec.doc_id}' is not the score verdict {shown(by_scores)}",
+                )
         else:
             self._check_response(rec.response, rec.status, rec.prediction, rec.doc_id, line, "")
 
@@ -244,7 +317,12 @@ class RecordChecker:
         parts = [(i, s) for i, s in enumerate(rec.steps) if s.get("step") == "member"]
         names = [str(s.get("member")) for _, s in parts]
         if names != [n for n, _ in self.members]:
-            raise _err(self.samples, line, "steps", f"'{rec.doc_id}': member answers {names} are not the ensemble's members {[n for n, _ in self.members]}")
+            raise _err(
+                self.samples,
+                line,
+                "steps",
+                f"'{rec.doc_id}': member answers {names} are not the ensemble's members {[n for n, _ in self.members]}",
+            )
         values = []
         for (i, step), (name, baseline) in zip(parts, self.members, strict=True):
             status = step.get("status")
@@ -253,9 +331,16 @@ class RecordChecker:
             if baseline is not None:
                 expected = baseline.predict(self.docs[rec.doc_id])
                 if status != "ok" or not same(step.get("prediction"), expected):
-                    raise _err(self.samples, line, f"steps.{i}.prediction", f"{shown(step.get('prediction'))} is not what {name} answers for '{rec.doc_id}': {shown(expected)}")
+                    raise _err(
+                        self.samples,
+                        line,
+                        f"steps.{i}.prediction",
+                        f"{shown(step.get('prediction'))} is not what {name} answers for '{rec.doc_id}': {shown(expected)}",
+                    )
             else:
-                self._check_response(step.get("response"), str(status), step.get("prediction"), rec.doc_id, line, f"steps.{i}.")
+                self._check_response(
+                    step.get("response"), str(status), step.get("prediction"), rec.doc_id, line, f"steps.{i}."
+                )
             if status == "ok":
                 values.append(step.get("prediction"))
         self._check_aggregate(rec, line, values)
@@ -265,18 +350,30 @@ class RecordChecker:
 
         if not values:
             if rec.status != "parse_failure" or rec.prediction is not None:
-                raise _err(self.samples, line, "prediction", f"'{rec.doc_id}': no member's answer parsed, so the ensemble's answer is a parse failure")
+                raise _err(
+                    self.samples,
+                    line,
+                    "prediction",
+                    f"'{rec.doc_id}': no member's answer parsed, so the ensemble's answer is a parse failure",
+                )
             return
         expected, _ = combine(self.aggregate, values, self.task)
         if rec.status != "ok" or not same(rec.prediction, expected):
             raise _err(
-                self.samples, line, "prediction",
+                self.samples,
+                line,
+                "prediction",
                 f"{shown(rec.prediction)} for '{rec.doc_id}' is not the {self.aggregate} of the members' answers ({shown(expected)})",
             )
 
     def provenance(self) -> Provenance:
         if self.baseline is not None:
-            return Provenance(basis="recomputed", checks=[f"every prediction re-derived by running {self.baseline.model.name} (seed {self.baseline.model.seed})"])
+            return Provenance(
+                basis="recomputed",
+                checks=[
+                    f"every prediction re-derived by running {self.baseline.model.name} (seed {self.baseline.model.seed})"
+                ],
+            )
         if self.kind == "ensemble":
             traced = f"every member's prediction follows from its raw answer; the {self.aggregate} rule re-applied"
         elif self.method.startswith("debatrix"):
@@ -305,7 +402,10 @@ def _first_difference(got: list[dict[str, str]], expected: list[dict[str, str]])
             x, y = str(a.get(key, "")), str(b.get(key, ""))
             if x != y:
                 at = next((j for j, (c, d) in enumerate(zip(x, y, strict=False)) if c != d), min(len(x), len(y)))
-                return f".{i}.{key}", f"message {i} {key} differs from character {at}: {json.dumps(x[at:at + 40])} instead of {json.dumps(y[at:at + 40])}"
+                return (
+                    f".{i}.{key}",
+                    f"message {i} {key} differs from character {at}: {json.dumps(x[at : at + 40])} instead of {json.dumps(y[at : at + 40])}",
+                )
     return "", "the messages differ"
 
 
@@ -357,7 +457,14 @@ class ReplayModel(Model):
 def replay(task: TaskConfig, method: str, doc: Doc, rec: SampleRecord) -> SampleRecord | list[dict[str, str]]:
     """The replayed record, or the first prompt the installed task renders that the record does not hold."""
     model = ReplayModel(rec.steps)
-    ctx = JudgeContext(task=task, model=model, caller=Caller(None), generation=task.generation, grammar_text=load_grammar(task.generation.grammar))
+    ctx = JudgeContext(
+        task=task,
+        model=model,
+        caller=Caller(None),
+        generation=task.generation,
+        grammar_text=load_grammar(task.generation.grammar),
+    )
+
     async def run() -> SampleRecord:
         return await get_method(method)(ctx, doc)
 

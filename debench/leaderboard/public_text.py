@@ -26,6 +26,8 @@ def public_text(text: str, roots: Iterable[tuple[Path, str]] = ()) -> str:
     for root, label in roots:
         for form in {str(root), str(Path(root).resolve())}:
             if form and form != ".":
-                text = text.replace(form.rstrip("/") + "/", label.rstrip("/") + "/" if label else "").replace(form, label)
+                text = text.replace(form.rstrip("/") + "/", label.rstrip("/") + "/" if label else "").replace(
+                    form, label
+                )
     text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
     return text if not text.lstrip().startswith("::") else "(" + text + ")"

@@ -88,7 +88,9 @@ def build(
     files = [f for folder in folders for f in results_files(folder)]
     rules = entry_problems(files)
     errors += list(rules.values())
-    ok, refused = validate_all([f for f in files if f not in rules], data_dir=data_dir, folders=True, merged_first=[*queue.folders(), *merged])
+    ok, refused = validate_all(
+        [f for f in files if f not in rules], data_dir=data_dir, folders=True, merged_first=[*queue.folders(), *merged]
+    )
     errors += refused
     if errors and not skip_invalid:
         raise errors[0]
@@ -102,12 +104,20 @@ def build(
     kept = [(s, st, public_text(reason, roots)) for s, st, reason in got.kept]
     not_built = [public_text(str(e), roots) for e in errors]
     board = build_leaderboard(
-        kept, results_dir, removed=got.removed, reported=reported, reproductions=got.reproductions, waiting=got.waiting,
-        overall_tasks=maint.overall_tasks if maintainers_path is not None else None, not_built=not_built,
+        kept,
+        results_dir,
+        removed=got.removed,
+        reported=reported,
+        reproductions=got.reproductions,
+        waiting=got.waiting,
+        overall_tasks=maint.overall_tasks if maintainers_path is not None else None,
+        not_built=not_built,
     )
     if out_dir is not None:
         write_leaderboard(board, out_dir)
-    return Built(board, [s for s, _, _ in kept], got.removed, errors, reproduced_dir, [r.run for r in got.reproductions.values()])
+    return Built(
+        board, [s for s, _, _ in kept], got.removed, errors, reproduced_dir, [r.run for r in got.reproductions.values()]
+    )
 
 
 def published_files(subs: list[ValidatedSubmission]) -> list[Path]:

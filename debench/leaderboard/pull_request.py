@@ -89,7 +89,13 @@ def _diff(pr: dict[str, tuple[str, Path]], base: dict[str, tuple[str, Path]]) ->
         elif rel not in pr:
             out.append((rel, f"deletes this {base[rel][0]}"))
         elif not _same(pr[rel], base[rel]):
-            out.append((rel, "changes this " + (base[rel][0] if pr[rel][0] == base[rel][0] else f"{base[rel][0]} into a {pr[rel][0]}")))
+            out.append(
+                (
+                    rel,
+                    "changes this "
+                    + (base[rel][0] if pr[rel][0] == base[rel][0] else f"{base[rel][0]} into a {pr[rel][0]}"),
+                )
+            )
     return out
 
 
@@ -101,7 +107,9 @@ def _checkout_root(submissions: Path) -> Path | None:
 
 def _check_new_folder(folder: Path, name: str) -> None:
     if not _FOLDER.match(name):
-        raise UserError(f"'{name}' is not a submission folder name (letters, digits, '.', '_' and '-')", path=str(folder))
+        raise UserError(
+            f"'{name}' is not a submission folder name (letters, digits, '.', '_' and '-')", path=str(folder)
+        )
     from debench.leaderboard.files import referenced
 
     known = referenced(folder)
@@ -120,11 +128,20 @@ def _check_new_folder(folder: Path, name: str) -> None:
         elif entry.name in samples and entry.name.startswith(SAMPLES_PREFIX) and entry.name.endswith(".jsonl"):
             regular_file(path, known[entry.name][1], "samples file")
         elif entry.name in known and known[entry.name][0] == "spot-check record":
-            raise UserError("a spot-check record is written by the leaderboard's job after the merge, never submitted", path=str(path))
+            raise UserError(
+                "a spot-check record is written by the leaderboard's job after the merge, never submitted",
+                path=str(path),
+            )
         elif entry.name in known:
-            raise UserError(f"a submission holds its results_*.json files and the samples logs they name, not a {known[entry.name][0]}", path=str(path))
+            raise UserError(
+                f"a submission holds its results_*.json files and the samples logs they name, not a {known[entry.name][0]}",
+                path=str(path),
+            )
         else:
-            raise UserError("no results file of the submission refers to this file: a submission holds results_*.json files and the samples logs they name, nothing else", path=str(path))
+            raise UserError(
+                "no results file of the submission refers to this file: a submission holds results_*.json files and the samples logs they name, nothing else",
+                path=str(path),
+            )
     for r in results:
         if not r.name.startswith(RESULTS_PREFIX):  # pragma: no cover - results_files only lists those
             raise UserError("not a results file", path=str(r))
@@ -140,12 +157,16 @@ def compare_trees(pr_dir: Path, base_dir: Path) -> str:
     if pr_root is not None and base_root is not None:
         sub = "/".join(SUBMISSIONS_DIR)
         outside = [
-            (rel, what) for rel, what in _diff(_entries(pr_root, _IGNORED_AT_ROOT), _entries(base_root, _IGNORED_AT_ROOT))
+            (rel, what)
+            for rel, what in _diff(_entries(pr_root, _IGNORED_AT_ROOT), _entries(base_root, _IGNORED_AT_ROOT))
             if rel != sub and not rel.startswith(sub + "/") and rel not in SUBMISSIONS_DIR[:1]
         ]
         if outside:
             rel, what = outside[0]
-            raise UserError(f"the pull request {what}, outside leaderboard/submissions/: a submission pull request adds one submission folder, nothing else", path=rel)
+            raise UserError(
+                f"the pull request {what}, outside leaderboard/submissions/: a submission pull request adds one submission folder, nothing else",
+                path=rel,
+            )
     changes = _diff(_entries(pr_dir), _entries(base_dir))
     new = [rel for rel, what in changes if "/" not in rel and what == "adds this folder"]
     inside_new = {rel for rel, _ in changes if rel.split("/", 1)[0] in new}
@@ -153,10 +174,15 @@ def compare_trees(pr_dir: Path, base_dir: Path) -> str:
     if other:
         rel, what = other[0]
         where = "the submission it belongs to" if "/" in rel else "the submissions folder"
-        raise UserError(f"the pull request {what} ({where} is the base branch's): a submission pull request adds one new folder; changes to existing submissions go through the maintainers", path=f"leaderboard/submissions/{rel}")
+        raise UserError(
+            f"the pull request {what} ({where} is the base branch's): a submission pull request adds one new folder; changes to existing submissions go through the maintainers",
+            path=f"leaderboard/submissions/{rel}",
+        )
     if not new:
         raise UserError("the pull request adds no submission folder under leaderboard/submissions/")
     if len(new) > 1:
-        raise UserError(f"the pull request adds {len(new)} submission folders ({', '.join(new)}); submit one model per pull request")
+        raise UserError(
+            f"the pull request adds {len(new)} submission folders ({', '.join(new)}); submit one model per pull request"
+        )
     _check_new_folder(pr_dir / new[0], new[0])
     return new[0]

@@ -26,7 +26,10 @@ QUEUE_FILE = "queue.json"
 
 class Queue(BaseModel):
     schema_version: Literal["1.0"] = "1.0"
-    entries: list[str] = Field(default_factory=list, description="<submission folder>/<results file>, in the order the refresh job first saw them")
+    entries: list[str] = Field(
+        default_factory=list,
+        description="<submission folder>/<results file>, in the order the refresh job first saw them",
+    )
 
     def folders(self) -> list[str]:
         """Submission folders in merge order (each once)."""

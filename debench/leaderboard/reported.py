@@ -71,7 +71,12 @@ class ReportedFile(Reported):
 
 
 def reported_json_schema() -> dict[str, Any]:
-    return document_schema(ReportedFile, slug="leaderboard-reported", version=REPORTED_SCHEMA_VERSION, title="debench leaderboard: numbers reported in papers")
+    return document_schema(
+        ReportedFile,
+        slug="leaderboard-reported",
+        version=REPORTED_SCHEMA_VERSION,
+        title="debench leaderboard: numbers reported in papers",
+    )
 
 
 def _err(path: Path, field: str | None, message: str) -> UserError:
@@ -89,22 +94,32 @@ def _check_row(row: ReportedRow, i: int, papers: set[str], path: Path) -> None:
 
     where = f"rows.{i}"
     if row.paper not in papers:
-        raise _err(path, f"{where}.paper", f"'{row.paper}' is not one of the papers listed ({', '.join(sorted(papers))})")
+        raise _err(
+            path, f"{where}.paper", f"'{row.paper}' is not one of the papers listed ({', '.join(sorted(papers))})"
+        )
     task = installed_task(row.task)
     if task is None:
         raise _err(path, f"{where}.task", f"unknown task '{row.task}'")
     if row.method not in METHODS:
-        raise _err(path, f"{where}.method", f"'{row.method}' is not a judge method (known: {', '.join(METHODS.names())})")
+        raise _err(
+            path, f"{where}.method", f"'{row.method}' is not a judge method (known: {', '.join(METHODS.names())})"
+        )
     task_metrics = {m.name for m in task.metrics}
     for name, v in row.metrics.items():
         if name not in task_metrics:
-            raise _err(path, f"{where}.metrics.{name}", f"not a metric of task {row.task} ({', '.join(sorted(task_metrics))})")
+            raise _err(
+                path, f"{where}.metrics.{name}", f"not a metric of task {row.task} ({', '.join(sorted(task_metrics))})"
+            )
         try:
             ok = _rounds_to(v.value, row.scale, v.printed)
         except ValueError:
             raise _err(path, f"{where}.metrics.{name}.printed", f"'{v.printed}' is not a number") from None
         if not ok:
-            raise _err(path, f"{where}.metrics.{name}.value", f"{v.value} x {row.scale:g} does not round to the printed {v.printed}")
+            raise _err(
+                path,
+                f"{where}.metrics.{name}.value",
+                f"{v.value} x {row.scale:g} does not round to the printed {v.printed}",
+            )
 
 
 def load_reported(path: Path) -> ReportedFile:

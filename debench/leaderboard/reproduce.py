@@ -110,7 +110,9 @@ def gate_problem(sub: ValidatedSubmission, maint: Maintainers) -> str | None:
             return f"{a.model}: max_tokens {mt} leaves no room for a prompt in its {a.context_window}-token window"
     if len(allowed) == 1:
         a, mt = allowed[0], _max_tokens(_models(sub.identity)[0], sub)
-        over = next((r for r in sub.records if r.status == "not_completed" or r.prompt_tokens + mt > a.context_window), None)
+        over = next(
+            (r for r in sub.records if r.status == "not_completed" or r.prompt_tokens + mt > a.context_window), None
+        )
         if over is not None:
             return (
                 f"{a.model} with max_tokens {mt}: the prompt of document '{over.doc_id}' does not fit its published {a.context_window}-token window "
@@ -175,7 +177,10 @@ def _stop_records(docs: list[Doc], why: str) -> list[SampleRecord]:
 
 
 def reproduce(
-    sub: ValidatedSubmission, endpoints: tuple[Endpoint, ...], run: ReproduceRun, key: Callable[[dict[str, Any]], str | None]
+    sub: ValidatedSubmission,
+    endpoints: tuple[Endpoint, ...],
+    run: ReproduceRun,
+    key: Callable[[dict[str, Any]], str | None],
 ) -> Path:
     """Run (or continue) the entry's reproduction and write its results file; returns its path.
     ``UserError`` when the model cannot be built or the run cannot be made."""
@@ -193,14 +198,23 @@ def reproduce(
     try:
         model = model_from_identity(sub.identity, key, run.model_args, own_endpoint=True)
     except UserError as exc:
-        raise UserError(f"the leaderboard cannot build the model {sub.results.model.name}: {exc}", path=str(sub.results_path), field="reproduction") from None
+        raise UserError(
+            f"the leaderboard cannot build the model {sub.results.model.name}: {exc}",
+            path=str(sub.results_path),
+            field="reproduction",
+        ) from None
     dataset = _DATA.get(sub.task, run.data_dir)
     docs = list(dataset.docs)
     budget = run.maintainers.budgets.per_entry
     entry = Spend()
     done = _done(samples_path)
-    entry.add(list(done.values()), sum(max(1, r.attempts) for r in done.values() if r.status in ("ok", "parse_failure", "error")))
-    settings = RunSettings(concurrency=run.concurrency or model.default_concurrency, use_cache=False, progress=False, method=method)
+    entry.add(
+        list(done.values()),
+        sum(max(1, r.attempts) for r in done.values() if r.status in ("ok", "parse_failure", "error")),
+    )
+    settings = RunSettings(
+        concurrency=run.concurrency or model.default_concurrency, use_cache=False, progress=False, method=method
+    )
     n_requests = entry.requests
     todo = [d for d in docs if d.doc_id not in done]
     while todo:
@@ -222,8 +236,16 @@ def reproduce(
     fp = run_fingerprint(sub.task, model.identity(), dataset.content_hash, method)
     opts = EvalOptions(use_cache=False, data_source="local", command=["scripts/refresh_leaderboard.py", "--reproduce"])
     config = run_config(
-        sub.task, tasks_dir() / f"{sub.task.name}.yaml", model, opts, method=method, concurrency=settings.concurrency, fingerprint=fp,
-        parser=sub.task.parser.model_dump(), scoring=sub.task.scoring.model_dump(), n_bootstrap=sub.task.scoring.n_bootstrap,
+        sub.task,
+        tasks_dir() / f"{sub.task.name}.yaml",
+        model,
+        opts,
+        method=method,
+        concurrency=settings.concurrency,
+        fingerprint=fp,
+        parser=sub.task.parser.model_dump(),
+        scoring=sub.task.scoring.model_dump(),
+        n_bootstrap=sub.task.scoring.n_bootstrap,
     )
     config["reproduction"] = {
         "of": f"{sub.submission}/{sub.results_path.name}",
@@ -231,8 +253,16 @@ def reproduce(
         "endpoints": [e.id for e in endpoints],
     }
     results = build_results(
-        sub.task, model.describe(), dataset, docs, records, config=config, n_requests=n_requests, n_bootstrap=None,
-        samples_file=samples_path.name, method=method,
+        sub.task,
+        model.describe(),
+        dataset,
+        docs,
+        records,
+        config=config,
+        n_requests=n_requests,
+        n_bootstrap=None,
+        samples_file=samples_path.name,
+        method=method,
     )
     write_results(results, results_path)
     return results_path

@@ -86,9 +86,15 @@ def _args_of(identity: dict[str, Any], kind: str, operator: ModelArgs | None) ->
                 )
             server["server_args"] = given
     try:
-        args = ModelArgs(generation=GenerationArgs(**identity.get("generation", {})), client=ClientArgs(**client), server=ServerArgs(**server))
+        args = ModelArgs(
+            generation=GenerationArgs(**identity.get("generation", {})),
+            client=ClientArgs(**client),
+            server=ServerArgs(**server),
+        )
     except ValidationError as exc:
-        raise UserError(f"not a model identity debench writes ({exc.errors()[0]['msg']})", field="model.identity") from None
+        raise UserError(
+            f"not a model identity debench writes ({exc.errors()[0]['msg']})", field="model.identity"
+        ) from None
     if operator is None:
         return args
     from debench.models.kinds import kind_keys
@@ -184,13 +190,28 @@ def rejudge(
     try:
         model = model_from_identity(sub.identity, api_key, operator)
     except UserError as exc:
-        raise UserError(f"the spot check cannot build the model {sub.results.model.name}: {exc}", path=str(sub.results_path), field="spot_check") from None
-    run = RunSettings(concurrency=concurrency or model.default_concurrency, use_cache=False, progress=False, method=sub.results.task.method)
+        raise UserError(
+            f"the spot check cannot build the model {sub.results.model.name}: {exc}",
+            path=str(sub.results_path),
+            field="spot_check",
+        ) from None
+    run = RunSettings(
+        concurrency=concurrency or model.default_concurrency,
+        use_cache=False,
+        progress=False,
+        method=sub.results.task.method,
+    )
     try:
         with tempfile.TemporaryDirectory(prefix="debench-spot-") as tmp:
-            records, _ = asyncio.run(run_samples(sub.task, [by_id[d] for d in ids], model, Path(tmp) / "spot.jsonl", run))
+            records, _ = asyncio.run(
+                run_samples(sub.task, [by_id[d] for d in ids], model, Path(tmp) / "spot.jsonl", run)
+            )
     except UserError as exc:
-        raise UserError(f"the spot check could not re-judge the {len(ids)} documents with {sub.results.model.name}: {exc}", path=str(sub.results_path), field="spot_check") from None
+        raise UserError(
+            f"the spot check could not re-judge the {len(ids)} documents with {sub.results.model.name}: {exc}",
+            path=str(sub.results_path),
+            field="spot_check",
+        ) from None
     failed = [r for r in records if r.status in ("error", "not_completed")]
     if failed:
         raise UserError(
@@ -202,7 +223,9 @@ def rejudge(
     return Rejudged(ids, submitted, [got[d] for d in ids])
 
 
-def self_check(sub: ValidatedSubmission, n: int, seed: int, api_key: str | None, operator: ModelArgs | None = None) -> float:
+def self_check(
+    sub: ValidatedSubmission, n: int, seed: int, api_key: str | None, operator: ModelArgs | None = None
+) -> float:
     """``debench validate --spot-check N``: re-judge through the identity's own endpoint; returns the
     agreement, ``UserError`` below ``MIN_AGREEMENT`` (a baseline: 1.0, its predictions were re-derived)."""
     if sub.results.model.kind == "baseline":

@@ -72,8 +72,13 @@ class SpotCheckRecord(BaseModel):
     task: str
     method: str
     model_identity: dict[str, Any]
-    endpoints: list[EndpointInfo] = Field(min_length=1, description="the trusted endpoints the documents were re-judged through (an ensemble: one per member)")
-    seed_commit: str = Field(pattern=r"^[0-9a-f]{40}$", description="the commit, made after the submission was merged, the seed comes from")
+    endpoints: list[EndpointInfo] = Field(
+        min_length=1,
+        description="the trusted endpoints the documents were re-judged through (an ensemble: one per member)",
+    )
+    seed_commit: str = Field(
+        pattern=r"^[0-9a-f]{40}$", description="the commit, made after the submission was merged, the seed comes from"
+    )
     seed: int = Field(description="int(seed_commit[:16], 16)")
     n_requested: int = Field(description="documents asked for; the draw gives min(n_requested, answered documents)")
     documents: list[RejudgedDocument] = Field(min_length=1)
@@ -85,7 +90,12 @@ class SpotCheckRecord(BaseModel):
 
 
 def spot_record_json_schema() -> dict[str, Any]:
-    return document_schema(SpotCheckRecord, slug="spot-check", version=SPOT_RECORD_SCHEMA_VERSION, title="debench leaderboard: spot-check record")
+    return document_schema(
+        SpotCheckRecord,
+        slug="spot-check",
+        version=SPOT_RECORD_SCHEMA_VERSION,
+        title="debench leaderboard: spot-check record",
+    )
 
 
 def record_path(sub: ValidatedSubmission) -> Path:
@@ -96,13 +106,19 @@ def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def make_record(sub: ValidatedSubmission, got: Rejudged, endpoints: tuple[Endpoint, ...], commit: str, n: int) -> SpotCheckRecord:
+def make_record(
+    sub: ValidatedSubmission, got: Rejudged, endpoints: tuple[Endpoint, ...], commit: str, n: int
+) -> SpotCheckRecord:
     from debench.core.version import debench_version
 
     docs = []
     for r in got.records:
         mine, theirs = outcome(r), outcome(got.submitted[r.doc_id])
-        docs.append(RejudgedDocument(doc_id=r.doc_id, submitted=theirs, rejudged=mine, agree=mine == theirs, response=r.response))
+        docs.append(
+            RejudgedDocument(
+                doc_id=r.doc_id, submitted=theirs, rejudged=mine, agree=mine == theirs, response=r.response
+            )
+        )
     agreement = sum(d.agree for d in docs) / len(docs)
     return SpotCheckRecord(
         results_file=sub.results_path.name,
@@ -154,7 +170,9 @@ def read_record(path: Path) -> SpotCheckRecord:
         validate_with_schema_file(obj, SPOT_RECORD_SCHEMA_PATH)
     except jsonschema.ValidationError as exc:
         where = ".".join(str(p) for p in exc.absolute_path) or None
-        raise _err(path, where, f"does not follow the spot-check record schema: {' '.join(exc.message.split())[:160]}") from None
+        raise _err(
+            path, where, f"does not follow the spot-check record schema: {' '.join(exc.message.split())[:160]}"
+        ) from None
     try:
         return SpotCheckRecord.model_validate(obj)
     except ValidationError as exc:
@@ -167,7 +185,11 @@ def check_record(sub: ValidatedSubmission, path: Path) -> SpotCheckRecord:
     rec = read_record(path)
     stale = "the submission's files changed after the leaderboard's spot check: remove the record so the refresh job checks again"
     if rec.results_file != sub.results_path.name or rec.samples_file != sub.samples_path.name:
-        raise _err(path, "results_file", f"names {rec.results_file} / {rec.samples_file}, not the files beside it ({sub.results_path.name} / {sub.samples_path.name})")
+        raise _err(
+            path,
+            "results_file",
+            f"names {rec.results_file} / {rec.samples_file}, not the files beside it ({sub.results_path.name} / {sub.samples_path.name})",
+        )
     if rec.results_sha256 != sha256_file(sub.results_path):
         raise _err(path, "results_sha256", f"does not match {sub.results_path.name}: {stale}")
     if rec.samples_sha256 != sha256_file(sub.samples_path):
@@ -175,23 +197,41 @@ def check_record(sub: ValidatedSubmission, path: Path) -> SpotCheckRecord:
     if rec.task != sub.task.name or rec.method != sub.results.task.method or rec.model_identity != sub.identity:
         raise _err(path, "model_identity", "its task, method or model identity differs from the results file's")
     if rec.seed != seed_from_commit(rec.seed_commit):
-        raise _err(path, "seed", f"{rec.seed} is not the seed of commit {rec.seed_commit} ({seed_from_commit(rec.seed_commit)})")
+        raise _err(
+            path,
+            "seed",
+            f"{rec.seed} is not the seed of commit {rec.seed_commit} ({seed_from_commit(rec.seed_commit)})",
+        )
     if rec.n_requested < SPOT_CHECK_DOCS:
-        raise _err(path, "n_requested", f"{rec.n_requested} documents is fewer than the {SPOT_CHECK_DOCS} a spot check re-judges")
+        raise _err(
+            path,
+            "n_requested",
+            f"{rec.n_requested} documents is fewer than the {SPOT_CHECK_DOCS} a spot check re-judges",
+        )
     drawn = draw(sub.records, rec.n_requested, rec.seed)
     if [d.doc_id for d in rec.documents] != drawn:
         raise _err(path, "documents", f"are not the {len(drawn)} documents the seed {rec.seed} draws from the samples")
     submitted = {r.doc_id: r for r in sub.records}
     for i, d in enumerate(rec.documents):
         if d.submitted != outcome(submitted[d.doc_id]):
-            raise _err(path, f"documents.{i}.submitted", f"{d.submitted} is not the submitted outcome of '{d.doc_id}' ({outcome(submitted[d.doc_id])})")
+            raise _err(
+                path,
+                f"documents.{i}.submitted",
+                f"{d.submitted} is not the submitted outcome of '{d.doc_id}' ({outcome(submitted[d.doc_id])})",
+            )
         if d.agree != (d.submitted == d.rejudged):
-            raise _err(path, f"documents.{i}.agree", f"says {str(d.agree).lower()} for outcomes {d.submitted} and {d.rejudged}")
+            raise _err(
+                path, f"documents.{i}.agree", f"says {str(d.agree).lower()} for outcomes {d.submitted} and {d.rejudged}"
+            )
     agreement = sum(d.agree for d in rec.documents) / len(rec.documents)
     if not close(rec.agreement, agreement):
         raise _err(path, "agreement", f"{rec.agreement} is not the share of agreeing documents ({agreement})")
     if not close(rec.threshold, MIN_AGREEMENT) or rec.passed != (agreement >= MIN_AGREEMENT):
-        raise _err(path, "passed", f"the threshold is {MIN_AGREEMENT} and the agreement {agreement}: passed is {str(agreement >= MIN_AGREEMENT).lower()}")
+        raise _err(
+            path,
+            "passed",
+            f"the threshold is {MIN_AGREEMENT} and the agreement {agreement}: passed is {str(agreement >= MIN_AGREEMENT).lower()}",
+        )
     try:
         checked = datetime.fromisoformat(rec.checked_at)
         created = datetime.fromisoformat(sub.results.created_at)

@@ -79,9 +79,13 @@ class ProviderEndpoint(BaseModel):
     model_config = ConfigDict(extra="forbid")
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$", description="short name the spot-check records refer to")
     description: str
-    models: list[str] = Field(min_length=1, description="litellm model strings or fnmatch patterns (gpt-4o*, anthropic/claude-*)")
+    models: list[str] = Field(
+        min_length=1, description="litellm model strings or fnmatch patterns (gpt-4o*, anthropic/claude-*)"
+    )
     api_bases: list[str] = Field(min_length=1, description="the provider's public base URLs (https)")
-    key_env: str = Field(pattern=r"^[A-Z][A-Z0-9_]*$", description="environment variable holding the maintainers' key (a CI secret)")
+    key_env: str = Field(
+        pattern=r"^[A-Z][A-Z0-9_]*$", description="environment variable holding the maintainers' key (a CI secret)"
+    )
 
     @field_validator("api_bases")
     @classmethod
@@ -99,7 +103,10 @@ class ServedModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$", description="short name the spot-check records refer to")
     description: str
-    model: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._/:-]*$", description="the model string the job serves itself, e.g. local/smollm2")
+    model: str = Field(
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._/:-]*$",
+        description="the model string the job serves itself, e.g. local/smollm2",
+    )
 
 
 class TrustedEndpoints(BaseModel):
@@ -113,7 +120,12 @@ class TrustedEndpoints(BaseModel):
 
 
 def trusted_json_schema() -> dict[str, Any]:
-    return document_schema(TrustedEndpoints, slug="trusted-endpoints", version=TRUSTED_SCHEMA_VERSION, title="debench leaderboard: trusted endpoints")
+    return document_schema(
+        TrustedEndpoints,
+        slug="trusted-endpoints",
+        version=TRUSTED_SCHEMA_VERSION,
+        title="debench leaderboard: trusted endpoints",
+    )
 
 
 def load_trusted(path: Path) -> TrustedEndpoints:
@@ -131,7 +143,9 @@ def load_trusted(path: Path) -> TrustedEndpoints:
         validate_with_schema_file(data, TRUSTED_SCHEMA_PATH)
     except jsonschema.ValidationError as exc:
         where = ".".join(str(p) for p in exc.absolute_path) or None
-        raise UserError(f"does not follow its schema: {' '.join(exc.message.split())[:160]}", path=str(path), field=where) from None
+        raise UserError(
+            f"does not follow its schema: {' '.join(exc.message.split())[:160]}", path=str(path), field=where
+        ) from None
     try:
         trusted = TrustedEndpoints.model_validate(data)
     except ValidationError as exc:
@@ -159,7 +173,11 @@ class Endpoint:
         return os.environ.get(self.key_env) if self.key_env else None
 
     def describe(self) -> str:
-        where = ", ".join(self.api_bases) if self.api_bases else ("its public API through litellm" if self.kind == "provider" else "served by the leaderboard's job")
+        where = (
+            ", ".join(self.api_bases)
+            if self.api_bases
+            else ("its public API through litellm" if self.kind == "provider" else "served by the leaderboard's job")
+        )
         return f"{self.id}: {self.model} at {where}"
 
 

@@ -112,7 +112,10 @@ class ValidatedSubmission:
         if not self.rescored:
             return self.results.metrics
         claimed = self.results.metrics
-        return {n: claimed[n] if n in claimed and _differs(claimed[n], m) is None else m for n, m in self.recomputed.metrics.items()}
+        return {
+            n: claimed[n] if n in claimed and _differs(claimed[n], m) is None else m
+            for n, m in self.recomputed.metrics.items()
+        }
 
     @property
     def reports(self) -> dict[str, Any]:
@@ -153,7 +156,12 @@ class _DataCache:
     def get(self, task: TaskConfig, data_dir: str | Path | None) -> LoadedDataset:
         from debench.data.loading import load_task_data
 
-        key = (str(data_dir), task.dataset.adapter, task.dataset.local_dir, json.dumps(task.dataset.options, sort_keys=True))
+        key = (
+            str(data_dir),
+            task.dataset.adapter,
+            task.dataset.local_dir,
+            json.dumps(task.dataset.options, sort_keys=True),
+        )
         if key not in self._cache:
             self._cache[key] = load_task_data(task, "local" if data_dir else "hub", data_dir)
         return self._cache[key]
@@ -170,7 +178,11 @@ def _read_results(path: Path) -> Results:
     data = read_json_object(path, MAX_RESULTS_BYTES, "results file")
     version = data.get("schema_version")
     if version not in READABLE_VERSIONS:
-        raise _err(path, "schema_version", f"unsupported results schema version {json.dumps(version)} (this debench reads {', '.join(READABLE_VERSIONS)})")
+        raise _err(
+            path,
+            "schema_version",
+            f"unsupported results schema version {json.dumps(version)} (this debench reads {', '.join(READABLE_VERSIONS)})",
+        )
     import jsonschema
 
     try:
@@ -196,10 +208,17 @@ def _path_fields(results: Results) -> Iterable[tuple[str, Any]]:
         command = command.split()
     if isinstance(command, list):
         for i, arg in enumerate(command):
-            yield f"config.command.{i}", str(arg).partition("=")[2] if str(arg).startswith("--") and "=" in str(arg) else arg
+            yield (
+                f"config.command.{i}",
+                str(arg).partition("=")[2] if str(arg).startswith("--") and "=" in str(arg) else arg,
+            )
     yield "dataset.location", results.dataset.location
     for key, value in results.config.items():
-        if key == "task_file" or key.endswith(("_file", "_dir", "_path", "_location")) or key in ("predictions", "judging_manual"):
+        if (
+            key == "task_file"
+            or key.endswith(("_file", "_dir", "_path", "_location"))
+            or key in ("predictions", "judging_manual")
+        ):
             yield f"config.{key}", value
     yield from _strings(results.model_dump(mode="json"), "")
 
@@ -221,7 +240,8 @@ def _refuse_machine_paths(results: Results, path: Path) -> None:
     for where, value in _path_fields(results):
         if isinstance(value, str) and machine_path(value):
             raise _err(
-                path, where,
+                path,
+                where,
                 f"{json.dumps(value)} is an absolute path of the machine the run was made on; a submission names paths relative to the "
                 "working directory or with ~ for the home folder (debench writes them so; rerun, or edit the file)",
             )
@@ -236,7 +256,11 @@ def _refuse_future(results: Results, path: Path) -> None:
         created = created.replace(tzinfo=UTC)
     now = datetime.now(UTC)
     if created > now:
-        raise _err(path, "created_at", f"{results.created_at} is after this build ({now.strftime('%Y-%m-%dT%H:%M:%SZ')}): a run cannot come from the future")
+        raise _err(
+            path,
+            "created_at",
+            f"{results.created_at} is after this build ({now.strftime('%Y-%m-%dT%H:%M:%SZ')}): a run cannot come from the future",
+        )
 
 
 def _short(text: str, limit: int = 160) -> str:
@@ -253,7 +277,11 @@ def _installed_task(results: Results, path: Path) -> TaskConfig:
     if task is None:
         raise _err(path, "task.name", f"unknown task '{name}' (`debench tasks` lists the tasks)")
     if results.task.version != task.version:
-        raise _err(path, "task.version", f"task version {results.task.version} differs from the installed {name} version {task.version}")
+        raise _err(
+            path,
+            "task.version",
+            f"task version {results.task.version} differs from the installed {name} version {task.version}",
+        )
     recorded = results.task.identity_sha256
     if recorded is not None and recorded != task_identity(task):
         raise _err(
@@ -262,7 +290,11 @@ def _installed_task(results: Results, path: Path) -> TaskConfig:
             f"the task's prompt, data, parser or generation settings differ from the installed {name} (identity {recorded[:12]}… vs "
             f"{task_identity(task)[:12]}…); rerun with this debench version",
         )
-    if recorded is None and results.task.config_sha256 != task_sha(task) and results.config.get("fingerprint") != _fingerprint(results, task):
+    if (
+        recorded is None
+        and results.task.config_sha256 != task_sha(task)
+        and results.config.get("fingerprint") != _fingerprint(results, task)
+    ):
         raise _err(
             path,
             "task.config_sha256",
@@ -276,7 +308,11 @@ def _fingerprint(results: Results, task: TaskConfig) -> str | None:
     from debench.run.runner import run_fingerprint
 
     identity = results.model.identity
-    return run_fingerprint(task, identity, results.dataset.content_hash, results.task.method) if identity is not None else None
+    return (
+        run_fingerprint(task, identity, results.dataset.content_hash, results.task.method)
+        if identity is not None
+        else None
+    )
 
 
 def _checked_as_now(results: Results, task: TaskConfig) -> set[str]:
@@ -298,20 +334,36 @@ def _checked_as_now(results: Results, task: TaskConfig) -> set[str]:
 def _real_data(task: TaskConfig, results: Results, path: Path, data_dir: str | Path | None) -> LoadedDataset:
     ds = results.dataset
     if ds.is_sample or ds.source == "sample":
-        raise _err(path, "dataset.is_sample", "results on debench's small sample data cannot enter the leaderboard; run on the real data (set DEBENCH_DATA_DIR)")
+        raise _err(
+            path,
+            "dataset.is_sample",
+            "results on debench's small sample data cannot enter the leaderboard; run on the real data (set DEBENCH_DATA_DIR)",
+        )
     try:
         real = _DATA.get(task, data_dir)
     except Exception as exc:  # noqa: BLE001 - a user error, or the Hub unreachable / offline
         reason = str(exc) if isinstance(exc, UserError) else f"{type(exc).__name__} from the Hub"
-        raise _err(path, "dataset", f"cannot load the real data of task {task.name} to check against ({_short(reason, 120)}); set DEBENCH_DATA_DIR or --data-dir") from None
+        raise _err(
+            path,
+            "dataset",
+            f"cannot load the real data of task {task.name} to check against ({_short(reason, 120)}); set DEBENCH_DATA_DIR or --data-dir",
+        ) from None
     if ds.content_hash != real.content_hash:
-        raise _err(path, "dataset.content_hash", f"data set hash {ds.content_hash} differs from the real data's {real.content_hash}")
+        raise _err(
+            path,
+            "dataset.content_hash",
+            f"data set hash {ds.content_hash} differs from the real data's {real.content_hash}",
+        )
     if ds.n_docs_total != len(real.docs):
-        raise _err(path, "dataset.n_docs_total", f"{ds.n_docs_total} documents differs from the real data's {len(real.docs)}")
+        raise _err(
+            path, "dataset.n_docs_total", f"{ds.n_docs_total} documents differs from the real data's {len(real.docs)}"
+        )
     return real
 
 
-def _limit_and_bootstrap(task: TaskConfig, results: Results, path: Path, rescored: bool = False) -> tuple[int | None, int]:
+def _limit_and_bootstrap(
+    task: TaskConfig, results: Results, path: Path, rescored: bool = False
+) -> tuple[int | None, int]:
     """The run's document limit and bootstrap resamples; a re-scored run (``rescored``) is re-scored
     with at least the task's resamples."""
     limit = results.config.get("limit")
@@ -323,14 +375,22 @@ def _limit_and_bootstrap(task: TaskConfig, results: Results, path: Path, rescore
     if rescored:
         return limit, max(n_boot, task.scoring.n_bootstrap)
     if n_boot < task.scoring.n_bootstrap:
-        raise _err(path, "config.n_bootstrap", f"{n_boot} bootstrap resamples is below the task's {task.scoring.n_bootstrap}: leaderboard metrics need their CIs")
+        raise _err(
+            path,
+            "config.n_bootstrap",
+            f"{n_boot} bootstrap resamples is below the task's {task.scoring.n_bootstrap}: leaderboard metrics need their CIs",
+        )
     return limit, n_boot
 
 
 def _samples_path(results: Results, path: Path) -> Path:
     name = results.samples_file
     if not name:
-        raise _err(path, "samples_file", "no samples file named: a submission needs its per-sample log (write it with `debench eval`)")
+        raise _err(
+            path,
+            "samples_file",
+            "no samples file named: a submission needs its per-sample log (write it with `debench eval`)",
+        )
     if Path(name).name != name or name in (".", ".."):
         raise _err(path, "samples_file", f"'{name}' must be a file name in the results file's folder")
     samples = path.parent / name
@@ -340,7 +400,9 @@ def _samples_path(results: Results, path: Path) -> Path:
     return samples
 
 
-def _read_samples(samples: Path, task: TaskConfig, docs: list[Doc], all_docs: list[Doc], limit: int | None, checker: RecordChecker) -> list[SampleRecord]:
+def _read_samples(
+    samples: Path, task: TaskConfig, docs: list[Doc], all_docs: list[Doc], limit: int | None, checker: RecordChecker
+) -> list[SampleRecord]:
     """The records in document order, read line by line and checked as they come (each line a
     samples-log record without a key-shaped string, traced by ``checker``); every document exactly
     once. Only slim records are kept (``samples.slim``): memory does not grow with prompt sizes."""
@@ -361,9 +423,15 @@ def _read_samples(samples: Path, task: TaskConfig, docs: list[Doc], all_docs: li
         if doc_id not in known:
             raise _err(samples, "doc_id", f"line {n}: unknown document '{doc_id}' for task {task.name}")
         if doc_id not in wanted:
-            raise _err(samples, "doc_id", f"line {n}: document '{doc_id}' is outside the first {limit} documents (config.limit)")
+            raise _err(
+                samples,
+                "doc_id",
+                f"line {n}: document '{doc_id}' is outside the first {limit} documents (config.limit)",
+            )
         if doc_id in first_line:
-            raise _err(samples, "doc_id", f"line {n}: duplicated document '{doc_id}' (first on line {first_line[doc_id]})")
+            raise _err(
+                samples, "doc_id", f"line {n}: duplicated document '{doc_id}' (first on line {first_line[doc_id]})"
+            )
         first_line[doc_id] = n
         checker.check(rec, n)
         if rec.status == "ok":
@@ -384,7 +452,9 @@ def _differs(theirs: MetricValue, mine: MetricValue) -> str | None:
     if not close(theirs.value, mine.value):
         return "value"
     if (theirs.ci95 is None) != (mine.ci95 is None) or (
-        theirs.ci95 is not None and mine.ci95 is not None and not all(close(a, b) for a, b in zip(theirs.ci95, mine.ci95, strict=True))
+        theirs.ci95 is not None
+        and mine.ci95 is not None
+        and not all(close(a, b) for a, b in zip(theirs.ci95, mine.ci95, strict=True))
     ):
         return "ci95"
     return "n" if theirs.n != mine.n else None
@@ -406,7 +476,11 @@ def _compare(results: Results, report: ScoreReport, path: Path, checked: set[str
         theirs = results.metrics[name]
         differs = _differs(theirs, mine)
         if differs is not None:
-            raise _err(path, f"metrics.{name}.{differs}", f"{shown(getattr(theirs, differs))} does not match {shown(getattr(mine, differs))} recomputed from the samples")
+            raise _err(
+                path,
+                f"metrics.{name}.{differs}",
+                f"{shown(getattr(theirs, differs))} does not match {shown(getattr(mine, differs))} recomputed from the samples",
+            )
     for name in ("n_samples", "n_parse_failures", "n_errors", "n_not_completed"):
         a, b = getattr(results, name), getattr(report, name)
         if a != b:
@@ -420,7 +494,9 @@ def _compare(results: Results, report: ScoreReport, path: Path, checked: set[str
         raise _err(path, f"reports.{name}", "not a report of this task")
 
 
-def validate_submission(path: str | Path, *, data_dir: str | Path | None = None, job_run: bool = False) -> ValidatedSubmission:
+def validate_submission(
+    path: str | Path, *, data_dir: str | Path | None = None, job_run: bool = False
+) -> ValidatedSubmission:
     """Validate one results file and its samples log; raises ``UserError`` with the reason."""
     from debench.run.pipeline import select_docs, task_sha
     from debench.scoring.scores import score
@@ -440,7 +516,9 @@ def validate_submission(path: str | Path, *, data_dir: str | Path | None = None,
     checker = RecordChecker(results, task, docs, samples)
     records = _read_samples(samples, task, docs, real.docs, limit, checker)
     incomplete = (
-        "the leaderboard's own run: every failure scored as the job got it" if job_run else check_incomplete_share(records, len(docs), path)
+        "the leaderboard's own run: every failure scored as the job got it"
+        if job_run
+        else check_incomplete_share(records, len(docs), path)
     )
     report = score(task, docs, {r.doc_id: r for r in records}, n_bootstrap=n_boot)
     _compare(results, report, path, checked, rescored)
@@ -456,7 +534,11 @@ def validate_submission(path: str | Path, *, data_dir: str | Path | None = None,
         fresh = sorted(set(report.metrics) - checked)
         provenance.checks[-1] = (
             "every count recomputed from the samples; the task's scoring changed since the run, so its metrics are re-scored from the samples"
-            + (f" (recomputed: {', '.join(fresh)}; matched the file: {', '.join(sorted(checked)) or 'none'})" if fresh else "")
+            + (
+                f" (recomputed: {', '.join(fresh)}; matched the file: {', '.join(sorted(checked)) or 'none'})"
+                if fresh
+                else ""
+            )
         )
     return ValidatedSubmission(
         results_path=path,
@@ -498,7 +580,11 @@ def duplicate_error(sub: ValidatedSubmission, first: ValidatedSubmission) -> Use
 
 
 def validate_all(
-    paths: Iterable[str | Path], *, data_dir: str | Path | None = None, folders: bool = False, merged_first: Sequence[str] = ()
+    paths: Iterable[str | Path],
+    *,
+    data_dir: str | Path | None = None,
+    folders: bool = False,
+    merged_first: Sequence[str] = (),
 ) -> tuple[list[ValidatedSubmission], list[UserError]]:
     """Validate every results file given; returns the accepted ones and the refusals.
 

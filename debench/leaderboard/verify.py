@@ -92,13 +92,21 @@ def _finished(sub: ValidatedSubmission, run_results: Path, data_dir: str | Path 
         return "the submitted results file changed after the leaderboard reproduced it: remove the reproduction so the job runs it again"
     if rep.partial or rep.n_docs != rep.n_docs_total:
         return None
-    primary = next(m.name for m in sub.task.metrics if m.name in sub.results.metrics and not m.name.endswith(("_rate", "_human")))
+    primary = next(
+        m.name for m in sub.task.metrics if m.name in sub.results.metrics and not m.name.endswith(("_rate", "_human"))
+    )
     cmp = compare(sub.task, rep.docs, sub.records, rep.records, primary)
     return Reproduction(rep, cmp, list(meta.get("endpoints") or []))
 
 
 def _standing(
-    sub: ValidatedSubmission, trusted: TrustedEndpoints, maint: Maintainers, run: ReproduceRun | None, out_dir: Path, data_dir: str | Path | None, acc: Standings
+    sub: ValidatedSubmission,
+    trusted: TrustedEndpoints,
+    maint: Maintainers,
+    run: ReproduceRun | None,
+    out_dir: Path,
+    data_dir: str | Path | None,
+    acc: Standings,
 ) -> tuple[Standing, str]:
     if sub.results.model.kind == "baseline":
         return "baseline", "a baseline: every prediction re-derived by running it; a reference line, never ranked"
@@ -130,7 +138,10 @@ def _standing(
         missing = [e.key_env for e in t.endpoints if e.kind == "provider" and not keys[e.model]]
         if missing:
             acc.waiting.append(entry_id(sub))
-            return "self_reported", f"waits for the leaderboard's own run, which needs the maintainers' key {missing[0]} (a CI secret)"
+            return (
+                "self_reported",
+                f"waits for the leaderboard's own run, which needs the maintainers' key {missing[0]} (a CI secret)",
+            )
         with server_scope():
             reproduce(sub, t.endpoints, run, lambda ident: keys.get(str(ident.get("name"))))
         got = _finished(sub, results_path, data_dir)
@@ -138,7 +149,10 @@ def _standing(
             return "self_reported", f"not reproduced: {got}"
     if got is None:
         acc.waiting.append(entry_id(sub))
-        return "self_reported", f"waits in the queue for the leaderboard's own run through {', '.join(e.id for e in t.endpoints)}"
+        return (
+            "self_reported",
+            f"waits in the queue for the leaderboard's own run through {', '.join(e.id for e in t.endpoints)}",
+        )
     acc.reproductions[entry_id(sub)] = got
     c = got.comparison
     noise = "within" if c.within_noise else "outside" if c.within_noise is not None else "cannot say (undefined)"

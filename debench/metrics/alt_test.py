@@ -65,13 +65,23 @@ class Ratings:
     min_docs: int
 
     @classmethod
-    def of(cls, docs: Sequence[Doc], epsilon: float = DEFAULT_EPSILON, alpha: float = DEFAULT_ALPHA, min_docs: int = DEFAULT_MIN_DOCS) -> Ratings:
+    def of(
+        cls,
+        docs: Sequence[Doc],
+        epsilon: float = DEFAULT_EPSILON,
+        alpha: float = DEFAULT_ALPHA,
+        min_docs: int = DEFAULT_MIN_DOCS,
+    ) -> Ratings:
         if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0 <= epsilon < 1:
-            raise UserError(f"alt-test: epsilon must be a number in [0, 1), got {epsilon!r}", field="metrics.args.epsilon")
+            raise UserError(
+                f"alt-test: epsilon must be a number in [0, 1), got {epsilon!r}", field="metrics.args.epsilon"
+            )
         if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
             raise UserError(f"alt-test: alpha must be a number in (0, 1), got {alpha!r}", field="metrics.args.alpha")
         if isinstance(min_docs, bool) or not isinstance(min_docs, int) or min_docs < 2:
-            raise UserError(f"alt-test: min_docs must be an integer >= 2, got {min_docs!r}", field="metrics.args.min_docs")
+            raise UserError(
+                f"alt-test: min_docs must be an integer >= 2, got {min_docs!r}", field="metrics.args.min_docs"
+            )
         rows = [human_ratings(d) for d in docs]
         ids = sorted({a for _, who in rows for a in who}, key=lambda a: (str(type(a)), a))
         index = {a: i for i, a in enumerate(ids)}

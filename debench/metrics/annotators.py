@@ -106,7 +106,11 @@ def annotator_pairs(docs: Sequence[Doc], min_shared: int = DEFAULT_MIN_SHARED) -
     # How many speeches each pair of annotators shares: incidence times its transpose.
     lengths = np.array([len(r) for r in rated], dtype=np.int64)
     incidence = csr_matrix(
-        (np.ones(int(lengths.sum())), np.concatenate(rated) if rated else np.empty(0, np.int32), np.r_[0, np.cumsum(lengths)]),
+        (
+            np.ones(int(lengths.sum())),
+            np.concatenate(rated) if rated else np.empty(0, np.int32),
+            np.r_[0, np.cumsum(lengths)],
+        ),
         shape=(len(ids), n),
     )
     shared = (incidence @ incidence.T).tocoo()

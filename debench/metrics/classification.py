@@ -59,6 +59,8 @@ def _macro_f1(sums: np.ndarray) -> Draws:
     return Draws.of(mean).undefined(k == 0, "no prediction or gold label is one of the labels")
 
 
-register_sum_metric("rmse", _rmse_terms, partial(ratio, empty="no documents", transform=np.sqrt), higher_is_better=False)
+register_sum_metric(
+    "rmse", _rmse_terms, partial(ratio, empty="no documents", transform=np.sqrt), higher_is_better=False
+)
 register_sum_metric("accuracy", _accuracy_terms, partial(ratio, empty="no documents"))
 register_sum_metric("macro_f1", _f1_terms, _macro_f1)

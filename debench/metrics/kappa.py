@@ -148,7 +148,9 @@ class _KappaState:
     min_shared: int
 
 
-def _prepare(docs: Sequence[Doc], *, min_shared: int = DEFAULT_MIN_SHARED, weights: str = DEFAULT_WEIGHTS) -> _KappaState:
+def _prepare(
+    docs: Sequence[Doc], *, min_shared: int = DEFAULT_MIN_SHARED, weights: str = DEFAULT_WEIGHTS
+) -> _KappaState:
     return _KappaState(table=annotator_pairs(docs, min_shared), weights=_check_weights(weights), min_shared=min_shared)
 
 

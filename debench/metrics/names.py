@@ -11,7 +11,9 @@ STATUS_METRICS = {
 }
 """Rates computed from the samples' statuses rather than from predictions (see ``debench.scoring.scores``)."""
 
-BUILTIN_REPORTS = frozenset({"prediction_distribution", "gold_distribution", "human_rating_distribution", "mean_by_source"})
+BUILTIN_REPORTS = frozenset(
+    {"prediction_distribution", "gold_distribution", "human_rating_distribution", "mean_by_source"}
+)
 """The reports ``debench.metrics.reports`` registers."""
 
 ALT_TEST_METRICS = frozenset({"alt_test_winning_rate", "advantage_probability"})

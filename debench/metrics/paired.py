@@ -21,7 +21,9 @@ def _whole(metric: Metric, state: Any, preds: np.ndarray) -> float | None:
     return metric.bind(state, preds)(np.ones((1, len(preds)))).finish().value(0)
 
 
-def paired_bootstrap(metric: Metric, state: Any, preds_a: np.ndarray, preds_b: np.ndarray, n_boot: int = 10000, seed: int = 0) -> dict[str, Any]:
+def paired_bootstrap(
+    metric: Metric, state: Any, preds_a: np.ndarray, preds_b: np.ndarray, n_boot: int = 10000, seed: int = 0
+) -> dict[str, Any]:
     """diff = metric(A) - metric(B) with a percentile 95% CI and a two-sided p-value.
 
     The p-value is the share of resampled differences on the far side of zero, doubled, with
@@ -51,7 +53,9 @@ def paired_bootstrap(metric: Metric, state: Any, preds_a: np.ndarray, preds_b: n
     return {"a": a, "b": b, "diff": a - b, "ci95": ci, "p_value": float(p), "n": n, "n_skipped": skipped}
 
 
-def paired_permutation(metric: Metric, state: Any, preds_a: np.ndarray, preds_b: np.ndarray, n_perm: int = 10000, seed: int = 0) -> dict[str, Any]:
+def paired_permutation(
+    metric: Metric, state: Any, preds_a: np.ndarray, preds_b: np.ndarray, n_perm: int = 10000, seed: int = 0
+) -> dict[str, Any]:
     """Two-sided permutation test: swap the two runs' predictions per document at random."""
     n = len(preds_a)
     a, b = _whole(metric, state, preds_a), _whole(metric, state, preds_b)

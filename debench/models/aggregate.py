@@ -40,7 +40,9 @@ def check_aggregate(name: str, task: TaskConfig) -> None:
             field="--ensemble",
         )
     if name == "majority" and kind == "dict":
-        raise UserError(f"majority cannot vote on task '{task.name}''s score objects: use mean or median", field="--ensemble")
+        raise UserError(
+            f"majority cannot vote on task '{task.name}''s score objects: use mean or median", field="--ensemble"
+        )
 
 
 def _key(value: Any) -> str:

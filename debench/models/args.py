@@ -95,7 +95,12 @@ LLAMA_CPP_KEYS = ("n_parallel", "n_ctx", "cache_prompt", "n_threads")
 VLLM_START_KEYS = tuple(k for k in SERVER_KEYS if k != "revision")
 """Settings of the vLLM server debench starts (meaningless for a server given with --api-base)."""
 
-_TYPE_WORDS = {"float_parsing": "a number", "int_parsing": "a whole number", "bool_parsing": "true or false", "int_from_float": "a whole number"}
+_TYPE_WORDS = {
+    "float_parsing": "a number",
+    "int_parsing": "a whole number",
+    "bool_parsing": "true or false",
+    "int_from_float": "a whole number",
+}
 
 
 class ModelArgs(BaseModel):
@@ -110,7 +115,11 @@ class ModelArgs(BaseModel):
         return self.generation.model_dump(exclude_none=True)
 
     def given(self) -> set[str]:
-        return set(self.generation.model_fields_set) | set(self.client.model_fields_set) | set(self.server.model_fields_set)
+        return (
+            set(self.generation.model_fields_set)
+            | set(self.client.model_fields_set)
+            | set(self.server.model_fields_set)
+        )
 
     def restricted(self, keys: frozenset[str]) -> ModelArgs:
         """Only the given keys among ``keys`` (the others as if not given)."""
@@ -170,7 +179,9 @@ def parse_model_args(text: str | None, where: str = "--model-args", sep: str = "
         key = str(err["loc"][-1]) if err.get("loc") else "?"
         value = raw.get(key, "")
         shown = "***" if is_secret_name(key) else value
-        expected = _TYPE_WORDS.get(err.get("type", "")) or ("one word (letters, digits, _ . : + -)" if err.get("type") == "string_pattern_mismatch" else None)
+        expected = _TYPE_WORDS.get(err.get("type", "")) or (
+            "one word (letters, digits, _ . : + -)" if err.get("type") == "string_pattern_mismatch" else None
+        )
         why = f"expected {expected}" if expected else err.get("msg", "invalid value").lower()
         raise UserError(f"{where}: {key}={shown}: {why}") from None
 
@@ -212,6 +223,7 @@ def check_api_base(url: str) -> str:
     except ValueError:
         ok = False
     if not ok:
-        raise UserError(f"'{url}' is not a server URL (expected http://host:port/v1 or https://host/v1)", field="--api-base")
+        raise UserError(
+            f"'{url}' is not a server URL (expected http://host:port/v1 or https://host/v1)", field="--api-base"
+        )
     return text.rstrip("/")
-

@@ -32,7 +32,11 @@ class Usage(BaseModel):
         if usage is None:
             return cls()
         details = get(usage, "prompt_tokens_details")
-        cached = (get(details, "cached_tokens") if details is not None else None) or get(usage, "cache_read_input_tokens") or get(usage, "prompt_cache_hit_tokens")
+        cached = (
+            (get(details, "cached_tokens") if details is not None else None)
+            or get(usage, "cache_read_input_tokens")
+            or get(usage, "prompt_cache_hit_tokens")
+        )
         return cls(
             prompt_tokens=int(get(usage, "prompt_tokens") or 0),
             completion_tokens=int(get(usage, "completion_tokens") or 0),
@@ -113,7 +117,11 @@ class Model(abc.ABC):
 
     def with_generation(self, ident: dict[str, Any]) -> dict[str, Any]:
         """``ident`` plus the model's own generation settings, when it has any."""
-        return {**ident, "generation": dict(sorted(self.generation_overrides.items()))} if self.generation_overrides else ident
+        return (
+            {**ident, "generation": dict(sorted(self.generation_overrides.items()))}
+            if self.generation_overrides
+            else ident
+        )
 
     def not_sent(self, generation: GenerationConfig) -> list[str]:
         """Settings of ``generation`` this model's provider does not accept, so they are not sent."""
@@ -136,7 +144,10 @@ class Model(abc.ABC):
         (``eval --batch``); a model without one is a one-line error."""
         from debench.core.errors import UserError
 
-        raise UserError(f"{self.name} has no batch API: --batch needs an OpenAI-compatible provider or server (openai/<name> --api-base URL, gpt-4o, azure/...)", field="--batch")
+        raise UserError(
+            f"{self.name} has no batch API: --batch needs an OpenAI-compatible provider or server (openai/<name> --api-base URL, gpt-4o, azure/...)",
+            field="--batch",
+        )
 
     def batch_body(self, request: Request) -> dict[str, Any]:
         """The chat-completion request body of ``request``, as a line of a batch sends it."""
@@ -155,4 +166,9 @@ class Model(abc.ABC):
     def describe(self) -> dict[str, Any]:
         """What results files record about the model: its name, kind and identity."""
         ident = self.identity()
-        return {"name": self.name, "kind": self.kind, **{k: v for k, v in ident.items() if k != "name"}, "identity": ident}
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            **{k: v for k, v in ident.items() if k != "name"},
+            "identity": ident,
+        }

@@ -189,7 +189,9 @@ BASELINES: dict[str, BaselineSpec] = {
     "majority": BaselineSpec(
         "always the most frequent gold label of the data set", lambda b, d, t: _unhashable(b._fixed), _majority_prepare
     ),
-    "constant": BaselineSpec("always the given value, e.g. baseline/constant:3", lambda b, d, t: b._fixed, _constant_prepare),
+    "constant": BaselineSpec(
+        "always the given value, e.g. baseline/constant:3", lambda b, d, t: b._fixed, _constant_prepare
+    ),
     "first": BaselineSpec("the side of the first speaker", _speaker(0)),
     "last": BaselineSpec("the side of the last speaker", _speaker(-1)),
     "longest": BaselineSpec("the side with the most words", _longest),

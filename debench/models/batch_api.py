@@ -53,7 +53,9 @@ def no_batch_endpoints(server: str) -> Iterator[None]:
         status = getattr(exc.__cause__, "status", None) or getattr(exc.__cause__, "status_code", None)
         if status != 404:
             raise
-        raise UserError(f"{server} has no batch endpoints (Files + Batch API): {exc}; run without --batch", field="--batch") from exc
+        raise UserError(
+            f"{server} has no batch endpoints (Files + Batch API): {exc}; run without --batch", field="--batch"
+        ) from exc
 
 
 class HTTPBatchAPI:
@@ -69,7 +71,9 @@ class HTTPBatchAPI:
     def _get_session(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
             # no default content type: an upload is multipart, the rest JSON
-            self._session = aiohttp.ClientSession(headers=self._auth, timeout=aiohttp.ClientTimeout(total=self.retry.timeout))
+            self._session = aiohttp.ClientSession(
+                headers=self._auth, timeout=aiohttp.ClientTimeout(total=self.retry.timeout)
+            )
         return self._session
 
     async def _call(self, method: str, path: str, *, raw: bool = False, json_body: Any = None, form: Any = None) -> Any:
@@ -90,7 +94,9 @@ class HTTPBatchAPI:
 
         where = f"{method} {self.api_base}{path}"
         with no_batch_endpoints(self.api_base):
-            result, _ = await call_with_retries(once, policy=self.retry, rng=self._rng, classify=classify_http_exception, where=where)
+            result, _ = await call_with_retries(
+                once, policy=self.retry, rng=self._rng, classify=classify_http_exception, where=where
+            )
         return result
 
     async def upload(self, data: bytes, filename: str) -> str:
@@ -131,7 +137,14 @@ class LiteLLMBatchAPI:
     OpenAI-compatible server reached through litellm (``--model-args client=litellm``)."""
 
     def __init__(
-        self, provider: str, *, api_base: str | None, api_key: str | None, retry: RetryPolicy, classify: Callable[[BaseException], FailureKind], seed: int = 0
+        self,
+        provider: str,
+        *,
+        api_base: str | None,
+        api_key: str | None,
+        retry: RetryPolicy,
+        classify: Callable[[BaseException], FailureKind],
+        seed: int = 0,
     ):
         self.provider = provider
         self.classify = classify
@@ -160,7 +173,9 @@ class LiteLLMBatchAPI:
     async def create(self, input_file_id: str) -> dict[str, Any]:
         import litellm
 
-        batch = await self._call(litellm.acreate_batch, completion_window=WINDOW, endpoint=ENDPOINT, input_file_id=input_file_id)
+        batch = await self._call(
+            litellm.acreate_batch, completion_window=WINDOW, endpoint=ENDPOINT, input_file_id=input_file_id
+        )
         return _as_dict(batch)
 
     async def retrieve(self, batch_id: str) -> dict[str, Any]:

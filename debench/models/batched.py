@@ -51,7 +51,9 @@ ENDED = ("completed", "failed", "expired", "cancelled")
 class SubmittedBatch(BaseModel):
     batch_id: str
     input_file_id: str
-    keys: list[str] = Field(description="custom_id of every request in the batch (the response-cache key of the request)")
+    keys: list[str] = Field(
+        description="custom_id of every request in the batch (the response-cache key of the request)"
+    )
     submitted_at: str
     status: Literal["submitted", "collected", "failed", "expired", "cancelled"] = "submitted"
     note: str | None = None
@@ -65,7 +67,15 @@ class BatchState(BaseModel):
 
 
 class BatchedModel(Model):
-    def __init__(self, inner: Model, state_path: Path, *, poll_s: float = 30.0, progress: bool = True, deadline_s: float = 25 * 3600.0):
+    def __init__(
+        self,
+        inner: Model,
+        state_path: Path,
+        *,
+        poll_s: float = 30.0,
+        progress: bool = True,
+        deadline_s: float = 25 * 3600.0,
+    ):
         if inner.composite or not inner.makes_requests:
             raise UserError(f"--batch runs one model that calls a provider; {inner.name} does not", field="--batch")
         self.inner = inner
@@ -79,7 +89,11 @@ class BatchedModel(Model):
         self.deadline_s = deadline_s
         """Seconds this run polls its batches before it stops (``eval --batch-deadline``)."""
         self.progress = progress
-        self.state = BatchState.model_validate_json(self.state_path.read_text()) if self.state_path.exists() else BatchState(model=inner.name)
+        self.state = (
+            BatchState.model_validate_json(self.state_path.read_text())
+            if self.state_path.exists()
+            else BatchState(model=inner.name)
+        )
         self._pending: dict[str, tuple[Request, asyncio.Future[ModelResponse]]] = {}
         self._waiting: dict[str, asyncio.Future[ModelResponse]] = {}
         self._last_join = 0.0
@@ -137,7 +151,9 @@ class BatchedModel(Model):
         except BaseException as exc:  # the run stops: every waiting job learns why
             for key, future in list(self._waiting.items()):
                 if not future.done():
-                    future.set_exception(exc if isinstance(exc, Exception) else UserError("the batch run was interrupted"))
+                    future.set_exception(
+                        exc if isinstance(exc, Exception) else UserError("the batch run was interrupted")
+                    )
                 self._waiting.pop(key, None)
             if not isinstance(exc, Exception):
                 raise
@@ -173,7 +189,12 @@ class BatchedModel(Model):
     async def _submit_one(self, lines: list[bytes], keys: list[str]) -> SubmittedBatch:
         file_id = await self.api.upload(b"".join(lines), f"debench-{self.state_path.stem}.jsonl")
         created = await self.api.create(file_id)
-        sub = SubmittedBatch(batch_id=str(created["id"]), input_file_id=file_id, keys=keys, submitted_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
+        sub = SubmittedBatch(
+            batch_id=str(created["id"]),
+            input_file_id=file_id,
+            keys=keys,
+            submitted_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        )
         self.state.batches.append(sub)
         self._save()
         return sub
@@ -224,7 +245,9 @@ class BatchedModel(Model):
             sub.status = "collected"
             self._save()
             for k in missing:  # the batch ended without a line for it: an error, retried by the next run
-                self._resolve(k, exc=PermanentModelError(f"batch {sub.batch_id} completed without an answer for this request"))
+                self._resolve(
+                    k, exc=PermanentModelError(f"batch {sub.batch_id} completed without an answer for this request")
+                )
             return
         errors = (info.get("errors") or {}).get("data") or []
         why = str(errors[0].get("message")) if errors else status

@@ -25,7 +25,9 @@ class Baseline:
 
         generation = sorted(request.args.generation.model_fields_set)
         if generation:
-            raise UserError(f"{request.base} calls no model, so it takes no generation settings (got {', '.join(generation)})")
+            raise UserError(
+                f"{request.base} calls no model, so it takes no generation settings (got {', '.join(generation)})"
+            )
         return make_baseline(request.base.removeprefix("baseline/"), request.seed)
 
 
@@ -67,7 +69,9 @@ class GGUF:
         from debench.models.gguf import GGUFModel
 
         model = GGUFModel(request.base, revision=request.args.server.revision, **_llama_cpp_slots(request))
-        model.name = request.name.replace(request.base, model.base_name, 1)  # an absolute path is named by its file and digest
+        model.name = request.name.replace(
+            request.base, model.base_name, 1
+        )  # an absolute path is named by its file and digest
         return model
 
 
@@ -89,13 +93,17 @@ class VLLM:
             request.base, server=request.args.server, api_base=bases[0] if bases else None, api_key=request.api_key, retry=request.retry,
             context_window=request.args.client.context_window, generation=request.args.generation_overrides, seed=request.seed,
         )  # fmt: skip
-        model.name = request.name.replace(request.base, model.base_name, 1)  # an absolute path is named by its folder and digest
+        model.name = request.name.replace(
+            request.base, model.base_name, 1
+        )  # an absolute path is named by its folder and digest
         return model
 
 
 @dataclass(frozen=True)
 class Server:
-    description: str = "any other model string: a litellm model (provider/name), or openai/<name> on an OpenAI-compatible --api-base"
+    description: str = (
+        "any other model string: a litellm model (provider/name), or openai/<name> on an OpenAI-compatible --api-base"
+    )
     keys: frozenset[str] = frozenset((*GENERATION_KEYS, *RETRY_KEYS, "client", "grammar", "context_window", "api_key"))
 
     def make(self, request: ModelRequest) -> Model:

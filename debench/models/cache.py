@@ -32,7 +32,9 @@ def default_cache_path() -> Path:
     return cache_root() / "responses.sqlite"
 
 
-def cache_key(identity: dict[str, Any], messages: list[dict[str, str]], generation: dict[str, Any], grammar: str | None) -> str:
+def cache_key(
+    identity: dict[str, Any], messages: list[dict[str, str]], generation: dict[str, Any], grammar: str | None
+) -> str:
     payload = json.dumps(
         {"model": identity, "messages": messages, "generation": generation, "grammar": grammar},
         sort_keys=True,
@@ -56,7 +58,10 @@ class ResponseCache:
                 path=str(self.path.parent),
             ) from None
         if self.path.is_dir():
-            raise UserError("the response cache path is a folder, not a file; set DEBENCH_CACHE_DIR to another folder or use --no-cache", path=str(self.path))
+            raise UserError(
+                "the response cache path is a folder, not a file; set DEBENCH_CACHE_DIR to another folder or use --no-cache",
+                path=str(self.path),
+            )
         with self._guard():
             self._db = self._open()
         self.hits = 0
@@ -75,7 +80,9 @@ class ResponseCache:
                 if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                     db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=NORMAL")
-                db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, value TEXT NOT NULL, created REAL DEFAULT (julianday('now')))")
+                db.execute(
+                    "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, value TEXT NOT NULL, created REAL DEFAULT (julianday('now')))"
+                )
                 return db
             except sqlite3.OperationalError as exc:
                 db.close()
@@ -92,7 +99,8 @@ class ResponseCache:
             yield
         except sqlite3.OperationalError as exc:  # locked for too long, read-only, disk full
             raise UserError(
-                f"cannot use the response cache ({exc}); set DEBENCH_CACHE_DIR to a writable folder or run with --no-cache", path=str(self.path)
+                f"cannot use the response cache ({exc}); set DEBENCH_CACHE_DIR to a writable folder or run with --no-cache",
+                path=str(self.path),
             ) from None
         except sqlite3.DatabaseError as exc:  # not an SQLite file, or damaged pages
             raise UserError(

@@ -33,14 +33,18 @@ def check_fits(model: Model, messages: list[Message], max_tokens: int) -> None:
         return
     n = model.count_tokens(messages)
     if n is not None and n + max_tokens > window:
-        raise ContextOverflow(f"{model.name}: prompt of {n} tokens + {max_tokens} to generate exceeds the {window}-token context window")
+        raise ContextOverflow(
+            f"{model.name}: prompt of {n} tokens + {max_tokens} to generate exceeds the {window}-token context window"
+        )
 
 
 class Caller:
     """Calls through one response cache; ``n_requests`` counts the requests made (retries and the
     attempts of calls that failed included)."""
 
-    def __init__(self, cache: ResponseCache | None = None, *, seed_offset: int | None = None, max_in_flight: int | None = None):
+    def __init__(
+        self, cache: ResponseCache | None = None, *, seed_offset: int | None = None, max_in_flight: int | None = None
+    ):
         self.cache = cache
         self.n_requests = 0
         self._slots = asyncio.Semaphore(max_in_flight) if max_in_flight else None
@@ -63,7 +67,9 @@ class Caller:
             gen = gen.model_copy(update={"seed": (gen.seed or 0) + self.seed_offset})
         # model_construct: the fields are already validated objects (validating again re-checks the
         # whole task config, templates included, on every call)
-        request = Request.model_construct(messages=messages, generation=gen, doc=doc, task=task, grammar_text=grammar_text)
+        request = Request.model_construct(
+            messages=messages, generation=gen, doc=doc, task=task, grammar_text=grammar_text
+        )
         if model.composite:  # an ensemble: its members are called through this caller, one by one
             started = time.perf_counter()
             response = await model.generate_with(self, request)

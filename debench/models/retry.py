@@ -44,11 +44,23 @@ FATAL_STATUS = frozenset({400, 401, 402, 403, 404, 405, 422, 501})
 of a run is built the same way), a missing or rejected key (401, 403), no credit (402), a path or
 model the server does not have (404, 405), a method it does not implement (501). The run stops at
 the first one with one line naming the URL and the status (exit code 2; finished work is kept)."""
-FATAL_MARKERS = ("insufficient_quota", "billing_hard_limit", "exceeded your current quota", "missing credentials", "api_key client option must be set")
+FATAL_MARKERS = (
+    "insufficient_quota",
+    "billing_hard_limit",
+    "exceeded your current quota",
+    "missing credentials",
+    "api_key client option must be set",
+)
 """Lower-case fragments of an error (with any status) no retry can get past: no credit left
 (OpenAI sends it with a 429), or no key at all (the OpenAI client's own refusal, which litellm
 reports as a 500)."""
-PER_SAMPLE_MARKERS = ("content_policy", "content_filter", "content management policy", "safety system", "invalid_prompt")
+PER_SAMPLE_MARKERS = (
+    "content_policy",
+    "content_filter",
+    "content management policy",
+    "safety system",
+    "invalid_prompt",
+)
 """Lower-case fragments of a 400 that concern one prompt's content (a provider's content filter):
 that sample fails, the others can still be answered."""
 TRANSIENT_EXCEPTIONS: tuple[type[BaseException], ...] = (TimeoutError, asyncio.TimeoutError, ConnectionError)
@@ -109,7 +121,12 @@ def unreachable(exc: BaseException) -> bool:
 
     import aiohttp
 
-    kinds: tuple[type[BaseException], ...] = (ConnectionRefusedError, socket.gaierror, aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError)
+    kinds: tuple[type[BaseException], ...] = (
+        ConnectionRefusedError,
+        socket.gaierror,
+        aiohttp.ClientConnectorError,
+        aiohttp.ConnectionTimeoutError,
+    )
     try:
         import httpx
 
@@ -187,7 +204,11 @@ def retry_after_from_exception(exc: BaseException) -> float | None:
     """The Retry-After of a failed request, from the headers an exception carries: debench's own
     HTTP client's (``http_errors.HTTPStatusError.headers``) or litellm / openai / httpx's."""
     response = getattr(exc, "response", None)
-    for headers in (getattr(exc, "litellm_response_headers", None), getattr(exc, "headers", None), getattr(response, "headers", None)):
+    for headers in (
+        getattr(exc, "litellm_response_headers", None),
+        getattr(exc, "headers", None),
+        getattr(response, "headers", None),
+    ):
         if headers:
             wait = retry_after_from_headers(headers)
             if wait is not None:
@@ -207,7 +228,9 @@ def is_timeout(exc: BaseException) -> bool:
     cur: BaseException | None = exc
     while cur is not None and id(cur) not in seen:
         seen.add(id(cur))
-        if isinstance(cur, (TimeoutError, asyncio.TimeoutError)) or any("Timeout" in t.__name__ for t in type(cur).__mro__):
+        if isinstance(cur, (TimeoutError, asyncio.TimeoutError)) or any(
+            "Timeout" in t.__name__ for t in type(cur).__mro__
+        ):
             return True
         cur = cur.__cause__ or cur.__context__
     return False
@@ -269,7 +292,9 @@ async def call_with_retries(
             return result, attempt
 
 
-def _give_up(exc: BaseException, kind: FailureKind, attempt: int, policy: RetryPolicy, where: str, down_since: float | None) -> Exception | None:
+def _give_up(
+    exc: BaseException, kind: FailureKind, attempt: int, policy: RetryPolicy, where: str, down_since: float | None
+) -> Exception | None:
     """The exception that ends this call, or None to retry it."""
     what = _describe(exc, policy, 300)
     if kind == "context":
@@ -291,8 +316,10 @@ def _give_up(exc: BaseException, kind: FailureKind, attempt: int, policy: RetryP
     if attempt <= policy.max_retries:
         return None
     if is_timeout(exc) and where not in _ANSWERED:  # every other sample would wait as long for nothing
-        return EndpointError(f"{where} has not answered any request: {attempt} attempts each ran out of the request timeout of {policy.timeout:g} s "
-                             f"(is the server working? --model-args timeout=S waits longer)")
+        return EndpointError(
+            f"{where} has not answered any request: {attempt} attempts each ran out of the request timeout of {policy.timeout:g} s "
+            f"(is the server working? --model-args timeout=S waits longer)"
+        )
     return TransientModelError(f"gave up after {attempt} attempts: {_describe(exc, policy, 200)}")
 
 

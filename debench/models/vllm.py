@@ -113,10 +113,19 @@ class VLLMModel(OpenAIHTTPModel):
         if not self.managed:
             given = sorted(k for k in server.model_fields_set if k in (*VLLM_START_KEYS, "revision"))
             if given:
-                raise UserError(f"{name} with --api-base uses a server that already runs: model argument '{given[0]}' cannot change it (drop --api-base to let debench start one)")
+                raise UserError(
+                    f"{name} with --api-base uses a server that already runs: model argument '{given[0]}' cannot change it (drop --api-base to let debench start one)"
+                )
         super().__init__(
-            name, api_base=api_base or "http://127.0.0.1:0/v1", served_name=ref, api_key=api_key, retry=retry,
-            send_grammar=False, context_window=context_window, generation=generation, seed=seed,
+            name,
+            api_base=api_base or "http://127.0.0.1:0/v1",
+            served_name=ref,
+            api_key=api_key,
+            retry=retry,
+            send_grammar=False,
+            context_window=context_window,
+            generation=generation,
+            seed=seed,
         )
         self.settings = server
         self.default_concurrency = CONCURRENCY_PER_REPLICA * (server.data_parallel_size or 1)
@@ -127,12 +136,19 @@ class VLLMModel(OpenAIHTTPModel):
         if self.managed:
             self.server_args = _server_args(server.server_args, name)
             self.weights, served = _weights(ref, server.revision, name)
-            if self.weights["source"] == "path" and outside_the_folder(ref):  # no folder of this machine in what debench writes
+            if self.weights["source"] == "path" and outside_the_folder(
+                ref
+            ):  # no folder of this machine in what debench writes
                 self.base_name = self.name = f"vllm/{Path(ref).name}#{self.weights['sha256'][:12]}"
             command = tuple(shlex.split(server.vllm_command or "vllm"))
             if not command:
                 raise UserError(f"{name}: vllm_command is empty")
-            flags = [f for key, flag in FLAGS.items() if getattr(server, key) is not None for f in (flag, str(getattr(server, key)))]
+            flags = [
+                f
+                for key, flag in FLAGS.items()
+                if getattr(server, key) is not None
+                for f in (flag, str(getattr(server, key)))
+            ]
             self.spec = ServerSpec(
                 argv=(*command, "serve", served, "--served-model-name", ref, *flags, *self.server_args),
                 served_name=ref,
@@ -153,7 +169,9 @@ class VLLMModel(OpenAIHTTPModel):
 
     def describe(self) -> dict[str, Any]:
         serving: dict[str, Any] = {"started_by_debench": self.managed}
-        serving.update({k: getattr(self.settings, k) for k in SERVING_SETTINGS if getattr(self.settings, k) is not None})
+        serving.update(
+            {k: getattr(self.settings, k) for k in SERVING_SETTINGS if getattr(self.settings, k) is not None}
+        )
         return {**super().describe(), "serving": serving}
 
     def check_ready(self) -> None:
@@ -167,7 +185,10 @@ class VLLMModel(OpenAIHTTPModel):
             )
 
     def batch_api(self) -> Any:
-        raise UserError(f"{self.name}: vLLM's server has no batch API; drop --batch (requests to a local server cost nothing extra)", field="--batch")
+        raise UserError(
+            f"{self.name}: vLLM's server has no batch API; drop --batch (requests to a local server cost nothing extra)",
+            field="--batch",
+        )
 
     async def generate(self, request: Request) -> ModelResponse:
         if self.spec is not None:

@@ -40,7 +40,9 @@ def _db() -> sqlite3.Connection | None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         db = sqlite3.connect(path, timeout=30)
-        db.execute("CREATE TABLE IF NOT EXISTS sha256 (path TEXT, size INTEGER, mtime_ns INTEGER, digest TEXT, PRIMARY KEY (path, size, mtime_ns))")
+        db.execute(
+            "CREATE TABLE IF NOT EXISTS sha256 (path TEXT, size INTEGER, mtime_ns INTEGER, digest TEXT, PRIMARY KEY (path, size, mtime_ns))"
+        )
         return db
     except sqlite3.Error:
         return None
@@ -60,7 +62,11 @@ def file_sha256(path: Path) -> str:
             if row:
                 return str(row[0])
         if st.st_size >= ANNOUNCE_BYTES:
-            log.warning("hashing %s (%.1f GB) for the model's identity; once per path, size and modification time", real, st.st_size / 1e9)
+            log.warning(
+                "hashing %s (%.1f GB) for the model's identity; once per path, size and modification time",
+                real,
+                st.st_size / 1e9,
+            )
         with open(real, "rb") as f:
             digest = hashlib.file_digest(f, "sha256").hexdigest()
         if db is not None:

@@ -66,7 +66,9 @@ class Probe:
     arg_range: tuple[float, float] | None = None
 
 
-PROBES: Registry[Probe] = Registry("probe", ["debench.probes.inject", "debench.probes.length", "debench.probes.order"], field="--probe")
+PROBES: Registry[Probe] = Registry(
+    "probe", ["debench.probes.inject", "debench.probes.length", "debench.probes.order"], field="--probe"
+)
 ALIASES: dict[str, list[str]] = {
     "swap": ["swap_sides", "relabel_teams"],
     "length": ["pad_length", "trim_length"],
@@ -111,7 +113,10 @@ def parse_probe_specs(text: str) -> list[ProbeSpec]:
         name, sep, arg_text = raw.partition(":")
         if name in ALIASES:
             if sep:
-                raise UserError(f"the alias '{name}' takes no argument; give the probe by name (e.g. pad_length:1.5)", field="--probe")
+                raise UserError(
+                    f"the alias '{name}' takes no argument; give the probe by name (e.g. pad_length:1.5)",
+                    field="--probe",
+                )
             for n in ALIASES[name]:
                 p = get_probe(n)
                 out.setdefault(n, ProbeSpec(p, p.default_arg, explicit=False))
@@ -201,4 +206,6 @@ def make_probed(
             "meta": {**doc.meta, "probe": probe, "probe_source": doc.doc_id},
         }
     )
-    return ProbedDoc(probe=probe, source_id=doc.doc_id, doc=new, label_map=label_map or {}, target_side=target_side, note=note)
+    return ProbedDoc(
+        probe=probe, source_id=doc.doc_id, doc=new, label_map=label_map or {}, target_side=target_side, note=note
+    )

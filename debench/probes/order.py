@@ -23,7 +23,12 @@ from debench.data.base import Doc, Speech
 from debench.probes.base import Probe, ProbeContext, ProbedDoc, make_probed, register_probe, sides_in_order
 
 BP_TEAMS = ("OG", "OO", "CG", "CO")
-TEAM_NAMES = {"OG": "Opening Government", "OO": "Opening Opposition", "CG": "Closing Government", "CO": "Closing Opposition"}
+TEAM_NAMES = {
+    "OG": "Opening Government",
+    "OO": "Opening Opposition",
+    "CG": "Closing Government",
+    "CO": "Closing Opposition",
+}
 ROLES = {"OG": ("pm", "dpm"), "OO": ("lo", "dlo"), "CG": ("mg", "gw"), "CO": ("mo", "ow")}
 """DebateBench's speaker roles per team, in speaking order."""
 
@@ -92,7 +97,11 @@ def relabel_teams(doc: Doc, ctx: ProbeContext, arg: float | None) -> ProbedDoc |
         return None
     presented = {true: sides[len(sides) - 1 - i] for i, true in enumerate(sides)}  # true -> presented
     speeches = [
-        Speech(speaker=_relabel_speaker(s.speaker, presented), side=presented[s.side or ""], text=relabel_text(s.text, presented))
+        Speech(
+            speaker=_relabel_speaker(s.speaker, presented),
+            side=presented[s.side or ""],
+            text=relabel_text(s.text, presented),
+        )
         for s in doc.speeches
     ]
     fields = {k: relabel_text(v, presented) for k, v in doc.fields.items() if isinstance(v, str) and k != "transcript"}

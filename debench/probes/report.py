@@ -38,7 +38,9 @@ class SideShares(BaseModel):
 
     first_speaker: Rate = Field(description="share of decided verdicts for the side that spoke first")
     last_speaker: Rate = Field(description="share of decided verdicts for the side that spoke last")
-    longest_side: Rate = Field(description="share of decided verdicts for the side with the most words (documents with a tie for most words left out)")
+    longest_side: Rate = Field(
+        description="share of decided verdicts for the side with the most words (documents with a tie for most words left out)"
+    )
     n_undecided: int = Field(description="parsed verdicts naming no side (a tie)")
 
 
@@ -55,7 +57,9 @@ class ProbeSummary(BaseModel):
     n_not_applicable: int
     original: StatusCounts
     probed: StatusCounts
-    flip_rate: Rate = Field(description="pairs whose verdict changed after mapping back, among pairs with both verdicts parsed")
+    flip_rate: Rate = Field(
+        description="pairs whose verdict changed after mapping back, among pairs with both verdicts parsed"
+    )
     original_shares: SideShares
     probed_shares: SideShares
     chance_share: float | None = Field(description="1 / number of sides, when every document has the same number")
@@ -71,7 +75,9 @@ class ProbeReport(BaseModel):
     probes: dict[str, ProbeSummary]
     usage: UsageInfo
     config: dict[str, Any]
-    samples_file: str = Field(description="the runner's per-sample log (originals and probed copies), relative to this file")
+    samples_file: str = Field(
+        description="the runner's per-sample log (originals and probed copies), relative to this file"
+    )
     pairs_file: str = Field(description="one line per (probe, document) pair, relative to this file")
     versions: dict[str, str | None]
     created_at: str
@@ -101,7 +107,9 @@ class ProbePair(BaseModel):
 
 
 def probe_report_json_schema() -> dict[str, Any]:
-    return document_schema(ProbeReport, slug="probe-report", version=PROBE_SCHEMA_VERSION, title="debench bias-probe report")
+    return document_schema(
+        ProbeReport, slug="probe-report", version=PROBE_SCHEMA_VERSION, title="debench bias-probe report"
+    )
 
 
 def validate_probe_report(data: dict[str, Any]) -> None:

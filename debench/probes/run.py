@@ -24,7 +24,15 @@ from debench.probes.base import ProbeContext, ProbedDoc, ProbeSpec
 from debench.probes.inject import claim_for_task
 from debench.probes.report import ProbeReport, ProbeSummary
 from debench.probes.stats import make_pair, summarize
-from debench.run.pipeline import RunOptions, dataset_info, ensure_method_supported, run_config, run_stem, task_info, usage_info
+from debench.run.pipeline import (
+    RunOptions,
+    dataset_info,
+    ensure_method_supported,
+    run_config,
+    run_stem,
+    task_info,
+    usage_info,
+)
 from debench.run.runner import error_summary, run_fingerprint, run_samples
 from debench.scoring.results import ModelInfo, now_iso, package_versions
 from debench.task.config import TaskConfig
@@ -76,7 +84,9 @@ def choose_docs(docs: list[Doc], limit: int | None, doc_ids: list[str] | None) -
     return docs[:limit] if limit is not None else docs
 
 
-def build_probed(task: TaskConfig, docs: list[Doc], specs: list[ProbeSpec], ctx: ProbeContext) -> tuple[dict[str, list[ProbedDoc]], dict[str, int]]:
+def build_probed(
+    task: TaskConfig, docs: list[Doc], specs: list[ProbeSpec], ctx: ProbeContext
+) -> tuple[dict[str, list[ProbedDoc]], dict[str, int]]:
     """Probed copies per probe key, and how many documents each probe did not apply to."""
     out: dict[str, list[ProbedDoc]] = {}
     skipped: dict[str, int] = {}
@@ -84,7 +94,10 @@ def build_probed(task: TaskConfig, docs: list[Doc], specs: list[ProbeSpec], ctx:
         copies = [p for p in (spec.probe.apply(d, ctx, spec.arg) for d in docs) if p is not None]
         if not copies:
             if spec.explicit:
-                raise UserError(f"probe '{spec.key}' applies to none of the {len(docs)} documents of task '{task.name}'", field="--probe")
+                raise UserError(
+                    f"probe '{spec.key}' applies to none of the {len(docs)} documents of task '{task.name}'",
+                    field="--probe",
+                )
             continue
         out[spec.key] = copies
         skipped[spec.key] = len(docs) - len(copies)
@@ -93,7 +106,9 @@ def build_probed(task: TaskConfig, docs: list[Doc], specs: list[ProbeSpec], ctx:
     return out, skipped
 
 
-async def run_probes(task: TaskConfig, task_path: Path, model: Model, specs: list[ProbeSpec], opts: ProbeOptions) -> ProbeOutput:
+async def run_probes(
+    task: TaskConfig, task_path: Path, model: Model, specs: list[ProbeSpec], opts: ProbeOptions
+) -> ProbeOutput:
     check_probe_task(task)
     method = opts.method or task.method
     ensure_method_supported(model, method)
@@ -114,7 +129,9 @@ async def run_probes(task: TaskConfig, task_path: Path, model: Model, specs: lis
     fp = run_fingerprint(task, model.identity(), dataset.content_hash, method)
     out_dir = opts.model_dir(model)
     stem = run_stem(task, fp, opts.limit, opts.doc_ids)
-    samples_path = out_dir / f"probe_samples_{run_stem(task, fp)}.jsonl"  # shared by every selection: its keys are the documents' content
+    samples_path = (
+        out_dir / f"probe_samples_{run_stem(task, fp)}.jsonl"
+    )  # shared by every selection: its keys are the documents' content
     report_path = out_dir / f"probes_{stem}.json"
     pairs_path = out_dir / f"probe_pairs_{stem}.jsonl"
     settings = opts.run_settings(model, method)
@@ -136,8 +153,16 @@ async def run_probes(task: TaskConfig, task_path: Path, model: Model, specs: lis
         probes=summaries,
         usage=usage_info(records, caller.n_requests),
         config=run_config(
-            task, task_path, model, opts, method=method, concurrency=settings.concurrency, fingerprint=fp,
-            probes=list(probed), doc_ids=opts.doc_ids, inject_text=opts.inject_text,
+            task,
+            task_path,
+            model,
+            opts,
+            method=method,
+            concurrency=settings.concurrency,
+            fingerprint=fp,
+            probes=list(probed),
+            doc_ids=opts.doc_ids,
+            inject_text=opts.inject_text,
         ),
         samples_file=samples_path.name,
         pairs_file=pairs_path.name,
@@ -147,4 +172,3 @@ async def run_probes(task: TaskConfig, task_path: Path, model: Model, specs: lis
     write_atomic(pairs_path, "".join(lines))
     write_json_record(report_path, report)
     return ProbeOutput(report, report_path, samples_path, pairs_path, len(records), error_summary(records))
-

@@ -99,7 +99,9 @@ def _effect(probe: Probe, pairs: list[ProbePair]) -> ProbeEffect | None:
     return ProbeEffect(name=probe.effect, description=probe.effect_description, rate=rate(flags))
 
 
-def summarize(probe: Probe, key: str, pairs: list[ProbePair], originals: dict[str, Doc], n_not_applicable: int) -> ProbeSummary:
+def summarize(
+    probe: Probe, key: str, pairs: list[ProbePair], originals: dict[str, Doc], n_not_applicable: int
+) -> ProbeSummary:
     sides_of: dict[str, list[str]] = {}
     for p in pairs:
         true_sides = sides_in_order(originals[p.source_id])

@@ -27,24 +27,49 @@ def winner(diff: float | None, p_value: float | None, higher_is_better: bool, al
     "significant": bool|None, "verdict": "<one line>"}``; ``diff`` is A minus B."""
     better = "higher" if higher_is_better else "lower"
     if diff is None or p_value is None:
-        return {"better": better, "winner": None, "significant": None, "verdict": "undetermined: the metric is undefined for a run"}
+        return {
+            "better": better,
+            "winner": None,
+            "significant": None,
+            "verdict": "undetermined: the metric is undefined for a run",
+        }
     if p_value >= alpha or diff == 0:
-        return {"better": better, "winner": None, "significant": False, "verdict": f"no significant difference at {alpha:g}"}
+        return {
+            "better": better,
+            "winner": None,
+            "significant": False,
+            "verdict": f"no significant difference at {alpha:g}",
+        }
     a_wins = diff > 0 if higher_is_better else diff < 0
     side = "A" if a_wins else "B"
-    return {"better": better, "winner": side, "significant": True, "verdict": f"{side} is better (p = {p_value:.4f} < {alpha:g})"}
+    return {
+        "better": better,
+        "winner": side,
+        "significant": True,
+        "verdict": f"{side} is better (p = {p_value:.4f} < {alpha:g})",
+    }
 
 
-def compare_runs(path_a: Path, path_b: Path, *, test: str = "bootstrap", n: int = 10000, seed: int = 0, data_dir: str | None = None) -> dict[str, Any]:
+def compare_runs(
+    path_a: Path, path_b: Path, *, test: str = "bootstrap", n: int = 10000, seed: int = 0, data_dir: str | None = None
+) -> dict[str, Any]:
     ra, rb = load_results(path_a), load_results(path_b)
     if (ra.task.name, ra.task.version) != (rb.task.name, rb.task.version):
-        raise UserError(f"runs are of different tasks ({ra.task.name} v{ra.task.version} vs {rb.task.name} v{rb.task.version})", path=str(path_b), field="task")
+        raise UserError(
+            f"runs are of different tasks ({ra.task.name} v{ra.task.version} vs {rb.task.name} v{rb.task.version})",
+            path=str(path_b),
+            field="task",
+        )
     if ra.dataset.content_hash != rb.dataset.content_hash:
-        raise UserError("runs used different data (content_hash differs)", path=str(path_b), field="dataset.content_hash")
+        raise UserError(
+            "runs used different data (content_hash differs)", path=str(path_b), field="dataset.content_hash"
+        )
     task, _ = load_task(ra.task.name)
     dataset = load_task_data(task, "local" if data_dir else "auto", data_dir)
     if dataset.content_hash != ra.dataset.content_hash:
-        raise UserError("the data found here differs from the runs' data set", path=str(path_a), field="dataset.content_hash")
+        raise UserError(
+            "the data found here differs from the runs' data set", path=str(path_a), field="dataset.content_hash"
+        )
     records = []
     for path, r in ((path_a, ra), (path_b, rb)):
         if not r.samples_file:
@@ -66,7 +91,14 @@ def compare_runs(path_a: Path, path_b: Path, *, test: str = "bootstrap", n: int 
     arr_a[:] = [c[1] for c in common]
     arr_b = np.empty(len(common), dtype=object)
     arr_b[:] = [c[2] for c in common]
-    out: dict[str, Any] = {"task": task.name, "a": str(path_a), "b": str(path_b), "test": test, "n_common": len(common), "metrics": {}}
+    out: dict[str, Any] = {
+        "task": task.name,
+        "a": str(path_a),
+        "b": str(path_b),
+        "test": test,
+        "n_common": len(common),
+        "metrics": {},
+    }
     for i, mc in enumerate(task.metrics):
         if mc.name in STATUS_METRICS:
             continue

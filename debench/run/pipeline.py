@@ -33,7 +33,9 @@ from debench.run.runner import RunSettings, error_summary, run_fingerprint, run_
 from debench.run.task_lookup import task_file_label
 from debench.task.config import TaskConfig
 
-if TYPE_CHECKING:  # scoring, results, plots and repeats are imported after the last answer, not before the first request
+if (
+    TYPE_CHECKING
+):  # scoring, results, plots and repeats are imported after the last answer, not before the first request
     from debench.scoring.repeats import RepeatsReport
     from debench.scoring.results import DatasetInfo, Results, TaskInfo, UsageInfo
 
@@ -140,7 +142,10 @@ def task_identity(task: TaskConfig) -> str:
 
 def scored_with(task: TaskConfig) -> dict[str, Any]:
     """How a run's answers were scored: the task's metrics (names and arguments) and scoring settings."""
-    return {"metrics": [m.model_dump(mode="json") for m in task.metrics], "scoring": task.scoring.model_dump(mode="json")}
+    return {
+        "metrics": [m.model_dump(mode="json") for m in task.metrics],
+        "scoring": task.scoring.model_dump(mode="json"),
+    }
 
 
 def task_info(task: TaskConfig, method: str) -> TaskInfo:
@@ -227,7 +232,9 @@ def build_results(
 def ensure_method_supported(model: Model, method: str) -> None:
     """An ensemble aggregates parsed verdicts, so it judges with one prompt per member (direct)."""
     if model.kind == "ensemble" and method != "direct":
-        raise UserError(f"an ensemble judges with --method direct only (asked for {method}): its members' intermediate notes cannot be aggregated")
+        raise UserError(
+            f"an ensemble judges with --method direct only (asked for {method}): its members' intermediate notes cannot be aggregated"
+        )
 
 
 def with_judging_manual(task: TaskConfig, path: Path) -> TaskConfig:
@@ -268,7 +275,15 @@ def generation_record(task: TaskConfig, model: Model) -> dict[str, Any]:
 
 
 def run_config(
-    task: TaskConfig, task_path: Path, model: Model, opts: RunOptions, *, method: str, concurrency: int, fingerprint: str, **specific: Any
+    task: TaskConfig,
+    task_path: Path,
+    model: Model,
+    opts: RunOptions,
+    *,
+    method: str,
+    concurrency: int,
+    fingerprint: str,
+    **specific: Any,
 ) -> dict[str, Any]:
     """The ``config`` block of every file a run that asks a model writes (eval's results, a probe
     report, a speech-rating report): the task file, the method and generation settings, what the
@@ -330,7 +345,10 @@ def check_repeats(task: TaskConfig, model: Model, opts: EvalOptions) -> None:
     """Repeats measure how much a judge's answers vary: at temperature 0 they vary only by the
     provider's nondeterminism, which ``--force`` asks to measure on purpose."""
     if not model.makes_requests:
-        raise UserError(f"{model.name} calls no model: its answers never vary, so --repeats has nothing to measure", field="--repeats")
+        raise UserError(
+            f"{model.name} calls no model: its answers never vary, so --repeats has nothing to measure",
+            field="--repeats",
+        )
     if model.generation_for(task.generation).temperature == 0 and not opts.force:
         raise UserError(
             f"--repeats {opts.repeats} at temperature 0 asks the same greedy question {opts.repeats} times; "
@@ -340,7 +358,14 @@ def check_repeats(task: TaskConfig, model: Model, opts: EvalOptions) -> None:
 
 
 async def _run_once(
-    task: TaskConfig, task_path: Path, model: Model, opts: EvalOptions, method: str, dataset: LoadedDataset, docs: Documents, repeat: int | None
+    task: TaskConfig,
+    task_path: Path,
+    model: Model,
+    opts: EvalOptions,
+    method: str,
+    dataset: LoadedDataset,
+    docs: Documents,
+    repeat: int | None,
 ) -> tuple[EvalOutput, dict[str, SampleRecord]]:
     fp = run_fingerprint(task, model.identity(), dataset.content_hash, method, repeat)
     out_dir = opts.model_dir(model)
@@ -352,17 +377,31 @@ async def _run_once(
     if opts.batch:
         from debench.models.batched import BatchedModel
 
-        run_model = BatchedModel(model, out_dir / f"batches_{stem}.json", poll_s=opts.batch_poll, progress=opts.progress,
-                                deadline_s=opts.batch_deadline * 3600)
+        run_model = BatchedModel(
+            model,
+            out_dir / f"batches_{stem}.json",
+            poll_s=opts.batch_poll,
+            progress=opts.progress,
+            deadline_s=opts.batch_deadline * 3600,
+        )
         settings.concurrency = max(1, len(docs))  # every request joins the batch at once
     records, caller = await run_samples(task, docs, run_model, samples_path, settings)
     config = run_config(
-        task, task_path, model, opts, method=method, concurrency=settings.concurrency, fingerprint=fp,
-        parser=task.parser.model_dump(), scoring=task.scoring.model_dump(),
+        task,
+        task_path,
+        model,
+        opts,
+        method=method,
+        concurrency=settings.concurrency,
+        fingerprint=fp,
+        parser=task.parser.model_dump(),
+        scoring=task.scoring.model_dump(),
         n_bootstrap=opts.n_bootstrap if opts.n_bootstrap is not None else task.scoring.n_bootstrap,
     )
     if opts.batch:
-        config["batch"] = {"state_file": f"batches_{stem}.json", "batches": [b.batch_id for b in run_model.state.batches]}  # type: ignore[attr-defined]  # with --batch, run_model is the BatchedModel wrapper
+        # with --batch, run_model is the BatchedModel wrapper
+        batches = [b.batch_id for b in run_model.state.batches]  # type: ignore[attr-defined]
+        config["batch"] = {"state_file": f"batches_{stem}.json", "batches": batches}
     if repeat is not None:
         config["repeat"] = repeat
         config["generation"]["seed"] = (config["generation"]["seed"] or 0) + repeat

@@ -77,7 +77,9 @@ class Job(Protocol):
         ...
 
 
-def run_fingerprint(task: TaskConfig, identity: dict[str, Any], content_hash: str, method: str, repeat: int | None = None) -> str:
+def run_fingerprint(
+    task: TaskConfig, identity: dict[str, Any], content_hash: str, method: str, repeat: int | None = None
+) -> str:
     """Everything that changes the samples: a rerun with the same fingerprint resumes its log.
 
     ``identity`` is the model's (``Model.identity()``, recorded in results as ``model.identity``),
@@ -113,7 +115,9 @@ async def _execute(job: Job, redactor: Redactor) -> BaseModel:
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # noqa: BLE001 - permanent, or transient past its retry cap: recorded, retried on resume
-        text = str(exc) if isinstance(exc, (PermanentModelError, TransientModelError)) else f"{type(exc).__name__}: {exc}"
+        text = (
+            str(exc) if isinstance(exc, (PermanentModelError, TransientModelError)) else f"{type(exc).__name__}: {exc}"
+        )
         return _attempted(job.failure("error", redactor.text(text)[:500]), exc)
 
 
@@ -214,7 +218,9 @@ async def run_jobs(
 
 def error_summary(records: Sequence[BaseModel]) -> list[tuple[str, int]]:
     """The distinct error messages of records that ended as errors, most frequent first."""
-    counts = Counter(str(getattr(r, "error", None) or "unknown error") for r in records if getattr(r, "status", None) == "error")
+    counts = Counter(
+        str(getattr(r, "error", None) or "unknown error") for r in records if getattr(r, "status", None) == "error"
+    )
     return counts.most_common()
 
 
@@ -252,11 +258,25 @@ async def run_samples(
     model.prepare(documents, task)
     log_ = SampleLog(samples_path)
     caller = Caller(open_cache(model, settings), seed_offset=settings.repeat, max_in_flight=settings.concurrency)
-    ctx = JudgeContext(task=task, model=model, caller=caller, generation=task.generation, grammar_text=grammar_text, store_messages=settings.store_messages)
+    ctx = JudgeContext(
+        task=task,
+        model=model,
+        caller=caller,
+        generation=task.generation,
+        grammar_text=grammar_text,
+        store_messages=settings.store_messages,
+    )
     order = [d.doc_id for d in documents.gold]
     try:
         jobs = (JudgeDocJob(ctx, method, d) for d in documents)
-        await run_jobs(jobs, log_, concurrency=settings.concurrency, progress=settings.progress, desc=f"{task.name} | {model.name}", total=len(documents))
+        await run_jobs(
+            jobs,
+            log_,
+            concurrency=settings.concurrency,
+            progress=settings.progress,
+            desc=f"{task.name} | {model.name}",
+            total=len(documents),
+        )
         log_.compact(order)
     finally:
         log_.close()

@@ -76,7 +76,13 @@ def _inside(name: Any, base: Path, root: Path, path: Path, field: str, what: str
     own = _own_tasks()
     if own is not None and target.is_relative_to(own):
         return target, own
-    how = "is an absolute path outside" if Path(name).is_absolute() else "leads out of" if ".." in Path(name).parts else "is a symlink out of"
+    how = (
+        "is an absolute path outside"
+        if Path(name).is_absolute()
+        else "leads out of"
+        if ".." in Path(name).parts
+        else "is a symlink out of"
+    )
     raise UserError(
         f"'{name}' {how} the task file's folder ({root}); a task file may only name files in its own folder (or debench's own task files)",
         path=str(path),
@@ -107,7 +113,10 @@ def _prompt_file_paths(raw: dict[str, Any], path: Path, root: Path) -> dict[str,
     prompt = raw.get("prompt")
     if not isinstance(prompt, dict) or not isinstance(prompt.get("files"), dict):
         return {}
-    return {str(name): _inside(rel, path.parent, root, path, f"prompt.files.{name}", "a prompt file")[0] for name, rel in prompt["files"].items()}
+    return {
+        str(name): _inside(rel, path.parent, root, path, f"prompt.files.{name}", "a prompt file")[0]
+        for name, rel in prompt["files"].items()
+    }
 
 
 def _read_prompt_files(raw: dict[str, Any], files: dict[str, Path], path: Path) -> None:
@@ -160,7 +169,9 @@ def read_summary(path: Path) -> TaskSummary:
     raw, _ = _resolve_includes(Path(path))
     lines = str(raw.get("description") or "").strip().splitlines()
     group = raw.get("group")
-    return TaskSummary(str(raw.get("name") or Path(path).stem), str(group) if group else None, lines[0] if lines else "", Path(path))
+    return TaskSummary(
+        str(raw.get("name") or Path(path).stem), str(group) if group else None, lines[0] if lines else "", Path(path)
+    )
 
 
 def check_names(task: TaskConfig, path: Path) -> None:
@@ -180,7 +191,11 @@ def check_names(task: TaskConfig, path: Path) -> None:
         from debench.metrics.base import METRICS
 
         if m.name not in METRICS:
-            raise UserError(METRICS.unknown_message(m.name, f", {', '.join(STATUS_METRICS)}"), path=str(path), field=f"metrics.{i}.name")
+            raise UserError(
+                METRICS.unknown_message(m.name, f", {', '.join(STATUS_METRICS)}"),
+                path=str(path),
+                field=f"metrics.{i}.name",
+            )
     from debench.metrics.names import ALT_TEST_METRICS
 
     alt = [(i, m) for i, m in enumerate(task.metrics) if m.name in ALT_TEST_METRICS]

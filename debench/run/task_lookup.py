@@ -40,7 +40,9 @@ def task_file_label(path: Path) -> str:
 def task_files(directory: Path) -> list[Path]:
     """The task YAML files of a folder, sorted; names starting with ``_`` are shared bases for
     ``include:``, not tasks."""
-    return sorted(p for p in directory.iterdir() if p.is_file() and p.suffix in YAML_SUFFIXES and not p.name.startswith("_"))
+    return sorted(
+        p for p in directory.iterdir() if p.is_file() and p.suffix in YAML_SUFFIXES and not p.name.startswith("_")
+    )
 
 
 @lru_cache(maxsize=1)
@@ -61,7 +63,9 @@ def load_task(spec: str) -> tuple[TaskConfig, Path]:
     path = Path(spec)
     if _is_path(spec):
         if path.is_dir():
-            raise UserError("is a folder of task files: name one file, or pass the folder to --task or --include-path", path=spec)
+            raise UserError(
+                "is a folder of task files: name one file, or pass the folder to --task or --include-path", path=spec
+            )
         return load_task_file(path), path
     index = _index()
     if spec not in index:
@@ -110,7 +114,11 @@ class TaskIndex:
     def _add(self, entry: ResolvedTask) -> None:
         known = self.tasks.get(entry.task.name)
         if known is not None and known.path.resolve() != entry.path.resolve():
-            raise UserError(f"task '{entry.task.name}' is also defined in {known.path}: give one of them another name", path=str(entry.path), field="name")
+            raise UserError(
+                f"task '{entry.task.name}' is also defined in {known.path}: give one of them another name",
+                path=str(entry.path),
+                field="name",
+            )
         self.tasks[entry.task.name] = entry
 
     def groups(self) -> dict[str, list[str]]:
@@ -145,7 +153,11 @@ def _folder_files(folder: Path, option: str) -> list[Path]:
         raise UserError("not a folder of task files", path=str(folder), field=option)
     files = task_files(folder)
     if not files:
-        raise UserError("holds no task file (*.yaml, *.yml; names starting with '_' are include bases)", path=str(folder), field=option)
+        raise UserError(
+            "holds no task file (*.yaml, *.yml; names starting with '_' are include bases)",
+            path=str(folder),
+            field=option,
+        )
     return files
 
 
@@ -197,12 +209,18 @@ def task_summaries(include_paths: Iterable[str | Path] = ()) -> dict[str, TaskSu
     paths, read without validating them (``debench tasks``: YAML only, no plug-in registry, no
     template engine; a task is validated when a command runs it)."""
     out: dict[str, TaskSummary] = {}
-    files = [_index()[n] for n in task_names()] + [p for folder in include_paths for p in _folder_files(Path(folder), "--include-path")]
+    files = [_index()[n] for n in task_names()] + [
+        p for folder in include_paths for p in _folder_files(Path(folder), "--include-path")
+    ]
     for path in files:
         summary = read_summary(path)
         known = out.get(summary.name)
         if known is not None and known.path.resolve() != path.resolve():
-            raise UserError(f"task '{summary.name}' is also defined in {known.path}: give one of them another name", path=str(path), field="name")
+            raise UserError(
+                f"task '{summary.name}' is also defined in {known.path}: give one of them another name",
+                path=str(path),
+                field="name",
+            )
         out[summary.name] = summary
     return dict(sorted(out.items()))
 

@@ -39,7 +39,9 @@ class GroupTask(BaseModel):
     version: int
     method: str
     results_file: str = Field(description="the task's results file, relative to this summary")
-    primary_metric: PrimaryMetric | None = Field(description="the first metric that is not a status rate; null when the task has none")
+    primary_metric: PrimaryMetric | None = Field(
+        description="the first metric that is not a status rate; null when the task has none"
+    )
     n_samples: int
     n_parse_failures: int
     n_errors: int
@@ -58,7 +60,9 @@ class GroupSummary(BaseModel):
 def primary_metric(results: Results) -> PrimaryMetric | None:
     for name, m in results.metrics.items():
         if name not in STATUS_METRICS:
-            return PrimaryMetric(name=name, value=m.value, ci95=m.ci95, n=m.n, higher_is_better=get_metric(name).higher_is_better)
+            return PrimaryMetric(
+                name=name, value=m.value, ci95=m.ci95, n=m.n, higher_is_better=get_metric(name).higher_is_better
+            )
     return None
 
 

@@ -25,7 +25,13 @@ from debench.task.transforms import ParseFailure
 def check_prediction(value: Any, task: TaskConfig) -> Any:
     """Validate a parsed prediction against the task's answer space; returns it normalized."""
     p = task.parser
-    kinds: dict[str, type | tuple[type, ...]] = {"int": int, "float": (int, float), "str": str, "list": list, "dict": dict}
+    kinds: dict[str, type | tuple[type, ...]] = {
+        "int": int,
+        "float": (int, float),
+        "str": str,
+        "list": list,
+        "dict": dict,
+    }
     expected = kinds[p.type]
     if isinstance(value, bool) or not isinstance(value, expected):
         raise ValueError(f"expected a {p.type}, got {json.dumps(value)[:40]}")
@@ -84,19 +90,42 @@ def _record(obj: dict[str, Any], doc_id: str, doc: Doc, task: TaskConfig, where:
     if status in ("error", "not_completed"):
         return SampleRecord(doc_id=doc_id, status=status, error=obj.get("error"), target=doc.target)
     verdicts = _verdicts(obj.get("verdicts"), task, where, path)
-    if verdicts is not None and status == "parse_failure":  # a method's own reading (e.g. Debatrix by scores): not the response's
-        return SampleRecord(doc_id=doc_id, status="parse_failure", parse_error=obj.get("parse_error"), response=obj.get("response"), target=doc.target, verdicts=verdicts)
+    if (
+        verdicts is not None and status == "parse_failure"
+    ):  # a method's own reading (e.g. Debatrix by scores): not the response's
+        return SampleRecord(
+            doc_id=doc_id,
+            status="parse_failure",
+            parse_error=obj.get("parse_error"),
+            response=obj.get("response"),
+            target=doc.target,
+            verdicts=verdicts,
+        )
     if "prediction" in obj and (status is None or status == "ok" or obj["prediction"] is not None):
         value = obj["prediction"]
         if value is None:
             return SampleRecord(
-                doc_id=doc_id, status="parse_failure", parse_error="null prediction", response=obj.get("response"), target=doc.target, verdicts=verdicts
+                doc_id=doc_id,
+                status="parse_failure",
+                parse_error="null prediction",
+                response=obj.get("response"),
+                target=doc.target,
+                verdicts=verdicts,
             )
         try:
             value = check_prediction(value, task)
         except ValueError as exc:
-            raise UserError(f"{where}: invalid prediction for '{doc_id}': {exc}", path=str(path), field="prediction") from None
-        return SampleRecord(doc_id=doc_id, status="ok", prediction=value, response=obj.get("response"), target=doc.target, verdicts=verdicts)
+            raise UserError(
+                f"{where}: invalid prediction for '{doc_id}': {exc}", path=str(path), field="prediction"
+            ) from None
+        return SampleRecord(
+            doc_id=doc_id,
+            status="ok",
+            prediction=value,
+            response=obj.get("response"),
+            target=doc.target,
+            verdicts=verdicts,
+        )
     if "response" in obj:
         text = obj["response"]
         if text is not None and not isinstance(text, str):

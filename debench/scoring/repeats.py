@@ -114,7 +114,9 @@ def majority_records(runs: list[dict[str, SampleRecord]], docs: list[Doc]) -> di
             out[d.doc_id] = SampleRecord(doc_id=d.doc_id, status="ok", prediction=modal(answers)[0], target=d.target)
         else:
             first = recs[0]
-            out[d.doc_id] = SampleRecord(doc_id=d.doc_id, status=first.status, error=first.error, parse_error=first.parse_error, target=d.target)
+            out[d.doc_id] = SampleRecord(
+                doc_id=d.doc_id, status=first.status, error=first.error, parse_error=first.parse_error, target=d.target
+            )
     return out
 
 
@@ -147,4 +149,6 @@ def summarize(
 
 
 def repeats_json_schema() -> dict[str, Any]:
-    return document_schema(RepeatsReport, slug="repeats", version="1.0", title="debench judge-consistency (repeats) report")
+    return document_schema(
+        RepeatsReport, slug="repeats", version="1.0", title="debench judge-consistency (repeats) report"
+    )

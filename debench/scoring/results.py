@@ -32,7 +32,8 @@ class TaskInfo(BaseModel):
         description="sha256 of what changes the answers: the task without description, metrics, scoring and baselines (added in 1.1)",
     )
     scored_with: dict[str, Any] | None = Field(
-        default=None, description="the task's metrics (name, args) and scoring settings the metrics of this file were computed with (added in 1.1)"
+        default=None,
+        description="the task's metrics (name, args) and scoring settings the metrics of this file were computed with (added in 1.1)",
     )
 
 
@@ -41,7 +42,8 @@ class ModelInfo(BaseModel):
     name: str
     kind: str = Field(description="litellm | openai-http | local | gguf | vllm | baseline | ensemble | predictions")
     identity: dict[str, Any] | None = Field(
-        default=None, description="everything about the model that changes its answers; with the task, data hash and method it gives config.fingerprint"
+        default=None,
+        description="everything about the model that changes its answers; with the task, data hash and method it gives config.fingerprint",
     )
 
 
@@ -59,7 +61,8 @@ class UsageInfo(BaseModel):
     completion_tokens: int
     total_tokens: int
     cached_prompt_tokens: int = Field(
-        default=0, description="of prompt_tokens, those the provider reported as served from its prompt cache (priced at its cached rate)"
+        default=0,
+        description="of prompt_tokens, those the provider reported as served from its prompt cache (priced at its cached rate)",
     )
     cost_usd: float | None = Field(description="null when a price is unknown (local models, custom servers)")
     n_requests: int = Field(description="HTTP requests made in this invocation, retries included")

@@ -99,7 +99,9 @@ def alt_test_args(task: TaskConfig) -> dict[str, Any] | None:
     return next((dict(mc.args) for mc in task.metrics if mc.name in ALT_TEST_METRICS), None)
 
 
-def metric_values(task: TaskConfig, use_docs: list[Doc], preds: list[Any], statuses: Sequence[str], n_boot: int, seed: int) -> dict[str, MetricValue]:
+def metric_values(
+    task: TaskConfig, use_docs: list[Doc], preds: list[Any], statuses: Sequence[str], n_boot: int, seed: int
+) -> dict[str, MetricValue]:
     """The task's metrics on these predictions (status metrics from ``statuses``)."""
     pred_arr = np.empty(len(preds), dtype=object)
     pred_arr[:] = preds
@@ -115,7 +117,9 @@ def metric_values(task: TaskConfig, use_docs: list[Doc], preds: list[Any], statu
     return metrics
 
 
-def verdicts_report(task: TaskConfig, docs: list[Doc], records: dict[str, SampleRecord], n_boot: int, seed: int) -> dict[str, Any]:
+def verdicts_report(
+    task: TaskConfig, docs: list[Doc], records: dict[str, SampleRecord], n_boot: int, seed: int
+) -> dict[str, Any]:
     """Each verdict a method keeps (Debatrix: ``summary`` and ``scores``) scored like the
     prediction, over the answered documents (a verdict that could not be read is a parse failure),
     and how often two verdicts agree where both were read (Wilson CI)."""
@@ -127,9 +131,17 @@ def verdicts_report(task: TaskConfig, docs: list[Doc], records: dict[str, Sample
         kept = [(d, v) for d, v in values if v is not None]
         statuses = ["ok" if v is not None else "parse_failure" for _, v in values]
         metrics = metric_values(task, [d for d, _ in kept], [v for _, v in kept], statuses, n_boot, seed)
-        out[name] = {"metrics": {k: m.model_dump() for k, m in metrics.items()}, "n": len(values), "n_unread": len(values) - len(kept)}
+        out[name] = {
+            "metrics": {k: m.model_dump() for k, m in metrics.items()},
+            "n": len(values),
+            "n_unread": len(values) - len(kept),
+        }
     for a, b in pairwise(names):
-        both = [(r.verdicts or {}).get(a) == (r.verdicts or {}).get(b) for _, r in answered if None not in ((r.verdicts or {}).get(a), (r.verdicts or {}).get(b))]
+        both = [
+            (r.verdicts or {}).get(a) == (r.verdicts or {}).get(b)
+            for _, r in answered
+            if None not in ((r.verdicts or {}).get(a), (r.verdicts or {}).get(b))
+        ]
         rate, ci = proportion_ci(np.array(both, dtype=float))
         out[f"agreement_{a}_{b}"] = {"value": rate, "ci95": ci, "n": len(both)}
     return out

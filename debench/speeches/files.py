@@ -35,7 +35,9 @@ def read_speeches(path: Path) -> list[SpeechRow]:
         if sid in seen:
             raise DataError(f"row {i}: id '{sid}' repeats row {seen[sid]}", path=str(path), field="id")
         seen[sid] = i
-        rows.append(SpeechRow(id=sid, topic=values["topic"].strip(), source=values["source"].strip(), text=values["text"]))
+        rows.append(
+            SpeechRow(id=sid, topic=values["topic"].strip(), source=values["source"].strip(), text=values["text"])
+        )
     if not rows:
         raise DataError("no speeches", path=str(path), field="text")
     return rows

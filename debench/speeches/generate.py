@@ -131,7 +131,10 @@ def speech_id(model: Model, topic: str, k: int, opts: GenerateOptions) -> str:
 
 def run_key(model: Model, opts: GenerateOptions) -> str:
     """What the speeches depend on (the model's identity, never its name, and every setting)."""
-    payload = json.dumps({"model": model.identity(), "opts": [opts.words, opts.per_topic, opts.temperature, opts.max_tokens, opts.seed]}, sort_keys=True)
+    payload = json.dumps(
+        {"model": model.identity(), "opts": [opts.words, opts.per_topic, opts.temperature, opts.max_tokens, opts.seed]},
+        sort_keys=True,
+    )
     return hashlib.sha256(payload.encode()).hexdigest()[:12]
 
 
@@ -155,7 +158,11 @@ class SpeechJob:
 
     async def run(self) -> SpeechRecord:
         opts = self.opts
-        gen = GenerationConfig(temperature=opts.temperature, max_tokens=opts.max_tokens or default_max_tokens(opts.words), seed=opts.seed + self.k)
+        gen = GenerationConfig(
+            temperature=opts.temperature,
+            max_tokens=opts.max_tokens or default_max_tokens(opts.words),
+            seed=opts.seed + self.k,
+        )
         r = await self.caller.call(self.model, messages_for(self.topic, opts.words), gen)
         base: dict[str, Any] = {
             "id": self.key,
@@ -178,24 +185,37 @@ class SpeechJob:
 
 async def generate_speeches(model: Model, topics: list[str], output: Path, opts: GenerateOptions) -> GenerateOutput:
     """Every speech of every topic through the shared runner; rows in topic order."""
-    settings = RunSettings(concurrency=opts.concurrency or model.default_concurrency, use_cache=opts.use_cache, progress=opts.progress)
+    settings = RunSettings(
+        concurrency=opts.concurrency or model.default_concurrency, use_cache=opts.use_cache, progress=opts.progress
+    )
     caller = Caller(open_cache(model, settings))
     log_path = output.with_name(f"{output.name}.samples_{run_key(model, opts)}.jsonl")
     log_: RecordLog[SpeechRecord] = RecordLog(log_path, SpeechRecord, "id")
     jobs = [SpeechJob(caller, model, t, k, opts) for t in topics for k in range(opts.per_topic)]
     try:
-        await run_jobs(jobs, log_, concurrency=settings.concurrency, progress=opts.progress, desc=f"speeches | {model.name}", unit="speech")
+        await run_jobs(
+            jobs,
+            log_,
+            concurrency=settings.concurrency,
+            progress=opts.progress,
+            desc=f"speeches | {model.name}",
+            unit="speech",
+        )
         log_.compact([j.key for j in jobs])
     finally:
         log_.close()
         caller.close()
         await model.aclose()
     records = [log_.existing[j.key] for j in jobs if j.key in log_.existing]
-    rows = [SpeechRow(id=r.id, topic=r.topic, source=model.name, text=r.text or "") for r in records if r.status == "ok"]
+    rows = [
+        SpeechRow(id=r.id, topic=r.topic, source=model.name, text=r.text or "") for r in records if r.status == "ok"
+    ]
     return GenerateOutput(rows=rows, records=records, log_path=log_path, n_requests=caller.n_requests)
 
 
-def write_generated(output: Path, out: GenerateOutput, model: Model, topics: list[str], opts: GenerateOptions, command: list[str]) -> Path:
+def write_generated(
+    output: Path, out: GenerateOutput, model: Model, topics: list[str], opts: GenerateOptions, command: list[str]
+) -> Path:
     """The speeches CSV and, beside it, ``<output>.meta.json`` (settings, failures, usage); returns
     the metadata file's path."""
     write_speeches(output, out.rows)
@@ -212,7 +232,11 @@ def write_generated(output: Path, out: GenerateOutput, model: Model, topics: lis
         "n_speeches": len(out.rows),
         "n_trimmed": out.n_trimmed,
         "failures": [{"topic": r.topic, "k": r.k, "status": r.status, "error": r.error} for r in out.failures],
-        "usage": {"prompt_tokens": out.prompt_tokens, "completion_tokens": out.completion_tokens, "n_requests": out.n_requests},
+        "usage": {
+            "prompt_tokens": out.prompt_tokens,
+            "completion_tokens": out.completion_tokens,
+            "n_requests": out.n_requests,
+        },
         "log": out.log_path.name,
         "command": command,
     }

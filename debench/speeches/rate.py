@@ -28,7 +28,15 @@ from debench.data.prompts import check_templates
 from debench.data.samples import SampleRecord
 from debench.metrics.bootstrap import mean_ci, mean_diff_ci
 from debench.models.base import Model
-from debench.run.pipeline import RunOptions, dataset_info, ensure_method_supported, run_config, run_stem, task_info, usage_info
+from debench.run.pipeline import (
+    RunOptions,
+    dataset_info,
+    ensure_method_supported,
+    run_config,
+    run_stem,
+    task_info,
+    usage_info,
+)
 from debench.run.runner import error_summary, run_fingerprint, run_samples
 from debench.scoring.results import ModelInfo, now_iso, package_versions
 from debench.speeches.files import SpeechRow, file_hash, read_speeches
@@ -57,7 +65,10 @@ class RateOutput:
 
 def check_rating_task(task: TaskConfig) -> None:
     if task.dataset.adapter != "ibm_speeches" or task.parser.type not in ("int", "float"):
-        raise UserError(f"task '{task.name}' is not a speech-rating task (use ibm_speech_likert or ibm_speech_likert_cot)", field="--task")
+        raise UserError(
+            f"task '{task.name}' is not a speech-rating task (use ibm_speech_likert or ibm_speech_likert_cot)",
+            field="--task",
+        )
 
 
 def speech_docs(rows: list[SpeechRow]) -> list[Doc]:
@@ -73,7 +84,9 @@ def speech_docs(rows: list[SpeechRow]) -> list[Doc]:
 
 
 def _numeric(records: list[SampleRecord]) -> np.ndarray:
-    return np.array([float(r.prediction) for r in records if r.status == "ok" and r.prediction is not None], dtype=float)
+    return np.array(
+        [float(r.prediction) for r in records if r.status == "ok" and r.prediction is not None], dtype=float
+    )
 
 
 def _estimate(values: np.ndarray, n_boot: int, seed: int) -> Estimate:
@@ -102,7 +115,9 @@ def _source_rating(origin: str, docs: list[Doc], recs: dict[str, SampleRecord], 
     )
 
 
-async def rate_speeches(task: TaskConfig, task_path: Path, model: Model, speeches_path: Path, opts: RateOptions) -> RateOutput:
+async def rate_speeches(
+    task: TaskConfig, task_path: Path, model: Model, speeches_path: Path, opts: RateOptions
+) -> RateOutput:
     check_rating_task(task)
     ensure_method_supported(model, task.method)
     rows = read_speeches(speeches_path)
@@ -116,11 +131,15 @@ async def rate_speeches(task: TaskConfig, task_path: Path, model: Model, speeche
         known = {str(d.meta.get("source")) for d in dataset.docs}
         unknown = [s for s in opts.human_sources if s not in known]
         if unknown:
-            raise UserError(f"no annotated source '{unknown[0]}' (known: {', '.join(sorted(known))})", field="--human-sources")
+            raise UserError(
+                f"no annotated source '{unknown[0]}' (known: {', '.join(sorted(known))})", field="--human-sources"
+            )
         human = [d for d in human if d.meta.get("source") in opts.human_sources]
     clash = {r.id for r in rows} & {d.doc_id for d in dataset.docs}
     if clash:
-        raise UserError(f"id '{sorted(clash)[0]}' is also an id of the annotated speeches", path=str(speeches_path), field="id")
+        raise UserError(
+            f"id '{sorted(clash)[0]}' is also an id of the annotated speeches", path=str(speeches_path), field="id"
+        )
     file_docs = speech_docs(rows)
     docs = human + file_docs
     if docs:
@@ -148,7 +167,9 @@ async def rate_speeches(task: TaskConfig, task_path: Path, model: Model, speeche
     annotated = sorted({s for o, s in by_source if o == "annotated"})
     overlap = set(file_sources) & set(annotated)
     if overlap:
-        raise UserError(f"source '{sorted(overlap)[0]}' is also an annotated source name", path=str(speeches_path), field="source")
+        raise UserError(
+            f"source '{sorted(overlap)[0]}' is also an annotated source name", path=str(speeches_path), field="source"
+        )
     sources: dict[str, SourceRating] = {}
     for i, ((origin, name), ds) in enumerate(sorted(by_source.items())):
         sources[name] = _source_rating(origin, ds, recs, n_boot, seed + 10 * i)
@@ -158,7 +179,9 @@ async def rate_speeches(task: TaskConfig, task_path: Path, model: Model, speeche
         for j, a in enumerate(annotated):
             hs = _numeric([recs[d.doc_id] for d in by_source[("annotated", a)] if d.doc_id in recs])
             value, ci = mean_diff_ci(gs, hs, n_boot, seed + 1000 + 100 * i + j)
-            comparisons.append(Comparison(source=g, reference=a, diff=Estimate(value=value, ci95=ci, n=len(gs) + len(hs))))
+            comparisons.append(
+                Comparison(source=g, reference=a, diff=Estimate(value=value, ci95=ci, n=len(gs) + len(hs)))
+            )
 
     plot_rows = {
         name: {
@@ -173,22 +196,33 @@ async def rate_speeches(task: TaskConfig, task_path: Path, model: Model, speeche
     plots: list[str] = []
     if plot_rows:
         chart = source_means(
-            plot_rows, title=f"Mean score per source ({len(topics)} topics)\n{task.name} | {model.name}",
+            plot_rows,
+            title=f"Mean score per source ({len(topics)} topics)\n{task.name} | {model.name}",
             subtitle="no human ratings exist for: " + ", ".join(file_sources),
         )
         plots.append(chart.save(report_path.with_name(report_path.stem + "_sources.svg")).name)
     report = SpeechRatingReport(
         task=task_info(task, task.method),
         model=ModelInfo(**model.describe()),
-        speeches_file=SpeechesFileInfo(path=portable_path(str(speeches_path)), content_hash=content, n_speeches=len(rows), sources=file_sources),
+        speeches_file=SpeechesFileInfo(
+            path=portable_path(str(speeches_path)), content_hash=content, n_speeches=len(rows), sources=file_sources
+        ),
         human_data=dataset_info(dataset),
         topics=topics,
         sources=sources,
         comparisons=comparisons,
         usage=usage_info(records, caller.n_requests),
         config=run_config(
-            task, task_path, model, opts, method=task.method, concurrency=settings.concurrency, fingerprint=fp,
-            speeches=portable_path(str(speeches_path)), human_sources=opts.human_sources, n_bootstrap=n_boot,
+            task,
+            task_path,
+            model,
+            opts,
+            method=task.method,
+            concurrency=settings.concurrency,
+            fingerprint=fp,
+            speeches=portable_path(str(speeches_path)),
+            human_sources=opts.human_sources,
+            n_bootstrap=n_boot,
         ),
         samples_file=samples_path.name,
         plots=plots,

@@ -18,26 +18,34 @@ SPEECH_RATING_SCHEMA_PATH = schema_path("speech_rating.schema.json")
 
 class Estimate(BaseModel):
     value: float | None
-    ci95: list[float] | None = Field(default=None, min_length=2, max_length=2, description="seeded percentile bootstrap over speeches")
+    ci95: list[float] | None = Field(
+        default=None, min_length=2, max_length=2, description="seeded percentile bootstrap over speeches"
+    )
     n: int
 
 
 class SourceRating(BaseModel):
-    origin: Literal["speeches_file", "annotated"] = Field(description="speeches_file: the rated file; annotated: the IBM speeches with 15 human ratings each")
+    origin: Literal["speeches_file", "annotated"] = Field(
+        description="speeches_file: the rated file; annotated: the IBM speeches with 15 human ratings each"
+    )
     n_speeches: int
     n_ok: int
     n_parse_failures: int
     n_errors: int
     n_not_completed: int
     judge_mean: Estimate = Field(description="the judge's mean score over its parsed answers")
-    human_mean: Estimate | None = Field(default=None, description="mean of the speeches' mean human rating (annotated sources only)")
+    human_mean: Estimate | None = Field(
+        default=None, description="mean of the speeches' mean human rating (annotated sources only)"
+    )
     judge_distribution: dict[str, int] = Field(default_factory=dict)
 
 
 class Comparison(BaseModel):
     source: str = Field(description="a source of the speeches file")
     reference: str = Field(description="an annotated source")
-    diff: Estimate = Field(description="judge mean of source minus judge mean of reference; groups resampled independently")
+    diff: Estimate = Field(
+        description="judge mean of source minus judge mean of reference; groups resampled independently"
+    )
 
 
 class SpeechesFileInfo(BaseModel):
@@ -66,4 +74,9 @@ class SpeechRatingReport(BaseModel):
 
 
 def speech_rating_json_schema() -> dict[str, Any]:
-    return document_schema(SpeechRatingReport, slug="speech-rating", version=SPEECH_RATING_SCHEMA_VERSION, title="debench speech-rating report")
+    return document_schema(
+        SpeechRatingReport,
+        slug="speech-rating",
+        version=SPEECH_RATING_SCHEMA_VERSION,
+        title="debench speech-rating report",
+    )

@@ -29,6 +29,7 @@ from debench.core.options import Method, NBootstrap
 
 RegexFlag = Literal["IGNORECASE", "MULTILINE", "DOTALL"]
 
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -293,7 +294,9 @@ class ParserConfig(_Strict):
     @classmethod
     def _some_choices(cls, v: list[Any] | None) -> list[Any] | None:
         if v is not None and not v:
-            raise ValueError("an empty list allows no answer (every answer would be a parse failure); leave it out to allow any")
+            raise ValueError(
+                "an empty list allows no answer (every answer would be a parse failure); leave it out to allow any"
+            )
         return v
 
     @field_validator("transform")

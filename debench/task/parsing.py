@@ -87,7 +87,11 @@ def check_shape(value: Any, cfg: ParserConfig) -> Any:
     if cfg.type == "dict" and not isinstance(value, dict):
         raise ParseFailure("expected an object")
     if cfg.choices is not None and not isinstance(value, dict):
-        value = [normalize_choice(v, cfg.choices) for v in value] if isinstance(value, list) else normalize_choice(value, cfg.choices)
+        value = (
+            [normalize_choice(v, cfg.choices) for v in value]
+            if isinstance(value, list)
+            else normalize_choice(value, cfg.choices)
+        )
     if isinstance(value, list):
         if cfg.length is not None and len(value) != cfg.length:
             raise ParseFailure(f"expected {cfg.length} items, got {len(value)}")
@@ -127,7 +131,10 @@ def _parse(text: str, cfg: ParserConfig) -> ParseResult:
         try:
             matches = list(pattern.finditer(text, timeout=MATCH_TIMEOUT_S))
         except TimeoutError:
-            return ParseResult(ok=False, reason=f"parser pattern {i} ran out of its {MATCH_TIMEOUT_S:g} s time bound on this answer (it backtracks too much)")
+            return ParseResult(
+                ok=False,
+                reason=f"parser pattern {i} ran out of its {MATCH_TIMEOUT_S:g} s time bound on this answer (it backtracks too much)",
+            )
         if not matches:
             continue
         m = matches[0] if cfg.match == "first" else matches[-1]

@@ -75,13 +75,19 @@ def _result_size(name: str, value: Any, args: tuple[Any, ...], kwargs: dict[str,
     if not isinstance(value, str) and name != "join":
         return 0
     if name in ("format", "format_map", "%"):
-        star = "*" in value if name == "%" else re.search(r"\{[^{}]*\{", value) is not None  # a width taken from the arguments
+        star = (
+            "*" in value if name == "%" else re.search(r"\{[^{}]*\{", value) is not None
+        )  # a width taken from the arguments
         return max([0, *_spec_widths(value), *(numbers if star else [])])
     if name == "replace" and len(args) >= 2 and isinstance(args[0], str) and isinstance(args[1], str):
         old, new = args[0], args[1]
         return len(value) + (value.count(old) if old else len(value) + 1) * max(0, len(new) - len(old))
     if name == "join":
-        sep, seq = (value, args[0] if args else ()) if isinstance(value, str) else (args[0] if args else kwargs.get("d", ""), value)
+        sep, seq = (
+            (value, args[0] if args else ())
+            if isinstance(value, str)
+            else (args[0] if args else kwargs.get("d", ""), value)
+        )
         return sum(len(str(x)) for x in seq) + len(str(sep)) * len(seq) if hasattr(seq, "__len__") else 0
     if name == "indent":
         width = args[0] if args else kwargs.get("width", 4)
@@ -107,7 +113,9 @@ def _counted(name: str, args: tuple[Any, ...], at: int) -> tuple[Any, ...]:
 def _bounded_filter(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     @wraps(fn)  # keeps Jinja's pass_context / pass_environment marks
     def bounded(*args: Any, **kwargs: Any) -> Any:
-        lead = 1 if getattr(fn, "jinja_pass_arg", None) is not None else 0  # the context or environment Jinja passes first
+        lead = (
+            1 if getattr(fn, "jinja_pass_arg", None) is not None else 0
+        )  # the context or environment Jinja passes first
         args = _counted(name, args, lead)
         if len(args) > lead:
             _check_size(name, args[lead], tuple(args[lead + 1 :]), kwargs)
@@ -123,7 +131,9 @@ class BoundedSandbox(ImmutableSandboxedEnvironment):
         super().__init__(**options)
         self.filters = {name: _bounded_filter(name, fn) for name, fn in self.filters.items()}
 
-    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # Jinja's own signature (names it cannot clash with)
+    def call(
+        __self, __context: Any, __obj: Any, *args: Any, **kwargs: Any
+    ) -> Any:  # Jinja's own signature (names it cannot clash with)
         owner = getattr(__obj, "__self__", None)
         if isinstance(owner, (str, list, tuple)):  # a method of a text or a list: "a".center(10**9)
             name = getattr(__obj, "__name__", "a method")

@@ -57,7 +57,9 @@ class ArenaWorld:
         if model == self.judge:
             seats = dict(_SIDE.findall(str(request["messages"][-1]["content"])))
             w = self.winner(topic, seats["1"], seats["2"])
-            return "side1: [[8]], side2: [[4]], winner: [[1]]" if w == 1 else "side1: [[4]], side2: [[8]], winner: [[2]]"
+            return (
+                "side1: [[8]], side2: [[4]], winner: [[1]]" if w == 1 else "side1: [[4]], side2: [[8]], winner: [[2]]"
+            )
         if model not in self.strengths:
             raise KeyError(f"no debater {model!r} in this world")
         return f"[debater {model}] on {topic}: my argument, given as strongly as I can."

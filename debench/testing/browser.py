@@ -48,7 +48,10 @@ def headless_chromium() -> Iterator[Any]:
         drv = webdriver.Chrome(service=Service(executable_path=driver_path), options=opts)
         try:
             drv.execute_cdp_cmd("Network.enable", {})
-            drv.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+            drv.execute_cdp_cmd(
+                "Network.emulateNetworkConditions",
+                {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
+            )
             yield drv
         finally:
             drv.quit()

@@ -62,7 +62,14 @@ def main(argv: list[str] | None = None) -> int:
     time.sleep(float(env.get("FAKE_VLLM_DELAY", "0")))
     from debench.testing.stub_server import main as stub_main
 
-    stub = ["--port", str(args.port), "--model", args.served_model_name or args.model, "--latency", env.get("FAKE_VLLM_LATENCY", "0")]
+    stub = [
+        "--port",
+        str(args.port),
+        "--model",
+        args.served_model_name or args.model,
+        "--latency",
+        env.get("FAKE_VLLM_LATENCY", "0"),
+    ]
     return stub_main(stub)
 
 

@@ -91,7 +91,11 @@ class BatchDesk:
 
     async def _content(self, request: web.Request) -> web.Response:
         entry = self.files.get(request.match_info["file_id"])
-        return web.Response(body=entry[1], content_type="application/octet-stream") if entry else _error(404, "No such file")
+        return (
+            web.Response(body=entry[1], content_type="application/octet-stream")
+            if entry
+            else _error(404, "No such file")
+        )
 
     # -- batches ----------------------------------------------------------------------------------
     async def _create(self, request: web.Request) -> web.Response:
@@ -133,10 +137,14 @@ class BatchDesk:
         lines = [line for line in self.files[batch["input_file_id"]][1].splitlines() if line.strip()]
         try:
             requests = [json.loads(line) for line in lines]
-            if not all(isinstance(r, dict) and r.get("custom_id") and isinstance(r.get("body"), dict) for r in requests):
+            if not all(
+                isinstance(r, dict) and r.get("custom_id") and isinstance(r.get("body"), dict) for r in requests
+            ):
                 raise ValueError
         except ValueError:
-            return self._fail(batch, "invalid_request", "every line must be a JSON object with custom_id, method, url and body")
+            return self._fail(
+                batch, "invalid_request", "every line must be a JSON object with custom_id, method, url and body"
+            )
         if len({r["custom_id"] for r in requests}) != len(requests):
             return self._fail(batch, "duplicate_custom_id", "custom_id values must be unique within a batch")
         if plan.outcome == "failed":
@@ -154,7 +162,12 @@ class BatchDesk:
                 continue
             await asyncio.sleep(plan.duration / max(1, len(requests)))
             status, body = self.complete(req["body"])
-            line = {"id": f"batch_req_{i}", "custom_id": req["custom_id"], "response": {"status_code": status, "request_id": f"req_{i}", "body": body}, "error": None}
+            line = {
+                "id": f"batch_req_{i}",
+                "custom_id": req["custom_id"],
+                "response": {"status_code": status, "request_id": f"req_{i}", "body": body},
+                "error": None,
+            }
             (out if status == 200 else errors).append(line)
             batch["request_counts"]["completed" if status == 200 else "failed"] += 1
         now = int(time.time())
@@ -170,7 +183,11 @@ class BatchDesk:
             batch.update(status="completed", completed_at=now)
 
     def _fail(self, batch: dict[str, Any], code: str, message: str) -> None:
-        batch.update(status="failed", failed_at=int(time.time()), errors={"object": "list", "data": [{"code": code, "message": message, "param": None, "line": None}]})
+        batch.update(
+            status="failed",
+            failed_at=int(time.time()),
+            errors={"object": "list", "data": [{"code": code, "message": message, "param": None, "line": None}]},
+        )
 
 
 def _jsonl(rows: list[dict[str, Any]]) -> bytes:

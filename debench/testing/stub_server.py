@@ -268,9 +268,7 @@ class _FaultState:
         self.plan = plan
         self._script_pos = 0
         self._attempts: dict[str, int] = {}
-        self._thresholds = tuple(
-            itertools.accumulate((plan.rate_limit, plan.server_error, plan.drop, plan.slow))
-        )
+        self._thresholds = tuple(itertools.accumulate((plan.rate_limit, plan.server_error, plan.drop, plan.slow)))
         self._any_rate = self._thresholds[-1] > 0
 
     def decide(self, key: str) -> Outcome:
@@ -524,7 +522,9 @@ class _StubCore:
             self.prefix_cache = PrefixCache() if update.prefix_cache else None
         if update.batch is not None:
             self.batches.plan = update.batch
-        return web.json_response({"latency": self.latency, "faults": self.faults.model_dump(), "prefix_cache": self.prefix_cache is not None})
+        return web.json_response(
+            {"latency": self.latency, "faults": self.faults.model_dump(), "prefix_cache": self.prefix_cache is not None}
+        )
 
     async def _models(self, request: web.Request) -> web.Response:
         entry = {"id": self.model, "object": "model", "created": 0, "owned_by": "debench-stub"}
@@ -585,10 +585,14 @@ class _StubCore:
             )
         if outcome == "401":  # like a provider that names the key it was given in its error
             given = request.headers.get("Authorization", "").removeprefix("Bearer ")
-            return _error_response(401, f"Incorrect API key provided: {given}.", "invalid_request_error", "invalid_api_key")
+            return _error_response(
+                401, f"Incorrect API key provided: {given}.", "invalid_request_error", "invalid_api_key"
+            )
         if outcome == "filtered":  # a content filter's refusal of one prompt (a per-sample error), naming the key too
             given = request.headers.get("Authorization", "").removeprefix("Bearer ")
-            return _error_response(400, f"Request flagged by the content_filter (key {given}).", "invalid_request_error", "content_filter")
+            return _error_response(
+                400, f"Request flagged by the content_filter (key {given}).", "invalid_request_error", "content_filter"
+            )
         if outcome == "drop":
             if request.transport is not None:
                 request.transport.abort()
@@ -607,11 +611,25 @@ class _StubCore:
         """One request of a batch: answered like a live one, without latency or faults."""
         messages = body.get("messages")
         if not isinstance(messages, list) or not messages or not isinstance(body.get("model"), str):
-            return 400, {"error": {"message": "'model' and a non-empty 'messages' are required.", "type": "invalid_request_error", "param": None, "code": None}}
+            return 400, {
+                "error": {
+                    "message": "'model' and a non-empty 'messages' are required.",
+                    "type": "invalid_request_error",
+                    "param": None,
+                    "code": None,
+                }
+            }
         try:
             content = self.responder(body)
         except Exception as exc:  # noqa: BLE001 - a broken responder is a test bug: visible in the error file
-            return 500, {"error": {"message": f"responder failed: {exc!r}", "type": "server_error", "param": None, "code": "responder_error"}}
+            return 500, {
+                "error": {
+                    "message": f"responder failed: {exc!r}",
+                    "type": "server_error",
+                    "param": None,
+                    "code": "responder_error",
+                }
+            }
         return 200, json.loads(self._completion_json(body, messages, content))
 
     def _completion_json(self, body: dict[str, Any], messages: list[Any], content: str) -> bytes:
@@ -861,7 +879,12 @@ class StubProcess:
         self._call("POST", "/_stub/reset", {})
 
     def configure(
-        self, *, latency: float | None = None, faults: FaultPlan | None = None, prefix_cache: bool | None = None, batch: BatchPlan | None = None
+        self,
+        *,
+        latency: float | None = None,
+        faults: FaultPlan | None = None,
+        prefix_cache: bool | None = None,
+        batch: BatchPlan | None = None,
     ) -> None:
         update = StubConfig(latency=latency, faults=faults, prefix_cache=prefix_cache, batch=batch)
         self._call("POST", "/_stub/config", update.model_dump(mode="json"))
@@ -909,26 +932,22 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=0, help="port to bind (0 = a free port)")
     p.add_argument("--latency", type=float, default=0.0, help="seconds slept before every completion")
     p.add_argument("--model", default="stub", help="model id listed by /v1/models")
-    p.add_argument(
-        "--responder", default="likert", help="likert | fixed:TEXT | cycle:A|B|... (default likert)"
-    )
+    p.add_argument("--responder", default="likert", help="likert | fixed:TEXT | cycle:A|B|... (default likert)")
     p.add_argument("--seed", type=int, default=0, help="seed of the likert responder and of the faults")
     p.add_argument("--unparseable-rate", type=float, default=0.1, help="likert answers without a score")
     p.add_argument("--fault-rate-429", type=float, default=0.0, help="fraction answered 429")
     p.add_argument("--fault-rate-500", type=float, default=0.0, help="fraction answered 500")
     p.add_argument("--fault-rate-drop", type=float, default=0.0, help="fraction of aborted connections")
-    p.add_argument(
-        "--fault-rate-slow", type=float, default=0.0, help="fraction answered after --slow-seconds"
-    )
+    p.add_argument("--fault-rate-slow", type=float, default=0.0, help="fraction answered after --slow-seconds")
     p.add_argument("--retry-after", default="1", help="Retry-After header of 429s ('' omits it)")
     p.add_argument("--slow-seconds", type=float, default=30.0)
-    p.add_argument(
-        "--script", default="", help="comma-separated outcomes for the first requests, e.g. 429,ok,drop"
-    )
+    p.add_argument("--script", default="", help="comma-separated outcomes for the first requests, e.g. 429,ok,drop")
     p.add_argument("--fail-first-n", type=int, default=0, help="first N attempts of each prompt fail")
     p.add_argument("--fail-kind", default="429", choices=["429", "500", "drop", "slow"])
     p.add_argument("--record-requests", action="store_true", help="keep request bodies (memory grows)")
-    p.add_argument("--prefix-cache", action="store_true", help="report cached prompt tokens from a simulated prompt cache")
+    p.add_argument(
+        "--prefix-cache", action="store_true", help="report cached prompt tokens from a simulated prompt cache"
+    )
     return p
 
 

@@ -68,12 +68,21 @@ def find_docs(results: Results, data_dir: str | None) -> DocsFound:
     """The run's documents, when its data set is here with the same content hash (never the Hub)."""
     try:
         task_file = Path(str(results.config.get("task_file", "")))
-        task = load_task(str(task_file))[0] if task_file.suffix in (".yaml", ".yml") and task_file.exists() else load_task(results.task.name)[0]
+        task = (
+            load_task(str(task_file))[0]
+            if task_file.suffix in (".yaml", ".yml") and task_file.exists()
+            else load_task(results.task.name)[0]
+        )
         dataset = load_task_data(task, "sample" if results.dataset.is_sample else "local", data_dir)
     except UserError as exc:
-        return DocsFound({}, f"debate texts not shown: the run's data set was not found here ({exc}); set DEBENCH_DATA_DIR or --data-dir")
+        return DocsFound(
+            {},
+            f"debate texts not shown: the run's data set was not found here ({exc}); set DEBENCH_DATA_DIR or --data-dir",
+        )
     if dataset.content_hash != results.dataset.content_hash:
-        return DocsFound({}, f"debate texts not shown: the data found at {dataset.location} differs from the run's (content hash)")
+        return DocsFound(
+            {}, f"debate texts not shown: the data found at {dataset.location} differs from the run's (content hash)"
+        )
     return DocsFound({d.doc_id: d for d in dataset.docs}, f"debate texts from {dataset.location}")
 
 
@@ -124,7 +133,9 @@ def _sample(record: SampleRecord, doc: Doc | None) -> dict[str, Any]:
         "parse_error": record.parse_error,
         "error": record.error,
         "debate": _debate_text(doc),
-        "prompt": [{"role": m.get("role", ""), "content": m.get("content", "")} for m in record.messages or []] if doc is None else [],
+        "prompt": [{"role": m.get("role", ""), "content": m.get("content", "")} for m in record.messages or []]
+        if doc is None
+        else [],
         "steps": chain,
         "members": members,
         "n_tokens": record.prompt_tokens + record.completion_tokens,
@@ -145,7 +156,13 @@ def build_view(results_path: Path, *, data_dir: str | None = None) -> dict[str, 
     samples = [_sample(r, found.docs.get(r.doc_id)) for r in records]
     metrics = []
     for name, m in results.metrics.items():
-        better = None if name in STATUS_METRICS or name not in METRICS else "higher" if get_metric(name).higher_is_better else "lower"
+        better = (
+            None
+            if name in STATUS_METRICS or name not in METRICS
+            else "higher"
+            if get_metric(name).higher_is_better
+            else "lower"
+        )
         metrics.append({"name": name, "value": fmt(m.value), "ci": fmt_ci(m.ci95), "n": m.n, "better": better or "—"})
     counts = {k: sum(1 for s in samples if s["status"] == k) for k in ("ok", "parse_failure", "error", "not_completed")}
     counts["wrong"] = sum(1 for s in samples if s["verdict"] == "wrong")
@@ -165,7 +182,11 @@ def build_view(results_path: Path, *, data_dir: str | None = None) -> dict[str, 
             ("not completed", str(results.n_not_completed)),
             ("tokens", str(usage.total_tokens)),
             ("cost", "—" if usage.cost_usd is None else f"${usage.cost_usd:.4f}"),
-            ("data", f"{results.dataset.source}: {results.dataset.location}" + (" (SAMPLE DATA)" if results.dataset.is_sample else "")),
+            (
+                "data",
+                f"{results.dataset.source}: {results.dataset.location}"
+                + (" (SAMPLE DATA)" if results.dataset.is_sample else ""),
+            ),
             ("content hash", results.dataset.content_hash[:19] + "…"),
             ("created", results.created_at),
         ],
@@ -187,10 +208,24 @@ def _alt_test(report: Any) -> dict[str, Any] | None:
         return None
     verdict = "undefined" if report.get("passed") is None else "passed" if report["passed"] else "failed"
     rows = [
-        {"id": r["id"], "n": r["n"], "rho_f": fmt(r["rho_f"]), "rho_h": fmt(r["rho_h"]), "p": f"{r['p']:.3g}", "p_adjusted": f"{r['p_adjusted']:.3g}", "won": r["won"]}
+        {
+            "id": r["id"],
+            "n": r["n"],
+            "rho_f": fmt(r["rho_f"]),
+            "rho_h": fmt(r["rho_h"]),
+            "p": f"{r['p']:.3g}",
+            "p_adjusted": f"{r['p_adjusted']:.3g}",
+            "won": r["won"],
+        }
         for r in report.get("annotators", [])
     ]
-    return {**report, "verdict": verdict, "omega": fmt(report.get("winning_rate")), "rho": fmt(report.get("advantage_probability")), "rows": rows}
+    return {
+        **report,
+        "verdict": verdict,
+        "omega": fmt(report.get("winning_rate")),
+        "rho": fmt(report.get("advantage_probability")),
+        "rows": rows,
+    }
 
 
 # ------------------------------------------------------------------------------------- the chart
@@ -236,7 +271,14 @@ def confusion(preds: list[str], golds: list[str]) -> dict[str, Any]:
     gold_labels = sorted(set(golds))
     pred_labels = sorted(set(preds))
     rows = [[counts.get((g, p), 0) for p in pred_labels] for g in gold_labels]
-    return {"kind": "confusion", "gold": gold_labels, "pred": pred_labels, "rows": rows, "max": max(max(r) for r in rows), "n": len(preds)}
+    return {
+        "kind": "confusion",
+        "gold": gold_labels,
+        "pred": pred_labels,
+        "rows": rows,
+        "max": max(max(r) for r in rows),
+        "n": len(preds),
+    }
 
 
 def scatter_data(pairs: Sequence[tuple[Any, Any, str]]) -> dict[str, Any]:
@@ -244,4 +286,9 @@ def scatter_data(pairs: Sequence[tuple[Any, Any, str]]) -> dict[str, Any]:
     xs = np.array([float(g) for _, g, _ in pairs])
     ys = np.array([float(p) for p, _, _ in pairs])
     r = float(np.corrcoef(xs, ys)[0, 1]) if len(pairs) > 2 and xs.std() > 0 and ys.std() > 0 else None
-    return {"kind": "scatter", "points": [[float(g), p, d] for p, g, d in pairs], "r": None if r is None else f"{r:.3f}", "n": len(pairs)}
+    return {
+        "kind": "scatter",
+        "points": [[float(g), p, d] for p, g, d in pairs],
+        "r": None if r is None else f"{r:.3f}",
+        "n": len(pairs),
+    }

@@ -19,7 +19,9 @@ from debench.view.pages import render
 
 def render_view(view: dict[str, Any], template: str = "run_report.html.j2") -> str:
     chart = view.get("chart")
-    if chart and chart["kind"] == "scatter":  # drawn here, from the redacted points (``debench.core.charts`` escapes every text)
+    if (
+        chart and chart["kind"] == "scatter"
+    ):  # drawn here, from the redacted points (``debench.core.charts`` escapes every text)
         chart = {**chart, "svg": Markup(scatter([(g, p, d) for g, p, d in chart["points"]]).markup())}
     return render(template, **{**view, "chart": chart})
 

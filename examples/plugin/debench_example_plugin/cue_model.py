@@ -36,13 +36,17 @@ class CueModel(Model):
 
 @dataclass(frozen=True)
 class CueKind:
-    description: str = "cue/<words>: answers the k-th choice, k = the prompt's words // <words> (offline, deterministic)"
+    description: str = (
+        "cue/<words>: answers the k-th choice, k = the prompt's words // <words> (offline, deterministic)"
+    )
     keys: frozenset[str] = frozenset()
 
     def make(self, request: ModelRequest) -> Model:
         words = request.base.removeprefix("cue/")
         if not words.isdigit() or int(words) < 1:
-            raise UserError(f"'{request.base}': expected cue/<words per step>, a positive whole number", field="--model")
+            raise UserError(
+                f"'{request.base}': expected cue/<words per step>, a positive whole number", field="--model"
+            )
         model = CueModel(request.base, int(words))
         model.name = request.name
         return model

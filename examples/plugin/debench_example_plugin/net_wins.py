@@ -17,7 +17,12 @@ class NetWins:
 
     def scores(self, table: JudgmentTable, weights: np.ndarray) -> np.ndarray:
         ranked = table.ranked
-        topic, side1, side2, winner = table.topic[ranked], table.side1[ranked], table.side2[ranked], table.winner[ranked]
+        topic, side1, side2, winner = (
+            table.topic[ranked],
+            table.side1[ranked],
+            table.side2[ranked],
+            table.winner[ranked],
+        )
         legs = np.arange(len(topic))
         net = np.zeros((len(topic), len(table.models)))
         played = np.zeros_like(net)
