@@ -248,7 +248,7 @@ def _local_checks(report: BenchReport, work: Path, real: Path | None) -> None:
         report.check("embedded model measured at C=1 and C=4", False, f"skipped: {why}", kind="speed")
         return
     print("embedded model ...", flush=True)
-    from debench.models.local import DEFAULT_N_PARALLEL
+    from debench.models.llama_cpp_settings import DEFAULT_N_PARALLEL
 
     assert real is not None
     loc = measure_local(work, real, n_docs=8)

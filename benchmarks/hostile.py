@@ -10,19 +10,15 @@ Run twice, two identical evals sharing an output folder are started together ``-
 from __future__ import annotations
 
 import argparse
-import http.server
-import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
+from debench.testing.fixed_status import FixedStatusServer
 from debench.testing.stub_server import BatchPlan, FaultPlan, StubServer
 
 GB = 1024**3
@@ -51,31 +47,6 @@ def run(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[int, str, floa
         err.seek(0)
         lines = err.read().decode("utf-8", "replace").strip().splitlines()
     return proc.returncode, (lines[-1] if lines else ""), time.perf_counter() - t0, usage.ru_maxrss * 1024
-
-
-@contextmanager
-def answering(status: int, message: str) -> Iterator[str]:
-    body = json.dumps({"error": {"message": message, "type": "error"}}).encode()
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            self.rfile.read(int(self.headers.get("content-length", 0)))
-            self.send_response(status)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def main() -> int:
@@ -124,10 +95,10 @@ def main() -> int:
         (501, "not implemented"),
         (429, "insufficient_quota"),
     ):
-        with answering(status, message) as base:
+        with FixedStatusServer(status, {"error": {"message": message, "type": "error"}}) as fixed:
             case(
                 f"a server answering {status}",
-                ["eval", "--model", "openai/stub", "--api-base", base, *SAMPLE, *out(f"s{status}")],
+                ["eval", "--model", "openai/stub", "--api-base", fixed.base_url, *SAMPLE, *out(f"s{status}")],
                 2,
             )
     with StubServer(faults=FaultPlan(fail_first_n_per_prompt=100, fail_kind="slow", slow_seconds=30)) as srv:

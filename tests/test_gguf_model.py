@@ -8,6 +8,7 @@ import hashlib
 import os
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -183,9 +184,10 @@ def test_llama_cpp_runs_two_threads_on_any_machine_and_another_count_is_another_
     cache key and the leaderboard's rebuild), reaching the server it starts."""
     from debench.leaderboard.spot_check import model_from_identity
     from debench.models import local_server
+    from debench.models.llama_cpp_settings import DEFAULT_THREADS
 
     monkeypatch.setattr(os, "cpu_count", lambda: 64)
-    assert local_server.DEFAULT_THREADS == 2 and local_server.LocalServer(smollm2_file()).threads == 2
+    assert DEFAULT_THREADS == 2 and local_server.LocalServer(smollm2_file()).threads == 2
     default = make_model("local/smollm2")
     assert make_model("local/smollm2", model_args="n_threads=2").identity() == default.identity()
     eight = make_model("local/smollm2", model_args="n_threads=8")
@@ -194,16 +196,16 @@ def test_llama_cpp_runs_two_threads_on_any_machine_and_another_count_is_another_
     assert (
         default.describe()["n_threads"] == 2 and eight.describe()["n_threads"] == 8
     )  # results record the count that ran
-    started: list[dict[str, object]] = []
+    started: list[dict[str, Any]] = []
 
-    def fake_server(**kwargs: object) -> object:
+    def fake_server(**kwargs: Any) -> object:
         started.append(kwargs)
         return type("Server", (), {"base_url": "http://127.0.0.1:9/v1", "n_ctx": 4096, "n_parallel": 1})()
 
     monkeypatch.setattr(local_server, "get_local_server", fake_server)
     for model in (default, eight, make_model(f"gguf/{smollm2_file()}", model_args="n_threads=3")):
         model.check_ready()
-    assert [s["threads"] for s in started] == [2, 8, 3]
+    assert [s["settings"].n_threads for s in started] == [2, 8, 3]
     real_data_dir("ibm_debate_speeches")
     for bad in ("0", "two", "257"):
         result = CliRunner().invoke(

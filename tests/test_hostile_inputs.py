@@ -6,14 +6,11 @@ Each case is one line and exit code 2 (or a correct bounded result), against the
 
 from __future__ import annotations
 
-import http.server
 import json
 import os
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -25,6 +22,7 @@ from debench.core.record_log import RecordLog
 from debench.task.config import FieldMap, ParserConfig
 from debench.task.parsing import MATCH_TIMEOUT_S, parse_answer
 from debench.task.prompt_sandbox import TemplateBoundError, render
+from debench.testing.fixed_status import FixedStatusServer
 from debench.testing.stub_server import BatchPlan, FaultPlan, StubServer
 
 SAMPLE = (
@@ -103,41 +101,14 @@ def test_a_dot_env_file_is_not_loaded(tmp_path: Path) -> None:
 # -- failures that cannot recover ------------------------------------------------------------------
 
 
-@contextmanager
-def answering(status: int, message: str) -> Iterator[tuple[str, list[str]]]:
-    """A server answering every request with ``status``."""
-    hits: list[str] = []
-    body = json.dumps({"error": {"message": message, "type": "error", "code": None}}).encode()
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            self.rfile.read(int(self.headers.get("content-length", 0)))
-            hits.append(self.path)
-            self.send_response(status)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1", hits
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 @pytest.mark.parametrize("client", ["http", "litellm"])
 @pytest.mark.parametrize(("status", "message"), [(400, "bad request"), (401, "invalid key"), (403, "forbidden"), (404, "no such model"),
                                                  (422, "unprocessable"), (501, "not implemented"), (429, "insufficient_quota")])  # fmt: skip
 def test_a_status_no_retry_can_fix_stops_the_run_at_once(
     tmp_path: Path, status: int, message: str, client: str
 ) -> None:
-    with answering(status, message) as (base, hits):
+    with FixedStatusServer(status, {"error": {"message": message, "type": "error", "code": None}}) as srv:
+        base, hits = srv.base_url, srv.hits
         proc = run_cli(*eval_args("openai/stub", tmp_path / "out", "--api-base", base, "--concurrency", "1", "--model-args", f"client={client}"),
                        env={"DEBENCH_CACHE_DIR": str(tmp_path / "cache")})  # fmt: skip
     line = one_line(proc)

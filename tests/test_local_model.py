@@ -30,10 +30,9 @@ pytestmark = [pytest.mark.local_model, pytest.mark.slow]
 @pytest.fixture(scope="module")
 def server():
     """The process's server (closed at exit), which the commands run by ``run_cli`` in this process use too."""
-    from debench.models.local import DEFAULT_N_PARALLEL
     from debench.models.local_server import get_local_server
 
-    return get_local_server(n_parallel=DEFAULT_N_PARALLEL)
+    return get_local_server()  # the default settings, as local/smollm2's
 
 
 def _ask(server, grammar: str, content: str, max_tokens: int = 160) -> str:

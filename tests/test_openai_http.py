@@ -5,12 +5,7 @@ the stub server and a tiny fixed-answer server; and the factory's choice between
 from __future__ import annotations
 
 import asyncio
-import http.server
-import json
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import pytest
 
@@ -22,6 +17,7 @@ from debench.models.litellm_model import LiteLLMModel
 from debench.models.openai_http import HTTPStatusError, OpenAIHTTPModel, classify_http_exception
 from debench.models.retry import EndpointError, TransientModelError
 from debench.task.config import GenerationConfig
+from debench.testing.fixed_status import FixedStatusServer
 from debench.testing.stub_server import FaultPlan, StubServer, fixed_responder
 
 FAST = "max_retries=3,base_delay=0.01,max_delay=1,timeout=1"
@@ -83,44 +79,14 @@ def test_retries_are_capped() -> None:
         assert srv.stats.total_requests == 3
 
 
-@contextmanager
-def fixed_server(status: int, body: dict, headers: dict[str, str] | None = None) -> Iterator[tuple[str, list[str]]]:
-    hits: list[str] = []
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            self.rfile.read(int(self.headers.get("content-length", 0)))
-            hits.append(self.path)
-            raw = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(raw)))
-            for k, v in (headers or {}).items():
-                self.send_header(k, v)
-            self.end_headers()
-            self.wfile.write(raw)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1", hits
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 def test_permanent_error_fails_fast() -> None:
     """A content filter's refusal concerns one prompt: that sample fails, at once."""
     err = {
         "error": {"message": "flagged by the content_filter", "type": "invalid_request_error", "code": "content_filter"}
     }
-    with fixed_server(400, err) as (base, hits), pytest.raises(PermanentModelError, match="content_filter") as info:
-        asyncio.run(_generate(_model(base), _request()))
-    assert hits == ["/v1/chat/completions"] and info.value.attempts == 1
+    with FixedStatusServer(400, err) as srv, pytest.raises(PermanentModelError, match="content_filter") as info:
+        asyncio.run(_generate(_model(srv.base_url), _request()))
+    assert srv.hits == ["/v1/chat/completions"] and info.value.attempts == 1
 
 
 def test_a_malformed_request_stops_the_run_at_once() -> None:
@@ -128,20 +94,20 @@ def test_a_malformed_request_stops_the_run_at_once() -> None:
     and the status."""
     err = {"error": {"message": "unsupported parameter", "type": "invalid_request_error", "code": "unprocessable"}}
     with (
-        fixed_server(422, err) as (base, hits),
+        FixedStatusServer(422, err) as srv,
         pytest.raises(EndpointError, match="HTTP 422: unsupported parameter") as info,
     ):
-        asyncio.run(_generate(_model(base), _request()))
-    assert hits == ["/v1/chat/completions"] and info.value.attempts == 1 and base in str(info.value)
+        asyncio.run(_generate(_model(srv.base_url), _request()))
+    assert srv.hits == ["/v1/chat/completions"] and info.value.attempts == 1 and srv.base_url in str(info.value)
 
 
 def test_a_404_stops_the_run_naming_the_url() -> None:
     """A 404 (no such path or model): every request would fail the same way."""
     err = {"error": {"message": "model not found", "type": "invalid_request_error", "code": "model_not_found"}}
-    with fixed_server(404, err) as (base, hits), pytest.raises(EndpointError) as info:
-        asyncio.run(_generate(_model(base), _request()))
-    assert f"POST {base}/chat/completions" in str(info.value) and "model not found" in str(info.value)
-    assert hits == ["/v1/chat/completions"] and info.value.attempts == 1
+    with FixedStatusServer(404, err) as srv, pytest.raises(EndpointError) as info:
+        asyncio.run(_generate(_model(srv.base_url), _request()))
+    assert f"POST {srv.base_url}/chat/completions" in str(info.value) and "model not found" in str(info.value)
+    assert srv.hits == ["/v1/chat/completions"] and info.value.attempts == 1
 
 
 @pytest.mark.parametrize(
@@ -153,20 +119,20 @@ def test_a_404_stops_the_run_naming_the_url() -> None:
 )
 def test_context_overflow_is_not_completed(message: str) -> None:
     with (
-        fixed_server(400, {"error": {"message": message, "type": "invalid_request_error"}}) as (base, hits),
+        FixedStatusServer(400, {"error": {"message": message, "type": "invalid_request_error"}}) as srv,
         pytest.raises(ContextOverflow),
     ):
-        asyncio.run(_generate(_model(base), _request()))
-    assert len(hits) == 1
+        asyncio.run(_generate(_model(srv.base_url), _request()))
+    assert len(srv.hits) == 1
 
 
 def test_retry_after_ms_header_is_read() -> None:
     exc_holder: list[BaseException] = []
-    with fixed_server(429, {"error": {"message": "slow down"}}, {"retry-after-ms": "250"}) as (base, hits):
+    with FixedStatusServer(429, {"error": {"message": "slow down"}}, {"retry-after-ms": "250"}) as srv:
         with pytest.raises(TransientModelError) as info:
-            asyncio.run(_generate(_model(base, "max_retries=1,base_delay=5"), _request()))
+            asyncio.run(_generate(_model(srv.base_url, "max_retries=1,base_delay=5"), _request()))
         exc_holder.append(info.value.__cause__)
-    assert len(hits) == 2
+    assert len(srv.hits) == 2
     cause = exc_holder[0]
     assert isinstance(cause, HTTPStatusError) and cause.retry_after == pytest.approx(0.25)
 

@@ -21,6 +21,7 @@ from debench.models.factory import make_model, parse_model_args
 from debench.run.pipeline import EvalOptions, evaluate_task
 from debench.run.task_lookup import load_task
 from debench.task.parsing import parse_answer
+from debench.testing.fixed_status import FixedStatusServer
 from debench.testing.stub_server import FaultPlan, StubServer, likert_responder
 
 FAST_RETRY = "max_retries=4,base_delay=0.05,max_delay=2,timeout=5"
@@ -234,36 +235,13 @@ def test_permanent_errors_fail_fast(tmp_path: Path) -> None:
     """A content filter's 400 (about one prompt) is not retried: exactly one request per sample,
     recorded as an error with its one attempt. (A 400 / 401 / 404 / 422 / 501 stops the run: see
     test_dead_endpoints.py and test_hostile_inputs.py.)"""
-    import http.server
-    import threading
-
-    hits: list[str] = []
-
-    class NotFound(http.server.BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            self.rfile.read(int(self.headers.get("content-length", 0)))
-            hits.append(self.path)
-            body = b'{"error": {"message": "flagged by the safety system", "type": "invalid_request_error", "code": "content_filter"}}'
-            self.send_response(400)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), NotFound)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    err = {
+        "error": {"message": "flagged by the safety system", "type": "invalid_request_error", "code": "content_filter"}
+    }
+    with FixedStatusServer(400, err) as srv:
         real_data_dir("ibm_debate_speeches")
         task, path = load_task("ibm_speech_likert")
-        model = make_model(
-            "openai/missing",
-            api_bases=[f"http://127.0.0.1:{server.server_address[1]}/v1"],
-            model_args=parse_model_args(FAST_RETRY),
-        )
+        model = make_model("openai/missing", api_bases=[srv.base_url], model_args=parse_model_args(FAST_RETRY))
         opts = EvalOptions(
             output_dir=tmp_path,
             limit=3,
@@ -274,10 +252,7 @@ def test_permanent_errors_fail_fast(tmp_path: Path) -> None:
             n_bootstrap=10,
         )
         out = asyncio.run(evaluate_task(task, path, model, opts))
-    finally:
-        server.shutdown()
-        server.server_close()
-    assert len(hits) == 3  # max_retries=4 was allowed, none was used
+    assert len(srv.hits) == 3  # max_retries=4 was allowed, none was used
     assert out.results.n_errors == 3
     assert all(
         r.status == "error" and "BadRequestError" in r.error and r.attempts == 1 for r in read_records(out.samples_path)

@@ -43,13 +43,13 @@ def test_every_metric_a_builtin_module_registers_is_declared_as_an_entry_point()
     assert set(REPORTS.names()) == BUILTIN_REPORTS
 
 
-def test_every_declared_adapter_name_is_registered_by_its_module() -> None:
+def test_every_listed_adapter_name_is_registered_by_its_module() -> None:
     from debench.data.base import ADAPTERS
 
-    for name, module in ADAPTERS.declared.items():
+    for name, module in ADAPTERS.module_of.items():
         importlib.import_module(module)
         assert name in ADAPTERS._items, (name, module)
-    assert set(ADAPTERS.names()) == set(ADAPTERS.declared)
+    assert set(ADAPTERS.names()) == set(ADAPTERS.module_of)
 
 
 def test_looking_up_a_metric_imports_only_its_module() -> None:

@@ -11,9 +11,11 @@ A registry maps names to objects. Its built-in entries live in modules that regi
 when imported; the registry imports them on first look-up, so importing a registry is cheap and
 registering a new entry is one decorator in one new module.
 
-A registry whose modules are costly to import (metrics: numpy, scipy) may declare the names each
-module registers (``{module: names}``): then asking whether a name is known imports nothing, and
-looking one up imports only the module that declares it (a test keeps the declarations true).
+A registry whose modules are costly to import may list the names each module registers
+(``{module: names}``, kept as ``module_of``: name -> module): then asking whether a name is known
+imports nothing, and looking one up imports only the module that registers it (a test keeps the
+lists true). These lists are not entry points: ``entry_points.declared(group)`` is what installed
+packages declare in their metadata.
 """
 
 from __future__ import annotations
@@ -41,19 +43,19 @@ class Registry(Generic[T]):
         check: Callable[[object], str | None] | None = None,
     ):
         self.kind = kind
+        """What the entries are, in error messages: 'metric', 'judge method', ..."""
         self.group = group
         """The entry-point group whose entries this registry holds (None: built-in modules only)."""
         self.check = check
         """What an entry point's object must be: returns why it is not (None when it fits)."""
-        """What the entries are, in error messages: 'metric', 'judge method', ..."""
         self.field = field
         self._builtin = tuple(builtin_modules)
-        self.declared: dict[str, str] = (
+        self.module_of: dict[str, str] = (
             {name: mod for mod, names in builtin_modules.items() for name in names}
             if isinstance(builtin_modules, Mapping)
             else {}
         )
-        """name -> the module that registers it, for registries that declare their names."""
+        """name -> the built-in module that registers it, for registries given ``{module: names}``."""
         self._loaded = not self._builtin
         self._items: dict[str, T] = {}
 
@@ -92,8 +94,8 @@ class Registry(Generic[T]):
         self._items[item.name] = obj  # checked by self.check just above
 
     def get(self, name: str) -> T:
-        if name not in self._items and name in self.declared:
-            importlib.import_module(self.declared[name])
+        if name not in self._items and name in self.module_of:
+            importlib.import_module(self.module_of[name])
         if name not in self._items and name in self._entry_points():
             self._load_entry(self._entry_points()[name])
         if name not in self._items:
@@ -113,7 +115,7 @@ class Registry(Generic[T]):
         return sorted({*self._items, *self._entry_points()})
 
     def __contains__(self, name: object) -> bool:
-        if name in self._items or name in self.declared or name in self._entry_points():
+        if name in self._items or name in self.module_of or name in self._entry_points():
             return True
         self._load()
         return name in self._items

@@ -82,7 +82,7 @@ ADAPTERS: Registry[Adapter] = Registry(
     },
     field="dataset.adapter",
 )
-"""Declared by module, so a task file's adapter is checked when it is loaded, importing nothing."""
+"""Listed by module, so a task file's adapter is checked when it is loaded, importing nothing."""
 
 
 def register_adapter(

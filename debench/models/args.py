@@ -26,6 +26,7 @@ use is a one-line error (exit code 2) before anything runs.
 from __future__ import annotations
 
 import difflib
+from dataclasses import fields
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -33,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from debench.core.errors import UserError
 from debench.core.options import key_value_parts
 from debench.core.redact import is_secret_name
+from debench.models.llama_cpp_settings import LlamaCppSettings
 
 
 class GenerationArgs(BaseModel):
@@ -91,7 +93,8 @@ GENERATION_KEYS = tuple(GenerationArgs.model_fields)
 CLIENT_KEYS = tuple(ClientArgs.model_fields)
 SERVER_KEYS = tuple(ServerArgs.model_fields)
 RETRY_KEYS = ("timeout", "max_retries", "base_delay", "max_delay", "connect_grace")
-LLAMA_CPP_KEYS = ("n_parallel", "n_ctx", "cache_prompt", "n_threads")
+LLAMA_CPP_KEYS = tuple(f.name for f in fields(LlamaCppSettings))
+"""The embedded llama.cpp server's settings (``debench.models.llama_cpp_settings``)."""
 VLLM_START_KEYS = tuple(k for k in SERVER_KEYS if k != "revision")
 """Settings of the vLLM server debench starts (meaningless for a server given with --api-base)."""
 

@@ -11,6 +11,7 @@ from debench.core.errors import UserError
 from debench.models.args import CLIENT_KEYS, GENERATION_KEYS, LLAMA_CPP_KEYS, RETRY_KEYS, SERVER_KEYS
 from debench.models.base import Model
 from debench.models.kinds import ModelRequest
+from debench.models.llama_cpp_settings import LlamaCppSettings
 
 
 @dataclass(frozen=True)
@@ -31,16 +32,12 @@ class Baseline:
         return make_baseline(request.base.removeprefix("baseline/"), request.seed)
 
 
-def _llama_cpp_slots(request: ModelRequest) -> dict[str, Any]:
-    from debench.models.local import DEFAULT_N_PARALLEL
-    from debench.models.local_server import DEFAULT_THREADS
-
-    client = request.args.client
+def _llama_cpp(request: ModelRequest) -> dict[str, Any]:
+    """What a ``local/`` or ``gguf/`` model is made with: its llama.cpp settings (those given, the
+    defaults for the others), retries, generation settings and seed."""
+    given = request.args.client.model_dump(include=set(LLAMA_CPP_KEYS), exclude_none=True)
     return {
-        "n_parallel": client.n_parallel or DEFAULT_N_PARALLEL,
-        "n_ctx": client.n_ctx,
-        "cache_prompt": bool(client.cache_prompt),
-        "n_threads": client.n_threads or DEFAULT_THREADS,
+        "settings": LlamaCppSettings(**given),
         "retry": request.retry,
         "generation": request.args.generation_overrides,
         "seed": request.seed,
@@ -55,7 +52,7 @@ class Local:
     def make(self, request: ModelRequest) -> Model:
         from debench.models.local import LocalModel
 
-        model = LocalModel(request.base.removeprefix("local/"), **_llama_cpp_slots(request))
+        model = LocalModel(request.base.removeprefix("local/"), **_llama_cpp(request))
         model.name = request.name
         return model
 
@@ -68,7 +65,7 @@ class GGUF:
     def make(self, request: ModelRequest) -> Model:
         from debench.models.gguf import GGUFModel
 
-        model = GGUFModel(request.base, revision=request.args.server.revision, **_llama_cpp_slots(request))
+        model = GGUFModel(request.base, revision=request.args.server.revision, **_llama_cpp(request))
         model.name = request.name.replace(
             request.base, model.base_name, 1
         )  # an absolute path is named by its file and digest

@@ -96,23 +96,8 @@ class EnsembleModel(Model):
     async def generate_with(self, caller: Any, request: Request) -> ModelResponse:
         if request.task is None:
             raise UserError(f"{self.name} judges task documents; it cannot take part in free-form generation")
-        outcomes = await asyncio.gather(*(self._ask(caller, m, request) for m in self.members), return_exceptions=True)
-        failures = [o for o in outcomes if isinstance(o, BaseException)]
-        if failures:
-            raise failures[0]
-        parts: list[dict[str, Any]] = [o for o in outcomes if isinstance(o, dict)]
-        if all(p["status"] == "not_completed" for p in parts):
-            raise ContextOverflow("; ".join(p["error"] for p in parts))
-        usage = Usage(
-            prompt_tokens=sum(p.get("prompt_tokens", 0) for p in parts),
-            completion_tokens=sum(p.get("completion_tokens", 0) for p in parts),
-            cached_prompt_tokens=sum(p.get("cached_prompt_tokens", 0) for p in parts),
-        )
-        fresh = [p for p in parts if p["status"] != "not_completed" and not p["cached"]]
-        prices = [p.get("cost_usd") for p in fresh]
-        known = [float(c) for c in prices if c is not None]
-        cost = float(sum(known)) if len(known) == len(prices) else None
-        attempts = sum(p.get("attempts", 0) for p in parts)
+        parts = await self._member_parts(caller, request)
+        usage, cost, attempts = _spent(parts)
         values = [p["prediction"] for p in parts if p["status"] == "ok"]
         if not values:
             return ModelResponse(
@@ -137,6 +122,33 @@ class EnsembleModel(Model):
             direct=True, prediction=prediction, parts=parts, usage=usage, cost_usd=cost, attempts=attempts
         )
 
+    async def _member_parts(self, caller: Any, request: Request) -> list[dict[str, Any]]:
+        """Every member's step, asked together; the first member's failure is raised, and a
+        ``ContextOverflow`` when no member's context window fits the prompt."""
+        outcomes = await asyncio.gather(*(self._ask(caller, m, request) for m in self.members), return_exceptions=True)
+        failures = [o for o in outcomes if isinstance(o, BaseException)]
+        if failures:
+            raise failures[0]
+        parts: list[dict[str, Any]] = [o for o in outcomes if isinstance(o, dict)]
+        if all(p["status"] == "not_completed" for p in parts):
+            raise ContextOverflow("; ".join(p["error"] for p in parts))
+        return parts
+
     async def aclose(self) -> None:
         for m in self.members:
             await m.aclose()
+
+
+def _spent(parts: list[dict[str, Any]]) -> tuple[Usage, float | None, int]:
+    """The members' tokens, cost and requests. The cost is that of the members that asked their
+    provider (a cached answer costs nothing now), None when one of those has no known price."""
+    usage = Usage(
+        prompt_tokens=sum(p.get("prompt_tokens", 0) for p in parts),
+        completion_tokens=sum(p.get("completion_tokens", 0) for p in parts),
+        cached_prompt_tokens=sum(p.get("cached_prompt_tokens", 0) for p in parts),
+    )
+    fresh = [p for p in parts if p["status"] != "not_completed" and not p["cached"]]
+    prices = [p.get("cost_usd") for p in fresh]
+    known = [float(c) for c in prices if c is not None]
+    cost = float(sum(known)) if len(known) == len(prices) else None
+    return usage, cost, sum(p.get("attempts", 0) for p in parts)

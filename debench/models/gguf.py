@@ -21,8 +21,8 @@ from typing import Any
 
 from debench.core.errors import UserError
 from debench.core.paths import outside_the_folder
-from debench.models.local import DEFAULT_N_PARALLEL, LlamaCppModel
-from debench.models.local_server import DEFAULT_THREADS
+from debench.models.llama_cpp_settings import DEFAULT_SETTINGS, LlamaCppSettings
+from debench.models.local import LlamaCppModel
 from debench.models.retry import RetryPolicy
 from debench.models.weights import (
     HUB_PREFIX,
@@ -41,10 +41,7 @@ class GGUFModel(LlamaCppModel):
         name: str,
         *,
         revision: str | None = None,
-        n_parallel: int = DEFAULT_N_PARALLEL,
-        n_ctx: int | None = None,
-        cache_prompt: bool = False,
-        n_threads: int = DEFAULT_THREADS,
+        settings: LlamaCppSettings = DEFAULT_SETTINGS,
         retry: RetryPolicy | None = None,
         generation: dict[str, Any] | None = None,
         seed: int = 0,
@@ -70,10 +67,7 @@ class GGUFModel(LlamaCppModel):
             name,
             gguf=path.resolve(),
             served_name=path.stem,
-            n_parallel=n_parallel,
-            n_ctx=n_ctx,
-            cache_prompt=cache_prompt,
-            n_threads=n_threads,
+            settings=settings,
             retry=retry,
             generation=generation,
             seed=seed,
@@ -81,13 +75,7 @@ class GGUFModel(LlamaCppModel):
         self.weights = weights
 
     def identity(self) -> dict[str, Any]:
-        ident: dict[str, Any] = {
-            "name": self.base_name,
-            "weights": self.weights,
-            "send_grammar": True,
-            **self.slot_settings(),
-        }
-        return self.with_generation(ident)
+        return self.llama_cpp_identity(self.weights)
 
     def describe(self) -> dict[str, Any]:
-        return {**super().describe(), "n_parallel": self.n_parallel, "n_threads": self.n_threads}
+        return {**super().describe(), "n_parallel": self.settings.n_parallel, "n_threads": self.settings.n_threads}

@@ -58,10 +58,14 @@ def classify_exception(exc: BaseException) -> FailureKind:
 
     An error answer with a status is what ``retry.classify_status`` says (as for debench's own HTTP
     client): rate limits (429), timeouts (408), conflicts (409) and server errors (5xx) are
-    retried, a 404 (no such path or model) stops the run, a prompt too long is not completed. A
-    refused connection (litellm reports it as a 500) is retried only for the grace period; the
-    provider classes for dropped connections and timeouts are retried. Anything else (a bad
-    request, a rejected key, a bug) fails its sample at once: retrying it would only cost time."""
+    retried; a prompt too long is not completed; a content filter's 400 fails its sample; an
+    endpoint no retry can fix stops the run at the first answer, with one line naming the URL and
+    the status (exit code 2, finished samples kept): a malformed request (400, 422), a missing or
+    rejected key (401, 403: litellm's ``AuthenticationError``), no credit (402,
+    ``insufficient_quota``), no such path or model (404: ``NotFoundError``, 405), 501. A refused
+    connection (litellm reports it as a 500) is retried only for the grace period; the provider
+    classes for dropped connections and timeouts are retried. Anything else (another 4xx, an
+    exception without a status: a bug) fails its sample at once: retrying it would only cost time."""
     litellm = _litellm()
     if isinstance(exc, litellm.ContextWindowExceededError):
         return "context"

