@@ -1,7 +1,7 @@
 """debench: how well do language models judge debates?
 
-The Python API (``debench.api``): ``evaluate``, ``aevaluate``, ``score``, ``load_results``. They are
-imported on first use, so ``import debench`` (and the CLI's start-up) stays cheap.
+The Python API (``debench.api``): ``evaluate``, ``aevaluate``, ``score``, ``load_results``, and the
+objects they take (``JudgeSpec``, ``EvalOptions``, ``ScoreOptions``). They are imported on first use, so ``import debench`` (and the CLI's start-up) stays cheap.
 
 May import: ``api``, ``core``.
 """
@@ -16,7 +16,7 @@ _os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 # not load `.env`: the environment the user started it with is what it uses (docs/running.md).
 _os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
 
-__all__ = ["aevaluate", "evaluate", "load_results", "score"]
+__all__ = ["EvalOptions", "JudgeSpec", "ScoreOptions", "aevaluate", "evaluate", "load_results", "score"]
 
 
 def __getattr__(name: str) -> _Any:

@@ -6,9 +6,16 @@
     runs[0].results.metrics["kendall_tau_c"].value     # a Results object (debench.scoring.results.Results)
     runs[0].results_path, runs[0].samples_path          # the files written, as the CLI writes them
 
+    judge = debench.JudgeSpec(model="openai/llama3", api_base="http://127.0.0.1:8000/v1")
+    options = debench.EvalOptions(limit=20, output_dir="runs", progress=False)
+    runs = debench.evaluate("ibm_speech_likert", judge, options)   # the same, as objects
+
     results = debench.score("ibm_speech_likert", "preds.jsonl", output="scored.json")
     same = debench.load_results(runs[0].results_path)
 
+A call's options are one object (``EvalOptions``, ``ScoreOptions``), made once where the call
+comes in, from the keywords (typed: ``EvalKeywords``, ``ScoreKeywords``) or given whole, and
+handed down; the judge is a ``JudgeSpec``, made into a model by ``debench.run.pipeline``.
 ``evaluate`` runs the tasks one after another with one judge and returns one ``Evaluation`` per
 task (``aevaluate`` is the same coroutine for code that already runs an event loop); a group
 named in ``tasks`` also gets its summary file (``Evaluation.group_summary``,
@@ -23,19 +30,33 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, Unpack
 
 from debench.core.errors import UserError
-from debench.core.options import checked_keywords
+from debench.core.options import (
+    Concurrency,
+    DataSource,
+    Ensemble,
+    Hours,
+    JudgeSpec,
+    Limit,
+    Method,
+    NBootstrap,
+    Options,
+    Repeats,
+    Seconds,
+    Seed,
+    Share,
+    check_keywords,
+)
 from debench.core.paths import portable_path
 from debench.run.pipeline import (
     EvalOptions,
     EvalOutput,
     ScoreOptions,
     build_results,
-    evaluate_task,
+    evaluate_tasks,
     select_docs,
-    with_judging_manual,
 )
 from debench.task.config import TaskConfig
 
@@ -48,19 +69,77 @@ Evaluation = EvalOutput
 (distinct error messages with their counts), with ``repeats`` > 1 the consistency report, and
 ``group_summary`` when the task ran as part of a group."""
 
-__all__ = ["Evaluation", "aevaluate", "evaluate", "load_results", "resolve_tasks", "score"]
+TaskSpecs = str | Path | Sequence[str | Path]
+"""Task names, group names, task files and folders of task files: comma-separated in one string, or a list."""
+
+__all__ = [
+    "EvalKeywords",
+    "EvalOptions",
+    "Evaluation",
+    "JudgeSpec",
+    "ScoreKeywords",
+    "ScoreOptions",
+    "aevaluate",
+    "evaluate",
+    "load_results",
+    "resolve_tasks",
+    "score",
+]
 
 
-def resolve_tasks(
-    tasks: str | Path | Sequence[str | Path], include_paths: Sequence[str | Path] = ()
-) -> list[tuple[TaskConfig, Path]]:
+class EvalKeywords(TypedDict, total=False):
+    """``evaluate``'s keywords: the fields of ``JudgeSpec`` but its model, then those of
+    ``EvalOptions`` (their defaults and checks; a path may be given as text, a list as any
+    sequence). ``tests/test_python_api.py`` holds the two to the same names and types."""
+
+    ensemble: Ensemble | None
+    api_base: str | None
+    api_key: str | None
+    model_args: str | dict[str, Any] | None
+    output_dir: str | Path
+    limit: Limit | None
+    data_source: DataSource
+    data_dir: str | Path | None
+    concurrency: Concurrency | None
+    seed: Seed
+    use_cache: bool
+    cache_path: str | Path | None
+    progress: bool
+    max_error_rate: Share
+    command: Sequence[str]
+    method: Method | None
+    n_bootstrap: NBootstrap | None
+    store_messages: bool
+    plots: bool
+    repeats: Repeats
+    force: bool
+    batch: bool
+    batch_poll: Seconds
+    batch_deadline: Hours
+    judging_manual: str | Path | None
+    include_paths: Sequence[str | Path]
+
+
+class ScoreKeywords(TypedDict, total=False):
+    """``score``'s keywords: the fields of ``ScoreOptions`` (held to them by ``tests/test_python_api.py``)."""
+
+    output: str | Path | None
+    limit: Limit | None
+    data_source: DataSource
+    data_dir: str | Path | None
+    n_bootstrap: NBootstrap | None
+    plots: bool
+    command: Sequence[str]
+
+
+def resolve_tasks(tasks: TaskSpecs, include_paths: Sequence[str | Path] = ()) -> list[tuple[TaskConfig, Path]]:
     """Task names, group names, task files and folders of task files (comma-separated in one
     string, or a list; ``include_paths`` make more task files known by name); every task is loaded
     and validated before any work, and runs once (see ``debench.run.task_lookup.resolve_tasks``)."""
     return list(_selection(tasks, include_paths).tasks)
 
 
-def _selection(tasks: str | Path | Sequence[str | Path], include_paths: Sequence[str | Path]) -> TaskSelection:
+def _selection(tasks: TaskSpecs, include_paths: Sequence[str | Path]) -> TaskSelection:
     from debench.run.task_lookup import resolve_tasks as resolve
 
     if isinstance(tasks, (str, Path)):
@@ -79,89 +158,50 @@ def _selection(tasks: str | Path | Sequence[str | Path], include_paths: Sequence
     return resolve(specs, include_paths)
 
 
-@checked_keywords
+OptionsT = TypeVar("OptionsT", bound=Options)
+
+
+def _options(kind: type[OptionsT], given: OptionsT | None, values: dict[str, Any], default: dict[str, Any]) -> OptionsT:
+    """``given`` (else options made from ``default``) with ``values`` on top, all checked."""
+    if given is None:
+        return kind.of(**{**default, **values})
+    if not isinstance(given, kind):
+        raise UserError(f"options: expected {kind.__name__}, got {type(given).__name__}")
+    return given.updated(**values) if values else given
+
+
+def _eval_request(
+    model: str | JudgeSpec, options: EvalOptions | None, keywords: dict[str, Any]
+) -> tuple[JudgeSpec, EvalOptions]:
+    """The judge and the options of one ``aevaluate`` call: keywords naming a ``JudgeSpec`` field go
+    to the judge, the others to the options; without ``options``, no progress bar (``progress=True``
+    shows one)."""
+    check_keywords("aevaluate", keywords, EvalKeywords.__annotations__)
+    judged = {k: v for k, v in keywords.items() if k in JudgeSpec.model_fields}
+    run = {k: v for k, v in keywords.items() if k not in judged}
+    spec = model if isinstance(model, JudgeSpec) else None
+    judge = _options(JudgeSpec, spec, judged if spec else {"model": model, **judged}, {})
+    return judge, _options(EvalOptions, options, run, {"progress": False})
+
+
 async def aevaluate(
-    tasks: str | Path | Sequence[str | Path],
-    model: str,
-    *,
-    ensemble: str | None = None,
-    api_base: str | None = None,
-    api_key: str | None = None,
-    model_args: str | dict[str, Any] | None = None,
-    limit: int | None = None,
-    concurrency: int | None = None,
-    output_dir: str | Path = "results",
-    seed: int = 0,
-    method: str | None = None,
-    data_source: str = "auto",
-    data_dir: str | Path | None = None,
-    use_cache: bool = True,
-    n_bootstrap: int | None = None,
-    judging_manual: str | Path | None = None,
-    repeats: int = 1,
-    force: bool = False,
-    batch: bool = False,
-    batch_poll: float = 30.0,
-    batch_deadline: float = 25.0,
-    progress: bool = False,
-    command: Sequence[str] = (),
-    include_paths: Sequence[str | Path] = (),
+    tasks: TaskSpecs,
+    model: str | JudgeSpec,
+    options: EvalOptions | None = None,
+    **keywords: Unpack[EvalKeywords],
 ) -> list[Evaluation]:
-    """Judge every document of every task with ``model`` (a model string, or several
-    comma-separated with ``ensemble``); write results and samples under ``output_dir``.
-    ``tasks`` may name groups and folders of task files; ``include_paths`` are lm-eval's
-    ``--include_path`` (their task files become known by name). Every task is read and checked
-    before the judge is built. A group's summary (``group_<group>_<digest>.json``, beside its
-    results) is written after its tasks, and named by their ``group_summary``. The options are
-    ``debench eval``'s, checked by the same rules (``debench.run.pipeline.EvalOptions``): a bad value or
-    an unknown keyword is a one-line ``UserError`` before any work."""
-    from debench.models.factory import make_judge
-
-    opts = EvalOptions.of(
-        output_dir=output_dir,
-        limit=limit,
-        concurrency=concurrency,
-        seed=seed,
-        data_source=data_source,
-        data_dir=data_dir,
-        use_cache=use_cache,
-        progress=progress,
-        method=method,
-        n_bootstrap=n_bootstrap,
-        repeats=repeats,
-        force=force,
-        batch=batch,
-        batch_poll=batch_poll,
-        batch_deadline=batch_deadline,
-        command=list(command),
-    )
-    from debench.models.managed_server import server_scope
-
-    selection = _selection(tasks, include_paths)
-    resolved = [(t, p) for t, p in selection.tasks]
-    if judging_manual is not None:
-        resolved = [(with_judging_manual(t, Path(judging_manual)), p) for t, p in resolved]
-    with server_scope():  # a vllm/ server started for this call stops with it (or with the command)
-        judge = make_judge(model, ensemble, api_base=api_base, api_key=api_key, model_args=model_args, seed=seed)
-        try:
-            outputs = [await evaluate_task(task, path, judge, opts) for task, path in resolved]
-        finally:
-            await judge.aclose()
-    _write_group_summaries(selection.groups, outputs)
-    return outputs
-
-
-def _write_group_summaries(groups: dict[str, list[str]], outputs: list[Evaluation]) -> None:
-    """Each group's summary over its tasks' runs (repeated runs have their own report instead)."""
-    if not groups:
-        return
-    from debench.scoring.group_summary import write_group_summaries  # imports the metrics (numpy): only after the run
-
-    single = [o for o in outputs if o.repeats is None]
-    for group, path in write_group_summaries(groups, [(o.results, o.results_path) for o in single]).items():
-        for out in single:
-            if out.results.task.name in groups[group]:
-                out.group_summary = path
+    """Judge every document of every task with ``model`` (a model string, or a ``JudgeSpec``: several
+    comma-separated models with ``ensemble``, the server, the model arguments); write results and
+    samples under ``options.output_dir``. ``options`` are ``debench eval``'s (``EvalOptions``);
+    ``keywords`` (``EvalKeywords``) build both, or change the ones given. ``tasks`` may name groups and
+    folders of task files; ``include_paths`` are lm-eval's ``--include_path`` (their task files become
+    known by name). Every task is read and checked before the judge is built. A group's summary
+    (``group_<group>_<digest>.json``, beside its results) is written after its tasks, and named by
+    their ``group_summary``. A bad value or an unknown keyword is a one-line ``UserError`` before any
+    work, by the rules ``debench eval`` applies."""
+    judge, opts = _eval_request(model, options, dict(keywords))
+    selection = _selection(tasks, opts.include_paths)
+    return await evaluate_tasks(selection, judge, opts)
 
 
 def load_results(path: str | Path) -> Results:
@@ -171,42 +211,34 @@ def load_results(path: str | Path) -> Results:
     return read(path)
 
 
-def evaluate(tasks: str | Path | Sequence[str | Path], model: str, **options: Any) -> list[Evaluation]:
+def evaluate(
+    tasks: TaskSpecs,
+    model: str | JudgeSpec,
+    options: EvalOptions | None = None,
+    **keywords: Unpack[EvalKeywords],
+) -> list[Evaluation]:
     """``aevaluate`` run to completion (for scripts and notebooks without an event loop)."""
-    return asyncio.run(aevaluate(tasks, model, **options))
+    return asyncio.run(aevaluate(tasks, model, options, **keywords))
 
 
-@checked_keywords
 def score(
     task: str | Path,
     predictions: str | Path,
-    *,
-    output: str | Path | None = None,
-    limit: int | None = None,
-    data_source: str = "auto",
-    data_dir: str | Path | None = None,
-    n_bootstrap: int | None = None,
-    plots: bool = True,
-    command: Sequence[str] = (),
+    options: ScoreOptions | None = None,
+    **keywords: Unpack[ScoreKeywords],
 ) -> Results:
     """Score a predictions file (JSONL: ``{"doc_id", "response"}`` or ``{"doc_id", "prediction"}``,
-    or a samples log) without calling any model; written to ``output`` when given. The options are
-    ``debench score``'s, checked by the same rules (``debench.run.pipeline.ScoreOptions``)."""
+    or a samples log) without calling any model; written to ``options.output`` when given.
+    ``options`` are ``debench score``'s (``ScoreOptions``); ``keywords`` (``ScoreKeywords``) build
+    them, or change the ones given, checked by the same rules."""
     from debench.core.charts import speech_rating_plots
     from debench.data.loading import load_task_data
     from debench.run.task_lookup import task_file_label
     from debench.scoring.predictions import load_predictions
     from debench.scoring.results import write_results
 
-    opts = ScoreOptions.of(
-        output=output,
-        limit=limit,
-        data_source=data_source,
-        data_dir=data_dir,
-        n_bootstrap=n_bootstrap,
-        plots=plots,
-        command=list(command),
-    )
+    check_keywords("score", keywords, ScoreKeywords.__annotations__)
+    opts = _options(ScoreOptions, options, dict(keywords), {})
     resolved = resolve_tasks([task])
     if len(resolved) != 1:
         raise UserError(f"names {len(resolved)} tasks; scoring takes one task", field="--task")

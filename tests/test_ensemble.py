@@ -18,6 +18,7 @@ from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
 from scipy import stats
 
+from debench.core.options import JudgeSpec
 from debench.data.samples import read_records
 from debench.models.factory import make_judge, make_model
 from debench.run.pipeline import EvalOptions, evaluate_task
@@ -52,7 +53,7 @@ class Panel:
 def run(task: str, spec: str, rule: str | None, out: Path, base: str, limit: int = 60):
     real_data_dir("ibm_debate_speeches")
     t, path = load_task(task)
-    model = make_judge(spec, rule, api_base=base, api_key=None, model_args="max_retries=0", seed=0)
+    model = make_judge(JudgeSpec(model=spec, ensemble=rule, api_base=base, model_args="max_retries=0"))
     opts = EvalOptions(
         output_dir=out, limit=limit, data_source="local", data_dir=str(DATA_DIR), progress=False, n_bootstrap=50
     )
@@ -154,14 +155,7 @@ def test_baseline_majority_is_the_longest_side_on_debateart(tmp_path: Path) -> N
     real_data_dir("debatrix_panelbench")
     t, path = load_task("debateart_winner")
     opts = EvalOptions(output_dir=tmp_path, data_source="local", data_dir=str(DATA_DIR), progress=False, n_bootstrap=50)
-    ens = make_judge(
-        "baseline/first,baseline/last,baseline/longest",
-        "majority",
-        api_base=None,
-        api_key=None,
-        model_args=None,
-        seed=0,
-    )
+    ens = make_judge(JudgeSpec(model="baseline/first,baseline/last,baseline/longest", ensemble="majority"))
     out = asyncio.run(evaluate_task(t, path, ens, opts))
     single = asyncio.run(evaluate_task(t, path, make_model("baseline/longest"), opts))
     a = {r.doc_id: r for r in read_records(out.samples_path)}

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from debench.cli.common import checked, endpoint_options, recorded_command, report_errors, run_options, run_with_models
+from debench.cli.common import checked, command_options, endpoint_options, report_errors, run_options, run_with_models
 from debench.core.ceilings import MAX_BOOTSTRAP, MAX_PERMUTATIONS
 from debench.core.errors import UserError
 
@@ -74,7 +74,7 @@ from debench.core.errors import UserError
     show_default=True,
     help="Length cap of each speech (a debater's own max_tokens setting wins).",
 )
-@click.option("--reason", is_flag=True, help="Also ask the judge for the main reason of its verdict.")
+@click.option("--reason", "ask_reason", is_flag=True, help="Also ask the judge for the main reason of its verdict.")
 @click.option("--self-play", is_flag=True, help="Also let each model debate itself (reported apart, never ranked).")
 @click.option("--rule", type=click.Choice(["strict", "lenient"]), default="strict", show_default=True)
 @click.option(
@@ -89,29 +89,7 @@ from debench.core.errors import UserError
 @run_options
 @click.pass_context
 def arena_group(
-    ctx,
-    models,
-    judge,
-    ensemble,
-    topics_file,
-    rounds,
-    concurrency,
-    schedule,
-    budget,
-    stop_when_separated,
-    api_base,
-    api_key,
-    model_args,
-    max_tokens,
-    reason,
-    self_play,
-    rule,
-    reference,
-    output_dir,
-    seed,
-    no_cache,
-    no_progress,
-    max_error_rate,
+    ctx, /, models, judge, ensemble, topics_file, api_base, api_key, model_args, rule, reference, output_dir, **values
 ) -> None:
     """Models debate each other on every topic (home and away); judges decide; models are ranked."""
     if ctx.invoked_subcommand is not None:
@@ -121,23 +99,11 @@ def arena_group(
     from debench.arena.protocol import load_topics
     from debench.arena.run import run_arena
     from debench.arena.tournament import ArenaSettings
+    from debench.core.options import JudgeSpec
     from debench.models.factory import make_judge, make_model, split_bases
 
-    settings = ArenaSettings(
-        rounds=rounds,
-        concurrency=concurrency,
-        ask_reason=reason,
-        self_play=self_play,
-        max_tokens=max_tokens,
-        seed=seed,
-        use_cache=not no_cache,
-        progress=not no_progress,
-        max_error_rate=max_error_rate,
-        command=recorded_command(),
-        schedule=schedule,
-        budget=budget,
-        stop_when_separated=stop_when_separated,
-    )
+    settings = command_options(ArenaSettings, values)
+    seed = settings.seed
     bases = split_bases(api_base)
     names = [m.strip() for m in models.split(",") if m.strip()]
     if len(set(names)) != len(names):
@@ -151,7 +117,8 @@ def arena_group(
     if len(set(judge_specs)) != len(judge_specs):
         raise UserError("--judge lists a model twice", field="--judge")
     if ensemble:
-        one = make_judge(judge, ensemble, api_base=api_base, api_key=api_key, model_args=model_args, seed=seed)
+        spec = JudgeSpec.of(model=judge, ensemble=ensemble, api_base=api_base, api_key=api_key, model_args=model_args)
+        one = make_judge(spec, seed=seed)
         judges = {one.name: one}
     else:
         judges = {

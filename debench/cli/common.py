@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -22,11 +22,30 @@ from debench.core.errors import UserError
 from debench.core.numeric import fmt, fmt_ci
 from debench.core.paths import portable_argv
 
+if TYPE_CHECKING:  # pydantic is imported when a command runs, not when the CLI starts
+    from debench.core.options import JudgeSpec, Options
+
+    OptionsT = TypeVar("OptionsT", bound=Options)
+
 
 def recorded_command() -> list[str]:
     """This command line as result files record it: secrets are masked when the file is written,
     paths of this machine made portable here (``debench.core.paths``)."""
     return portable_argv(sys.argv[1:])
+
+
+def judge_spec(values: dict[str, Any]) -> JudgeSpec:
+    """The model a command names (``--model``, ``--ensemble``, ``--api-base``, ``--api-key``,
+    ``--model-args``), taken out of click's ``values`` (the parameters are named as the fields)."""
+    from debench.core.options import JudgeSpec
+
+    return JudgeSpec.of(**{name: values.pop(name) for name in JudgeSpec.model_fields if name in values})
+
+
+def command_options(kind: type[OptionsT], values: dict[str, Any]) -> OptionsT:
+    """A command's options made from click's ``values`` in one place (its parameters are named as
+    the fields, ``--no-cache`` as ``use_cache``...), with this command line as ``command``."""
+    return kind.of(**values, command=recorded_command())
 
 
 def print_results_table(results) -> None:
@@ -202,8 +221,15 @@ run_options = _stack(
         click.option(
             "--seed", type=checked("Seed"), default=0, show_default=True, help="Seed for baselines and sampling."
         ),
-        click.option("--no-cache", is_flag=True, help="Do not read or write the response cache."),
-        click.option("--no-progress", is_flag=True),
+        click.option(
+            "--no-cache",
+            "use_cache",
+            is_flag=True,
+            flag_value=False,
+            default=True,
+            help="Do not read or write the response cache.",
+        ),
+        click.option("--no-progress", "progress", is_flag=True, flag_value=False, default=True),
         click.option(
             "--max-error-rate",
             type=checked("Share"),

@@ -10,10 +10,11 @@ import click
 from debench.cli.common import (
     ENSEMBLE_OPTION,
     checked,
+    command_options,
     connection_options,
     data_options,
+    judge_spec,
     print_results_table,
-    recorded_command,
     report_errors,
     run_options,
     run_until_done,
@@ -25,14 +26,12 @@ from debench.core.numeric import fmt, fmt_ci
 @click.command("eval")
 @click.option(
     "--task",
-    "task_spec",
     required=True,
     help="Task or group name(s), task YAML files or folders of them, comma-separated.",
 )
 @include_path_option
 @click.option(
     "--model",
-    "model_spec",
     required=True,
     help="litellm model string, openai/<name> with --api-base, vllm/<model or path> (a vLLM server debench starts), gguf/<file>, local/smollm2, or baseline/<name> (docs/models.md), optionally with @key=value;... settings; several, comma-separated, with --ensemble.",
 )
@@ -97,62 +96,13 @@ from debench.core.numeric import fmt, fmt_ci
     help="Hours to wait for a submitted batch before stopping (the batch is kept: rerun to collect it).",
 )
 @run_options
-def eval_cmd(
-    task_spec,
-    model_spec,
-    ensemble,
-    api_base,
-    api_key,
-    model_args,
-    concurrency,
-    limit,
-    output_dir,
-    method,
-    data_source,
-    data_dir,
-    n_bootstrap,
-    judging_manual,
-    repeats,
-    force,
-    batch,
-    batch_poll,
-    batch_deadline,
-    seed,
-    no_cache,
-    no_progress,
-    max_error_rate,
-) -> None:
+def eval_cmd(task, **values) -> None:
     """Evaluate a judge model on one or more tasks."""
-    from debench.api import aevaluate
+    from debench.api import EvalOptions, aevaluate
 
-    outputs = run_until_done(
-        lambda: aevaluate(
-            task_spec,
-            model_spec,
-            include_paths=include_paths(),
-            ensemble=ensemble,
-            api_base=api_base,
-            api_key=api_key,
-            model_args=model_args,
-            limit=limit,
-            concurrency=concurrency,
-            output_dir=output_dir,
-            seed=seed,
-            method=method,
-            data_source=data_source,
-            data_dir=data_dir,
-            use_cache=not no_cache,
-            n_bootstrap=n_bootstrap,
-            judging_manual=judging_manual,
-            repeats=repeats,
-            force=force,
-            batch=batch,
-            batch_poll=batch_poll,
-            batch_deadline=batch_deadline,
-            progress=not no_progress,
-            command=recorded_command(),
-        )
-    )
+    judge = judge_spec(values)
+    opts = command_options(EvalOptions, {**values, "include_paths": include_paths()})
+    outputs = run_until_done(lambda: aevaluate(task, judge, opts))
     failed = False
     for out in outputs:
         if out.repeats is not None:
@@ -166,7 +116,7 @@ def eval_cmd(
     for summary in dict.fromkeys(o.group_summary for o in outputs if o.group_summary is not None):
         click.echo(f"group summary: {summary}")
     for out in outputs:
-        failed |= report_errors(out.results.task.name, out.errors, out.results.n_samples, max_error_rate)
+        failed |= report_errors(out.results.task.name, out.errors, out.results.n_samples, opts.max_error_rate)
     if failed:
         sys.exit(1)
 

@@ -10,9 +10,10 @@ import click
 from debench.cli.common import (
     ENSEMBLE_OPTION,
     checked,
+    command_options,
     connection_options,
     data_options,
-    recorded_command,
+    judge_spec,
     report_errors,
     run_options,
     run_with_judge,
@@ -54,11 +55,10 @@ def print_probe_report(report) -> None:
 @click.command("probe")
 @click.option(
     "--task",
-    "task_spec",
     required=True,
     help="Task name(s), comma-separated, or a task YAML file; the verdict must name a side.",
 )
-@click.option("--model", "model_spec", required=True, help="The judge (several, comma-separated, with --ensemble).")
+@click.option("--model", required=True, help="The judge (several, comma-separated, with --ensemble).")
 @ENSEMBLE_OPTION
 @click.option(
     "--probe",
@@ -81,27 +81,7 @@ def print_probe_report(report) -> None:
 )
 @data_options
 @run_options
-def probe_cmd(
-    task_spec,
-    model_spec,
-    ensemble,
-    probe_spec,
-    limit,
-    doc_ids,
-    inject_text,
-    api_base,
-    api_key,
-    model_args,
-    concurrency,
-    method,
-    output_dir,
-    data_source,
-    data_dir,
-    seed,
-    no_cache,
-    no_progress,
-    max_error_rate,
-) -> None:
+def probe_cmd(task, probe_spec, doc_ids, **values) -> None:
     """Bias probes: rerun debates with the speaking order swapped or the BP teams relabelled, one side
     padded or trimmed, or a verdict-claiming line injected; report verdict flips, position, length
     and injection statistics with 95% CIs. The seed also picks the inject probe's side."""
@@ -110,24 +90,12 @@ def probe_cmd(
     from debench.probes.base import parse_probe_specs
     from debench.probes.run import ProbeOptions, run_probes
 
-    tasks = selected_tasks(task_spec).tasks
+    tasks = selected_tasks(task).tasks
     specs = parse_probe_specs(probe_spec)
-    model = make_judge(model_spec, ensemble, api_base=api_base, api_key=api_key, model_args=model_args, seed=seed)
-    opts = ProbeOptions(
-        output_dir=output_dir,
-        limit=limit,
-        doc_ids=[d.strip() for d in doc_ids.split(",") if d.strip()] if doc_ids else None,
-        concurrency=concurrency,
-        seed=seed,
-        data_source=data_source,
-        data_dir=data_dir,
-        use_cache=not no_cache,
-        progress=not no_progress,
-        method=method,
-        inject_text=inject_text,
-        max_error_rate=max_error_rate,
-        command=recorded_command(),
-    )
+    judge = judge_spec(values)
+    ids = [d.strip() for d in doc_ids.split(",") if d.strip()] if doc_ids else None
+    opts = command_options(ProbeOptions, {**values, "doc_ids": ids})
+    model = make_judge(judge, seed=opts.seed)
 
     async def run_all():
         return [await run_probes(t, p, model, specs, opts) for t, p in tasks]

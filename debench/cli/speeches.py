@@ -10,9 +10,10 @@ import click
 from debench.cli.common import (
     ENSEMBLE_OPTION,
     checked,
+    command_options,
     connection_options,
     data_options,
-    recorded_command,
+    judge_spec,
     report_errors,
     run_options,
     run_with_judge,
@@ -26,7 +27,7 @@ def _est(e) -> str:
 
 
 @click.command("generate-speeches")
-@click.option("--model", "model_spec", required=True, help="The model that writes the speeches.")
+@click.option("--model", required=True, help="The model that writes the speeches.")
 @click.option(
     "--output",
     required=True,
@@ -54,44 +55,24 @@ def _est(e) -> str:
 @connection_options
 @data_options
 @run_options
-def generate_speeches_cmd(
-    model_spec,
-    output,
-    topics_file,
-    limit,
-    words,
-    per_topic,
-    temperature,
-    max_tokens,
-    api_base,
-    api_key,
-    model_args,
-    concurrency,
-    data_source,
-    data_dir,
-    seed,
-    no_cache,
-    no_progress,
-    max_error_rate,
-) -> None:
+def generate_speeches_cmd(output, topics_file, **values) -> None:
     """Write opening speeches supporting each topic (Debatable Intelligence §5.3), trimmed by sentences to the word limit.
     Speech k of a topic uses generation seed SEED+k."""
     from debench.models.factory import make_judge
     from debench.speeches.generate import GenerateOptions, generate_speeches, ibm_topics, read_topics, write_generated
 
-    opts = GenerateOptions(words=words, per_topic=per_topic, temperature=temperature, max_tokens=max_tokens, seed=seed, limit=limit,
-                           data_source=data_source, data_dir=data_dir, concurrency=concurrency, use_cache=not no_cache,
-                           progress=not no_progress, max_error_rate=max_error_rate, command=recorded_command())  # fmt: skip
+    writer = judge_spec(values)
+    opts = command_options(GenerateOptions, values)
     topics = read_topics(topics_file) if topics_file else ibm_topics(opts.data_source, opts.data_dir)
     if opts.limit is not None:
         topics = topics[: opts.limit]
-    model = make_judge(model_spec, None, api_base=api_base, api_key=api_key, model_args=model_args, seed=seed)
+    model = make_judge(writer, seed=opts.seed)
     out = run_with_judge(
         model, lambda: generate_speeches(model, topics, output, opts), saved="finished speeches are saved"
     )
     meta_path = write_generated(output, out, model, topics, opts, opts.command)
     click.echo(
-        f"{len(out.rows)} speeches on {len(topics)} topics by {model.name} ({out.n_trimmed} trimmed to {words} words)"
+        f"{len(out.rows)} speeches on {len(topics)} topics by {model.name} ({out.n_trimmed} trimmed to {opts.words} words)"
     )
     click.echo(f"  speeches: {output}\n  settings: {meta_path}\n  log:      {out.log_path}")
     if report_errors("generate-speeches", out.errors, len(out.records), opts.max_error_rate):
@@ -106,11 +87,10 @@ def generate_speeches_cmd(
     type=click.Path(dir_okay=False, path_type=Path),
     help="CSV with columns id, topic, source, text.",
 )
-@click.option("--model", "model_spec", required=True, help="The judge (several, comma-separated, with --ensemble).")
+@click.option("--model", required=True, help="The judge (several, comma-separated, with --ensemble).")
 @ENSEMBLE_OPTION
 @click.option(
     "--task",
-    "task_spec",
     default="ibm_speech_likert",
     show_default=True,
     help="The speech-rating task whose prompt and parser are used.",
@@ -131,52 +111,21 @@ def generate_speeches_cmd(
 @click.option("--bootstrap", "n_bootstrap", type=checked("NBootstrap"), default=None)
 @data_options
 @run_options
-def rate_speeches_cmd(
-    speeches_file,
-    model_spec,
-    ensemble,
-    task_spec,
-    limit,
-    human_sources,
-    api_base,
-    api_key,
-    model_args,
-    concurrency,
-    output_dir,
-    n_bootstrap,
-    data_source,
-    data_dir,
-    seed,
-    no_cache,
-    no_progress,
-    max_error_rate,
-) -> None:
+def rate_speeches_cmd(speeches_file, task, human_sources, **values) -> None:
     """Rate a file of speeches beside the human-annotated IBM speeches on the same topics, with the same judge."""
     from debench.models.factory import make_judge
     from debench.run.task_lookup import load_task
     from debench.speeches.rate import RateOptions, rate_speeches
 
-    task, path = load_task(task_spec)
+    task_config, path = load_task(task)
     sources = [s.strip() for s in human_sources.split(",") if s.strip()] if human_sources is not None else None
     if sources is not None and not sources:
         raise UserError("names no source", field="--human-sources")
-    model = make_judge(model_spec, ensemble, api_base=api_base, api_key=api_key, model_args=model_args, seed=seed)
-    opts = RateOptions(
-        output_dir=output_dir,
-        limit=limit,
-        human_sources=sources,
-        concurrency=concurrency,
-        data_source=data_source,
-        data_dir=data_dir,
-        use_cache=not no_cache,
-        progress=not no_progress,
-        n_bootstrap=n_bootstrap,
-        seed=seed,
-        max_error_rate=max_error_rate,
-        command=recorded_command(),
-    )
+    judge = judge_spec(values)
+    opts = command_options(RateOptions, {**values, "human_sources": sources})
+    model = make_judge(judge, seed=opts.seed)
 
-    out = run_with_judge(model, lambda: rate_speeches(task, path, model, speeches_file, opts))
+    out = run_with_judge(model, lambda: rate_speeches(task_config, path, model, speeches_file, opts))
     r = out.report
     title = f"{r.task.name} | {r.model.name} | {len(r.topics)} topics"
     if r.human_data.is_sample:

@@ -2,24 +2,24 @@
 
 Every value a command takes is one of the types below (``Limit``, ``Concurrency``, ``DataSource``…):
 the options model of each command (``EvalOptions``, ``ScoreOptions``, ``ProbeOptions``,
-``RateOptions``, ``GenerateOptions``, ``ArenaSettings``, and ``JudgeOptions`` for the model
+``RateOptions``, ``GenerateOptions``, ``ArenaSettings``, and ``JudgeSpec`` below for the model
 strings) declares its fields with them, and the CLI's options are checked by the same types
-(``debench.cli.common.checked``). So ``debench eval --limit -3`` and ``debench.evaluate(...,
-limit=-3)`` are refused by one rule, in one line (``UserError``; exit code 2 in the CLI) naming the
-option::
+(``debench.cli.common.checked``). A command's options are made once, where it starts (the CLI from
+click's values, the API from its arguments), and handed down as one object. So ``debench eval
+--limit -3`` and ``debench.evaluate(..., limit=-3)`` are refused by one rule, in one line
+(``UserError``; exit code 2 in the CLI) naming the option::
 
     field '--limit': must be at least 1 (got -3)
 
 An unknown option gets a did-you-mean from both: click's for the CLI, ``Options`` (and
-``checked_keywords`` for the API's functions) for Python callers.
+``check_keywords`` for the API's typed keywords) for Python callers.
 """
 
 from __future__ import annotations
 
 import difflib
 import functools
-import inspect
-from collections.abc import Callable, Iterable
+from collections.abc import Collection, Iterable
 from pathlib import Path, PurePath
 from typing import (
     Annotated,
@@ -28,7 +28,6 @@ from typing import (
     Literal,
     NamedTuple,
     Self,
-    TypeVar,
     get_args,
     get_origin,
 )
@@ -76,9 +75,6 @@ def key_value_parts(text: str, sep: str = ",") -> list[KeyValue]:
         key, eq, value = part.partition("=")
         out.append(KeyValue(part, key.strip(), value.strip() if eq else None))
     return out
-
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _no_bool(value: Any) -> Any:
@@ -258,6 +254,10 @@ class Options(BaseModel):
         """The options from values as a caller hands them in (of any type): checked here."""
         return cls(**values)
 
+    def updated(self, **values: Any) -> Self:
+        """These options with ``values`` on top, checked as when they were made."""
+        return self.of(**{**{name: getattr(self, name) for name in self.model_fields_set}, **values})
+
     @classmethod
     def flag(cls, name: str) -> str:
         for klass in cls.__mro__:
@@ -303,6 +303,23 @@ class JobOptions(Options):
     command: list[str] = Field(default_factory=list)
 
 
+class JudgeSpec(Options):
+    """The model a command (or ``debench.evaluate``) names: its model string (several, comma-separated,
+    with ``ensemble``), how they are combined and how they are reached. Built once where a command
+    starts (the CLI, the API) and handed down; ``debench.models.factory.make_judge`` makes the model
+    from it with the run's seed."""
+
+    model: ModelString = Field(json_schema_extra={"expects": "a model string such as 'gpt-4o' or 'baseline/random'"})
+    ensemble: Ensemble | None = None
+    api_base: str | None = Field(
+        default=None, json_schema_extra={"expects": "a server URL, or several comma-separated"}
+    )
+    api_key: str | None = Field(default=None, repr=False)
+    model_args: str | dict[str, Any] | None = Field(
+        default=None, json_schema_extra={"expects": "'key=value,...' or a mapping of settings"}
+    )
+
+
 class DataOptions(Options):
     """Which documents: the first ``limit`` of the task's data set, from ``data_source``."""
 
@@ -311,29 +328,10 @@ class DataOptions(Options):
     data_dir: FolderText | None = None
 
 
-def checked_keywords(fn: F) -> F:
-    """``fn`` refusing an unknown keyword with a did-you-mean (a one-line ``UserError``), as the CLI
-    does for an unknown option, instead of Python's ``TypeError``."""
-    params = inspect.signature(fn).parameters
-    names = [n for n, p in params.items() if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
-
-    def check(kwargs: dict[str, Any]) -> None:
-        for key in kwargs:
-            if key not in params:
-                raise UserError(f"{fn.__name__}(): {unknown_name(key, names, 'keyword')}")
-
-    if inspect.iscoroutinefunction(fn):
-
-        @functools.wraps(fn)
-        async def run_async(*args: Any, **kwargs: Any) -> Any:
-            check(kwargs)
-            return await fn(*args, **kwargs)
-
-        return run_async  # type: ignore[return-value]  # functools.wraps keeps fn's signature, which mypy cannot see
-
-    @functools.wraps(fn)
-    def run(*args: Any, **kwargs: Any) -> Any:
-        check(kwargs)
-        return fn(*args, **kwargs)
-
-    return run  # type: ignore[return-value]  # functools.wraps keeps fn's signature, which mypy cannot see
+def check_keywords(function: str, keywords: Iterable[str], known: Collection[str]) -> None:
+    """An unknown keyword given to ``function`` refused with a did-you-mean (a one-line ``UserError``),
+    as the CLI refuses an unknown option, before any work; ``known``: the keys of the TypedDict its
+    ``**keywords`` are typed with (PEP 692), which Python itself does not check at run time."""
+    for key in keywords:
+        if key not in known:
+            raise UserError(f"{function}(): {unknown_name(key, known, 'keyword')}")

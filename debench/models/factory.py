@@ -5,19 +5,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
-from pydantic import Field
-
 from debench.core.errors import UserError
-from debench.core.options import Ensemble, ModelString, Options, Seed
+from debench.core.options import JudgeSpec
 from debench.core.redact import remember_secret
 from debench.models.args import RETRY_KEYS, ModelArgs, check_api_base, check_kind, parse_model_args, split_model_spec
 from debench.models.base import Model
 from debench.models.retry import RetryPolicy
 
-__all__ = ["JudgeOptions", "make_judge", "make_model", "parse_model_args"]
+__all__ = ["make_judge", "make_model", "parse_model_args"]
 
 ArgsLike = ModelArgs | Mapping[str, Any] | str | None
 
@@ -71,50 +68,23 @@ def split_bases(api_base: str | None) -> list[str] | None:
     return [b.strip() for b in api_base.split(",") if b.strip()] if api_base else None
 
 
-class JudgeOptions(Options):
-    """The judge a command (or ``debench.evaluate``) names: its model string(s), how they are
-    combined and reached. Checked before any model is made."""
-
-    model: ModelString = Field(json_schema_extra={"expects": "a model string such as 'gpt-4o' or 'baseline/random'"})
-    ensemble: Ensemble | None = None
-    api_base: str | None = Field(
-        default=None, json_schema_extra={"expects": "a server URL, or several comma-separated"}
-    )
-    api_key: str | None = None
-    model_args: str | dict[str, Any] | None = Field(
-        default=None, json_schema_extra={"expects": "'key=value,...' or a mapping of settings"}
-    )
-    seed: Seed = 0
-
-
-def make_judge(
-    model_spec: str,
-    ensemble: str | None,
-    *,
-    api_base: str | None = None,
-    api_key: str | None = None,
-    model_args: ArgsLike = None,
-    seed: int = 0,
-    cache_path: Path | None = None,
-) -> Model:
-    """One model, or with ``ensemble`` several comma-separated models combined into one judge."""
-    if not isinstance(model_args, ModelArgs):
-        JudgeOptions.of(
-            model=model_spec, ensemble=ensemble, api_base=api_base, api_key=api_key, model_args=model_args, seed=seed
-        )
-    bases = split_bases(api_base)
-    specs = [m.strip() for m in model_spec.split(",") if m.strip()]
-    args = as_model_args(model_args)
-    if ensemble is None:
+def make_judge(spec: JudgeSpec, *, seed: int = 0) -> Model:
+    """The judge ``spec`` names: one model, or with ``spec.ensemble`` several comma-separated models
+    combined into one; ``seed`` is the run's (``--seed``)."""
+    bases = split_bases(spec.api_base)
+    specs = [m.strip() for m in spec.model.split(",") if m.strip()]
+    args = as_model_args(spec.model_args)
+    if spec.ensemble is None:
         if len(specs) != 1:
             raise UserError(
                 f"--model names {len(specs)} models: combine them with --ensemble mean|median|majority", field="--model"
             )
         if bases and model_kind(split_model_spec(specs[0])[0]) == "baseline":
             raise UserError(f"{specs[0]} calls no endpoint: --api-base does not apply to it", field="--api-base")
-        return make_model(specs[0], api_bases=bases, api_key=api_key, model_args=args, seed=seed)
+        return make_model(specs[0], api_bases=bases, api_key=spec.api_key, model_args=args, seed=seed)
     from debench.models.ensemble import EnsembleModel
 
     return EnsembleModel(
-        [make_model(s, api_bases=bases, api_key=api_key, model_args=args, seed=seed) for s in specs], ensemble
+        [make_model(s, api_bases=bases, api_key=spec.api_key, model_args=args, seed=seed) for s in specs],
+        spec.ensemble,
     )

@@ -1,6 +1,7 @@
 """The pipeline every command composes: task + data + judge + runner + scoring + report writing.
 
-``evaluate_task`` is ``debench eval`` for one task; ``probe``, ``rate-speeches`` and ``validate``
+``evaluate_tasks`` is ``debench eval`` (and ``debench.evaluate``): it makes the judge from its
+``JudgeSpec`` and runs ``evaluate_task`` for each task; ``probe``, ``rate-speeches`` and ``validate``
 use the same pieces (``run_samples``, ``run_config``, ``task_info``, ``build_results``...). No CLI concerns here."""
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from debench.core.options import (
     DataOptions,
     Hours,
     JobOptions,
+    JudgeSpec,
     Method,
     NBootstrap,
     Repeats,
@@ -29,8 +31,10 @@ from debench.data.loading import Documents, run_documents
 from debench.data.prompts import check_templates
 from debench.data.samples import SampleRecord
 from debench.models.base import Model
+from debench.models.factory import make_judge
+from debench.models.managed_server import server_scope
 from debench.run.runner import RunSettings, error_summary, run_fingerprint, run_samples
-from debench.run.task_lookup import task_file_label
+from debench.run.task_lookup import TaskSelection, task_file_label
 from debench.task.config import TaskConfig
 
 if (
@@ -63,9 +67,10 @@ class RunOptions(JobOptions, DataOptions):
 
 
 class EvalOptions(RunOptions):
-    """``debench eval`` and ``debench.evaluate``."""
+    """``debench eval`` and ``debench.evaluate``: every option but the task and the judge
+    (``JudgeSpec``)."""
 
-    FLAGS: ClassVar[dict[str, str]] = {"n_bootstrap": "--bootstrap"}
+    FLAGS: ClassVar[dict[str, str]] = {"n_bootstrap": "--bootstrap", "include_paths": "--include-path"}
 
     method: Method | None = None
     n_bootstrap: NBootstrap | None = None
@@ -83,6 +88,10 @@ class EvalOptions(RunOptions):
     batch_deadline: Hours = 25.0
     """Hours a run waits for its batches (a provider promises 24 h) before it stops with one line;
     the batches are kept and a rerun collects them."""
+    judging_manual: Path | None = None
+    """Replaces the judging guide of the tasks that use one (``with_judging_manual``)."""
+    include_paths: list[Path] = Field(default_factory=list)
+    """Folders of task files whose tasks (and groups) the task names may name (``--include-path``)."""
 
 
 class ScoreOptions(DataOptions):
@@ -301,6 +310,37 @@ def run_config(
         "fingerprint": fingerprint,
         "command": opts.command,
     }
+
+
+async def evaluate_tasks(selection: TaskSelection, judge: JudgeSpec, opts: EvalOptions) -> list[EvalOutput]:
+    """``debench eval``: the judge ``judge`` names, made once (a ``vllm/`` server it starts stops
+    with this call), judges every task of ``selection`` one after another (``evaluate_task``); a
+    group's summary (``debench.scoring.group_summary``) is written after its tasks. The judging
+    manual is read and checked against every task before the judge is made."""
+    tasks = [(task, path) for task, path in selection.tasks]
+    if opts.judging_manual is not None:
+        tasks = [(with_judging_manual(t, opts.judging_manual), p) for t, p in tasks]
+    with server_scope():
+        model = make_judge(judge, seed=opts.seed)
+        try:
+            outputs = [await evaluate_task(task, path, model, opts) for task, path in tasks]
+        finally:
+            await model.aclose()
+    _summarize_groups(selection.groups, outputs)
+    return outputs
+
+
+def _summarize_groups(groups: dict[str, list[str]], outputs: list[EvalOutput]) -> None:
+    """Each group's summary over its tasks' runs (repeated runs have their own report instead)."""
+    if not groups:
+        return
+    from debench.scoring.group_summary import write_group_summaries  # imports the metrics (numpy): after the run
+
+    single = [o for o in outputs if o.repeats is None]
+    for group, path in write_group_summaries(groups, [(o.results, o.results_path) for o in single]).items():
+        for out in single:
+            if out.results.task.name in groups[group]:
+                out.group_summary = path
 
 
 async def evaluate_task(task: TaskConfig, task_path: Path, model: Model, opts: EvalOptions) -> EvalOutput:
