@@ -409,6 +409,10 @@ def adaptive_waves() -> dict[str, Any]:
             out[f"{','.join(order)} seed {seed} wave {wave}"] = frozen_form(
                 choose(order, 3, games, taken, k, seed, wave)
             )
+    for order in (["b", "a"], ["a", "b"]):  # one leg played: the models' order decides what is chosen
+        out[f"{','.join(order)}, one leg played"] = frozen_form(
+            choose(order, 1, [Game("a", "b", 1.0)], [Slot(0, "a", "b")], 3, 0, 0)
+        )
     out["no game yet"] = frozen_form(choose(["x", "y", "z"], 2, [], [], 5, 1, 0))
     out["every debate taken"] = frozen_form(
         choose(["x", "y"], 1, [Game("x", "y", 1.0)], [Slot(0, "x", "y"), Slot(0, "y", "x")], 3, 0, 0)
