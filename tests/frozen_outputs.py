@@ -32,6 +32,7 @@ from typing import Any
 import pandas as pd
 from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
+from test_debatrix_stub import per_prompt_responder
 
 from debench.arena.adaptive import Game, Slot, choose
 from debench.arena.protocol import load_topics
@@ -565,19 +566,10 @@ def score_verdicts() -> list[Any]:
     return out
 
 
-def _debatrix_responder(request: dict[str, Any]) -> str:
-    last = request["messages"][-1]["content"]
-    if 'Answer only "Score: N"' in last:
-        return f"Score: {3 + len(last) % 7}"
-    if "Winner: pro" in last:
-        return "Winner: con"
-    return f"A note of {len(request['messages'])} messages on {len(last)} characters."
-
-
 def debatrix_chain(method: str) -> dict[str, Any]:
     """A DebateArt debate through a Debatrix variant: every step's prompt (its hash), score and
     memory, the record's verdicts and the verdicts report."""
-    with _folder() as tmp, StubServer(responder=_debatrix_responder) as srv:
+    with _folder() as tmp, StubServer(responder=per_prompt_responder) as srv:
         results = _eval(
             tmp, "--task", "debateart_winner", "--model", "openai/stub", "--api-base", srv.base_url,
             "--method", method, "--limit", "1", "--bootstrap", "50",
