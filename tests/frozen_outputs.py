@@ -6,7 +6,7 @@ report, the run and arena report pages' contents, an arena run's files and ranki
 schedule's waves, topic files, answer shapes, template size estimates, Debatrix's score verdicts
 and chains, the verdicts report, ``debench compare``. What changes from one run to the next (the
 time, package versions, temporary folders, the stub server's port) is left out, and a text longer
-than ``LONG`` characters is kept as its length and SHA-256, so the file stays small and a changed
+than ``frozen_form.LONG`` characters is kept as its length and SHA-256, so the file stays small and a changed
 byte still shows.
 
 ``python tests/frozen_outputs.py`` rewrites ``tests/frozen/outputs.json``. It was first run on the
@@ -17,102 +17,38 @@ is a changed behaviour, to be made on purpose and said in its commit.
 
 from __future__ import annotations
 
-import csv
-import dataclasses
-import hashlib
 import json
 import os
 import sys
-import tempfile
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
-from test_debatrix_stub import per_prompt_responder
+from frozen_form import failure, frozen_form, sha, temporary_folder
+from frozen_runs import (
+    arena_run,
+    compare_two_runs,
+    debatrix_chain,
+    rate_speeches_refusals,
+    rate_speeches_reports,
+    run_view,
+    verdicts_reports,
+)
 
 from debench.arena.adaptive import Game, Slot, choose
 from debench.arena.protocol import load_topics
 from debench.arena.rank import analyse_judgments
 from debench.arena.report import ratings_chart, summary_lines
 from debench.core.charts import Estimate, Forest, ForestRow, RefBand, RefLine, forest
-from debench.core.errors import UserError
-from debench.core.paths import portable_path
 from debench.data.debatebench import parse_transcript
-from debench.data.loading import load_task_data
-from debench.data.samples import SampleRecord, read_records
 from debench.judging.debatrix import score_verdict
-from debench.run.compare_runs import compare_runs
 from debench.run.task_lookup import load_task
-from debench.scoring.scores import verdicts_report
 from debench.task.config import ParserConfig
 from debench.task.parsing import check_shape
 from debench.task.prompt_sandbox import _result_size
-from debench.task.transforms import ParseFailure
-from debench.testing.stub_server import StubServer, fixed_responder
-from debench.view.arena import build_arena_view
-from debench.view.model import build_view
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-FROZEN = REPO_ROOT / "tests" / "frozen" / "outputs.json"
-LONG = 400
-"""Texts longer than this are frozen as their length and SHA-256."""
-VARYING = frozenset({"created_at", "versions", "elapsed_s", "duration_s"})
-"""Keys whose values change from one run to the next."""
-
-
-def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def frozen_form(value: Any, replace: dict[str, str] | None = None) -> Any:
-    """``value`` as plain JSON: run-dependent strings replaced, long texts as length and hash,
-    keys in ``VARYING`` left out."""
-    replace = replace or {}
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        value = dataclasses.asdict(value)
-    if hasattr(value, "model_dump"):
-        value = value.model_dump(mode="json")
-    if isinstance(value, dict):
-        return {str(k): frozen_form(v, replace) for k, v in value.items() if k not in VARYING}
-    if isinstance(value, (list, tuple)):
-        return [frozen_form(v, replace) for v in value]
-    if isinstance(value, Path):
-        value = str(value)
-    if isinstance(value, str):
-        for old, new in replace.items():
-            value = value.replace(old, new)
-        return value if len(value) <= LONG else f"<{len(value)} chars, sha256 {_sha(value)}>"
-    if hasattr(value, "item"):  # a numpy scalar
-        return value.item()
-    return value
-
-
-def _failure(fn: Callable[[], Any]) -> Any:
-    """``fn()``, or the message of the ``ParseFailure`` / ``UserError`` it raises."""
-    try:
-        return fn()
-    except (ParseFailure, UserError) as exc:
-        return {"raises": f"{type(exc).__name__}: {exc}"}
-
-
-@contextmanager
-def _folder() -> Iterator[Path]:
-    with tempfile.TemporaryDirectory(prefix="debench-frozen-") as d:
-        yield Path(d)
-
-
-def _places(**folders: Path) -> dict[str, str]:
-    """Each folder, as written and as a recorded file shows it (relative to here) -> ``<name>``."""
-    out = {portable_path(str(path)): f"<{name}>" for name, path in folders.items()}
-    return {**out, **{str(path): f"<{name}>" for name, path in folders.items()}}
-
-
-def _ok(proc: Any) -> None:
-    assert proc.returncode == 0, proc.stderr
+FROZEN = Path(__file__).resolve().parent / "frozen" / "outputs.json"
 
 
 # ------------------------------------------------------------------------------ DebateBench
@@ -174,183 +110,7 @@ def forest_charts() -> dict[str, list[str]]:
     return {name: forest(f).parts for name, f in (("full", full), ("plain", plain), ("empty", empty))}
 
 
-# --------------------------------------------------------------------------------- speeches
-
-
-def _rate(out: Path, speeches: Path, *args: str) -> dict[str, Any]:
-    """``debench rate-speeches``: the report and chart it wrote, or its exit code and message."""
-    proc = run_cli(
-        "rate-speeches", "--speeches", str(speeches), "--bootstrap", "200", "--output-dir", str(out), "--no-progress",
-        *args, env={"DEBENCH_DATA_DIR": str(DATA_DIR)},
-    )  # fmt: skip
-    replace = _places(speeches=speeches, out=out, data=DATA_DIR)
-    if proc.returncode != 0:
-        return frozen_form({"exit": proc.returncode, "stderr": proc.stderr}, replace)
-    report = next(out.glob("*/speech_rating_*.json"))
-    return {
-        "report": frozen_form(json.loads(report.read_text(encoding="utf-8")), replace),
-        "charts": [frozen_form(p.read_text(encoding="utf-8")) for p in sorted(out.glob("*/*.svg"))],
-    }
-
-
-def rate_speeches_reports() -> dict[str, Any]:
-    """GPT-4.1's speeches of three topics rated by a seeded random judge, beside every annotated
-    source and beside two of them."""
-    speeches = real_data_dir("ibm_debate_speeches") / "GPT_4_1_speeches.csv"
-    with _folder() as out:
-        return {
-            "every source": _rate(out / "all", speeches, "--model", "baseline/random", "--seed", "4", "--limit", "3"),
-            "two sources": _rate(
-                out / "two", speeches, "--model", "baseline/random", "--limit", "2",
-                "--human-sources", "Human expert,Speech-GPT2",
-            ),
-        }  # fmt: skip
-
-
-def rate_speeches_refusals() -> dict[str, Any]:
-    """A file whose id or source is the annotated speeches', an unknown annotated source, and a
-    judge that never answers in the format (no mean, no chart)."""
-    gpt = real_data_dir("ibm_debate_speeches") / "GPT_4_1_speeches.csv"
-    with open(gpt, newline="", encoding="utf-8") as fh:
-        rows = list(csv.DictReader(fh))[:2]
-    human = pd.read_csv(real_data_dir("ibm_debate_speeches") / "data.csv", dtype=str)
-    out: dict[str, Any] = {}
-    with _folder() as tmp:
-        variants = {
-            "an annotated id": [{**rows[0], "id": human["id"][0]}, rows[1]],
-            "an annotated source": [{**rows[0], "source": "Human expert"}, rows[1]],
-            "two sources": [rows[0], {**rows[1], "source": "another writer"}],
-        }
-        for name, variant in variants.items():
-            path = tmp / f"{name}.csv"
-            with open(path, "w", newline="", encoding="utf-8") as fh:
-                writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-                writer.writeheader()
-                writer.writerows(variant)
-            out[name] = _rate(tmp / name, path, "--model", "baseline/random", "--limit", "1")
-        out["an unknown annotated source"] = _rate(tmp / "u", gpt, "--model", "baseline/random", "--human-sources", "X")
-        with StubServer(responder=fixed_responder("I would rather not say.")) as srv:
-            out["no answer read"] = _rate(
-                tmp / "none", tmp / "two sources.csv", "--model", "openai/mute", "--api-base", srv.base_url,
-                "--limit", "1", "--model-args", "max_retries=0",
-            )  # fmt: skip
-    for name in ("two sources", "no answer read"):  # the rest of the report is as in the case above
-        report = out[name]["report"]
-        out[name]["report"] = {k: report[k] for k in ("speeches_file", "sources", "comparisons", "plots", "usage")}
-    return out
-
-
-# -------------------------------------------------------------------------------- run views
-
-
-def _eval(out: Path, *args: str) -> Path:
-    _ok(run_cli("eval", *args, "--output-dir", str(out), "--no-progress", "--data-dir", str(DATA_DIR)))
-    return next(p for p in out.glob("*/*.json") if not p.name.endswith(".meta.json"))
-
-
-def run_view() -> dict[str, Any]:
-    """The run report's contents (before rendering) for a seeded random judge on IBM speeches."""
-    with _folder() as out:
-        results = _eval(out, "--task", "ibm_speech_likert", "--model", "baseline/random", "--limit", "12")
-        view = build_view(results, data_dir=str(DATA_DIR))
-        view["facts"] = [fact for fact in view["facts"] if fact[0] != "created"]
-        return frozen_form(view, _places(out=out, data=DATA_DIR))
-
-
-def compare_two_runs() -> dict[str, Any]:
-    """``debench compare`` of a seeded random judge and the majority baseline with each test, and
-    of runs it refuses to compare."""
-    with _folder() as out:
-        common = ("--task", "debateart_winner", "--limit", "40")
-        a = _eval(out / "a", *common, "--model", "baseline/random", "--seed", "1")
-        b = _eval(out / "b", *common, "--model", "baseline/majority")
-        other_task = _eval(out / "c", "--task", "debateart_source", "--limit", "5", "--model", "baseline/majority")
-        places = _places(out=out)
-        compared = {
-            test: frozen_form(compare_runs(a, b, test=test, n=300, seed=3, data_dir=str(DATA_DIR)), places)
-            for test in ("bootstrap", "permutation")
-        }
-        refusals = {
-            "another task": (a, other_task),
-            "other data": (a, _edited(b, out / "d", lambda r: r["dataset"].update(content_hash="sha256:" + "0" * 64))),
-            "no samples file named": (a, _edited(b, out / "e", lambda r: r.update(samples_file=None))),
-            "no samples file beside": (a, _edited(b, out / "f", lambda r: None, samples=False)),
-            "no scored document in common": (a, _edited(b, out / "g", lambda r: None, status="error")),
-        }
-        for name, (x, y) in refusals.items():
-            compared[name] = frozen_form(_failure(lambda x=x, y=y: compare_runs(x, y, data_dir=str(DATA_DIR))), places)
-        both = [
-            _edited(r, out / f"h{n}", lambda r: r["dataset"].update(content_hash="sha256:" + "1" * 64))
-            for n, r in enumerate((a, b))
-        ]
-        compared["data not found"] = frozen_form(_failure(lambda: compare_runs(*both, data_dir=str(DATA_DIR))), places)
-        return compared
-
-
-def _edited(
-    results: Path, folder: Path, edit: Callable[[dict[str, Any]], None], samples: bool = True, status: str | None = None
-) -> Path:
-    """A copy of a run in ``folder``: its results edited, its samples log copied (every record given
-    ``status``) or left out."""
-    data = json.loads(results.read_text(encoding="utf-8"))
-    folder.mkdir(parents=True)
-    if samples:
-        lines = [
-            json.loads(line)
-            for line in (results.parent / data["samples_file"]).read_text(encoding="utf-8").splitlines()
-        ]
-        for line in lines:
-            line["status"] = status or line["status"]
-        (folder / data["samples_file"]).write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
-    edit(data)
-    (folder / results.name).write_text(json.dumps(data), encoding="utf-8")
-    return folder / results.name
-
-
 # ------------------------------------------------------------------------------------ arena
-
-
-def _arena_responder(request: dict[str, Any]) -> str:
-    """Three judges: j1 always side 1 with a reason, j2 side 2 on tea, j3 never readable."""
-    first = request["messages"][0]["content"]
-    if "judging a finished debate" in first:
-        if request["model"] == "j3":
-            return "I will not say."
-        if request["model"] == "j2" and "tea" in first.lower():
-            return "side1: [[3]], side2: [[8]], winner: [[2]]"
-        return "side1: [[7]], side2: [[5]], winner: [[1]], reason: [[clearer]]"
-    return f"{request['model']} argues its side at some length about the question put to it."
-
-
-def arena_run() -> dict[str, Any]:
-    """``debench arena`` through the stub server: its files, its report page's contents, its ranking."""
-    with _folder() as tmp:
-        topics = tmp / "t.txt"
-        topics.write_text("Is tea better than coffee?\nShould cities ban cars? | Ban | Keep\n", encoding="utf-8")
-        with StubServer(responder=_arena_responder) as srv:
-            stub = srv.base_url
-            _ok(
-                run_cli(
-                    "arena", "--models", "openai/b,openai/a", "--judge", "openai/j1,openai/j2,openai/j3",
-                    "--api-base", srv.base_url, "--topics", str(topics), "--rounds", "2", "--reason",
-                    "--output-dir", str(tmp / "out"), "--no-progress",
-                )
-            )  # fmt: skip
-        folder = next((tmp / "out").glob("arena_*"))
-        judgments = [json.loads(line) for line in (folder / "judgments.jsonl").read_text(encoding="utf-8").splitlines()]
-        ids = dict.fromkeys(v for j in judgments for k, v in j.items() if k.endswith("model_id") and v)
-        # the folder's name and the models' ids depend on the server's address, a new port each time
-        replace = {
-            stub: "<stub>", folder.name: "<arena folder>", **_places(tmp=tmp),
-            **{i: f"<model id {n}>" for n, i in enumerate(ids)},
-        }  # fmt: skip
-        read = (folder / "debates.jsonl").read_text(encoding="utf-8").splitlines()
-        return {
-            "config": frozen_form(json.loads((folder / "arena_config.json").read_text(encoding="utf-8")), replace),
-            "judgments": frozen_form(judgments, replace),
-            "debates": frozen_form([json.loads(line) for line in read], replace),
-            "view": frozen_form(build_arena_view(folder), replace),
-        }
 
 
 def arena_ranking() -> dict[str, Any]:
@@ -373,7 +133,7 @@ def arena_ranking() -> dict[str, Any]:
         )
         out[rule] = {
             "summary": summary_lines(ranking),
-            "ranking": f"sha256 {_sha(ranking.model_dump_json())}",
+            "ranking": f"sha256 {sha(ranking.model_dump_json())}",
             "chart": frozen_form(ratings_chart(ranking, subtitle=ranking.verdicts).markup()),
         }
     one = analyse_judgments([j for j in judgments if j.judge == "side-one"], n_boot=40, seed=1, controls=())
@@ -382,7 +142,7 @@ def arena_ranking() -> dict[str, Any]:
     ranking = analyse_judgments(tied, "lenient", n_boot=30, seed=0, n_perm=50)
     out["every debate tied"] = {
         "summary": summary_lines(ranking),
-        "ranking": f"sha256 {_sha(ranking.model_dump_json())}",
+        "ranking": f"sha256 {sha(ranking.model_dump_json())}",
     }
     refused = {
         "an unknown control": lambda: analyse_judgments(judgments, controls=["length", "colour"]),
@@ -390,7 +150,7 @@ def arena_ranking() -> dict[str, Any]:
         "no judgment": lambda: analyse_judgments([]),
         "strangers in the reference": lambda: analyse_judgments(judgments, reference=["alpha", "omega", "zeta"]),
     }
-    out["refusals"] = {name: frozen_form(_failure(fn)) for name, fn in refused.items()}
+    out["refusals"] = {name: frozen_form(failure(fn)) for name, fn in refused.items()}
     return out
 
 
@@ -438,15 +198,15 @@ TOPIC_FILES = {
 def topic_files() -> dict[str, Any]:
     """Topic files of each form and fault, and the built-in topics."""
     out: dict[str, Any] = {"built-in": frozen_form(load_topics())}
-    with _folder() as d:
+    with temporary_folder() as d:
         for name, text in TOPIC_FILES.items():
             path = d / name
             if name == "latin1.txt":
                 path.write_bytes(text.encode("latin-1"))
             else:
                 path.write_text(text, encoding="utf-8")
-            out[name] = frozen_form(_failure(lambda p=path: load_topics(p)), {str(d): "<tmp>"})
-        out["missing.txt"] = frozen_form(_failure(lambda: load_topics(d / "missing.txt")), {str(d): "<tmp>"})
+            out[name] = frozen_form(failure(lambda p=path: load_topics(p)), {str(d): "<tmp>"})
+        out["missing.txt"] = frozen_form(failure(lambda: load_topics(d / "missing.txt")), {str(d): "<tmp>"})
     return out
 
 
@@ -483,7 +243,7 @@ def answer_shapes() -> list[Any]:
         {
             "parser": cfg,
             "value": value,
-            "out": frozen_form(_failure(lambda c=cfg, v=value: check_shape(v, ParserConfig(patterns=["x"], **c)))),
+            "out": frozen_form(failure(lambda c=cfg, v=value: check_shape(v, ParserConfig(patterns=["x"], **c)))),
         }
         for cfg, value in SHAPES
     ]
@@ -566,47 +326,6 @@ def score_verdicts() -> list[Any]:
     return out
 
 
-def debatrix_chain(method: str) -> dict[str, Any]:
-    """A DebateArt debate through a Debatrix variant: every step's prompt (its hash), score and
-    memory, the record's verdicts and the verdicts report."""
-    with _folder() as tmp, StubServer(responder=per_prompt_responder) as srv:
-        results = _eval(
-            tmp, "--task", "debateart_winner", "--model", "openai/stub", "--api-base", srv.base_url,
-            "--method", method, "--limit", "1", "--bootstrap", "50",
-        )  # fmt: skip
-        data = json.loads(results.read_text(encoding="utf-8"))
-        (record,) = read_records(results.parent / data["samples_file"])
-    steps = [
-        [s.get("column"), s["step"], s.get("speech") or s.get("side"), s["prompt_sha256"][:16], s.get("score"), s.get("memory")]
-        for s in record.steps
-    ]  # fmt: skip
-    return {
-        "record": {
-            k: getattr(record, k) for k in ("doc_id", "status", "prediction", "verdicts", "parse_error", "response")
-        },
-        "steps": steps,
-        "report": frozen_form(data["reports"]["debatrix_verdicts"]),
-    }
-
-
-def verdicts_reports() -> dict[str, Any]:
-    """The verdicts report over DebateArt documents: verdicts read, unread, missing, disagreeing."""
-    task, _ = load_task("debateart_winner")
-    docs = load_task_data(task, "local", str(DATA_DIR)).docs[:12]
-    summary = ["pro", "con", None, "con", "tie", "pro", "con", "con", None, "pro", "pro", "con"]
-    scores = ["pro", "pro", "con", None, "tie", "con", "con", None, "pro", "pro", "tie", "con"]
-    records = {}
-    for k, d in enumerate(docs):
-        if k == 5:
-            continue  # never answered
-        verdicts = None if k == 7 else {"summary": summary[k], "scores": scores[k], "extra": "pro" if k % 3 else None}
-        records[d.doc_id] = SampleRecord(doc_id=d.doc_id, status="ok", prediction=summary[k], verdicts=verdicts)
-    return {
-        "three verdicts": frozen_form(verdicts_report(task, docs, records, 100, 4)),
-        "none answered": frozen_form(verdicts_report(task, docs, {}, 100, 4)),
-    }
-
-
 CASES: dict[str, Callable[[], Any]] = {
     "debatebench.parse_transcript real": debatebench_real,
     "debatebench.parse_transcript synthetic": debatebench_synthetic,
@@ -654,7 +373,7 @@ def answers() -> dict[str, Any]:
 
 def main() -> None:
     os.environ.setdefault("DEBENCH_DATA_DIR", str(DATA_DIR))
-    with _folder() as cache:
+    with temporary_folder() as cache:
         os.environ["DEBENCH_CACHE_DIR"] = str(cache)
         os.environ["HF_HUB_OFFLINE"] = "1"
         FROZEN.write_text(json.dumps(answers(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
