@@ -3,12 +3,15 @@ shared runner (identity-keyed runs, SIGINT and resume, the parser path, ensemble
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +24,7 @@ from debench.arena.protocol import parse_verdict
 from debench.core.errors import UserError
 from debench.core.record_log import RecordLog, read_log
 from debench.data.samples import read_records
+from debench.run.runner import run_jobs
 from debench.testing.stub_server import StubServer
 
 
@@ -105,6 +109,61 @@ def test_claims_keep_two_processes_off_each_others_jobs(tmp_path: Path) -> None:
     assert other.wait_state("y") == "busy"
     mine.append(Rec(key="x", status="ok"))
     assert other.claim("x") == "done"
+
+
+@dataclass
+class LoggedJob:
+    key: str
+    ran: list[str]
+    first_two_ran: asyncio.Event
+
+    async def run(self) -> Rec:
+        self.ran.append(self.key)
+        if {"a", "c"} <= set(self.ran):
+            self.first_two_ran.set()
+        await asyncio.sleep(0)
+        return Rec(key=self.key, status="ok")
+
+    def failure(self, status: str, error: str) -> Rec:
+        return Rec(key=self.key, status=status)
+
+
+def _dead_pid() -> int:
+    return int(
+        subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True).stdout
+    )
+
+
+def test_the_runner_waits_for_a_job_another_process_holds_and_takes_over_a_dead_ones(tmp_path: Path) -> None:
+    """In one process: 'b' and 'e' are claimed by a live process (this one's parent), 'c' by a dead
+    one, 'd' is finished. The run does 'a' and 'c', waits; the other process finishes 'b' and dies
+    holding 'e': the run takes 'b' as done and runs 'e'."""
+    path = tmp_path / "log.jsonl"
+    claims = path.with_name(f".{path.name}.claims")
+    host, live, dead = socket.gethostname(), os.getppid(), _dead_pid()
+    theirs = RecordLog(path, Rec, "key")
+    theirs.append(Rec(key="d", status="ok", n=1))
+    claims.write_text(
+        "".join(json.dumps({"k": k, "h": host, "p": p}) + "\n" for k, p in (("b", live), ("e", live), ("c", dead)))
+    )
+    ran: list[str] = []
+    first_two_ran = asyncio.Event()
+
+    async def other_process() -> None:
+        await first_two_ran.wait()
+        theirs.append(Rec(key="b", status="ok", n=1))
+        claims.write_text(json.dumps({"k": "e", "h": host, "p": dead}) + "\n")  # it died holding 'e'
+
+    async def both() -> None:
+        log = RecordLog(path, Rec, "key")
+        jobs = [LoggedJob(k, ran, first_two_ran) for k in "abcde"]
+        await asyncio.gather(run_jobs(jobs, log, concurrency=2, progress=False), other_process())
+        log.close()
+
+    asyncio.run(asyncio.wait_for(both(), timeout=120))  # a guard against a hang, not a timing bound
+    assert sorted(ran[:2]) == ["a", "c"] and ran[2:] == ["e"]
+    records = {r.key: r for _, _, r in read_log(path, Rec, bad_line="raise")}
+    assert sorted(records) == list("abcde") and records["b"].n == records["d"].n == 1 and records["e"].n == 0
 
 
 # -- two processes on the same command ------------------------------------------------------------

@@ -34,7 +34,7 @@ import itertools
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.special import ndtr
@@ -190,6 +190,67 @@ class Choice:
     """'second leg' (the other side of a topic the pair played once) or 'new topic'."""
 
 
+@dataclass
+class _Taken:
+    """The debates already run or chosen: the slots, the legs per ordered seats, the topics each pair
+    played, each topic's use and each model's side-1 seats."""
+
+    slots: set[Slot]
+    legs: Counter[tuple[str, str]] = field(default_factory=Counter)
+    per_pair_topic: dict[tuple[str, str], Counter[int]] = field(default_factory=dict)
+    topic_use: Counter[int] = field(default_factory=Counter)
+    seat1: Counter[str] = field(default_factory=Counter)
+
+    @classmethod
+    def of(cls, taken: Iterable[Slot]) -> _Taken:
+        state = cls(set(taken))
+        for s in state.slots:
+            state.legs[(s.side1, s.side2)] += 1
+            # Known mismatch (left as it was): keyed here by the alphabetically sorted pair, but
+            # open_pairs, next_slot and add use the pair in the models' order.
+            first, second = sorted((s.side1, s.side2))
+            state.per_pair_topic.setdefault((first, second), Counter())[s.topic] += 1
+            state.topic_use[s.topic] += 1
+            state.seat1[s.side1] += 1
+        return state
+
+    def open_pairs(self, pairs: list[tuple[str, str]], n_topics: int) -> list[tuple[str, str]]:
+        """The pairs with a debate left to play: fewer than two legs on every topic."""
+        return [p for p in pairs if sum(self.per_pair_topic.get(p, Counter()).values()) < 2 * n_topics]
+
+    def next_slot(self, x: str, y: str, n_topics: int, ranks: np.ndarray) -> tuple[Slot, str]:
+        """The pair's next debate and which leg it is: the other leg of a topic the pair played once
+        (the least used such topic), else a new topic with side 1 to the model that had it less."""
+        played = self.per_pair_topic.setdefault((x, y), Counter())
+        once = [t for t in range(n_topics) if played[t] == 1]
+        if once:
+            t = min(once, key=lambda t: (self.topic_use[t], ranks[t]))
+            return (Slot(t, y, x) if Slot(t, x, y) in self.slots else Slot(t, x, y)), "second leg"
+        t = min((t for t in range(n_topics) if played[t] == 0), key=lambda t: (self.topic_use[t], ranks[t]))
+        x_first = (self.seat1[x], self.legs[(x, y)]) <= (self.seat1[y], self.legs[(y, x)])
+        return (Slot(t, x, y) if x_first else Slot(t, y, x)), "new topic"
+
+    def add(self, slot: Slot, x: str, y: str) -> None:
+        """Count the debate chosen for the pair (x, y)."""
+        self.slots.add(slot)
+        self.legs[(slot.side1, slot.side2)] += 1
+        self.per_pair_topic.setdefault((x, y), Counter())[slot.topic] += 1
+        self.topic_use[slot.topic] += 1
+        self.seat1[slot.side1] += 1
+
+
+def _most_useful(values: list[PairValue]) -> int:
+    """The first of the candidates whose utility is within ``TIE_EPS`` of the best."""
+    top = max(v.utility for v in values)
+    return next(n for n, v in enumerate(values) if v.utility >= top - TIE_EPS)
+
+
+def _choice(b: Belief, slot: Slot, value: PairValue, leg: str) -> Choice:
+    c, d = value.target
+    delta, sd = b.difference(c, d)
+    return Choice(slot, value.utility, (b.models[c], b.models[d]), delta, sd, float(misorder(delta, sd)), leg)
+
+
 def choose(
     models: Sequence[str], n_topics: int, games: Sequence[Game], taken: Iterable[Slot], k: int, seed: int, wave: int
 ) -> list[Choice]:
@@ -198,48 +259,21 @@ def choose(
     code = {m: n for n, m in enumerate(names)}
     b = belief(names, games)
     cov = b.cov.copy()
-    taken_set = set(taken)
-    legs: Counter[tuple[str, str]] = Counter()  # per ordered seats
-    per_pair_topic: dict[tuple[str, str], Counter[int]] = {}
-    topic_use: Counter[int] = Counter()
-    seat1: Counter[str] = Counter()
-    for s in taken_set:
-        legs[(s.side1, s.side2)] += 1
-        per_pair_topic.setdefault(tuple(sorted((s.side1, s.side2))), Counter())[s.topic] += 1  # type: ignore[arg-type]  # a sorted pair of two names
-        topic_use[s.topic] += 1
-        seat1[s.side1] += 1
+    state = _Taken.of(taken)
     rng = np.random.default_rng([seed, wave])
     pairs = [(x, y) for n, x in enumerate(names) for y in names[n + 1 :]]
-    order = rng.permutation(len(pairs))
-    pairs = [pairs[n] for n in order]
+    pairs = [pairs[n] for n in rng.permutation(len(pairs))]
     ranks = rng.permutation(max(n_topics, 1))  # seeded order of equally used topics
     out: list[Choice] = []
     for _ in range(k):
-        open_pairs = [p for p in pairs if sum(per_pair_topic.get(p, Counter()).values()) < 2 * n_topics]
+        open_pairs = state.open_pairs(pairs, n_topics)
         if not open_pairs:
             break
         values = pair_values(b, cov, [(code[x], code[y]) for x, y in open_pairs])
-        top = max(v.utility for v in values)
-        pick = next(n for n, v in enumerate(values) if v.utility >= top - TIE_EPS)
+        pick = _most_useful(values)
         x, y = open_pairs[pick]
-        played = per_pair_topic.setdefault((x, y), Counter())
-        once = [t for t in range(n_topics) if played[t] == 1]
-        if once:
-            t = min(once, key=lambda t: (topic_use[t], ranks[t]))
-            side1, side2 = (y, x) if Slot(t, x, y) in taken_set else (x, y)
-            leg = "second leg"
-        else:
-            t = min((t for t in range(n_topics) if played[t] == 0), key=lambda t: (topic_use[t], ranks[t]))
-            side1, side2 = (x, y) if (seat1[x], legs[(x, y)]) <= (seat1[y], legs[(y, x)]) else (y, x)
-            leg = "new topic"
-        slot = Slot(t, side1, side2)
-        c, d = values[pick].target
-        delta, sd = b.difference(c, d)
-        out.append(Choice(slot, values[pick].utility, (names[c], names[d]), delta, sd, float(misorder(delta, sd)), leg))
-        taken_set.add(slot)
-        legs[(side1, side2)] += 1
-        played[t] += 1
-        topic_use[t] += 1
-        seat1[side1] += 1
+        slot, leg = state.next_slot(x, y, n_topics, ranks)
+        out.append(_choice(b, slot, values[pick], leg))
+        state.add(slot, x, y)
         cov = _with_game(cov, b.mean, code[x], code[y])
     return out

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -192,41 +193,48 @@ def load_topics(path: str | Path | None = None) -> list[Topic]:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"cannot read topics ({exc.__class__.__name__})", path=str(path)) from None
-    topics: list[Topic] = []
-    if path.suffix in (".yaml", ".yml"):
-        try:
-            raw = yaml.safe_load(text)
-        except yaml.YAMLError:
-            raise UserError("invalid YAML", path=str(path)) from None
-        entries = raw.get("topics") if isinstance(raw, dict) else raw
-        if not isinstance(entries, list):
-            raise UserError("expected a list of topics", path=str(path), field="topics")
-        for i, e in enumerate(entries):
-            if isinstance(e, str) and e.strip():
-                topics.append(Topic(e.strip()))
-            elif isinstance(e, dict) and isinstance(e.get("question"), str):
-                topics.append(Topic(e["question"], str(e.get("side1", "Yes")), str(e.get("side2", "No"))))
-            else:
-                raise UserError(
-                    f"entry {i + 1} is neither a question nor a {{question, side1, side2}} mapping",
-                    path=str(path),
-                    field="topics",
-                )
-    else:
-        for line in text.splitlines():
-            if not line.strip() or line.lstrip().startswith("#"):
-                continue
-            parts = [p.strip() for p in line.split("|")]
-            if len(parts) == 3:
-                topics.append(Topic(*parts))
-            elif len(parts) == 1:
-                topics.append(Topic(parts[0]))
-            else:
-                raise UserError(
-                    f"expected 'question' or 'question | side 1 | side 2', got: {line[:60]}", path=str(path)
-                )
+    topics = _yaml_topics(text, path) if path.suffix in (".yaml", ".yml") else _text_topics(text, path)
     if not topics:
         raise UserError("no topics found", path=str(path))
     if len({t.question for t in topics}) != len(topics):
         raise UserError("duplicate topics", path=str(path))
+    return topics
+
+
+def _yaml_topics(text: str, path: Path) -> list[Topic]:
+    """The ``topics:`` list of a YAML file (or the file's list itself)."""
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError:
+        raise UserError("invalid YAML", path=str(path)) from None
+    entries = raw.get("topics") if isinstance(raw, dict) else raw
+    if not isinstance(entries, list):
+        raise UserError("expected a list of topics", path=str(path), field="topics")
+    return [_yaml_topic(i, e, path) for i, e in enumerate(entries)]
+
+
+def _yaml_topic(i: int, entry: Any, path: Path) -> Topic:
+    """A YAML entry: a question, or a ``{question, side1, side2}`` mapping (sides Yes / No by default)."""
+    if isinstance(entry, str) and entry.strip():
+        return Topic(entry.strip())
+    if isinstance(entry, dict) and isinstance(entry.get("question"), str):
+        return Topic(entry["question"], str(entry.get("side1", "Yes")), str(entry.get("side2", "No")))
+    raise UserError(
+        f"entry {i + 1} is neither a question nor a {{question, side1, side2}} mapping", path=str(path), field="topics"
+    )
+
+
+def _text_topics(text: str, path: Path) -> list[Topic]:
+    """One topic per line, ``question`` or ``question | side 1 | side 2``; blank and ``#`` lines skipped."""
+    topics: list[Topic] = []
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        parts = [p.strip() for p in line.split("|")]
+        if len(parts) == 3:
+            topics.append(Topic(*parts))
+        elif len(parts) == 1:
+            topics.append(Topic(parts[0]))
+        else:
+            raise UserError(f"expected 'question' or 'question | side 1 | side 2', got: {line[:60]}", path=str(path))
     return topics

@@ -19,7 +19,7 @@ from debench.arena.judgment_table import JudgmentTable, table_of
 from debench.arena.judgments import Judgment
 from debench.arena.newton import POINT_TOLERANCE, RESAMPLE_TOLERANCE
 from debench.arena.one_judge import rank_one_judge
-from debench.arena.ranking_file import ArenaRanking, JudgeAgreement, RankSettings, Rule
+from debench.arena.ranking_file import ArenaRanking, JudgeAgreement, JudgeRanking, RankSettings, Rating, Rule
 from debench.arena.self_preference import self_preference
 from debench.arena.style_control import ROUNDING
 from debench.arena.topic_bootstrap import TopicDraws
@@ -79,50 +79,21 @@ def analyse_judgments(
     files: Sequence[str] = (),
     ratings: Sequence[str] = (),
 ) -> ArenaRanking:
-    unknown = [c for c in controls if c not in CONTROLS]
-    if unknown:
-        raise UserError(f"unknown control '{unknown[0]}' (known: {', '.join(CONTROLS)})", field="--control")
-    if ratings:
-        from debench.arena.ratings import RATINGS
-
-        for name in ratings:
-            RATINGS.get(name)  # an unknown or broken method is refused before any work
+    _check_options(controls, ratings)
     table = table_of(judgments)
-    if not len(table):
-        raise UserError("no judgments to rank")
-    strangers = [m for m in (reference or ()) if m not in table.models]
-    if strangers:
-        known = ", ".join(table.models)
-        raise UserError(
-            f"the reference ranking names {', '.join(repr(m) for m in strangers[:3])}, which no judgment has (models: {known})"[
-                :400
-            ],
-            field="--reference",
-        )
+    _check_table(table, reference)
     draws = TopicDraws(len(table.topics), n_boot, seed)
     several = len(table.judges) > 1
     top_table = panel_verdicts(table) if several else table
     top, notes = rank_one_judge(top_table, rule, reference, draws, controls)
-    per_judge, agreement = {}, None
+    per_judge: dict[str, JudgeRanking] = {}
+    agreement = None
     if several:
-        uneven = coverage_note(table)
-        if uneven:
-            notes.append(uneven)
-        for label, lines in by_judge(table).items():
-            per_judge[label], judge_notes = rank_one_judge(lines, rule, reference, draws, controls)
-            notes += [f"{label}: {n}" for n in judge_notes]
-        agreement = JudgeAgreement(
-            krippendorff_alpha=agreement_alpha(table, draws), pairs=judge_pairs(table, per_judge, rule)
-        )
-        if agreement.krippendorff_alpha.alpha is None:
-            notes.append("Krippendorff's alpha is undefined: no debate has two verdicts, or every verdict is the same")
+        per_judge, agreement, panel_notes = _panel(table, rule, reference, draws, controls)
+        notes += panel_notes
     schedule, schedule_notes = schedule_summary(table)
     notes += schedule_notes
-    rated = {}
-    if ratings:
-        from debench.arena.ratings import rate
-
-        rated = {name: rate(name, top_table, top_table.debaters(), draws) for name in ratings}
+    rated = _rated(ratings, top_table, draws)
     prefs = self_preference(table, draws, n_perm)
     notes += [f"self-preference of {e.judge}: {e.note}" for e in prefs.entries if e.note]
     return ArenaRanking(
@@ -150,3 +121,59 @@ def analyse_judgments(
         conventions=conventions(n_boot, seed, several),
         notes=notes,
     )
+
+
+def _check_options(controls: Sequence[str], ratings: Sequence[str]) -> None:
+    """Unknown controls and rating methods are refused before any work."""
+    unknown = [c for c in controls if c not in CONTROLS]
+    if unknown:
+        raise UserError(f"unknown control '{unknown[0]}' (known: {', '.join(CONTROLS)})", field="--control")
+    if ratings:
+        from debench.arena.ratings import RATINGS
+
+        for name in ratings:
+            RATINGS.get(name)  # an unknown or broken method is refused before any work
+
+
+def _check_table(table: JudgmentTable, reference: Sequence[str] | None) -> None:
+    """Some judgments, and a reference ranking naming only models they have."""
+    if not len(table):
+        raise UserError("no judgments to rank")
+    strangers = [m for m in (reference or ()) if m not in table.models]
+    if strangers:
+        known = ", ".join(table.models)
+        raise UserError(
+            f"the reference ranking names {', '.join(repr(m) for m in strangers[:3])}, which no judgment has (models: {known})"[
+                :400
+            ],
+            field="--reference",
+        )
+
+
+def _panel(
+    table: JudgmentTable, rule: Rule, reference: Sequence[str] | None, draws: TopicDraws, controls: Sequence[str]
+) -> tuple[dict[str, JudgeRanking], JudgeAgreement, list[str]]:
+    """Several judges: each one's own analysis, their agreement, and the notes on both."""
+    notes = []
+    uneven = coverage_note(table)
+    if uneven:
+        notes.append(uneven)
+    per_judge = {}
+    for label, lines in by_judge(table).items():
+        per_judge[label], judge_notes = rank_one_judge(lines, rule, reference, draws, controls)
+        notes += [f"{label}: {n}" for n in judge_notes]
+    agreement = JudgeAgreement(
+        krippendorff_alpha=agreement_alpha(table, draws), pairs=judge_pairs(table, per_judge, rule)
+    )
+    if agreement.krippendorff_alpha.alpha is None:
+        notes.append("Krippendorff's alpha is undefined: no debate has two verdicts, or every verdict is the same")
+    return per_judge, agreement, notes
+
+
+def _rated(ratings: Sequence[str], top_table: JudgmentTable, draws: TopicDraws) -> dict[str, Rating]:
+    """Each ``--rating`` method's scores on the top-level verdicts."""
+    if not ratings:
+        return {}
+    from debench.arena.ratings import rate
+
+    return {name: rate(name, top_table, top_table.debaters(), draws) for name in ratings}

@@ -9,7 +9,14 @@ from pathlib import Path
 from debench.arena.judgment_table import load_judgment_files
 from debench.arena.judgments import load_reference
 from debench.arena.rank import analyse_judgments
-from debench.arena.ranking_file import ArenaRanking, JudgeRanking, Rule
+from debench.arena.ranking_file import (
+    ArenaRanking,
+    JudgeAgreement,
+    JudgeRanking,
+    Rule,
+    SelfPreference,
+    StyleControlled,
+)
 from debench.core.atomic import write_atomic
 from debench.core.charts import Estimate, Forest, ForestRow, Svg, forest
 from debench.core.errors import UserError
@@ -127,53 +134,73 @@ def summary_lines(result: ArenaRanking) -> list[str]:
         lines.append(f"judge position bias: side 1 won {pb.side1_win_rate:.1%} of {pb.n_decided} decided debates")
     if result.kendall_tau_distance is not None:
         lines.append(f"normalized Kendall tau distance to the reference: {result.kendall_tau_distance:.4f}")
-    lc = result.length_controlled
-    if lc is not None:
-        lines.append(
-            "style-controlled ranking: "
-            + " > ".join(lc.ranking)
-            + f" (plain Bradley-Terry: {' > '.join(lc.plain_ranking)})"
-        )
-        for name, c in lc.covariates.items():
-            value = "no variation" if c.coefficient is None else fmt_estimate(c.coefficient, c.ci95, "+.3f")
-            lines.append(f"  {name} coefficient (logits per SD): {value}")
-    for rule, fit in result.davidson.items():
-        lines.append(
-            f"Davidson tie parameter ({rule} rule): nu = {fmt_estimate(fit.nu, fit.nu_ci95, '.3f')}, {fit.n_drawn} of {fit.n_topics} topics drawn"
-        )
-    for name, rating in result.ratings.items():
-        shown = ", ".join(
-            f"{m} {fmt_estimate(s.score, s.ci95, '.3f')}" for m, s in ((m, rating.scores[m]) for m in rating.ranking)
-        )
-        lines.append(f"rating {name}: {shown}")
+    if result.length_controlled is not None:
+        lines += style_control_lines(result.length_controlled)
+    lines += rating_lines(result)
     if result.per_judge:
         for label, r in result.per_judge.items():
             lines.append(f"judge {label}: " + " > ".join(r.ranking))
     if result.judge_agreement is not None:
-        a = result.judge_agreement.krippendorff_alpha
-        lines.append(
-            "inter-judge agreement: Krippendorff's alpha (nominal) = "
-            + ("undefined" if a.alpha is None else fmt_estimate(a.alpha, a.ci95, ".3f"))
-            + f" over {a.n_debates} debates"
-        )
-        for p in result.judge_agreement.pairs:
-            tau = "n/a" if p.kendall_tau_distance is None else f"{p.kendall_tau_distance:.4f}"
-            every = (
-                "n/a" if p.kendall_tau_distance_all_verdicts is None else f"{p.kendall_tau_distance_all_verdicts:.4f}"
-            )
-            agree = "n/a" if p.verdict_agreement is None else f"{p.verdict_agreement:.1%}"
-            lines.append(
-                f"  {p.judges[0]} vs {p.judges[1]}: on the {p.n_debates} debates both judged, Kendall tau distance {tau} over {p.n_models} models "
-                f"and the same verdict on {agree} of them (over all their own verdicts: distance {every})"
-            )
-    for e in result.self_preference.entries:
-        if e.difference is not None:
-            lines.append(
-                f"self-preference of {e.judge} ({', '.join(e.debaters)}): own side's points {e.own_judge_rate:.1%} under its own judgment vs "
-                f"{e.other_judges_rate:.1%} under the others ({e.n_debates} debates), difference {fmt_estimate(e.difference, e.difference_ci95, '+.3f')}"
-                + ("" if e.p_value is None else f", permutation p = {e.p_value:.4f}")
-            )
+        lines += agreement_lines(result.judge_agreement)
+    lines += self_preference_lines(result.self_preference)
     lines += [
         f"note: {n}" for n in ([result.self_preference.note] if result.self_preference.note else []) + result.notes
     ]
     return lines
+
+
+def style_control_lines(lc: StyleControlled) -> list[str]:
+    """The style-controlled ranking beside the plain one, and each covariate's coefficient."""
+    lines = [
+        "style-controlled ranking: "
+        + " > ".join(lc.ranking)
+        + f" (plain Bradley-Terry: {' > '.join(lc.plain_ranking)})"
+    ]
+    for name, c in lc.covariates.items():
+        value = "no variation" if c.coefficient is None else fmt_estimate(c.coefficient, c.ci95, "+.3f")
+        lines.append(f"  {name} coefficient (logits per SD): {value}")
+    return lines
+
+
+def rating_lines(result: ArenaRanking) -> list[str]:
+    """Davidson's tie parameter under each rule, then each ``--rating`` method's scores."""
+    lines = [
+        f"Davidson tie parameter ({rule} rule): nu = {fmt_estimate(fit.nu, fit.nu_ci95, '.3f')}, {fit.n_drawn} of {fit.n_topics} topics drawn"
+        for rule, fit in result.davidson.items()
+    ]
+    for name, rating in result.ratings.items():
+        shown = ", ".join(
+            f"{m} {fmt_estimate(rating.scores[m].score, rating.scores[m].ci95, '.3f')}" for m in rating.ranking
+        )
+        lines.append(f"rating {name}: {shown}")
+    return lines
+
+
+def agreement_lines(agreement: JudgeAgreement) -> list[str]:
+    """Krippendorff's alpha over the panel, then each pair of judges."""
+    a = agreement.krippendorff_alpha
+    lines = [
+        "inter-judge agreement: Krippendorff's alpha (nominal) = "
+        + ("undefined" if a.alpha is None else fmt_estimate(a.alpha, a.ci95, ".3f"))
+        + f" over {a.n_debates} debates"
+    ]
+    for p in agreement.pairs:
+        tau = "n/a" if p.kendall_tau_distance is None else f"{p.kendall_tau_distance:.4f}"
+        every = "n/a" if p.kendall_tau_distance_all_verdicts is None else f"{p.kendall_tau_distance_all_verdicts:.4f}"
+        agree = "n/a" if p.verdict_agreement is None else f"{p.verdict_agreement:.1%}"
+        lines.append(
+            f"  {p.judges[0]} vs {p.judges[1]}: on the {p.n_debates} debates both judged, Kendall tau distance {tau} over {p.n_models} models "
+            f"and the same verdict on {agree} of them (over all their own verdicts: distance {every})"
+        )
+    return lines
+
+
+def self_preference_lines(prefs: SelfPreference) -> list[str]:
+    """Each judge that also debated: its own side's points under its judgment against the others'."""
+    return [
+        f"self-preference of {e.judge} ({', '.join(e.debaters)}): own side's points {e.own_judge_rate:.1%} under its own judgment vs "
+        f"{e.other_judges_rate:.1%} under the others ({e.n_debates} debates), difference {fmt_estimate(e.difference, e.difference_ci95, '+.3f')}"
+        + ("" if e.p_value is None else f", permutation p = {e.p_value:.4f}")
+        for e in prefs.entries
+        if e.difference is not None
+    ]

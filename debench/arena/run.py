@@ -117,42 +117,18 @@ async def run_arena(
     caller = Caller(ResponseCache() if settings.use_cache else None)
     arena = Arena(debaters, judges, topics, settings, caller)
     log_: RecordLog[DebateRecord] = RecordLog(out_dir / "debates.jsonl", DebateRecord, "debate_id")
-    adaptive = None
     try:
-        if settings.schedule == "adaptive":
-            adaptive = await run_adaptive(arena, log_, out_dir / SCHEDULE_FILE)
-            keys = adaptive.keys
-        else:
-            jobs = arena.jobs()
-            await run_jobs(
-                jobs, log_, concurrency=settings.concurrency, progress=settings.progress, desc="arena", unit="debate"
-            )
-            keys = [j.key for j in jobs]
+        adaptive, keys = await _play(arena, log_, out_dir, settings)
         log_.compact(keys)
     finally:
         log_.close()
         caller.close()
-        for m in {id(m): m for m in [*debaters.values(), *judges.values()]}.values():
-            await m.aclose()
+        await _close_models(debaters, judges)
     records = [log_.existing[k] for k in keys if k in log_.existing]
     lines = judgment_lines(records, arena, adaptive.waves if adaptive else None)
     judgments = out_dir / "judgments.jsonl"
     write_atomic(judgments, "".join(json.dumps(line) + "\n" for line in lines))
-    write_json_record(
-        out_dir / "arena_config.json",
-        {
-            "debaters": {label: m.describe() for label, m in debaters.items()},
-            "judges": {label: m.describe() for label, m in judges.items()},
-            "topics": [t.__dict__ for t in topics],
-            "rounds": settings.rounds,
-            "ask_reason": settings.ask_reason,
-            "self_play": settings.self_play,
-            "debater_generation": settings.debater_generation.model_dump(),
-            "judge_generation": arena.verdict_task.generation.model_dump(),
-            **({"schedule": adaptive_config(adaptive, settings)} if adaptive else {}),
-            **(config or {}),
-        },
-    )
+    write_json_record(out_dir / "arena_config.json", _run_config(arena, adaptive, config))
     verdicts = [v for r in records for v in r.verdicts]
     return ArenaOutput(
         out_dir=out_dir,
@@ -167,3 +143,42 @@ async def run_arena(
         errors=error_summary(records),
         adaptive=adaptive,
     )
+
+
+async def _play(
+    arena: Arena, log_: RecordLog[DebateRecord], out_dir: Path, settings: ArenaSettings
+) -> tuple[AdaptiveOutcome | None, list[str]]:
+    """Run the debates: every one of the round robin, or the adaptive schedule's waves; returns the
+    adaptive run's outcome (None for the round robin) and the debates' keys in their order."""
+    if settings.schedule == "adaptive":
+        adaptive = await run_adaptive(arena, log_, out_dir / SCHEDULE_FILE)
+        return adaptive, adaptive.keys
+    jobs = arena.jobs()
+    await run_jobs(
+        jobs, log_, concurrency=settings.concurrency, progress=settings.progress, desc="arena", unit="debate"
+    )
+    return None, [j.key for j in jobs]
+
+
+async def _close_models(debaters: dict[str, Model], judges: dict[str, Model]) -> None:
+    """Close each model once (one model may debate and judge)."""
+    for m in {id(m): m for m in [*debaters.values(), *judges.values()]}.values():
+        await m.aclose()
+
+
+def _run_config(arena: Arena, adaptive: AdaptiveOutcome | None, config: dict[str, Any] | None) -> dict[str, Any]:
+    """``arena_config.json``: the models, topics and protocol, the adaptive schedule's settings and
+    outcome, and what the command adds (``config``)."""
+    settings = arena.settings
+    return {
+        "debaters": {label: m.describe() for label, m in arena.debaters.items()},
+        "judges": {label: m.describe() for label, m in arena.judges.items()},
+        "topics": [t.__dict__ for t in arena.topics],
+        "rounds": settings.rounds,
+        "ask_reason": settings.ask_reason,
+        "self_play": settings.self_play,
+        "debater_generation": settings.debater_generation.model_dump(),
+        "judge_generation": arena.verdict_task.generation.model_dump(),
+        **({"schedule": adaptive_config(adaptive, settings)} if adaptive else {}),
+        **(config or {}),
+    }

@@ -375,95 +375,98 @@ class Forest:
     plot_w: int = 290
 
 
+@dataclass(frozen=True)
+class _Frame:
+    """Where a forest's parts go: its scale's ticks, the top of its rows and its axis."""
+
+    f: Forest
+    ticks: list[float]
+    top: float
+    axis_y: float
+
+    @classmethod
+    def of(cls, f: Forest, n_titles: int) -> _Frame:
+        points = [p for row in f.rows for p in row.points] + ([Estimate(f.band.value, f.band.ci)] if f.band else [])
+        values = [r.value for r in f.lines] + [p.value for p in points if p.value is not None]
+        xs = [0.0, *values, *(x for p in points for x in p.ci or [])]  # the scale covers 0 and all of them
+        top = 44 + 14 * (n_titles - 1) + (16 if len(f.series) > 1 else 0)
+        return cls(f, nice_ticks(min(xs), max(xs), cover=True), top, top + _ROW_H * max(1, len(f.rows)) + 4)
+
+    def x(self, v: float) -> float:
+        lo, hi = self.ticks[0], self.ticks[-1]
+        return round(self.f.label_w + (v - lo) / (hi - lo) * self.f.plot_w, 1)
+
+
+_ROW_H, _RIGHT = 24, 52
+"""A forest's row height and the width right of its plot (the values' texts)."""
+
+
 def forest(f: Forest) -> Svg:
     """Values with their 95% intervals, one row per entry, on one scale that includes 0, every
     interval, reference line and band."""
-    right, row_h = 52, 24
     titles = f.title.splitlines() or [""]
-    xs: list[float] = [0.0] + [r.value for r in f.lines]
-    for p in [p for row in f.rows for p in row.points] + ([Estimate(f.band.value, f.band.ci)] if f.band else []):
-        if p.value is not None:
-            xs.append(p.value)
-        xs.extend(p.ci or [])
-    values = nice_ticks(min(xs), max(xs), cover=True)
-    lo, hi = values[0], values[-1]
-    top = 44 + 14 * (len(titles) - 1) + (16 if len(f.series) > 1 else 0)
-    axis_y = top + row_h * max(1, len(f.rows)) + 4
-    width = f.label_w + f.plot_w + right
-    height = axis_y + 30 + (35 if f.lines else 0) + (16 if f.axis else 0)
+    fr = _Frame.of(f, len(titles))
+    width, height = f.label_w + f.plot_w + _RIGHT, fr.axis_y + 30 + (35 if f.lines else 0) + (16 if f.axis else 0)
     svg = Svg(width, height, cls="plot forest", label=titles[0])
     for i, line in enumerate(titles):
         svg.text(0, 16 + 14 * i, line, size=13 if i == 0 else 11, bold=i == 0, cls="ptitle" if i == 0 else "subtitle")
-
-    def sx(v: float) -> float:
-        return round(f.label_w + (v - lo) / (hi - lo) * f.plot_w, 1)
-
-    for v in values:
-        svg.line(
-            sx(v), top - 6, sx(v), axis_y, "#b8c0cc" if v == 0 else "#eceff4", cls="grid zero" if v == 0 else "grid"
-        )
-        svg.text(sx(v), axis_y + 14, tick_label(v), anchor="middle", fill=MUTED, cls="tick")
-    if f.axis:
-        svg.text(f.label_w + f.plot_w / 2, axis_y + 30, f.axis, anchor="middle", fill=MUTED, cls="legend")
+    _draw_scale(svg, fr)
     if f.band is not None:
-        if f.band.ci:
-            svg.rect(
-                sx(f.band.ci[0]),
-                top - 6,
-                max(sx(f.band.ci[1]) - sx(f.band.ci[0]), 1),
-                axis_y - top + 6,
-                "#fbe3ad",
-                cls="refband",
-                opacity=0.55,
-            )
-        svg.line(
-            sx(f.band.value), top - 10, sx(f.band.value), axis_y, "#d99a1e", 2, cls="refline", stroke_dasharray="4 3"
-        )
-        svg.text(sx(f.band.value), top - 13, f.band.label, anchor="middle", fill="#7a5200", bold=True, cls="reflabel")
-    for i, ref in enumerate(sorted(f.lines, key=lambda r: r.value)):
-        svg.line(
-            sx(ref.value),
-            top - 6,
-            sx(ref.value),
-            axis_y + 18,
-            "#8a94a6",
-            1.4,
-            cls=ref.cls,
-            title=ref.title,
-            stroke_dasharray="2 3",
-        )
-        svg.text(
-            sx(ref.value), axis_y + 26 + 11 * (i % 3), ref.label, size=10, anchor="middle", fill=MUTED, cls="blabel"
-        )
+        _draw_band(svg, f.band, fr)
+    _draw_ref_lines(svg, fr)
     if len(f.series) > 1:
         svg.legend(f.label_w, 38 + 14 * (len(titles) - 1), list(zip(SERIES, f.series, strict=False)))
     if not f.rows:
-        svg.text(f.label_w + 4, top + 16, f.empty, fill=MUTED, cls="na")
+        svg.text(f.label_w + 4, fr.top + 16, f.empty, fill=MUTED, cls="na")
     for k, row in enumerate(f.rows):
-        y = top + row_h * k + row_h / 2
-        svg.text(f.label_w - 10, y + 4, shorten(row.label), size=12, anchor="end", cls="rlabel")
-        shown = [(s, p, p.value) for s, p in enumerate(row.points) if p.value is not None]
-        if not shown:
-            svg.text(f.label_w + 4, y + 4, "undefined", fill=MUTED, cls="na")
-        for s, p, value in shown:
-            dy = (s - (len(row.points) - 1) / 2) * 7
-            colour = SERIES[s % len(SERIES)]
-            if p.ci:
-                svg.line(sx(p.ci[0]), y + dy, sx(p.ci[1]), y + dy, colour, 2.2, cls="ci", stroke_linecap="round")
-            svg.circle(
-                sx(value),
-                y + dy,
-                5 if len(row.points) == 1 else 4,
-                colour,
-                cls=p.cls,
-                title=p.title,
-                stroke="#fff",
-                stroke_width=1.5,
-            )
-        text = "  ".join(p.text for p in row.points if p.text)
-        if text:
-            svg.text(width - 4, y + 4, text, anchor="end", fill=MUTED, cls="val")
+        _draw_row(svg, row, fr.top + _ROW_H * k + _ROW_H / 2, fr, width)
     return svg
+
+
+def _draw_scale(svg: Svg, fr: _Frame) -> None:
+    """The grid line and label of each tick (0's line darker), and the axis title."""
+    for v in fr.ticks:
+        colour, cls = ("#b8c0cc", "grid zero") if v == 0 else ("#eceff4", "grid")
+        svg.line(fr.x(v), fr.top - 6, fr.x(v), fr.axis_y, colour, cls=cls)
+        svg.text(fr.x(v), fr.axis_y + 14, tick_label(v), anchor="middle", fill=MUTED, cls="tick")
+    if fr.f.axis:
+        svg.text(fr.f.label_w + fr.f.plot_w / 2, fr.axis_y + 30, fr.f.axis, anchor="middle", fill=MUTED, cls="legend")
+
+
+def _draw_band(svg: Svg, band: RefBand, fr: _Frame) -> None:
+    """The reference level: its interval shaded across the rows, its line dashed, labelled above."""
+    if band.ci:
+        width = max(fr.x(band.ci[1]) - fr.x(band.ci[0]), 1)
+        svg.rect(fr.x(band.ci[0]), fr.top - 6, width, fr.axis_y - fr.top + 6, "#fbe3ad", cls="refband", opacity=0.55)
+    x = fr.x(band.value)
+    svg.line(x, fr.top - 10, x, fr.axis_y, "#d99a1e", 2, cls="refline", stroke_dasharray="4 3")
+    svg.text(x, fr.top - 13, band.label, anchor="middle", fill="#7a5200", bold=True, cls="reflabel")
+
+
+def _draw_ref_lines(svg: Svg, fr: _Frame) -> None:
+    """The reference lines, dotted, their labels below the axis on three staggered lines."""
+    for i, ref in enumerate(sorted(fr.f.lines, key=lambda r: r.value)):
+        x = fr.x(ref.value)
+        svg.line(x, fr.top - 6, x, fr.axis_y + 18, "#8a94a6", 1.4, cls=ref.cls, title=ref.title, stroke_dasharray="2 3")
+        svg.text(x, fr.axis_y + 26 + 11 * (i % 3), ref.label, size=10, anchor="middle", fill=MUTED, cls="blabel")
+
+
+def _draw_row(svg: Svg, row: ForestRow, y: float, fr: _Frame, width: float) -> None:
+    """A row: its label, each series' point and interval (side by side), its values' text."""
+    svg.text(fr.f.label_w - 10, y + 4, shorten(row.label), size=12, anchor="end", cls="rlabel")
+    shown = [(s, p, p.value) for s, p in enumerate(row.points) if p.value is not None]
+    if not shown:
+        svg.text(fr.f.label_w + 4, y + 4, "undefined", fill=MUTED, cls="na")
+    for s, p, value in shown:
+        dy = (s - (len(row.points) - 1) / 2) * 7
+        colour = SERIES[s % len(SERIES)]
+        if p.ci:
+            svg.line(fr.x(p.ci[0]), y + dy, fr.x(p.ci[1]), y + dy, colour, 2.2, cls="ci", stroke_linecap="round")
+        r = 5 if len(row.points) == 1 else 4
+        svg.circle(fr.x(value), y + dy, r, colour, cls=p.cls, title=p.title, stroke="#fff", stroke_width=1.5)
+    text = "  ".join(p.text for p in row.points if p.text)
+    if text:
+        svg.text(width - 4, y + 4, text, anchor="end", fill=MUTED, cls="val")
 
 
 # --------------------------------------------------------------------------------- stacked bars

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import zipfile
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -43,82 +44,139 @@ def normalize_name(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
+@dataclass
+class _Segment:
+    """One speech as the scan found it: the tag that opened it, its text in pieces, its points of
+    information."""
+
+    tag: str
+    parts: list[str] = field(default_factory=list)
+    pois: int = 0
+
+    def body(self) -> str:
+        return "".join(self.parts).strip()
+
+    def add_poi(self, text: str) -> None:
+        self.parts.append(f"[Point of information: {' '.join(text.split())}]")
+        self.pois += 1
+
+
+def _closes_poi(tag: re.Match[str] | None) -> bool:
+    return tag is not None and tag.group(1) == "/" and tag.group(2).lower() == "poi"
+
+
+class _Scanner:
+    """Splits a transcript on its opening role tags, outside points of information, and notes
+    what it had to guess."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.segments: list[_Segment] = []
+        self.poi: str | None = None
+        """The text of the point of information open at this point (None: none is)."""
+        self.warnings: list[str] = []
+
+    def scan(self) -> list[_Segment]:
+        tags = list(TAG.finditer(self.text))
+        pos = 0
+        for i, tag in enumerate(tags):
+            self._take(self.text[pos : tag.start()])
+            pos = tag.end()
+            self._tag(tag, tags[i + 1] if i + 1 < len(tags) else None)
+        self._finish(self.text[pos:])
+        return self.segments
+
+    def _take(self, chunk: str) -> None:
+        """Text between two tags: into the open point of information, else the current speech."""
+        if self.poi is not None:
+            self.poi += chunk
+        elif self.segments:
+            self.segments[-1].parts.append(chunk)
+
+    def _tag(self, tag: re.Match[str], nxt: re.Match[str] | None) -> None:
+        closing, name = tag.group(1) == "/", tag.group(2).lower()
+        if name == "poi" or self.poi is not None:
+            self._poi_tag(closing, name)
+        elif closing:
+            return  # a speech ends where the next one opens
+        elif self.segments and _closes_poi(nxt):
+            # A role tag opened where the next tag closes a POI: a POI mistyped as a role tag.
+            self.warnings.append(f"a point of information was opened with <{tag.group(2)}>")
+            self.poi = ""
+        elif self._closes_own_speech(tag, name, nxt):
+            self.warnings.append(f"<{tag.group(2)}> used as a closing tag")
+        else:
+            self.segments.append(_Segment(name))
+
+    def _poi_tag(self, closing: bool, name: str) -> None:
+        """A tag met while a point of information is open, or a POI tag: role tags inside a point
+        of information are its text's."""
+        if not closing and name == "poi":
+            self.poi = ""
+        elif closing and name == "poi" and self.poi is not None:
+            if self.segments:
+                self.segments[-1].add_poi(self.poi)
+            self.poi = None
+
+    def _closes_own_speech(self, tag: re.Match[str], name: str, nxt: re.Match[str] | None) -> bool:
+        """An opener of the same role as the current speech, with nothing after it, used as the
+        closer of that speech."""
+        last = self.segments[-1] if self.segments else None
+        if last is None or last.tag != name or not last.body():
+            return False
+        following = self.text[tag.end() : nxt.start() if nxt else len(self.text)]
+        return not following.strip()
+
+    def _finish(self, tail: str) -> None:
+        if not self.segments:
+            return
+        if self.poi is not None:
+            self.segments[-1].add_poi(self.poi + tail)
+            self.warnings.append("a point of information is never closed")
+        else:
+            self.segments[-1].parts.append(tail)
+
+
+def _motion(text: str) -> str:
+    """The motion of a transcript whose first line is ``Motion: ...`` ("" otherwise)."""
+    first = text.lstrip().split("\n", 1)[0]
+    return first.split(":", 1)[1].strip() if first.lower().startswith("motion:") else ""
+
+
+def _by_role(segments: list[_Segment], warnings: list[str]) -> dict[str, _Segment]:
+    """Eight speeches take the eight roles by position; otherwise each role takes the first speech
+    tagged with it."""
+    if len(segments) != len(ROLES):
+        warnings.append(f"{len(segments)} speeches found instead of 8 ({', '.join(s.tag for s in segments)})")
+        by_role: dict[str, _Segment] = {}
+        for seg in segments:
+            if seg.tag in ROLES and seg.tag not in by_role:
+                by_role[seg.tag] = seg
+        return by_role
+    for n, (role, seg) in enumerate(zip(ROLES, segments, strict=True)):
+        if seg.tag != role:
+            warnings.append(f"speech {n + 1} tagged <{seg.tag}>, taken as {role}")
+    return dict(zip(ROLES, segments, strict=True))
+
+
+def _speech(role: str, found: _Segment | None, warnings: list[str]) -> Speech:
+    body = found.body() if found else ""
+    if found is None:
+        warnings.append(f"no {role} speech")
+    elif not body:
+        warnings.append(f"the {role} speech is empty")
+    return Speech(speaker=role, side=HOUSE_OF[role], text=re.sub(r"[ \t]*\n\s*\n+", "\n\n", body))
+
+
 def parse_transcript(text: str) -> tuple[list[Speech], dict[str, Any]]:
     """Eight role speeches (possibly empty) and a report of what had to be guessed."""
-    warnings: list[str] = []
-    motion = ""
-    first = text.lstrip().split("\n", 1)[0]
-    if first.lower().startswith("motion:"):
-        motion = first.split(":", 1)[1].strip()
-    tags = list(TAG.finditer(text))
-    segments: list[dict[str, Any]] = []  # {tag, parts: [str], pois: [str]}
-    in_poi: dict[str, Any] | None = None
-    pos = 0
-    for i, m in enumerate(tags):
-        closing, name = m.group(1) == "/", m.group(2).lower()
-        chunk = text[pos : m.start()]
-        pos = m.end()
-        if in_poi is not None:
-            in_poi["text"] += chunk
-        elif segments:
-            segments[-1]["parts"].append(chunk)
-        if name == "poi" or in_poi is not None:
-            if not closing and name == "poi":
-                in_poi = {"text": ""}
-            elif closing and name == "poi" and in_poi is not None:
-                if segments:
-                    segments[-1]["parts"].append(f"[Point of information: {' '.join(in_poi['text'].split())}]")
-                    segments[-1]["pois"] += 1
-                in_poi = None
-            continue
-        if closing:
-            continue
-        # A role tag opened where the next tag closes a POI: a POI mistyped as a role tag.
-        nxt = tags[i + 1] if i + 1 < len(tags) else None
-        if segments and nxt is not None and nxt.group(1) == "/" and nxt.group(2).lower() == "poi":
-            warnings.append(f"a point of information was opened with <{m.group(2)}>")
-            in_poi = {"text": ""}
-            continue
-        # An opener of the same role, with nothing after it, used as the closer of that speech.
-        if segments and segments[-1]["tag"] == name and "".join(segments[-1]["parts"]).strip():
-            following = text[m.end() : nxt.start() if nxt else len(text)]
-            if not following.strip():
-                warnings.append(f"<{m.group(2)}> used as a closing tag")
-                continue
-        segments.append({"tag": name, "parts": [], "pois": 0})
-    if segments:
-        tail = text[pos:]
-        if in_poi is not None:
-            segments[-1]["parts"].append(f"[Point of information: {' '.join((in_poi['text'] + tail).split())}]")
-            segments[-1]["pois"] += 1
-            warnings.append("a point of information is never closed")
-        else:
-            segments[-1]["parts"].append(tail)
-    tags_seen = [s["tag"] for s in segments]
-    if len(segments) != len(ROLES):
-        warnings.append(f"{len(segments)} speeches found instead of 8 ({', '.join(tags_seen)})")
-    by_role: dict[str, dict[str, Any]] = {}
-    if len(segments) == len(ROLES):
-        for role, seg in zip(ROLES, segments, strict=True):
-            if seg["tag"] != role:
-                warnings.append(f"speech {ROLES.index(role) + 1} tagged <{seg['tag']}>, taken as {role}")
-            by_role[role] = seg
-    else:
-        for seg in segments:
-            if seg["tag"] in ROLES and seg["tag"] not in by_role:
-                by_role[seg["tag"]] = seg
-    speeches = []
-    n_pois = 0
-    for role in ROLES:
-        found = by_role.get(role)
-        body = "".join(found["parts"]).strip() if found else ""
-        if found is None:
-            warnings.append(f"no {role} speech")
-        elif not body:
-            warnings.append(f"the {role} speech is empty")
-        n_pois += found["pois"] if found else 0
-        speeches.append(Speech(speaker=role, side=HOUSE_OF[role], text=re.sub(r"[ \t]*\n\s*\n+", "\n\n", body)))
-    return speeches, {"motion": motion, "parse_warnings": warnings, "n_pois": n_pois}
+    scanner = _Scanner(text)
+    segments = scanner.scan()
+    warnings = scanner.warnings
+    by_role = _by_role(segments, warnings)
+    speeches = [_speech(role, by_role.get(role), warnings) for role in ROLES]
+    n_pois = sum(seg.pois for seg in by_role.values())
+    return speeches, {"motion": _motion(text), "parse_warnings": warnings, "n_pois": n_pois}
 
 
 def _read_transcripts(directory: Path) -> dict[str, tuple[str, str]]:

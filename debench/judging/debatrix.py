@@ -174,79 +174,13 @@ def speech_prompt(doc: Doc, i: int, dim: DimensionConfig, variant: str, analyses
 
 async def run_column(chain: Chain, dim: DimensionConfig, cfg: DebatrixConfig, variant: str) -> str:
     """One chronological column; returns its verdict comment."""
-    doc = chain.doc
-    system = {"role": "system", "content": _system(str(doc.fields.get("motion", "")))}
+    system: Message = {"role": "system", "content": _system(str(chain.doc.fields.get("motion", "")))}
     analyses: list[str] = []
-    for i in range(len(doc.speeches)):
-        ask, memory_ids = speech_prompt(doc, i, dim, variant, analyses)
-        convo = [system, {"role": "user", "content": ask}]
-        analysis = await chain.ask(
-            convo,
-            cfg.comment_max_tokens,
-            None,
-            column=dim.name,
-            step="speech_analysis",
-            speech=i + 1,
-            memory=memory_ids,
-        )
-        score_text = await chain.ask(
-            [
-                *convo,
-                {"role": "assistant", "content": analysis},
-                {"role": "user", "content": f'Score this speech for {dim.name} from 1 to 10. Answer only "Score: N".'},
-            ],
-            8,
-            cfg.score_grammar,
-            column=dim.name,
-            step="speech_score",
-            speech=i + 1,
-        )
-        chain.steps[-1]["score"] = read_score(score_text)
-        analyses.append(analysis)
-
-    notes = "\n\n".join(f"{speech_label(j, s)} {analyses[j]}" for j, s in enumerate(doc.speeches))
-    ask = (
-        f"Your notes on every speech, in order:\n\n{notes}\n\n{_criterion(dim)} Write an analysis of the whole debate for "
-        f"{dim.name}: for each side, its strengths and weaknesses across its speeches (at most 200 words)."
-    )
-    analysis_convo = [system, {"role": "user", "content": ask}]
-    debate_analysis = await chain.ask(
-        analysis_convo,
-        cfg.comment_max_tokens + 100,
-        None,
-        column=dim.name,
-        step="debate_analysis",
-        memory=[f"analysis {j + 1}" for j in range(len(analyses))],
-    )
-    base = [*analysis_convo, {"role": "assistant", "content": debate_analysis}]
-    for side in sides_of(doc):
-        names = sorted({s.speaker for s in doc.speeches if s.side == side})
-        q = f"Judge the {side} side ({', '.join(names)}) on {dim.name} in two or three sentences."
-        comment = await chain.ask(
-            [*base, {"role": "user", "content": q}],
-            cfg.comment_max_tokens,
-            None,
-            column=dim.name,
-            step="debater_judgment",
-            side=side,
-        )
-        score_text = await chain.ask(
-            [
-                *base,
-                {"role": "user", "content": q},
-                {"role": "assistant", "content": comment},
-                {
-                    "role": "user",
-                    "content": f'Score the {side} side for {dim.name} from 1 to 10. Answer only "Score: N".',
-                },
-            ],
-            8,
-            cfg.score_grammar,
-            column=dim.name,
-            step="debater_score",
-            side=side,
-        )
-        chain.steps[-1]["score"] = read_score(score_text)
+    for i in range(len(chain.doc.speeches)):
+        analyses.append(await _analyse_speech(chain, dim, cfg, variant, system, i, analyses))
+    base = await _analyse_debate(chain, dim, cfg, system, analyses)
+    for side in sides_of(chain.doc):
+        await _judge_side(chain, dim, cfg, base, side)
     return await chain.ask(
         [
             *base,
@@ -260,6 +194,85 @@ async def run_column(chain: Chain, dim: DimensionConfig, cfg: DebatrixConfig, va
         column=dim.name,
         step="column_verdict",
     )
+
+
+async def _analyse_speech(
+    chain: Chain, dim: DimensionConfig, cfg: DebatrixConfig, variant: str, system: Message, i: int, analyses: list[str]
+) -> str:
+    """Speech ``i``: the column's analysis of it (the memory of the variant in the prompt), then its
+    score in a short call of its own; returns the analysis."""
+    ask, memory_ids = speech_prompt(chain.doc, i, dim, variant, analyses)
+    convo: list[Message] = [system, {"role": "user", "content": ask}]
+    analysis = await chain.ask(
+        convo, cfg.comment_max_tokens, None, column=dim.name, step="speech_analysis", speech=i + 1, memory=memory_ids
+    )
+    score_text = await chain.ask(
+        [
+            *convo,
+            {"role": "assistant", "content": analysis},
+            {"role": "user", "content": f'Score this speech for {dim.name} from 1 to 10. Answer only "Score: N".'},
+        ],
+        8,
+        cfg.score_grammar,
+        column=dim.name,
+        step="speech_score",
+        speech=i + 1,
+    )
+    chain.steps[-1]["score"] = read_score(score_text)
+    return analysis
+
+
+async def _analyse_debate(
+    chain: Chain, dim: DimensionConfig, cfg: DebatrixConfig, system: Message, analyses: list[str]
+) -> list[Message]:
+    """The column's analysis of the whole debate from its notes; returns the conversation so far,
+    which the sides' judgments and the column's verdict continue."""
+    notes = "\n\n".join(f"{speech_label(j, s)} {analyses[j]}" for j, s in enumerate(chain.doc.speeches))
+    ask = (
+        f"Your notes on every speech, in order:\n\n{notes}\n\n{_criterion(dim)} Write an analysis of the whole debate for "
+        f"{dim.name}: for each side, its strengths and weaknesses across its speeches (at most 200 words)."
+    )
+    analysis_convo: list[Message] = [system, {"role": "user", "content": ask}]
+    debate_analysis = await chain.ask(
+        analysis_convo,
+        cfg.comment_max_tokens + 100,
+        None,
+        column=dim.name,
+        step="debate_analysis",
+        memory=[f"analysis {j + 1}" for j in range(len(analyses))],
+    )
+    return [*analysis_convo, {"role": "assistant", "content": debate_analysis}]
+
+
+async def _judge_side(chain: Chain, dim: DimensionConfig, cfg: DebatrixConfig, base: list[Message], side: str) -> None:
+    """One side on the column's dimension: a comment, then a score in a short call of its own."""
+    names = sorted({s.speaker for s in chain.doc.speeches if s.side == side})
+    q = f"Judge the {side} side ({', '.join(names)}) on {dim.name} in two or three sentences."
+    comment = await chain.ask(
+        [*base, {"role": "user", "content": q}],
+        cfg.comment_max_tokens,
+        None,
+        column=dim.name,
+        step="debater_judgment",
+        side=side,
+    )
+    score_text = await chain.ask(
+        [
+            *base,
+            {"role": "user", "content": q},
+            {"role": "assistant", "content": comment},
+            {
+                "role": "user",
+                "content": f'Score the {side} side for {dim.name} from 1 to 10. Answer only "Score: N".',
+            },
+        ],
+        8,
+        cfg.score_grammar,
+        column=dim.name,
+        step="debater_score",
+        side=side,
+    )
+    chain.steps[-1]["score"] = read_score(score_text)
 
 
 async def run_columns(ctx: JudgeContext, doc: Doc, cfg: DebatrixConfig, variant: str) -> tuple[Chain, dict[str, str]]:
@@ -300,34 +313,40 @@ def score_verdict(task: TaskConfig, scores: dict[str, float | None]) -> tuple[An
     if missing:
         return None, f"no debater score for {', '.join(missing)}"
     known = {side: v for side, v in scores.items() if v is not None}
-    sides = list(scores)
-    choices = task.parser.choices
-    if len(sides) == 2:
-        if task.parser.transform == "compare_scores":
-            rule = dict(task.parser.transform_args)
-        else:
-            band = task.debatrix.score_tie_band if task.debatrix is not None else None
-            rule = {} if band is None else {"tie_band": band}
-        labels = rule.get("labels") or sides
-        if set(labels) != set(sides):
-            labels = sides
-        rule["labels"] = labels
+    if len(known) == 2:
+        rule = _comparison_rule(task, list(known))
         try:
-            value: Any = compare_scores(known[labels[0]], known[labels[1]], rule)
+            value: Any = compare_scores(known[rule["labels"][0]], known[rule["labels"][1]], rule)
         except ParseFailure as exc:
             return None, str(exc)
     else:
-        top = max(v for v in scores.values() if v is not None)
-        best = [side for side, v in scores.items() if v == top]
-        value = best[0] if len(best) == 1 else "tie"
+        value = _top_side(known)
+    choices = task.parser.choices
     if choices is not None and value not in choices:
-        return (
-            None,
-            f"the scores give '{value}', not one of the task's answers"
-            if value != "tie"
-            else "the top score is shared and the task has no tie",
-        )
+        if value == "tie":
+            return None, "the top score is shared and the task has no tie"
+        return None, f"the scores give '{value}', not one of the task's answers"
     return value, None
+
+
+def _comparison_rule(task: TaskConfig, sides: list[str]) -> dict[str, Any]:
+    """How two sides' scores compare: the task's ``compare_scores`` rule, else Debatrix's tie band;
+    its labels are the sides (in the rule's order when it names both)."""
+    if task.parser.transform == "compare_scores":
+        rule = dict(task.parser.transform_args)
+    else:
+        band = task.debatrix.score_tie_band if task.debatrix is not None else None
+        rule = {} if band is None else {"tie_band": band}
+    labels = rule.get("labels") or sides
+    rule["labels"] = sides if set(labels) != set(sides) else labels
+    return rule
+
+
+def _top_side(scores: dict[str, float]) -> str:
+    """With more than two sides: the one with the highest score ("tie" when it is shared)."""
+    top = max(scores.values())
+    best = [side for side, v in scores.items() if v == top]
+    return best[0] if len(best) == 1 else "tie"
 
 
 def uses_scores(task: TaskConfig, method: str) -> bool:

@@ -132,6 +132,75 @@ CLAIM_BATCH = 64
 """Jobs claimed at once (one lock, one read, one write of the claims file), at most ``concurrency``."""
 
 
+class _JobQueue:
+    """The jobs this process runs, taken from ``jobs`` as workers free up and claimed in batches;
+    a job another live process has claimed waits (``waiting``) until it is done or free."""
+
+    def __init__(self, jobs: Iterable[Job], log_: RecordLog[Any], batch: int, bar: tqdm[Any]) -> None:
+        self.source = iter(jobs)
+        self.log_ = log_
+        self.done = log_.finished()
+        self.batch = batch
+        self.bar = bar
+        self.seen: set[str] = set()
+        self.ready: deque[Job] = deque()
+        self.waiting: list[Job] = []
+
+    def next_job(self) -> Job | None:
+        """The next job this process runs (no await inside, so workers never claim the same job)."""
+        while not self.ready:
+            fresh = self._fresh()
+            if not fresh:
+                return None
+            self._claim(fresh)
+        return self.ready.popleft()
+
+    def _fresh(self) -> list[Job]:
+        """Up to a batch of the next jobs not finished in the log (a finished one counts as done)."""
+        fresh: list[Job] = []
+        for job in self.source:
+            if job.key in self.seen:
+                raise ValueError(f"two jobs share the key {job.key!r}")
+            self.seen.add(job.key)
+            if job.key in self.done:
+                self.bar.update(1)
+                continue
+            fresh.append(job)
+            if len(fresh) >= self.batch:
+                break
+        return fresh
+
+    def _claim(self, fresh: list[Job]) -> None:
+        """Claim the jobs: this process's are ready, another live process's wait, finished ones count."""
+        states = self.log_.claim_many(j.key for j in fresh)
+        for job in fresh:
+            state = states[job.key]
+            if state == "mine":
+                self.ready.append(job)
+            elif state == "busy":
+                self.waiting.append(job)
+            else:
+                self.bar.update(1)
+
+    async def wait_for_others(self) -> None:
+        """Look at the log until a waiting job is this process's to run (its claimant died or gave
+        up: taken over) or none waits any more (the others finished them)."""
+        while self.waiting and not self.ready:
+            await asyncio.sleep(WAIT_POLL_S)
+            still = []
+            for job in self.waiting:
+                state = self.log_.wait_state(job.key)
+                if state == "free":
+                    state = self.log_.claim(job.key)
+                if state == "mine":
+                    self.ready.append(job)
+                elif state == "done":
+                    self.bar.update(1)
+                else:
+                    still.append(job)
+            self.waiting[:] = still
+
+
 async def run_jobs(
     jobs: Iterable[Job],
     log_: RecordLog[Any],
@@ -149,68 +218,22 @@ async def run_jobs(
     ``total`` sizes the progress bar when ``jobs`` has no length. A job another live process has
     claimed is left to it and waited for; if that process dies first, this run takes the job over."""
     redactor = Redactor()
-    done = log_.finished()
     if total is None and isinstance(jobs, Sized):
         total = len(jobs)
     bar = tqdm(total=total, desc=desc, unit=unit, disable=not progress, file=sys.stderr, dynamic_ncols=True)
-    source = iter(jobs)
-    seen: set[str] = set()
-    ready: deque[Job] = deque()
-    waiting: list[Job] = []
-    batch = max(1, min(concurrency, CLAIM_BATCH))
-
-    def next_job() -> Job | None:
-        """The next job this process runs: claimed from ``source`` in batches (no await inside,
-        so workers never claim the same job)."""
-        while not ready:
-            fresh: list[Job] = []
-            for job in source:
-                if job.key in seen:
-                    raise ValueError(f"two jobs share the key {job.key!r}")
-                seen.add(job.key)
-                if job.key in done:
-                    bar.update(1)
-                    continue
-                fresh.append(job)
-                if len(fresh) >= batch:
-                    break
-            if not fresh:
-                return None
-            states = log_.claim_many(j.key for j in fresh)
-            for job in fresh:
-                state = states[job.key]
-                if state == "mine":
-                    ready.append(job)
-                elif state == "busy":
-                    waiting.append(job)
-                else:
-                    bar.update(1)
-        return ready.popleft()
+    queue = _JobQueue(jobs, log_, max(1, min(concurrency, CLAIM_BATCH)), bar)
 
     async def worker() -> None:
-        while (job := next_job()) is not None:
+        while (job := queue.next_job()) is not None:
             log_.append(await _execute(job, redactor))
             bar.update(1)
 
     try:
         while True:
             await asyncio.gather(*(worker() for _ in range(concurrency)))
-            if not waiting:
+            if not queue.waiting:
                 break
-            while waiting and not ready:  # jobs another process is running: wait, or take over
-                await asyncio.sleep(WAIT_POLL_S)
-                still = []
-                for job in waiting:
-                    state = log_.wait_state(job.key)
-                    if state == "free":  # its claimant died or gave up: take it over
-                        state = log_.claim(job.key)
-                    if state == "mine":
-                        ready.append(job)
-                    elif state == "done":
-                        bar.update(1)
-                    else:
-                        still.append(job)
-                waiting[:] = still
+            await queue.wait_for_others()  # jobs another process is running: wait, or take over
     finally:
         bar.close()
         log_.release_claims()

@@ -125,26 +125,40 @@ def verdicts_report(
     and how often two verdicts agree where both were read (Wilson CI)."""
     answered = [(d, records[d.doc_id]) for d in docs if d.doc_id in records and records[d.doc_id].verdicts is not None]
     names = sorted({k for _, r in answered for k in r.verdicts or {}})
-    out: dict[str, Any] = {}
-    for name in names:
-        values = [(d, (r.verdicts or {}).get(name)) for d, r in answered]
-        kept = [(d, v) for d, v in values if v is not None]
-        statuses = ["ok" if v is not None else "parse_failure" for _, v in values]
-        metrics = metric_values(task, [d for d, _ in kept], [v for _, v in kept], statuses, n_boot, seed)
-        out[name] = {
-            "metrics": {k: m.model_dump() for k, m in metrics.items()},
-            "n": len(values),
-            "n_unread": len(values) - len(kept),
-        }
+    out: dict[str, Any] = {name: _verdict_scores(task, answered, name, n_boot, seed) for name in names}
     for a, b in pairwise(names):
-        both = [
-            (r.verdicts or {}).get(a) == (r.verdicts or {}).get(b)
-            for _, r in answered
-            if None not in ((r.verdicts or {}).get(a), (r.verdicts or {}).get(b))
-        ]
-        rate, ci = proportion_ci(np.array(both, dtype=float))
-        out[f"agreement_{a}_{b}"] = {"value": rate, "ci95": ci, "n": len(both)}
+        out[f"agreement_{a}_{b}"] = _agreement(answered, a, b)
     return out
+
+
+Answered = list[tuple[Doc, SampleRecord]]
+"""The documents a method answered, with their records."""
+
+
+def _verdict(record: SampleRecord, name: str) -> Any:
+    """The record's verdict ``name`` (None: not read, or not kept)."""
+    return (record.verdicts or {}).get(name)
+
+
+def _verdict_scores(task: TaskConfig, answered: Answered, name: str, n_boot: int, seed: int) -> dict[str, Any]:
+    """The task's metrics on one verdict, and how many documents it was not read for."""
+    values = [(d, _verdict(r, name)) for d, r in answered]
+    kept = [(d, v) for d, v in values if v is not None]
+    statuses = ["ok" if v is not None else "parse_failure" for _, v in values]
+    metrics = metric_values(task, [d for d, _ in kept], [v for _, v in kept], statuses, n_boot, seed)
+    return {
+        "metrics": {k: m.model_dump() for k, m in metrics.items()},
+        "n": len(values),
+        "n_unread": len(values) - len(kept),
+    }
+
+
+def _agreement(answered: Answered, a: str, b: str) -> dict[str, Any]:
+    """How often verdicts ``a`` and ``b`` are the same where both were read."""
+    read = [(_verdict(r, a), _verdict(r, b)) for _, r in answered]
+    both = [x == y for x, y in read if None not in (x, y)]
+    rate, ci = proportion_ci(np.array(both, dtype=float))
+    return {"value": rate, "ci95": ci, "n": len(both)}
 
 
 def _status_metric(name: str, statuses: Sequence[str]) -> MetricValue:

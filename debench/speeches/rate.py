@@ -13,7 +13,7 @@ import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -115,31 +115,109 @@ def _source_rating(origin: str, docs: list[Doc], recs: dict[str, SampleRecord], 
     )
 
 
+def _rows_on_topics(rows: list[SpeechRow], limit: int | None) -> tuple[list[SpeechRow], list[str]]:
+    """The file's rows on its first ``limit`` topics (sorted; all without a limit), and the topics."""
+    topics = sorted({r.topic for r in rows})
+    if limit is not None:
+        topics = topics[:limit]
+    return [r for r in rows if r.topic in set(topics)], topics
+
+
+def _annotated_on_topics(docs: list[Doc], topics: list[str], human_sources: list[str] | None) -> list[Doc]:
+    """The annotated speeches on ``topics``, of the ``human_sources`` only when given (each must be
+    a source of the data set)."""
+    human = [d for d in docs if d.fields.get("topic") in set(topics)]
+    if human_sources is None:
+        return human
+    known = {str(d.meta.get("source")) for d in docs}
+    unknown = [s for s in human_sources if s not in known]
+    if unknown:
+        raise UserError(
+            f"no annotated source '{unknown[0]}' (known: {', '.join(sorted(known))})", field="--human-sources"
+        )
+    return [d for d in human if d.meta.get("source") in human_sources]
+
+
+def _check_ids_apart(rows: list[SpeechRow], docs: list[Doc], speeches_path: Path) -> None:
+    clash = {r.id for r in rows} & {d.doc_id for d in docs}
+    if clash:
+        raise UserError(
+            f"id '{sorted(clash)[0]}' is also an id of the annotated speeches", path=str(speeches_path), field="id"
+        )
+
+
+Sources = dict[tuple[str, str], list[Doc]]
+"""(origin, source name) -> the source's documents."""
+
+
+def _by_source(human: list[Doc], file_docs: list[Doc], speeches_path: Path) -> Sources:
+    """The documents of each source; a source of the file may not share an annotated source's name."""
+    by_source: Sources = {}
+    for d in human:
+        by_source.setdefault(("annotated", str(d.meta["source"])), []).append(d)
+    for d in file_docs:
+        by_source.setdefault(("speeches_file", str(d.meta["source"])), []).append(d)
+    overlap = set(_names(by_source, "speeches_file")) & set(_names(by_source, "annotated"))
+    if overlap:
+        raise UserError(
+            f"source '{sorted(overlap)[0]}' is also an annotated source name", path=str(speeches_path), field="source"
+        )
+    return by_source
+
+
+def _names(by_source: Sources, origin: str) -> list[str]:
+    return sorted({name for o, name in by_source if o == origin})
+
+
+def _comparisons(by_source: Sources, recs: dict[str, SampleRecord], n_boot: int, seed: int) -> list[Comparison]:
+    """Each source of the file against each annotated source: the difference of the judge's means."""
+
+    def scores(origin: str, name: str) -> np.ndarray:
+        return _numeric([recs[d.doc_id] for d in by_source[(origin, name)] if d.doc_id in recs])
+
+    comparisons = []
+    for i, g in enumerate(_names(by_source, "speeches_file")):
+        gs = scores("speeches_file", g)
+        for j, a in enumerate(_names(by_source, "annotated")):
+            hs = scores("annotated", a)
+            value, ci = mean_diff_ci(gs, hs, n_boot, seed + 1000 + 100 * i + j)
+            comparisons.append(
+                Comparison(source=g, reference=a, diff=Estimate(value=value, ci95=ci, n=len(gs) + len(hs)))
+            )
+    return comparisons
+
+
+def _sources_chart(
+    sources: dict[str, SourceRating], title: str, file_sources: list[str], report_path: Path
+) -> list[str]:
+    """The chart of each source's judge mean beside its human mean, written beside the report (its
+    file name; none when no source has a judge mean)."""
+    plot_rows: dict[str, dict[str, Any]] = {}
+    for name, s in sources.items():
+        if s.judge_mean.value is None:
+            continue
+        human = s.human_mean
+        plot_rows[name] = {
+            "judge_mean": s.judge_mean.value,
+            "judge_ci95": s.judge_mean.ci95,
+            "human_mean": human.value if human else None,
+            "human_ci95": human.ci95 if human else None,
+        }
+    if not plot_rows:
+        return []
+    chart = source_means(plot_rows, title=title, subtitle="no human ratings exist for: " + ", ".join(file_sources))
+    return [chart.save(report_path.with_name(report_path.stem + "_sources.svg")).name]
+
+
 async def rate_speeches(
     task: TaskConfig, task_path: Path, model: Model, speeches_path: Path, opts: RateOptions
 ) -> RateOutput:
     check_rating_task(task)
     ensure_method_supported(model, task.method)
-    rows = read_speeches(speeches_path)
-    topics = sorted({r.topic for r in rows})
-    if opts.limit is not None:
-        topics = topics[: opts.limit]
-    rows = [r for r in rows if r.topic in set(topics)]
+    rows, topics = _rows_on_topics(read_speeches(speeches_path), opts.limit)
     dataset = load_task_data(task, opts.data_source, opts.data_dir)
-    human = [d for d in dataset.docs if d.fields.get("topic") in set(topics)]
-    if opts.human_sources is not None:
-        known = {str(d.meta.get("source")) for d in dataset.docs}
-        unknown = [s for s in opts.human_sources if s not in known]
-        if unknown:
-            raise UserError(
-                f"no annotated source '{unknown[0]}' (known: {', '.join(sorted(known))})", field="--human-sources"
-            )
-        human = [d for d in human if d.meta.get("source") in opts.human_sources]
-    clash = {r.id for r in rows} & {d.doc_id for d in dataset.docs}
-    if clash:
-        raise UserError(
-            f"id '{sorted(clash)[0]}' is also an id of the annotated speeches", path=str(speeches_path), field="id"
-        )
+    human = _annotated_on_topics(dataset.docs, topics, opts.human_sources)
+    _check_ids_apart(rows, dataset.docs, speeches_path)
     file_docs = speech_docs(rows)
     docs = human + file_docs
     if docs:
@@ -158,49 +236,13 @@ async def rate_speeches(
     n_boot = task.scoring.n_bootstrap if opts.n_bootstrap is None else opts.n_bootstrap
     seed = task.scoring.bootstrap_seed + opts.seed
 
-    by_source: dict[tuple[str, str], list[Doc]] = {}
-    for d in human:
-        by_source.setdefault(("annotated", str(d.meta["source"])), []).append(d)
-    for d in file_docs:
-        by_source.setdefault(("speeches_file", str(d.meta["source"])), []).append(d)
-    file_sources = sorted({s for o, s in by_source if o == "speeches_file"})
-    annotated = sorted({s for o, s in by_source if o == "annotated"})
-    overlap = set(file_sources) & set(annotated)
-    if overlap:
-        raise UserError(
-            f"source '{sorted(overlap)[0]}' is also an annotated source name", path=str(speeches_path), field="source"
-        )
-    sources: dict[str, SourceRating] = {}
-    for i, ((origin, name), ds) in enumerate(sorted(by_source.items())):
-        sources[name] = _source_rating(origin, ds, recs, n_boot, seed + 10 * i)
-    comparisons = []
-    for i, g in enumerate(file_sources):
-        gs = _numeric([recs[d.doc_id] for d in by_source[("speeches_file", g)] if d.doc_id in recs])
-        for j, a in enumerate(annotated):
-            hs = _numeric([recs[d.doc_id] for d in by_source[("annotated", a)] if d.doc_id in recs])
-            value, ci = mean_diff_ci(gs, hs, n_boot, seed + 1000 + 100 * i + j)
-            comparisons.append(
-                Comparison(source=g, reference=a, diff=Estimate(value=value, ci95=ci, n=len(gs) + len(hs)))
-            )
-
-    plot_rows = {
-        name: {
-            "judge_mean": s.judge_mean.value,
-            "judge_ci95": s.judge_mean.ci95,
-            "human_mean": s.human_mean.value if s.human_mean else None,
-            "human_ci95": s.human_mean.ci95 if s.human_mean else None,
-        }
-        for name, s in sources.items()
-        if s.judge_mean.value is not None
+    by_source = _by_source(human, file_docs, speeches_path)
+    file_sources = _names(by_source, "speeches_file")
+    sources = {
+        name: _source_rating(origin, ds, recs, n_boot, seed + 10 * i)
+        for i, ((origin, name), ds) in enumerate(sorted(by_source.items()))
     }
-    plots: list[str] = []
-    if plot_rows:
-        chart = source_means(
-            plot_rows,
-            title=f"Mean score per source ({len(topics)} topics)\n{task.name} | {model.name}",
-            subtitle="no human ratings exist for: " + ", ".join(file_sources),
-        )
-        plots.append(chart.save(report_path.with_name(report_path.stem + "_sources.svg")).name)
+    title = f"Mean score per source ({len(topics)} topics)\n{task.name} | {model.name}"
     report = SpeechRatingReport(
         task=task_info(task, task.method),
         model=ModelInfo(**model.describe()),
@@ -210,7 +252,7 @@ async def rate_speeches(
         human_data=dataset_info(dataset),
         topics=topics,
         sources=sources,
-        comparisons=comparisons,
+        comparisons=_comparisons(by_source, recs, n_boot, seed),
         usage=usage_info(records, caller.n_requests),
         config=run_config(
             task,
@@ -225,7 +267,7 @@ async def rate_speeches(
             n_bootstrap=n_boot,
         ),
         samples_file=samples_path.name,
-        plots=plots,
+        plots=_sources_chart(sources, title, file_sources, report_path),
         versions=package_versions(),
         created_at=now_iso(),
     )

@@ -93,20 +93,32 @@ def check_shape(value: Any, cfg: ParserConfig) -> Any:
             else normalize_choice(value, cfg.choices)
         )
     if isinstance(value, list):
-        if cfg.length is not None and len(value) != cfg.length:
-            raise ParseFailure(f"expected {cfg.length} items, got {len(value)}")
-        if cfg.unique and len(set(map(str, value))) != len(value):
-            raise ParseFailure("items repeat")
+        _check_list(value, cfg)
     if isinstance(value, dict):
-        value = {str(k).strip().lower(): v for k, v in value.items()}
-        if cfg.keys is not None and set(value) != {k.lower() for k in cfg.keys}:
-            missing = sorted({k.lower() for k in cfg.keys} - set(value))
-            raise ParseFailure(f"keys differ from {cfg.keys}" + (f" (missing {missing})" if missing else ""))
-        if cfg.value_range is not None:
-            lo, hi = cfg.value_range
-            for k, v in value.items():
-                if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi:
-                    raise ParseFailure(f"{k}: {v!r} is not a number in [{lo}, {hi}]")
+        value = _checked_object(value, cfg)
+    return value
+
+
+def _check_list(value: list[Any], cfg: ParserConfig) -> None:
+    """The list's length, and that no item repeats (compared as text), when the parser asks."""
+    if cfg.length is not None and len(value) != cfg.length:
+        raise ParseFailure(f"expected {cfg.length} items, got {len(value)}")
+    if cfg.unique and len(set(map(str, value))) != len(value):
+        raise ParseFailure("items repeat")
+
+
+def _checked_object(value: dict[Any, Any], cfg: ParserConfig) -> dict[str, Any]:
+    """The object with its keys stripped and lower-cased: exactly the parser's keys, each value a
+    number in its range, when the parser asks."""
+    value = {str(k).strip().lower(): v for k, v in value.items()}
+    if cfg.keys is not None and set(value) != {k.lower() for k in cfg.keys}:
+        missing = sorted({k.lower() for k in cfg.keys} - set(value))
+        raise ParseFailure(f"keys differ from {cfg.keys}" + (f" (missing {missing})" if missing else ""))
+    if cfg.value_range is not None:
+        lo, hi = cfg.value_range
+        for k, v in value.items():
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi:
+                raise ParseFailure(f"{k}: {v!r} is not a number in [{lo}, {hi}]")
     return value
 
 

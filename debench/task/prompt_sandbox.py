@@ -72,29 +72,50 @@ def _result_size(name: str, value: Any, args: tuple[Any, ...], kwargs: dict[str,
     numbers = [abs(a) for a in (*args, *kwargs.values()) if isinstance(a, int) and not isinstance(a, bool)]
     if name in _WIDTH_ARGS:
         return max([0, *numbers])
-    if not isinstance(value, str) and name != "join":
+    if name == "join":
+        return _joined_size(value, args, kwargs)
+    if not isinstance(value, str):
         return 0
     if name in ("format", "format_map", "%"):
-        star = (
-            "*" in value if name == "%" else re.search(r"\{[^{}]*\{", value) is not None
-        )  # a width taken from the arguments
-        return max([0, *_spec_widths(value), *(numbers if star else [])])
-    if name == "replace" and len(args) >= 2 and isinstance(args[0], str) and isinstance(args[1], str):
-        old, new = args[0], args[1]
-        return len(value) + (value.count(old) if old else len(value) + 1) * max(0, len(new) - len(old))
-    if name == "join":
-        sep, seq = (
-            (value, args[0] if args else ())
-            if isinstance(value, str)
-            else (args[0] if args else kwargs.get("d", ""), value)
-        )
-        return sum(len(str(x)) for x in seq) + len(str(sep)) * len(seq) if hasattr(seq, "__len__") else 0
+        return _formatted_size(name, value, numbers)
+    if name == "replace":
+        return _replaced_size(value, args)
     if name == "indent":
-        width = args[0] if args else kwargs.get("width", 4)
-        return int(len(value) + (len(width) if isinstance(width, str) else abs(int(width))) * (value.count("\n") + 1))
+        return _indented_size(value, args, kwargs)
     if name == "expandtabs":
         return int(len(value) + (numbers[0] if numbers else 8) * value.count("\t"))
     return 0
+
+
+def _formatted_size(name: str, text: str, numbers: list[int]) -> int:
+    """The widest field a ``%`` (``name`` "%") or ``str.format`` format string asks for, counting
+    the whole-number arguments when a width is taken from them (``%*d``, ``{:{}}``)."""
+    star = "*" in text if name == "%" else re.search(r"\{[^{}]*\{", text) is not None
+    return max([0, *_spec_widths(text), *(numbers if star else [])])
+
+
+def _replaced_size(text: str, args: tuple[Any, ...]) -> int:
+    """``text.replace(old, new)``'s length (an empty ``old`` matches between every character)."""
+    if len(args) < 2 or not isinstance(args[0], str) or not isinstance(args[1], str):
+        return 0
+    old, new = args[0], args[1]
+    return len(text) + (text.count(old) if old else len(text) + 1) * max(0, len(new) - len(old))
+
+
+def _joined_size(value: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
+    """A join's length: ``sep.join(seq)`` (a text's method) or the filter ``seq|join(d)``; 0 when
+    the sequence cannot be counted."""
+    if isinstance(value, str):
+        sep, seq = value, args[0] if args else ()
+    else:
+        sep, seq = args[0] if args else kwargs.get("d", ""), value
+    return sum(len(str(x)) for x in seq) + len(str(sep)) * len(seq) if hasattr(seq, "__len__") else 0
+
+
+def _indented_size(text: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
+    """The filter ``indent``'s length: its width (a number, or a text) before every line."""
+    width = args[0] if args else kwargs.get("width", 4)
+    return int(len(text) + (len(width) if isinstance(width, str) else abs(int(width))) * (text.count("\n") + 1))
 
 
 def _check_size(name: str, value: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:

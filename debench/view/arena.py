@@ -40,62 +40,72 @@ def kind(rec: DebateRecord) -> str:
     return "split" if len(decided) > 1 else "agreed"
 
 
-def build_arena_view(folder: Path) -> dict[str, Any]:
-    records = read_debates(folder)
+def _judge_labels(records: list[DebateRecord]) -> list[str]:
+    """Every judge's label, in the order of their first verdict."""
     labels: list[str] = []
     for r in records:
         for v in r.verdicts:
             if v.judge not in labels:
                 labels.append(v.judge)
-    judges = []
-    for label in labels:
-        vs = [v for r in records for v in r.verdicts if v.judge == label]
-        ok = [v for v in vs if v.status == "ok"]
-        judges.append(
-            {
-                "label": label,
-                "n": len(ok),
-                "side1": sum(v.winner == 1 for v in ok),
-                "side2": sum(v.winner == 2 for v in ok),
-                "ties": sum(v.winner is None for v in ok),
-                "parse_failures": sum(v.status == "parse_failure" for v in vs),
-                "failed": sum(v.status in ("error", "not_completed") for v in vs),
-            }
-        )
-    debates = []
-    for r in sorted(records, key=lambda r: r.debate_id):
-        debates.append(
-            {
-                "debate_id": r.debate_id,
-                "topic": r.topic,
-                "side1": r.side1,
-                "side2": r.side2,
-                "kind": kind(r),
-                "error": r.error,
-                "turns": [{"side": t.side, "model": t.model, "text": t.text} for t in r.turns],
-                "verdicts": [
-                    {
-                        "judge": v.judge,
-                        "winner": _winner(v),
-                        "side1": _score(v.side1_score),
-                        "side2": _score(v.side2_score),
-                        "reason": v.reason or "",
-                        "status": v.status,
-                        "note": v.parse_error or v.error or "",
-                        "raw": v.raw,
-                    }
-                    for v in r.verdicts
-                ],
-            }
-        )
+    return labels
+
+
+def _judge_counts(label: str, records: list[DebateRecord]) -> dict[str, Any]:
+    """One judge's verdicts: decided for each side, ties, unread, failed."""
+    vs = [v for r in records for v in r.verdicts if v.judge == label]
+    ok = [v for v in vs if v.status == "ok"]
+    return {
+        "label": label,
+        "n": len(ok),
+        "side1": sum(v.winner == 1 for v in ok),
+        "side2": sum(v.winner == 2 for v in ok),
+        "ties": sum(v.winner is None for v in ok),
+        "parse_failures": sum(v.status == "parse_failure" for v in vs),
+        "failed": sum(v.status in ("error", "not_completed") for v in vs),
+    }
+
+
+def _verdict_view(v: JudgeVerdict) -> dict[str, Any]:
+    return {
+        "judge": v.judge,
+        "winner": _winner(v),
+        "side1": _score(v.side1_score),
+        "side2": _score(v.side2_score),
+        "reason": v.reason or "",
+        "status": v.status,
+        "note": v.parse_error or v.error or "",
+        "raw": v.raw,
+    }
+
+
+def _debate_view(r: DebateRecord) -> dict[str, Any]:
+    return {
+        "debate_id": r.debate_id,
+        "topic": r.topic,
+        "side1": r.side1,
+        "side2": r.side2,
+        "kind": kind(r),
+        "error": r.error,
+        "turns": [{"side": t.side, "model": t.model, "text": t.text} for t in r.turns],
+        "verdicts": [_verdict_view(v) for v in r.verdicts],
+    }
+
+
+def _rounds(folder: Path) -> Any:
+    """The speeches per debate the run's ``arena_config.json`` says ("?" without one)."""
     config = folder / "arena_config.json"
-    rounds = json.loads(config.read_text(encoding="utf-8")).get("rounds", "?") if config.is_file() else "?"
+    return json.loads(config.read_text(encoding="utf-8")).get("rounds", "?") if config.is_file() else "?"
+
+
+def build_arena_view(folder: Path) -> dict[str, Any]:
+    records = read_debates(folder)
+    debates = [_debate_view(r) for r in sorted(records, key=lambda r: r.debate_id)]
     counts = {k: sum(d["kind"] == k for d in debates) for k in ("split", "agreed", "parse_failure", "error")}
     return {
         "title": f"Debate arena: {len({r.side1 for r in records} | {r.side2 for r in records})} models",
         "folder": folder.name,
-        "rounds": rounds,
-        "judges": judges,
+        "rounds": _rounds(folder),
+        "judges": [_judge_counts(label, records) for label in _judge_labels(records)],
         "debates": debates,
         "counts": counts,
     }

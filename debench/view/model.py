@@ -143,59 +143,72 @@ def _sample(record: SampleRecord, doc: Doc | None) -> dict[str, Any]:
     }
 
 
-def build_view(results_path: Path, *, data_dir: str | None = None) -> dict[str, Any]:
-    """Everything the report shows (before redaction)."""
-    results = load_results(results_path)
+def _samples_path(results: Results, results_path: Path) -> Path:
+    """The samples log the results name, beside them."""
     if not results.samples_file:
         raise UserError("the results name no samples file", path=str(results_path), field="samples_file")
     samples_path = Path(results_path).parent / results.samples_file
     if not samples_path.exists():
         raise UserError("samples log not found (it must sit beside the results file)", path=str(samples_path))
-    records = read_records(samples_path)
-    found = find_docs(results, data_dir)
-    samples = [_sample(r, found.docs.get(r.doc_id)) for r in records]
-    metrics = []
-    for name, m in results.metrics.items():
-        better = (
-            None
-            if name in STATUS_METRICS or name not in METRICS
-            else "higher"
-            if get_metric(name).higher_is_better
-            else "lower"
-        )
-        metrics.append({"name": name, "value": fmt(m.value), "ci": fmt_ci(m.ci95), "n": m.n, "better": better or "—"})
+    return samples_path
+
+
+def _better(name: str) -> str:
+    """Which way a metric is better ("—" for the status metrics and a metric not installed here)."""
+    if name in STATUS_METRICS or name not in METRICS:
+        return "—"
+    return "higher" if get_metric(name).higher_is_better else "lower"
+
+
+def _facts(results: Results) -> list[tuple[str, str]]:
+    """The run at a glance: method, counts, tokens, cost, data, creation time."""
+    usage, dataset = results.usage, results.dataset
+    sample = " (SAMPLE DATA)" if dataset.is_sample else ""
+    return [
+        ("method", results.task.method),
+        ("samples", str(results.n_samples)),
+        ("parse failures", str(results.n_parse_failures)),
+        ("errors", str(results.n_errors)),
+        ("not completed", str(results.n_not_completed)),
+        ("tokens", str(usage.total_tokens)),
+        ("cost", "—" if usage.cost_usd is None else f"${usage.cost_usd:.4f}"),
+        ("data", f"{dataset.source}: {dataset.location}" + sample),
+        ("content hash", dataset.content_hash[:19] + "…"),
+        ("created", results.created_at),
+    ]
+
+
+def _counts(samples: list[dict[str, Any]]) -> dict[str, int]:
+    """Samples of each status, and the wrong and correct ones."""
     counts = {k: sum(1 for s in samples if s["status"] == k) for k in ("ok", "parse_failure", "error", "not_completed")}
     counts["wrong"] = sum(1 for s in samples if s["verdict"] == "wrong")
     counts["correct"] = sum(1 for s in samples if s["verdict"] == "correct")
-    usage = results.usage
+    return counts
+
+
+def build_view(results_path: Path, *, data_dir: str | None = None) -> dict[str, Any]:
+    """Everything the report shows (before redaction)."""
+    results = load_results(results_path)
+    records = read_records(_samples_path(results, results_path))
+    found = find_docs(results, data_dir)
+    samples = [_sample(r, found.docs.get(r.doc_id)) for r in records]
+    metrics = [
+        {"name": name, "value": fmt(m.value), "ci": fmt_ci(m.ci95), "n": m.n, "better": _better(name)}
+        for name, m in results.metrics.items()
+    ]
     return {
         "title": f"{results.task.name} · {results.model.name}",
         "task": results.task.model_dump(),
         "model": results.model.name,
         "dataset": results.dataset.model_dump(),
         "created_at": results.created_at,
-        "facts": [
-            ("method", results.task.method),
-            ("samples", str(results.n_samples)),
-            ("parse failures", str(results.n_parse_failures)),
-            ("errors", str(results.n_errors)),
-            ("not completed", str(results.n_not_completed)),
-            ("tokens", str(usage.total_tokens)),
-            ("cost", "—" if usage.cost_usd is None else f"${usage.cost_usd:.4f}"),
-            (
-                "data",
-                f"{results.dataset.source}: {results.dataset.location}"
-                + (" (SAMPLE DATA)" if results.dataset.is_sample else ""),
-            ),
-            ("content hash", results.dataset.content_hash[:19] + "…"),
-            ("created", results.created_at),
-        ],
+        "facts": _facts(results),
         "metrics": metrics,
         "reports": json.dumps(results.reports, indent=2, ensure_ascii=False) if results.reports else "",
         "alt_test": _alt_test(results.reports.get("alt_test")),
         "chart": chart([(r.prediction, r.target, r.doc_id) for r in records if r.status == "ok"]),
         "docs_note": found.note,
-        "counts": counts,
+        "counts": _counts(samples),
         "samples": samples,
         "results_file": Path(results_path).name,
         "samples_file": results.samples_file,
