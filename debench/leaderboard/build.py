@@ -38,19 +38,19 @@ from typing import Literal
 
 from debench.leaderboard.board import (
     Entry,
+    EntryProvenance,
     HumanReference,
     Leaderboard,
     MetricColumn,
     OverviewCell,
     OverviewRow,
-    RemovedEntry,
     ReproductionInfo,
     TaskBoard,
 )
 from debench.leaderboard.provenance import MAX_INCOMPLETE_SHARE
 from debench.leaderboard.reported import Reported
 from debench.leaderboard.validate import ValidatedSubmission
-from debench.leaderboard.verify import Removed, Reproduction, Standing
+from debench.leaderboard.verify import Reproduction, Standing
 from debench.metrics.names import STATUS_METRICS
 from debench.task.config import TaskConfig
 
@@ -172,7 +172,7 @@ def _entry(
         total_tokens=r.usage.total_tokens,
         cost_usd=r.usage.cost_usd,
         reports=own.reports,
-        provenance=sub.provenance,
+        provenance=EntryProvenance(**sub.provenance.model_dump()),
         submitted_metrics=sub.metrics if rep is not None else None,
         reproduction=_reproduction_info(sub, rep) if rep is not None else None,
         queue_position=queue_position,
@@ -387,7 +387,6 @@ def build_leaderboard(
     kept: Iterable[Kept],
     root: Path,
     *,
-    removed: Iterable[Removed] = (),
     reported: Reported | None = None,
     title: str = "debench leaderboard",
     reproductions: Mapping[str, Reproduction] | None = None,
@@ -419,15 +418,6 @@ def build_leaderboard(
         tasks=boards,
         overview=rows,
         overview_self_reported=self_rows,
-        removed=[
-            RemovedEntry(
-                id=f"{r.sub.submission}/{r.sub.results_path.name}",
-                model=r.sub.results.model.name,
-                task=r.sub.task.name,
-                reason=r.reason,
-            )
-            for r in sorted(removed, key=lambda r: (r.sub.submission, r.sub.results_path.name))
-        ],
         reported=reported or Reported(papers=[], rows=[]),
         waiting=list(waiting),
         not_built=list(not_built),

@@ -20,8 +20,8 @@
   documents out, so dropping the hard ones that way would flatter a judge.
 
 What this cannot establish is that the responses came from the named model: that takes the
-leaderboard's own spot check (re-judging a seeded sample of documents through an endpoint the
-maintainers trust, ``debench.leaderboard.verify``), recorded in ``Provenance.spot_check``.
+leaderboard's own run of every document through an endpoint the maintainers trust
+(``debench.leaderboard.reproduce``), whose numbers are the ones ranked (``debench.leaderboard.verify``).
 
 ``replay`` checks a multi-step (Debatrix) record's prompts: the chain is run again with the
 installed task, each call answered with the answer the record holds for that very prompt. A
@@ -62,29 +62,12 @@ MAX_INCOMPLETE_SHARE = 0.05
 """Largest share of a run's documents that may end in ``error`` or ``not_completed``."""
 
 
-class SpotCheck(BaseModel):
-    """The leaderboard's own re-judging of a seeded sample of the entry's documents (from its
-    committed spot-check record, validated against the files at every build)."""
-
-    record: str = Field(description="the spot-check record's file name, beside the results file")
-    n_docs: int = Field(description="documents re-judged")
-    seed: int = Field(description="seed of the draw of documents (derived from seed_commit)")
-    seed_commit: str = Field(description="the commit (after the submission was merged) the seed was derived from")
-    agreement: float = Field(description="share of re-judged documents whose outcome equals the submitted one")
-    threshold: float = Field(description="the agreement an entry needs to be verified")
-    endpoint: str = Field(
-        description="id of the trusted endpoint (leaderboard/trusted_endpoints.yaml) the documents were re-judged through"
-    )
-    checked_at: str
-
-
 class Provenance(BaseModel):
     basis: Literal["recomputed", "responses"] = Field(
         description="recomputed: a deterministic baseline, every prediction re-derived by running it; "
         "responses: every prediction follows from the recorded raw model answer (the answers are not regenerated)"
     )
     checks: list[str] = Field(description="what validation established, in words")
-    spot_check: SpotCheck | None = Field(default=None, description="null: not spot-checked by the leaderboard")
 
 
 def _err(path: Path, line: int, field: str, message: str) -> UserError:

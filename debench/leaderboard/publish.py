@@ -1,6 +1,6 @@
 """``debench leaderboard build`` and the refresh job end to end: validate the submissions tree,
-decide what the leaderboard reproduced (and, for the refresh job, spot-check what awaits it),
-build, write the JSON and the page; and stage what is pushed to the Hub.
+decide what the leaderboard reproduced (and, for the refresh job, run what awaits it), build, write
+the JSON and the page; and stage what is pushed to the Hub.
 """
 
 from __future__ import annotations
@@ -23,10 +23,9 @@ from debench.leaderboard.public_text import public_text
 from debench.leaderboard.queue import Queue, extend, read_queue, write_queue
 from debench.leaderboard.reported import load_reported
 from debench.leaderboard.reproduce import ReproduceRun
-from debench.leaderboard.spot_record import record_path
 from debench.leaderboard.trusted import TrustedEndpoints, load_trusted
 from debench.leaderboard.validate import ValidatedSubmission, validate_all
-from debench.leaderboard.verify import Removed, entry_id, verify_all
+from debench.leaderboard.verify import entry_id, verify_all
 
 
 def write_leaderboard(board: Leaderboard, out_dir: Path) -> tuple[Path, Path]:
@@ -45,7 +44,6 @@ class Built:
     board: Leaderboard
     published: list[ValidatedSubmission]
     """The submissions on the page (their files are what the Hub receives)."""
-    removed: list[Removed] = field(default_factory=list)
     errors: list[UserError] = field(default_factory=list)
     """Refused submissions (and whatever else is wrong in the tree)."""
     reproduced_dir: Path | None = None
@@ -106,7 +104,6 @@ def build(
     board = build_leaderboard(
         kept,
         results_dir,
-        removed=got.removed,
         reported=reported,
         reproductions=got.reproductions,
         waiting=got.waiting,
@@ -115,26 +112,19 @@ def build(
     )
     if out_dir is not None:
         write_leaderboard(board, out_dir)
-    return Built(
-        board, [s for s, _, _ in kept], got.removed, errors, reproduced_dir, [r.run for r in got.reproductions.values()]
-    )
+    return Built(board, [s for s, _, _ in kept], errors, reproduced_dir, [r.run for r in got.reproductions.values()])
 
 
 def published_files(subs: list[ValidatedSubmission]) -> list[Path]:
-    """The validated files of the submissions on the page: results, samples, spot-check records."""
-    out: list[Path] = []
-    for s in subs:
-        out += [s.results_path, s.samples_path]
-        if s.provenance.spot_check is not None:
-            out.append(record_path(s))
-    return out
+    """The validated files of the submissions on the page: their results files and samples logs."""
+    return [f for s in subs for f in (s.results_path, s.samples_path)]
 
 
 def stage_for_hub(board_dir: Path, built: Built, submissions: Path, stage: Path) -> list[Path]:
     """Copy what the Hub data set receives into ``stage``: the page, the JSON, its schema and the
     validated files of the submissions on the page — each a regular file copied without following
     a link; nothing else of the submissions tree (a link, a file no results file accounts for, a
-    refused or removed submission) is copied. Returns the staged paths."""
+    refused submission) is copied. Returns the staged paths."""
     staged = []
     for name in ("leaderboard.json", "index.html"):
         copy_regular(board_dir / name, stage / name)

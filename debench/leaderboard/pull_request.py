@@ -6,11 +6,11 @@ The gate compares two trees, never a list of names: the pull request's ``leaderb
 
 * ``PR_DIR`` holds exactly one folder ``BASE_DIR`` does not (a name of letters, digits, ``.``,
   ``_`` and ``-``), and every other folder and file of either tree is in the other, byte for byte:
-  nothing rewritten, deleted or added elsewhere — a spot-check record included;
+  nothing rewritten, deleted or added elsewhere;
 * the new folder holds regular files only (no symbolic link, no sub-folder, no other file type):
   ``results_*.json`` files and the ``samples_*.jsonl`` logs they name — each file referenced by a
-  results file, within its size cap (``debench.leaderboard.files``); no plot, no spot-check record
-  (the leaderboard's job writes those after the merge);
+  results file, within its size cap (``debench.leaderboard.files``); no plot, no lock file, no
+  spot-check record of the previous version;
 * when both trees sit in checkouts (``<root>/leaderboard/submissions``), nothing outside
   ``leaderboard/submissions`` differs between the two checkouts either (``.git`` aside): code, task
   files, the workflow, the allowlist, the built page — none of it can come with a submission.
@@ -127,11 +127,6 @@ def _check_new_folder(folder: Path, name: str) -> None:
             regular_file(path, MAX_RESULTS_BYTES, "results file")
         elif entry.name in samples and entry.name.startswith(SAMPLES_PREFIX) and entry.name.endswith(".jsonl"):
             regular_file(path, known[entry.name][1], "samples file")
-        elif entry.name in known and known[entry.name][0] == "spot-check record":
-            raise UserError(
-                "a spot-check record is written by the leaderboard's job after the merge, never submitted",
-                path=str(path),
-            )
         elif entry.name in known:
             raise UserError(
                 f"a submission holds its results_*.json files and the samples logs they name, not a {known[entry.name][0]}",

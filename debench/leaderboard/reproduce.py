@@ -156,7 +156,6 @@ class ReproduceRun:
     maintainers: Maintainers
     data_dir: str | Path | None = None
     model_args: ModelArgs | None = None
-    concurrency: int | None = None
     chunk: int = CHUNK
     spent: Spend = field(default_factory=Spend)
     """What this refresh has spent so far (all entries)."""
@@ -185,7 +184,7 @@ def reproduce(
     """Run (or continue) the entry's reproduction and write its results file; returns its path.
     ``UserError`` when the model cannot be built or the run cannot be made."""
     from debench.core.record_log import RecordLog
-    from debench.leaderboard.spot_check import model_from_identity
+    from debench.leaderboard.rebuild import model_from_identity
     from debench.leaderboard.validate import _DATA
     from debench.run.pipeline import EvalOptions, build_results, run_config
     from debench.run.runner import RunSettings, run_fingerprint, run_samples
@@ -212,9 +211,7 @@ def reproduce(
         list(done.values()),
         sum(max(1, r.attempts) for r in done.values() if r.status in ("ok", "parse_failure", "error")),
     )
-    settings = RunSettings(
-        concurrency=run.concurrency or model.default_concurrency, use_cache=False, progress=False, method=method
-    )
+    settings = RunSettings(concurrency=model.default_concurrency, use_cache=False, progress=False, method=method)
     n_requests = entry.requests
     todo = [d for d in docs if d.doc_id not in done]
     while todo:

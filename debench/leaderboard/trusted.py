@@ -1,4 +1,4 @@
-"""The endpoints the leaderboard trusts to re-judge a submission: ``leaderboard/trusted_endpoints.yaml``.
+"""The endpoints the leaderboard trusts to run a submitted model: ``leaderboard/trusted_endpoints.yaml``.
 
 The file is data (``yaml.safe_load``, checked against
 ``debench/schema/trusted_endpoints.schema.json`` and the models below). Two kinds of entry:
@@ -77,7 +77,7 @@ def _same_url(a: str, b: str) -> bool:
 
 class ProviderEndpoint(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$", description="short name the spot-check records refer to")
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$", description="short name the job's runs and the page refer to")
     description: str
     models: list[str] = Field(
         min_length=1, description="litellm model strings or fnmatch patterns (gpt-4o*, anthropic/claude-*)"
@@ -101,7 +101,7 @@ class ProviderEndpoint(BaseModel):
 
 class ServedModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$", description="short name the spot-check records refer to")
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$", description="short name the job's runs and the page refer to")
     description: str
     model: str = Field(
         pattern=r"^[A-Za-z0-9][A-Za-z0-9._/:-]*$",
@@ -160,7 +160,7 @@ def load_trusted(path: Path) -> TrustedEndpoints:
 
 @dataclass(frozen=True)
 class Endpoint:
-    """Where the leaderboard re-judges one model: an allowlist entry, as it applies to an identity."""
+    """Where the leaderboard runs one model: an allowlist entry, as it applies to an identity."""
 
     id: str
     kind: Literal["provider", "served"]
@@ -217,7 +217,7 @@ def _one(identity: dict[str, Any], trusted: TrustedEndpoints, source: str) -> En
 
 
 def trust(identity: dict[str, Any], trusted: TrustedEndpoints, source: str = str(DEFAULT_TRUSTED)) -> Trust:
-    """Which trusted endpoints would re-judge this identity, or why it cannot be verified."""
+    """Which trusted endpoints would run this identity's models, or why it cannot be verified."""
     members = identity.get("members")
     models = members if isinstance(members, list) else [identity]
     found: list[Endpoint] = []
@@ -232,5 +232,5 @@ def trust(identity: dict[str, Any], trusted: TrustedEndpoints, source: str = str
             return Trust((), prefix + one)
         found.append(one)
     if not found:
-        return Trust((), "a baseline is re-run, not spot-checked")
+        return Trust((), "a baseline is re-run, not reproduced")
     return Trust(tuple(found), None)

@@ -96,7 +96,7 @@ class ValidatedSubmission:
     n_docs_total: int
     identity: dict[str, Any]
     provenance: Provenance
-    """What validation established; the leaderboard's spot check adds its outcome (``provenance.spot_check``)."""
+    """What validation established."""
     docs: list[Doc] = field(default_factory=list, repr=False)
     """The documents the run covered (from the real data)."""
     records: list[SampleRecord] = field(default_factory=list, repr=False)

@@ -23,10 +23,9 @@ reason, never the end of the build.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from debench.core.errors import UserError
 from debench.leaderboard.compare import Comparison, compare
@@ -37,15 +36,6 @@ from debench.leaderboard.validate import ValidatedSubmission, validate_submissio
 from debench.models.managed_server import server_scope
 
 Standing = Literal["verified", "self_reported", "baseline"]
-
-
-@dataclass
-class Removed:
-    """A validated entry taken off the page, and why (kept for the page's schema: today nothing the
-    job runs removes an entry; a failed reproduction is shown, self-reported, with its reason)."""
-
-    sub: ValidatedSubmission
-    reason: str
 
 
 @dataclass(frozen=True)
@@ -60,8 +50,6 @@ class Reproduction:
 @dataclass
 class Standings:
     kept: list[tuple[ValidatedSubmission, Standing, str]] = field(default_factory=list)
-    removed: list[Removed] = field(default_factory=list)
-    errors: list[UserError] = field(default_factory=list)
     reproductions: dict[str, Reproduction] = field(default_factory=dict)
     """Entry id (``<folder>/<results file>``) -> the job's run of it."""
     waiting: list[str] = field(default_factory=list)
@@ -70,11 +58,6 @@ class Standings:
 
 def entry_id(sub: ValidatedSubmission) -> str:
     return f"{sub.submission}/{sub.results_path.name}"
-
-
-def _keys(trusted_endpoints: Any) -> Callable[[dict[str, Any]], str | None]:
-    keys = {e.model: e.api_key() for e in trusted_endpoints}
-    return lambda ident: keys.get(str(ident.get("name")))
 
 
 def _finished(sub: ValidatedSubmission, run_results: Path, data_dir: str | Path | None) -> Reproduction | str | None:
