@@ -29,10 +29,11 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from debench.core.errors import UserError, first_problem
-from debench.core.json_schema import document_schema, schema_path, validate_with_schema_file
+from debench.core.errors import UserError
+from debench.core.json_schema import document_schema, schema_path
+from debench.leaderboard.maintainer_files import load_maintainer_file
 
 TRUSTED_SCHEMA_VERSION = "1.0"
 TRUSTED_SCHEMA_PATH = schema_path("trusted_endpoints.schema.json")
@@ -129,28 +130,8 @@ def trusted_json_schema() -> dict[str, Any]:
 
 
 def load_trusted(path: Path) -> TrustedEndpoints:
-    """The allowlist, checked; a bad file is a one-line ``UserError`` naming the field."""
-    import jsonschema
-    import yaml
-
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError("trusted-endpoints file not found", path=str(path)) from None
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise UserError(f"cannot read the trusted-endpoints file ({type(exc).__name__})", path=str(path)) from None
-    try:
-        validate_with_schema_file(data, TRUSTED_SCHEMA_PATH)
-    except jsonschema.ValidationError as exc:
-        where = ".".join(str(p) for p in exc.absolute_path) or None
-        raise UserError(
-            f"does not follow its schema: {' '.join(exc.message.split())[:160]}", path=str(path), field=where
-        ) from None
-    try:
-        trusted = TrustedEndpoints.model_validate(data)
-    except ValidationError as exc:
-        where, msg = first_problem(exc)
-        raise UserError(msg.removeprefix("Value error, "), path=str(path), field=where) from None
+    """The trusted endpoints, checked; a bad file is a one-line ``UserError`` naming the field."""
+    trusted = load_maintainer_file(path, "trusted-endpoints file", TRUSTED_SCHEMA_PATH, TrustedEndpoints)
     ids = trusted.ids()
     dup = next((i for i in ids if ids.count(i) > 1), None)
     if dup:
