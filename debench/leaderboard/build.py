@@ -144,7 +144,7 @@ def _entry(
         )
     return Entry(
         id=f"{sub.submission}/{sub.results_path.name}",
-        judge=sub.judge,
+        judge=sub.judge_key,
         standing=standing,
         standing_reason=reason,
         rank=None,

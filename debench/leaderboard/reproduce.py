@@ -53,7 +53,8 @@ CHUNK = 16
 BUDGET_STOP = "not judged: the leaderboard's budget for one entry ran out"
 
 
-def _models(identity: dict[str, Any]) -> list[dict[str, Any]]:
+def _model_identities(identity: dict[str, Any]) -> list[dict[str, Any]]:
+    """The identities of the models an identity names (an ensemble: its members), baselines left out."""
     members = identity.get("members")
     out = members if isinstance(members, list) else [identity]
     return [m for m in out if isinstance(m, dict) and not str(m.get("name", "")).startswith("baseline/")]
@@ -62,7 +63,7 @@ def _models(identity: dict[str, Any]) -> list[dict[str, Any]]:
 def allowlisted(sub: ValidatedSubmission, maint: Maintainers) -> list[AllowedModel] | str:
     """The allowlist entry of each model the identity names, or why it is not allowlisted."""
     found = []
-    for m in _models(sub.identity):
+    for m in _model_identities(sub.identity):
         got = maint.allowed(str(m.get("name", "")))
         if got is None:
             return f"{m.get('name')} is not a model id of the maintainers' allowlist (leaderboard/maintainers.yaml)"
@@ -96,7 +97,7 @@ def gate_problem(sub: ValidatedSubmission, maint: Maintainers) -> str | None:
     allowed = allowlisted(sub, maint)
     if isinstance(allowed, str):
         return None  # not allowlisted: self-reported, not refused
-    for m, a in zip(_models(sub.identity), allowed, strict=True):
+    for m, a in zip(_model_identities(sub.identity), allowed, strict=True):
         mt = _max_tokens(m, sub)
         if mt > a.max_tokens:
             return f"{a.model} asks for max_tokens {mt}, above the allowlist's ceiling of {a.max_tokens}"
@@ -109,7 +110,7 @@ def gate_problem(sub: ValidatedSubmission, maint: Maintainers) -> str | None:
         if mt >= a.context_window:
             return f"{a.model}: max_tokens {mt} leaves no room for a prompt in its {a.context_window}-token window"
     if len(allowed) == 1:
-        a, mt = allowed[0], _max_tokens(_models(sub.identity)[0], sub)
+        a, mt = allowed[0], _max_tokens(_model_identities(sub.identity)[0], sub)
         over = next(
             (r for r in sub.records if r.status == "not_completed" or r.prompt_tokens + mt > a.context_window), None
         )
@@ -129,7 +130,7 @@ def estimate(sub: ValidatedSubmission, maint: Maintainers) -> Budget:
     n_all = sub.n_docs_total
     per_doc = max(1.0, sub.results.usage.n_requests / max(1, sub.n_docs))
     requests = round(n_all * per_doc)
-    mt = max((_max_tokens(m, sub) for m in _models(sub.identity)), default=0)
+    mt = max((_max_tokens(m, sub) for m in _model_identities(sub.identity)), default=0)
     tokens = max(int(sub.results.usage.total_tokens * n_all / max(1, sub.n_docs)), requests * mt)
     return Budget(requests=requests, tokens=tokens)
 
@@ -143,7 +144,8 @@ class Spend:
         self.requests += requests
         self.tokens += sum(r.prompt_tokens + r.completion_tokens for r in records)
 
-    def within(self, budget: Budget) -> bool:
+    def below(self, budget: Budget) -> bool:
+        """Both counts strictly below the budget's: there is room to run another chunk."""
         return self.requests < budget.requests and self.tokens < budget.tokens
 
 
@@ -165,7 +167,8 @@ class ReproduceRun:
         return folder / sub.results_path.name, folder / sub.samples_path.name
 
 
-def _done(samples: Path) -> dict[str, SampleRecord]:
+def _records_by_doc(samples: Path) -> dict[str, SampleRecord]:
+    """The records the job's samples log holds so far, by document (none when it does not exist yet)."""
     from debench.data.samples import read_records
 
     return {r.doc_id: r for r in read_records(samples, bad_line="skip")} if samples.exists() else {}
@@ -185,7 +188,7 @@ def reproduce(
     ``UserError`` when the model cannot be built or the run cannot be made."""
     from debench.core.record_log import RecordLog
     from debench.leaderboard.rebuild import model_from_identity
-    from debench.leaderboard.validate import _DATA
+    from debench.leaderboard.validate import REAL_DATA
     from debench.run.pipeline import EvalOptions, build_results, run_config
     from debench.run.runner import RunSettings, run_fingerprint, run_samples
     from debench.run.task_files import tasks_dir
@@ -202,11 +205,11 @@ def reproduce(
             path=str(sub.results_path),
             field="reproduction",
         ) from None
-    dataset = _DATA.get(sub.task, run.data_dir)
+    dataset = REAL_DATA.get(sub.task, run.data_dir)
     docs = list(dataset.docs)
     budget = run.maintainers.budgets.per_entry
     entry = Spend()
-    done = _done(samples_path)
+    done = _records_by_doc(samples_path)
     entry.add(
         list(done.values()),
         sum(max(1, r.attempts) for r in done.values() if r.status in ("ok", "parse_failure", "error")),
@@ -215,7 +218,7 @@ def reproduce(
     n_requests = entry.requests
     todo = [d for d in docs if d.doc_id not in done]
     while todo:
-        if not entry.within(budget):
+        if not entry.below(budget):
             log = RecordLog(samples_path, SampleRecord, "doc_id")
             try:
                 for rec in _stop_records(todo, f"{BUDGET_STOP} ({entry.requests} requests, {entry.tokens} tokens)"):
@@ -228,7 +231,7 @@ def reproduce(
         entry.add(records, caller.n_requests)
         run.spent.add(records, caller.n_requests)
         n_requests += caller.n_requests
-    by_id = _done(samples_path)
+    by_id = _records_by_doc(samples_path)
     records = [by_id[d.doc_id] for d in docs if d.doc_id in by_id]
     fp = run_fingerprint(sub.task, model.identity(), dataset.content_hash, method)
     opts = EvalOptions(use_cache=False, data_source="local", command=["scripts/refresh_leaderboard.py", "--reproduce"])

@@ -139,15 +139,16 @@ class ValidatedSubmission:
         return r.n_errors + r.n_not_completed + excluded
 
     @property
-    def judge(self) -> str:
-        """Id of the judge (the identity of its requests + method; ``same_judge``): one leaderboard
-        row per judge and task, so a seed at temperature 0 is not a new judge."""
+    def judge_key(self) -> str:
+        """The key of the judge: ``identity.judge_key`` of the identity of its requests
+        (``same_judge``) and its method. One leaderboard row per judge and task, so a seed at
+        temperature 0 is not a new judge."""
         from debench.leaderboard.same_judge import request_identity
 
         return judge_key(request_identity(self.identity, self.task), self.results.task.method)
 
 
-class _DataCache:
+class RealDataCache:
     """Real data sets loaded once per (data dir, adapter, location, options) across many validations."""
 
     def __init__(self) -> None:
@@ -167,7 +168,8 @@ class _DataCache:
         return self._cache[key]
 
 
-_DATA = _DataCache()
+REAL_DATA = RealDataCache()
+"""The real data sets, shared by every validation and by the leaderboard's own runs."""
 
 
 def _err(path: Path, field: str | None, message: str) -> UserError:
@@ -340,7 +342,7 @@ def _real_data(task: TaskConfig, results: Results, path: Path, data_dir: str | P
             "results on debench's small sample data cannot enter the leaderboard; run on the real data (set DEBENCH_DATA_DIR)",
         )
     try:
-        real = _DATA.get(task, data_dir)
+        real = REAL_DATA.get(task, data_dir)
     except Exception as exc:  # noqa: BLE001 - a user error, or the Hub unreachable / offline
         reason = str(exc) if isinstance(exc, UserError) else f"{type(exc).__name__} from the Hub"
         raise _err(
@@ -611,7 +613,7 @@ def validate_all(
         except Exception as exc:  # noqa: BLE001 - one unreadable entry never stops the others
             errors.append(UserError(f"cannot be read ({type(exc).__name__})", path=str(path)))
             continue
-        key = (sub.task.name, sub.judge)
+        key = (sub.task.name, sub.judge_key)
         if key in seen:
             errors.append(duplicate_error(sub, seen[key]))
             continue

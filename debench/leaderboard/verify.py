@@ -60,7 +60,9 @@ def entry_id(sub: ValidatedSubmission) -> str:
     return f"{sub.submission}/{sub.results_path.name}"
 
 
-def _finished(sub: ValidatedSubmission, run_results: Path, data_dir: str | Path | None) -> Reproduction | str | None:
+def _committed_reproduction(
+    sub: ValidatedSubmission, run_results: Path, data_dir: str | Path | None
+) -> Reproduction | str | None:
     """The committed reproduction of ``sub``, validated and compared; a reason when it does not
     check out; None when there is none (or it is unfinished)."""
     from debench.leaderboard.files import sha256_file
@@ -103,7 +105,7 @@ def _standing(
     if problem:
         return "self_reported", f"not reproduced: {problem}"
     results_path = out_dir / sub.submission / sub.results_path.name
-    got = _finished(sub, results_path, data_dir)
+    got = _committed_reproduction(sub, results_path, data_dir)
     if isinstance(got, str):
         return "self_reported", f"not reproduced: {got}"
     if got is None and run is not None:
@@ -127,7 +129,7 @@ def _standing(
             )
         with server_scope():
             reproduce(sub, t.endpoints, run, lambda ident: keys.get(str(ident.get("name"))))
-        got = _finished(sub, results_path, data_dir)
+        got = _committed_reproduction(sub, results_path, data_dir)
         if isinstance(got, str):
             return "self_reported", f"not reproduced: {got}"
     if got is None:
