@@ -58,6 +58,11 @@ def _err(path: Path, message: str, field: str | None = None) -> UserError:
     return UserError(message, path=str(path), field=field)
 
 
+def refusal(path: Path, field: str | None, message: str) -> UserError:
+    """A submission refused: one line naming the file, the field (when there is one) and why."""
+    return UserError(message, path=str(path), field=field)
+
+
 def regular_file(path: Path, cap: int, what: str) -> int:
     """The size of ``path``, a regular file (not a link) of at most ``cap`` bytes; ``UserError`` otherwise."""
     try:

@@ -187,8 +187,8 @@ def reproduce(
     """Run (or continue) the entry's reproduction and write its results file; returns its path.
     ``UserError`` when the model cannot be built or the run cannot be made."""
     from debench.core.record_log import RecordLog
+    from debench.leaderboard.real_data import REAL_DATA
     from debench.leaderboard.rebuild import model_from_identity
-    from debench.leaderboard.validate import REAL_DATA
     from debench.run.pipeline import EvalOptions, build_results, run_config
     from debench.run.runner import RunSettings, run_fingerprint, run_samples
     from debench.run.task_files import tasks_dir
