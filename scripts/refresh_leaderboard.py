@@ -161,10 +161,11 @@ def main(argv: list[str]) -> int:
     print(f"judged by {_own_debench()}")
 
     from debench.core.errors import UserError
+    from debench.leaderboard.allowlist_checks import gate_problem
     from debench.leaderboard.maintainers import load_maintainers, no_maintainers
     from debench.leaderboard.publish import build, write_leaderboard
     from debench.leaderboard.pull_request import compare_trees
-    from debench.leaderboard.reproduce import ReproduceRun, gate_problem
+    from debench.leaderboard.reproduce import ReproduceRun
     from debench.models.args import parse_model_args
 
     if args.pr_base is not None and args.reproduce:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import DATA_DIR
 
-from debench.leaderboard.build import competition_ranks, overall_ranks, tiers
+from debench.leaderboard.ranking import competition_ranks, overall_ranks, tiers
 
 REPO = Path(__file__).resolve().parent.parent
 SEEDS = REPO / "leaderboard" / "submissions"

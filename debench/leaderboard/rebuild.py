@@ -90,10 +90,10 @@ def model_from_identity(
     """The model a results file's ``model.identity`` names, rebuilt (its identity must come out the
     same). ``api_key``: one key, or a function giving each (member) identity its key; ``operator``:
     the rebuilding machine's own settings (the self-check's ``--spot-check-model-args``, the refresh
-    script's ``--model-args``). ``own_endpoint``: the
-    leaderboard's own run never goes where the submitter's requests went: the recorded ``api_base``
-    is dropped, the model reaches the endpoint of the job's environment, and the identities are
-    compared without it (the endpoint the job reached is recorded with its run)."""
+    script's ``--model-args``). ``own_endpoint``: the leaderboard's own run never goes where the
+    submitter's requests went: the recorded ``api_base`` is dropped, the model reaches the endpoint
+    of the job's environment, and the identities are compared without it (the endpoint the job
+    reached is recorded with its run)."""
     from debench.models.ensemble import EnsembleModel
     from debench.models.factory import make_model, model_kind
 
@@ -108,14 +108,19 @@ def model_from_identity(
         bases = None if own_endpoint else identity.get("api_base") or None
         key = api_key(identity) if callable(api_key) else api_key
         model = make_model(name, api_bases=list(bases) if bases else None, api_key=key, model_args=args, seed=seed)
-    rebuilt = model.identity()
+    _refuse_other_identity(model.identity(), identity, own_endpoint)
+    return model
+
+
+def _refuse_other_identity(rebuilt: dict[str, Any], recorded: dict[str, Any], own_endpoint: bool) -> None:
+    """``UserError`` naming the fields in which the rebuilt model's identity differs from the recorded
+    one (``own_endpoint``: compared without ``api_base``)."""
     if own_endpoint:
-        rebuilt, identity = ({k: v for k, v in d.items() if k != "api_base"} for d in (rebuilt, identity))
-    if rebuilt != identity:
-        differs = sorted(k for k in {*rebuilt, *identity} if rebuilt.get(k) != identity.get(k))
+        rebuilt, recorded = ({k: v for k, v in d.items() if k != "api_base"} for d in (rebuilt, recorded))
+    if rebuilt != recorded:
+        differs = sorted(k for k in {*rebuilt, *recorded} if rebuilt.get(k) != recorded.get(k))
         raise UserError(
-            f"the model rebuilt from this identity differs in {', '.join(differs)} (recorded {json.dumps({k: identity.get(k) for k in differs})}, "
+            f"the model rebuilt from this identity differs in {', '.join(differs)} (recorded {json.dumps({k: recorded.get(k) for k in differs})}, "
             f"rebuilt {json.dumps({k: rebuilt.get(k) for k in differs})}): other weights, settings or debench version",
             field="model.identity",
         )
-    return model
