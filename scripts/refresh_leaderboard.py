@@ -40,7 +40,13 @@ import argparse
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from debench.leaderboard.maintainers import Maintainers
+    from debench.leaderboard.publish import Built
 
 sys.dont_write_bytecode = True  # the judging checkout stays byte for byte what was checked out
 REPO = Path(__file__).resolve().parent.parent
@@ -62,7 +68,14 @@ def _own_debench() -> str:
 
 
 def push(
-    board_dir: Path, built, submissions: Path, repo_id: str, *, token: str | None, revision: str | None, message: str
+    board_dir: Path,
+    built: Built,
+    submissions: Path,
+    repo_id: str,
+    *,
+    token: str | None,
+    revision: str | None,
+    message: str,
 ) -> str:
     """Upload the page, the JSON, its schema and the published submissions' files to a Hub data set."""
     from huggingface_hub import HfApi
@@ -85,7 +98,7 @@ def push(
     return str(getattr(info, "commit_url", info))
 
 
-def main(argv: list[str]) -> int:
+def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--submissions", type=Path, default=REPO / "leaderboard" / "submissions")
     ap.add_argument("--out", type=Path, default=REPO / "leaderboard")
@@ -145,7 +158,11 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--push", metavar="REPO_ID", default=None, help="upload to this Hugging Face Hub data set")
     ap.add_argument("--revision", default=None, help="branch of the Hub data set (default: main)")
     ap.add_argument("--token", default=os.environ.get("HF_TOKEN"), help="Hub token (default: $HF_TOKEN)")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
     roots = [
         (args.submissions, "leaderboard/submissions"),
         (args.reproduced, "leaderboard/reproduced"),
@@ -162,10 +179,8 @@ def main(argv: list[str]) -> int:
 
     from debench.core.errors import UserError
     from debench.leaderboard.maintainers import load_maintainers, no_maintainers
-    from debench.leaderboard.publish import build, write_leaderboard
+    from debench.leaderboard.publish import write_leaderboard
     from debench.leaderboard.pull_request import compare_trees
-    from debench.leaderboard.reproduce import ReproduceRun, gate_problem
-    from debench.models.args import parse_model_args
 
     if args.pr_base is not None and args.reproduce:
         say("refresh: error: a pull request is never run: --pr-base and --reproduce exclude each other", err=True)
@@ -179,43 +194,79 @@ def main(argv: list[str]) -> int:
         maint = load_maintainers(args.maintainers) if args.maintainers.exists() else no_maintainers()
         if not args.maintainers.exists():
             say(f"refresh: no maintainers' file at {args.maintainers}: nothing is reproduced, nothing allowlisted")
-        operator = parse_model_args(args.model_args, "--model-args") if args.model_args else None
-        run = (
-            ReproduceRun(out_dir=args.reproduced, maintainers=maint, data_dir=args.data_dir, model_args=operator)
-            if args.reproduce
-            else None
-        )
-        built = build(
-            args.submissions,
-            None,
-            data_dir=args.data_dir,
-            skip_invalid=True,
-            reported_path=args.reported,
-            trusted_path=args.trusted,
-            maintainers_path=args.maintainers if args.maintainers.exists() else None,
-            reproduce=run,
-            reproduced_dir=args.reproduced,
-            queue_path=args.queue,
-            merged=sorted(p.name for p in args.pr_base.iterdir() if p.is_dir()) if gate else (),
-        )
+        built = _build(args, maint)
     except (UserError, OSError) as exc:
         say(f"refresh: error: {exc}", err=True)
         return 2
-    if gate:
-        # the gate refuses what the refresh would not build: any refusal, and an allowlisted identity whose settings overflow
-        problems = [str(e) for e in built.errors]
-        problems += [
-            f"{s.results_path}: {p}"
-            for s in built.published
-            if s.submission == new_folder and (p := gate_problem(s, maint))
-        ]
-        if problems:
-            for p in problems:
-                say(f"refused: {p}", err=True)
-            say(f"refresh: {len(problems)} problem(s) in the pull request; nothing rebuilt", err=True)
+    problems = _gate_problems(built, new_folder, maint) if gate else []
+    if problems:
+        for p in problems:
+            say(f"refused: {p}", err=True)
+        say(f"refresh: {len(problems)} problem(s) in the pull request; nothing rebuilt", err=True)
+        return 2
+    write_leaderboard(built.board, args.out)
+    _report(built, args.out, say)
+    if args.push:
+        if not args.token:
+            say("refresh: error: --push needs a Hub token (HF_TOKEN or --token)", err=True)
             return 2
+        url = push(
+            args.out,
+            built,
+            args.submissions,
+            args.push,
+            token=args.token,
+            revision=args.revision,
+            message=f"Refresh leaderboard ({built.board.generated_at})",
+        )
+        say(f"pushed: {url}")
+    return 0
+
+
+def _build(args: argparse.Namespace, maint: Maintainers) -> Built:
+    """The refresh's build of the submissions tree (with ``--reproduce``, running what awaits the job)."""
+    from debench.leaderboard.publish import build
+    from debench.leaderboard.reproduce import ReproduceRun
+    from debench.models.args import parse_model_args
+
+    operator = parse_model_args(args.model_args, "--model-args") if args.model_args else None
+    run = (
+        ReproduceRun(out_dir=args.reproduced, maintainers=maint, data_dir=args.data_dir, model_args=operator)
+        if args.reproduce
+        else None
+    )
+    return build(
+        args.submissions,
+        None,
+        data_dir=args.data_dir,
+        skip_invalid=True,
+        reported_path=args.reported,
+        trusted_path=args.trusted,
+        maintainers_path=args.maintainers if args.maintainers.exists() else None,
+        reproduce=run,
+        reproduced_dir=args.reproduced,
+        queue_path=args.queue,
+        merged=sorted(p.name for p in args.pr_base.iterdir() if p.is_dir()) if args.pr_base is not None else (),
+    )
+
+
+def _gate_problems(built: Built, new_folder: str | None, maint: Maintainers) -> list[str]:
+    """What the gate refuses: whatever the refresh would not build, and an allowlisted identity of
+    the new folder whose settings overflow its window or pass its ceilings."""
+    from debench.leaderboard.allowlist_checks import gate_problem
+
+    problems = [str(e) for e in built.errors]
+    problems += [
+        f"{s.results_path}: {p}"
+        for s in built.published
+        if s.submission == new_folder and (p := gate_problem(s, maint))
+    ]
+    return problems
+
+
+def _report(built: Built, out: Path, say: Callable[..., None]) -> None:
+    """One line per entry (its standing, and why), one per file not built, and the totals."""
     board = built.board
-    write_leaderboard(board, args.out)
     for t in board.tasks:
         for e in t.entries:
             say(
@@ -228,23 +279,8 @@ def main(argv: list[str]) -> int:
     n_verified = sum(len(t.verified) for t in board.tasks)
     say(
         f"leaderboard: {n} entries ({n_verified} reproduced and ranked with the leaderboard's own numbers, {len(board.waiting)} waiting, "
-        f"{len(built.errors)} not built) on {len(board.tasks)} task(s) -> {args.out / 'leaderboard.json'}, {args.out / 'index.html'}"
+        f"{len(built.errors)} not built) on {len(board.tasks)} task(s) -> {out / 'leaderboard.json'}, {out / 'index.html'}"
     )
-    if args.push:
-        if not args.token:
-            say("refresh: error: --push needs a Hub token (HF_TOKEN or --token)", err=True)
-            return 2
-        url = push(
-            args.out,
-            built,
-            args.submissions,
-            args.push,
-            token=args.token,
-            revision=args.revision,
-            message=f"Refresh leaderboard ({board.generated_at})",
-        )
-        say(f"pushed: {url}")
-    return 0
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ from debench.leaderboard.board import SCHEMA_PATH as LEADERBOARD_SCHEMA_PATH
 from debench.leaderboard.board import leaderboard_json_schema
 from debench.leaderboard.maintainers import MAINTAINERS_SCHEMA_PATH, maintainers_json_schema
 from debench.leaderboard.reported import REPORTED_SCHEMA_PATH, reported_json_schema
-from debench.leaderboard.spot_record import SPOT_RECORD_SCHEMA_PATH, spot_record_json_schema
 from debench.leaderboard.trusted import TRUSTED_SCHEMA_PATH, trusted_json_schema
 from debench.probes.report import PROBE_SCHEMA_PATH, probe_report_json_schema
 from debench.scoring.group_summary import GROUP_SUMMARY_SCHEMA_PATH, group_summary_json_schema
@@ -33,7 +32,6 @@ TARGETS = {
     REPORTED_SCHEMA_PATH: reported_json_schema,
     TRUSTED_SCHEMA_PATH: trusted_json_schema,
     MAINTAINERS_SCHEMA_PATH: maintainers_json_schema,
-    SPOT_RECORD_SCHEMA_PATH: spot_record_json_schema,
     PROBE_SCHEMA_PATH: probe_report_json_schema,
     REPEATS_SCHEMA_PATH: repeats_json_schema,
     SPEECH_RATING_SCHEMA_PATH: speech_rating_json_schema,

@@ -145,8 +145,6 @@ REPO = Path(__file__).resolve().parent.parent
 SEEDS = REPO / "leaderboard" / "submissions"
 TRUSTED = REPO / "leaderboard" / "trusted_endpoints.yaml"
 MAINTAINERS = REPO / "leaderboard" / "maintainers.yaml"
-COMMIT = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c"
-"""A commit sha standing for the merge commit the refresh job's spot check is seeded from."""
 
 
 def cli(*args: str, env: dict[str, str] | None = None) -> Any:
@@ -260,11 +258,6 @@ def refresh_main(*argv: str) -> tuple[int, str, str]:
 
 
 # -- the committed, verified embedded-model submission
-
-
-def smollm2_record(subs: Path) -> Path:
-    (rec,) = (subs / "local__smollm2").glob("spotcheck_*.json")
-    return rec
 
 
 def smollm2_results(subs: Path) -> Path:

@@ -182,7 +182,7 @@ def test_llama_cpp_runs_two_threads_on_any_machine_and_another_count_is_another_
     """The thread count changes llama.cpp's answers (docs/models.md, "Threads"): the server runs
     ``DEFAULT_THREADS`` whatever the number of cores, and ``n_threads`` joins the identity (so the
     cache key and the leaderboard's rebuild), reaching the server it starts."""
-    from debench.leaderboard.spot_check import model_from_identity
+    from debench.leaderboard.rebuild import model_from_identity
     from debench.models import local_server
     from debench.models.llama_cpp_settings import DEFAULT_THREADS
 

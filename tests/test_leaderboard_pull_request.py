@@ -38,7 +38,8 @@ def new_baseline(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def trees(tmp_path: Path) -> tuple[Path, Path]:
     """(pr checkout, base checkout): the same tree — two seeded baselines, the verified embedded
-    model with its spot-check record, a task file — the pull request's still to be changed."""
+    model with the spot-check record of the previous version, a task file — the pull request's still
+    to be changed."""
     real_data_dir("ibm_debate_speeches")
     base = tmp_path / "base"
     subs = submissions_tree(base, TASK, ("baseline/random", "baseline/length"))
@@ -169,7 +170,7 @@ def test_a_pull_request_cannot_add_or_change_a_spot_check_record(
         base,
         tmp_path,
         fake.name,
-        "a spot-check record is written by the leaderboard's job after the merge, never submitted",
+        "a submission holds its results_*.json files and the samples logs they name, not a spot-check record",
     )
     fake.unlink()
     mine = pr / "leaderboard" / "submissions" / "local__smollm2" / record.name

@@ -5,7 +5,7 @@ submissions tree, the leaderboard's own build), and none of them ranks.
 * gold answers served by the submitter's own endpoint (and the same answers typed by hand under a
   trusted provider's model name): shown as self-reported, never ranked; the job never asks the
   submitter's endpoint;
-* the hardest documents turned into parse failures: not ranked, even if the spot check drew none of them;
+* the hardest documents turned into parse failures: not ranked;
 * a prompt edited to show the model the human ratings, with the results file's hashes patched: refused.
 """
 
@@ -86,8 +86,7 @@ def test_gold_answers_from_the_submitters_endpoint_are_shown_not_ranked(
     assert results["metrics"]["kendall_tau_c"]["value"] > 0.6  # the gold answers: far above every real judge
     subs = submissions_tree(tmp_path, TASK)
     res, _ = add_submission(subs, gold_run, "acme__gold-judge")
-    # the submitter's own check of their own endpoint passes (today's `validate --spot-check` and
-    # `leaderboard build --spot-check` asked that endpoint, and the page called it spot-checked)
+    # the submitter's self-check of their own endpoint passes: it verifies nothing
     got = cli("validate", str(res), "--spot-check", "8")
     assert got.exit_code == 0, got.stderr
     assert "self-check 100% at its own endpoint (not a verification)" in got.stdout
@@ -103,7 +102,6 @@ def test_gold_answers_from_the_submitters_endpoint_are_shown_not_ranked(
     assert "127.0.0.1" in gold["standing_reason"] and "loopback" in gold["standing_reason"]
     assert gold["metrics"]["kendall_tau_c"] == results["metrics"]["kendall_tau_c"]  # shown with its numbers and CI
     assert all(e["rank"] is None for e in groups["baselines"])
-    assert not list(subs.rglob("spotcheck_*.json"))  # nothing was spot-checked, no record written
     html = (out / "index.html").read_text()
     assert gold["id"] in _section(html, f"self-{TASK}") and gold["id"] not in _section(html, TASK)
     assert "A rank is the leaderboard's own number." in html
@@ -160,9 +158,6 @@ def test_the_same_answers_typed_in_as_a_trusted_providers_model_are_not_ranked(g
 
 def _smollm2() -> Path:
     (res,) = (SEEDS / "local__smollm2").glob("results_ibm_speech_likert_*.json")
-    assert (res.parent / ("spotcheck_" + res.name.removeprefix("results_"))).exists(), (
-        f"the committed {res} has lost its spot-check record"
-    )
     return res
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import DATA_DIR
 
-from debench.leaderboard.build import competition_ranks, overall_ranks, tiers
+from debench.leaderboard.ranking import competition_ranks, overall_ranks, tiers
 
 REPO = Path(__file__).resolve().parent.parent
 SEEDS = REPO / "leaderboard" / "submissions"
@@ -66,7 +66,7 @@ def test_overall_ranks_among_the_judges_ranked_overall() -> None:
 
 def _kept(subs, standing="verified"):
     """Validated runs given a standing: the ranking mechanics below take it as given (what earns it is
-    ``test_leaderboard_rank_attacks.py`` / ``test_leaderboard_spot_check.py``'s)."""
+    ``test_leaderboard_rank_attacks.py`` / ``test_leaderboard_reproduce.py``'s)."""
     return [(s, standing, "given") for s in subs]
 
 

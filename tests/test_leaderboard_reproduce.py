@@ -249,7 +249,7 @@ def test_identical_runs_differ_by_zero_within_noise_and_a_forgery_does_not(tmp_p
 def test_an_identity_above_the_ceiling_or_overflowing_is_a_gate_problem() -> None:
     from types import SimpleNamespace
 
-    from debench.leaderboard.reproduce import gate_problem
+    from debench.leaderboard.allowlist_checks import gate_problem
 
     task = installed_task(TASK)
     m = load_maintainers(REPO / "leaderboard" / "maintainers.yaml")

@@ -110,3 +110,27 @@ def test_a_bad_allowlist_is_one_line(tmp_path: Path, text: str, field: str | Non
     assert message in str(exc.value) and str(path) in str(exc.value)
     if field:
         assert f"field '{field}" in str(exc.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (None, "{what} not found"),
+        ("a: [unclosed\n", "cannot read the {what} (ParserError)"),
+        ('schema_version: "1.0"\nbudgets: !!python/object/apply:os.system ["true"]\n', "cannot read the {what}"),
+        ('schema_version: "1.0"\nunknown_key: 1\n', "does not follow its schema"),
+    ],
+)
+def test_both_maintainers_files_give_the_same_one_line_errors(tmp_path: Path, text: str | None, message: str) -> None:
+    """leaderboard/maintainers.yaml and leaderboard/trusted_endpoints.yaml are read by one loader:
+    a file that is missing, not YAML, or off its schema is the same one line for either."""
+    from debench.leaderboard.maintainers import load_maintainers
+
+    for load, what in ((load_maintainers, "maintainers' file"), (load_trusted, "trusted-endpoints file")):
+        path = tmp_path / f"{what[:5]}.yaml"
+        if text is not None:
+            path.write_text(text)
+        with pytest.raises(UserError) as exc:
+            load(path)
+        line = str(exc.value)
+        assert len(line.splitlines()) == 1 and str(path) in line and message.format(what=what) in line, line

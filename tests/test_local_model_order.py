@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from debench.leaderboard.spot_check import model_from_identity
+from debench.leaderboard.rebuild import model_from_identity
 from debench.models.base import Request
 from debench.models.factory import make_model
 from debench.models.local import LocalModel

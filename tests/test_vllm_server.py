@@ -551,10 +551,10 @@ def test_a_local_checkpoint_is_named_by_its_content(tmp_path: Path) -> None:
         make_model(f"vllm/{ckpt}@revision=main")
 
 
-# -- the leaderboard's spot check serves open weights itself ----------------------------------
+# -- the self-check and the leaderboard's own run serve open weights themselves ---------------
 
 
-def test_a_spot_check_serves_the_submitted_hub_weights_itself(fake: FakeVLLM, tmp_path: Path) -> None:
+def test_a_self_check_serves_the_submitted_hub_weights_itself(fake: FakeVLLM, tmp_path: Path) -> None:
     assert (
         cli(
             *eval_args(tmp_path, "vllm/org/judge-7b@revision=abc123", "--model-args", "tensor_parallel_size=2")
@@ -634,7 +634,7 @@ def test_the_leaderboard_job_runs_an_allowlisted_vllm_entry_by_serving_its_weigh
     assert no_process_left(fake)
 
 
-def test_a_spot_check_never_acts_on_submitter_written_server_flags_or_local_paths(
+def test_a_rebuilt_model_never_acts_on_submitter_written_server_flags_or_local_paths(
     fake: FakeVLLM, tmp_path: Path
 ) -> None:
     assert cli(*eval_args(tmp_path, "vllm/org/judge-7b", "--model-args", "server_args=--enforce-eager")).exit_code == 0
@@ -648,7 +648,7 @@ def test_a_spot_check_never_acts_on_submitter_written_server_flags_or_local_path
     )
     assert len(fake.records()) == 1  # nothing was started with the submitter's flags
     assert cli(*check, "--spot-check-model-args", "server_args=--enforce-eager").exit_code == 0
-    from debench.leaderboard.spot_check import model_from_identity
+    from debench.leaderboard.rebuild import model_from_identity
 
     ident = {
         "name": "vllm//home/me/ckpt",

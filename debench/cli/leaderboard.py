@@ -17,7 +17,7 @@ spot_check_model_args_option = click.option(
     "--spot-check-model-args",
     default=None,
     metavar="K=V,...",
-    help="This machine's settings for the re-judging models, e.g. tensor_parallel_size=4,vllm_command=PATH for vllm/ entries "
+    help="This machine's settings for the self-check's models, e.g. tensor_parallel_size=4,vllm_command=PATH for vllm/ entries "
     "(each model takes the keys its kind uses; one that changes a model's identity is a refusal).",
 )
 
@@ -107,8 +107,6 @@ def build_cmd(
     )
     for err in built.errors:
         click.echo(f"debench: refused: {err}", err=True)
-    for r in built.removed:
-        click.echo(f"debench: removed: {r.sub.results_path}: {r.reason}", err=True)
     board = built.board
     n_entries = sum(len(t.entries) for t in board.tasks)
     n_verified = sum(len(t.verified) for t in board.tasks)
@@ -128,7 +126,7 @@ def build_cmd(
     type=click.IntRange(min=1),
     default=None,
     metavar="N",
-    help="Self-check: re-judge N documents of each submission through the endpoint its identity names (no cache) and refuse it below 80% agreement. This verifies nothing: the leaderboard re-judges through trusted endpoints after merge.",
+    help="Self-check: re-judge N documents of each submission through the endpoint its identity names (no cache) and refuse it below 80% agreement. This verifies nothing: after the merge the leaderboard runs allowlisted models itself on every document.",
 )
 @click.option(
     "--spot-check-seed", type=int, default=0, show_default=True, help="Seed of the self-check's draw of documents."
@@ -159,11 +157,11 @@ def validate_cmd(
     one result per model, method and task. A folder is checked whole: regular files only, each
     accounted for by a results file. Anything else refuses the submission (one line naming the file
     and field, exit code 2). Passing validation does not rank an entry: only the leaderboard's own
-    spot check through a trusted endpoint does (docs/leaderboard.md).
+    run of every document, through an endpoint the maintainers trust, is ranked (docs/leaderboard.md).
     """
     from debench.core.errors import UserError
     from debench.core.redact import remember_secret
-    from debench.leaderboard.spot_check import self_check
+    from debench.leaderboard.self_check import self_check
     from debench.leaderboard.validate import find_results_files, validate_all
 
     remember_secret(api_key)
@@ -176,7 +174,7 @@ def validate_cmd(
         basis = (
             "baseline re-run"
             if sub.provenance.basis == "recomputed"
-            else "responses traced, not reproduced (only the leaderboard's spot check can rank it)"
+            else "responses traced, not reproduced (only the leaderboard's own run of it can be ranked)"
         )
         if spot_check is not None and sub.provenance.basis != "recomputed":
             try:

@@ -2,7 +2,7 @@
 package's metadata when first asked for (``import debench`` does not pay for the lookup).
 
 ``debench.__version__``, ``debench --version``, the results' ``versions.debench`` and the leaderboard's
-and spot checks' ``debench_version`` all come from here.
+``debench_version`` all come from here.
 """
 
 from __future__ import annotations

@@ -6,11 +6,15 @@ scripts/write_schemas.py``). Version 2.0 added tiers, judge ids, provenance, the
 and the papers' reported numbers. Version 3.0 ranks only what the leaderboard reproduced: each
 task's entries are split into ``verified`` (ranked), ``self_reported`` (never ranked) and
 ``baselines`` (reference lines); the overview ranks verified judges only, and says what it waits
-for; entries the leaderboard's spot check removed are listed with the reason. Version 4.0 ranks
-only the leaderboard's own numbers: a verified entry's metrics are those of the refresh job's run
-on every document (``reproduction``), the submitted ones stay beside them (``submitted_metrics``);
-entries waiting for the job's run are listed (``waiting``); the overall task set is the
-maintainers'.
+for. Version 4.0 ranks only the leaderboard's own numbers: a verified entry's metrics are those of
+the refresh job's run on every document (``reproduction``), the submitted ones stay beside them
+(``submitted_metrics``); entries waiting for the job's run are listed (``waiting``); the overall
+task set is the maintainers'.
+
+Two keys of version 4.0 are left from the spot check of 8 documents that the job's own run of every
+document replaced: each entry's ``provenance.spot_check`` is always null and ``removed`` is always
+empty. They stay so that the files keep the shape schema 4.0 gives them; the next schema version
+drops them.
 """
 
 from __future__ import annotations
@@ -65,6 +69,15 @@ class ReproductionInfo(BaseModel):
     n_docs: int
 
 
+class EntryProvenance(Provenance):
+    """What validation established (``Provenance``), with the always-null ``spot_check`` key schema 4.0 keeps."""
+
+    spot_check: None = Field(
+        default=None,
+        description="always null: the spot check it recorded was replaced by the leaderboard's own run of every document (reproduction)",
+    )
+
+
 class Entry(BaseModel):
     id: str = Field(description="<submission folder>/<results file name>, unique")
     judge: str = Field(description="id of the judge: its model identity and method (one entry per judge and task)")
@@ -107,7 +120,7 @@ class Entry(BaseModel):
     total_tokens: int
     cost_usd: float | None
     reports: dict[str, Any] = Field(default_factory=dict)
-    provenance: Provenance
+    provenance: EntryProvenance
     submitted_metrics: dict[str, MetricValue] | None = Field(
         default=None,
         description="a verified entry's self-reported numbers (its metrics are the leaderboard's own run's)",
@@ -174,13 +187,6 @@ class OverviewRow(BaseModel):
     missing_tasks: list[str] = Field(description="overall tasks on which this judge has no ranked entry")
 
 
-class RemovedEntry(BaseModel):
-    id: str = Field(description="<submission folder>/<results file name>")
-    model: str
-    task: str
-    reason: str = Field(description="why the leaderboard's spot check took it off the page")
-
-
 class Leaderboard(BaseModel):
     schema_version: str = LEADERBOARD_SCHEMA_VERSION
     title: str
@@ -201,9 +207,9 @@ class Leaderboard(BaseModel):
         description="verified judges: ranked overall first (by overall rank, once shown), then the others"
     )
     overview_self_reported: list[OverviewRow] = Field(description="self-reported judges, never ranked")
-    removed: list[RemovedEntry] = Field(
-        default_factory=list,
-        description="validated entries the leaderboard took off the page, with the reason (none today: a run that fails leaves its entry self-reported)",
+    removed: tuple[()] = Field(
+        default=(),
+        description="always empty: the spot check that took entries off the page was replaced by the leaderboard's own run (a run that fails leaves its entry self-reported)",
     )
     reported: Reported = Field(description="numbers reported in papers, not verified, never ranked")
     waiting: list[str] = Field(

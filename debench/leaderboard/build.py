@@ -14,20 +14,7 @@ changes. What is ranked at all:
 * the overall ranking covers verified judges only and appears once ``MIN_OVERALL_JUDGES`` of them
   are ranked on every task of the overall set; until then ``overall_waiting`` says what is missing.
 
-Fair ranking (``competition_ranks``, ``tiers``, ``overall_ranks``): point-estimate ranks, tiers of
-statistically indistinguishable entries, and an overall rank on one task set shared by every judge
-ranked overall.
-
-* **Rank** (within a task): competition ranking by the primary metric's point estimate
-  (1, 2, 2, 4), over the ranked entries only.
-* **Tier** (within a task): the best entry leads tier 1, and every entry whose 95% CI overlaps the
-  leader's joins it; the best entry left leads tier 2, and so on. Entries of one tier cannot be
-  told apart at 95% from their tier's leader. An entry without a CI counts as its point estimate.
-* **Overall**: computed over one task set (every task with a ranked entry). Only judges ranked on
-  every task of the set get an overall rank: the mean of their ranks among those judges, on each
-  task of the set, ranked again (lower is better). A judge missing a task is shown, not ranked
-  overall — ranking on the tasks a judge happened to run would let a single good task beat a
-  judge that is good on all of them.
+Ranks, tiers and the overall rank are computed by ``debench.leaderboard.ranking``.
 """
 
 from __future__ import annotations
@@ -38,19 +25,20 @@ from typing import Literal
 
 from debench.leaderboard.board import (
     Entry,
+    EntryProvenance,
     HumanReference,
     Leaderboard,
     MetricColumn,
     OverviewCell,
     OverviewRow,
-    RemovedEntry,
     ReproductionInfo,
     TaskBoard,
 )
 from debench.leaderboard.provenance import MAX_INCOMPLETE_SHARE
+from debench.leaderboard.ranking import competition_ranks, overall_ranks, tiers
 from debench.leaderboard.reported import Reported
 from debench.leaderboard.validate import ValidatedSubmission
-from debench.leaderboard.verify import Removed, Reproduction, Standing
+from debench.leaderboard.verify import Reproduction, Standing
 from debench.metrics.names import STATUS_METRICS
 from debench.task.config import TaskConfig
 
@@ -144,7 +132,7 @@ def _entry(
         )
     return Entry(
         id=f"{sub.submission}/{sub.results_path.name}",
-        judge=sub.judge,
+        judge=sub.judge_key,
         standing=standing,
         standing_reason=reason,
         rank=None,
@@ -172,7 +160,7 @@ def _entry(
         total_tokens=r.usage.total_tokens,
         cost_usd=r.usage.cost_usd,
         reports=own.reports,
-        provenance=sub.provenance,
+        provenance=EntryProvenance(**sub.provenance.model_dump()),
         submitted_metrics=sub.metrics if rep is not None else None,
         reproduction=_reproduction_info(sub, rep) if rep is not None else None,
         queue_position=queue_position,
@@ -225,54 +213,26 @@ def _by_value(entries: list[Entry], primary: str, higher_is_better: bool) -> lis
     return sorted(entries, key=key)
 
 
-def task_board(
-    task: TaskConfig,
-    kept: list[Kept],
-    root: Path,
-    reproductions: Mapping[str, Reproduction] | None = None,
-    waiting: Sequence[str] = (),
-) -> TaskBoard:
-    from debench.run.pipeline import task_sha
-
+def _columns(task: TaskConfig) -> tuple[str, list[MetricColumn], bool]:
+    """(the primary metric, the judge metric columns, whether higher is better on the primary): the
+    human-human references are not columns, and the primary is the first judge metric that is not a
+    status metric."""
     names = [m.name for m in task.metrics]
     name_set = set(names)
     judge_names = [n for n in names if not _is_reference(n, name_set)]
     primary = next((n for n in judge_names if n not in STATUS_METRICS), judge_names[0] if judge_names else names[0])
     columns = [metric_column(n, n == primary) for n in judge_names]
     higher = next(c.higher_is_better for c in columns if c.primary) if columns else True
-    reps = reproductions or {}
+    return primary, columns, higher
 
-    def eid(s: ValidatedSubmission) -> str:
-        return f"{s.submission}/{s.results_path.name}"
 
-    entries = [
-        _entry(
-            s,
-            standing,
-            reason,
-            root,
-            reps.get(eid(s)) if standing == "verified" else None,
-            waiting.index(eid(s)) + 1 if eid(s) in waiting else None,
-        )
-        for s, standing, reason in kept
-    ]
-    verified = rank_entries([e for e in entries if e.standing == "verified"], primary, higher)
-    self_reported = _by_value([e for e in entries if e.standing == "self_reported"], primary, higher)
-    baselines = _by_value([e for e in entries if e.standing == "baseline"], primary, higher)
-    for e in self_reported:
-        e.unranked_reason = "self-reported: " + e.standing_reason
-    for e in baselines:
-        e.unranked_reason = "a baseline: a reference line, never ranked"
-
+def _human_references(task: TaskConfig, entries: list[Entry]) -> list[HumanReference]:
+    """The humans' figure of each reference metric, on the documents a full run scored: taken from
+    the entry with the largest n."""
+    names = [m.name for m in task.metrics]
     refs: list[HumanReference] = []
-    everything = [*verified, *self_reported, *baselines]
-    for n in names:
-        if not _is_reference(n, name_set):
-            continue
-        # The humans' figure on the documents a full run scored: take the entry with the largest n.
-        best = max(
-            (e for e in everything if n in e.metrics), key=lambda e: (not e.partial, e.metrics[n].n), default=None
-        )
+    for n in (n for n in names if _is_reference(n, set(names))):
+        best = max((e for e in entries if n in e.metrics), key=lambda e: (not e.partial, e.metrics[n].n), default=None)
         if best is not None and best.metrics[n].value is not None:
             refs.append(
                 HumanReference(
@@ -282,7 +242,34 @@ def task_board(
                     value=best.metrics[n],
                 )
             )
+    return refs
 
+
+def task_board(
+    task: TaskConfig,
+    kept: list[Kept],
+    root: Path,
+    reproductions: Mapping[str, Reproduction] | None = None,
+    waiting: Sequence[str] = (),
+) -> TaskBoard:
+    from debench.run.pipeline import task_sha
+
+    primary, columns, higher = _columns(task)
+    reps = reproductions or {}
+
+    def entry_of(s: ValidatedSubmission, standing: Standing, reason: str) -> Entry:
+        eid = f"{s.submission}/{s.results_path.name}"
+        rep = reps.get(eid) if standing == "verified" else None
+        return _entry(s, standing, reason, root, rep, waiting.index(eid) + 1 if eid in waiting else None)
+
+    entries = [entry_of(s, standing, reason) for s, standing, reason in kept]
+    verified = rank_entries([e for e in entries if e.standing == "verified"], primary, higher)
+    self_reported = _by_value([e for e in entries if e.standing == "self_reported"], primary, higher)
+    baselines = _by_value([e for e in entries if e.standing == "baseline"], primary, higher)
+    for e in self_reported:
+        e.unranked_reason = "self-reported: " + e.standing_reason
+    for e in baselines:
+        e.unranked_reason = "a baseline: a reference line, never ranked"
     first = kept[0][0]
     return TaskBoard(
         name=task.name,
@@ -294,7 +281,7 @@ def task_board(
         n_docs_total=first.n_docs_total,
         primary_metric=primary,
         metrics=columns,
-        human_reference=refs,
+        human_reference=_human_references(task, [*verified, *self_reported, *baselines]),
         choices=list(task.parser.choices) if task.parser.choices else None,
         verified=verified,
         self_reported=self_reported,
@@ -343,51 +330,61 @@ def overview(
     self-reported judges' rows, what the overall ranking waits for). ``fixed_tasks``: the
     maintainers' overall task set (None: every task with a ranked entry, the older rule)."""
     rows = _rows(tasks, "verified")
-    overall_tasks = (
-        list(fixed_tasks)
-        if fixed_tasks is not None
-        else [t.name for t in tasks if any(e.rank is not None for e in t.verified)]
-    )
-    higher = {t.name: next(c.higher_is_better for c in t.metrics if c.primary) for t in tasks}
-    values = {
-        j: {name: c.value for name, c in row.cells.items() if c.rank is not None and c.value is not None}
-        for j, row in rows.items()
-    }
+    overall_tasks = list(fixed_tasks) if fixed_tasks is not None else _tasks_with_a_rank(tasks)
+    values = {j: _ranked_values(row) for j, row in rows.items()}
     eligible = [j for j in rows if overall_tasks and all(t in values[j] for t in overall_tasks)]
-    waiting = None
-    standing: dict[str, tuple[float, int]] = {}
-    if len(eligible) >= MIN_OVERALL_JUDGES:
-        standing = overall_ranks(values, overall_tasks, higher)
-    else:
-        have = (
-            ", ".join(
-                f"{rows[j].model} on {', '.join(sorted(values[j]))}"
-                for j in sorted(rows, key=lambda j: rows[j].model)
-                if values[j]
-            )
-            or "none yet"
-        )
-        waiting = (
-            f"The overall ranking appears once at least {MIN_OVERALL_JUDGES} verified judges (baselines aside) are ranked on every task of its set "
-            f"({', '.join(overall_tasks) or 'none'}, fixed by the maintainers). Ranked verified judges so far: {have}."
-        )
+    shown = len(eligible) >= MIN_OVERALL_JUDGES
+    standing = overall_ranks(values, overall_tasks, _higher_is_better(tasks)) if shown else {}
     for j, row in rows.items():
         row.missing_tasks = [t for t in overall_tasks if t not in values[j]]
         if j in standing:
             row.mean_rank, row.overall_rank = standing[j]
-    ordered = sorted(
-        rows.values(),
-        key=lambda r: (r.overall_rank is None, r.overall_rank or 0, len(r.missing_tasks), r.model, r.method, r.judge),
-    )
+    ordered = sorted(rows.values(), key=_overall_order)
     self_rows = sorted(_rows(tasks, "self_reported").values(), key=lambda r: (r.model, r.method, r.judge))
-    return overall_tasks, ordered, self_rows, waiting
+    return overall_tasks, ordered, self_rows, None if shown else _overall_waiting(rows, values, overall_tasks)
+
+
+def _higher_is_better(tasks: list[TaskBoard]) -> dict[str, bool]:
+    """Task -> whether higher is better on its primary metric."""
+    return {t.name: next(c.higher_is_better for c in t.metrics if c.primary) for t in tasks}
+
+
+def _tasks_with_a_rank(tasks: list[TaskBoard]) -> list[str]:
+    return [t.name for t in tasks if any(e.rank is not None for e in t.verified)]
+
+
+def _ranked_values(row: OverviewRow) -> dict[str, float]:
+    """Task -> the judge's primary-metric value, on the tasks where it is ranked."""
+    return {name: c.value for name, c in row.cells.items() if c.rank is not None and c.value is not None}
+
+
+def _overall_order(r: OverviewRow) -> tuple[bool, int, int, str, str, str]:
+    """Ranked overall first (by overall rank), then by the tasks missing, model, method and judge."""
+    return (r.overall_rank is None, r.overall_rank or 0, len(r.missing_tasks), r.model, r.method, r.judge)
+
+
+def _overall_waiting(
+    rows: Mapping[str, OverviewRow], values: Mapping[str, Mapping[str, float]], overall_tasks: Sequence[str]
+) -> str:
+    """What the overall ranking waits for, and which verified judges are ranked on which tasks so far."""
+    have = (
+        ", ".join(
+            f"{rows[j].model} on {', '.join(sorted(values[j]))}"
+            for j in sorted(rows, key=lambda j: rows[j].model)
+            if values[j]
+        )
+        or "none yet"
+    )
+    return (
+        f"The overall ranking appears once at least {MIN_OVERALL_JUDGES} verified judges (baselines aside) are ranked on every task of its set "
+        f"({', '.join(overall_tasks) or 'none'}, fixed by the maintainers). Ranked verified judges so far: {have}."
+    )
 
 
 def build_leaderboard(
     kept: Iterable[Kept],
     root: Path,
     *,
-    removed: Iterable[Removed] = (),
     reported: Reported | None = None,
     title: str = "debench leaderboard",
     reproductions: Mapping[str, Reproduction] | None = None,
@@ -419,63 +416,7 @@ def build_leaderboard(
         tasks=boards,
         overview=rows,
         overview_self_reported=self_rows,
-        removed=[
-            RemovedEntry(
-                id=f"{r.sub.submission}/{r.sub.results_path.name}",
-                model=r.sub.results.model.name,
-                task=r.sub.task.name,
-                reason=r.reason,
-            )
-            for r in sorted(removed, key=lambda r: (r.sub.submission, r.sub.results_path.name))
-        ],
         reported=reported or Reported(papers=[], rows=[]),
         waiting=list(waiting),
         not_built=list(not_built),
     )
-
-
-def competition_ranks(values: Sequence[float], higher_is_better: bool) -> list[int]:
-    """1 + the number of values strictly better than each."""
-    return [1 + sum(1 for w in values if (w > v if higher_is_better else w < v)) for v in values]
-
-
-def _interval(value: float, ci95: Sequence[float] | None) -> tuple[float, float]:
-    return (ci95[0], ci95[1]) if ci95 else (value, value)
-
-
-def tiers(values: Sequence[float], cis: Sequence[Sequence[float] | None], higher_is_better: bool) -> list[int]:
-    """Tier of each entry (1 = the leader's): see the module docstring."""
-    order = sorted(range(len(values)), key=lambda i: (-values[i] if higher_is_better else values[i], i))
-    tier = [0] * len(values)
-    current = 0
-    for lead in order:
-        if tier[lead]:
-            continue
-        current += 1
-        lo, hi = _interval(values[lead], cis[lead])
-        for j in order:
-            if not tier[j]:
-                a, b = _interval(values[j], cis[j])
-                if a <= hi and lo <= b:
-                    tier[j] = current
-    return tier
-
-
-def overall_ranks(
-    cells: Mapping[str, Mapping[str, float]], tasks: Sequence[str], higher_is_better: Mapping[str, bool]
-) -> dict[str, tuple[float, int]]:
-    """judge -> (mean rank over ``tasks``, overall rank) for the judges with a value on every task.
-
-    ``cells``: judge -> task -> the judge's primary-metric value on that task (ranked entries only).
-    """
-    eligible = sorted(j for j, row in cells.items() if tasks and all(t in row for t in tasks))
-    if not eligible:
-        return {}
-    sums = dict.fromkeys(eligible, 0)
-    for t in tasks:
-        for j, r in zip(eligible, competition_ranks([cells[j][t] for j in eligible], higher_is_better[t]), strict=True):
-            sums[j] += r
-    means = [sums[j] / len(tasks) for j in eligible]
-    return {
-        j: (m, r) for j, m, r in zip(eligible, means, competition_ranks(means, higher_is_better=False), strict=True)
-    }

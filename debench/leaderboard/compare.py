@@ -11,6 +11,7 @@ difference outside it says the submitted numbers are not the named model's (or t
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,9 +43,9 @@ class Comparison:
     n_docs: int
 
 
-def _outcome(r: SampleRecord | None) -> str:
-    import json
-
+def outcome(r: SampleRecord | None) -> str:
+    """What two runs are compared on: the prediction (as JSON), or the status when nothing was
+    predicted ("missing": no record)."""
     if r is None:
         return "missing"
     return json.dumps(r.prediction, sort_keys=True) if r.status == "ok" else r.status
@@ -70,7 +71,7 @@ def compare(
     """The two runs of ``docs`` compared on ``metric_name`` (see the module docstring)."""
     sub = {r.doc_id: r for r in submitted}
     rep = {r.doc_id: r for r in reproduced}
-    agree = sum(_outcome(sub.get(d.doc_id)) == _outcome(rep.get(d.doc_id)) for d in docs) / len(docs) if docs else 0.0
+    agree = sum(outcome(sub.get(d.doc_id)) == outcome(rep.get(d.doc_id)) for d in docs) / len(docs) if docs else 0.0
     eval_s, cols_s = _side(task, docs, sub, metric_name)
     eval_r, cols_r = _side(task, docs, rep, metric_name)
 

@@ -6,9 +6,11 @@ only** (no symbolic link, no sub-folder, no other file type):
 * ``results_<task>_<fingerprint>.json`` files, each at most ``MAX_RESULTS_BYTES``;
 * the ``samples_*.jsonl`` log each of them names (``samples_file``), at most ``MAX_SAMPLES_BYTES``,
   no line longer than ``MAX_LINE_BYTES``;
-* ``spotcheck_<task>_<fingerprint>.json``: the record of the leaderboard's own spot check of the
-  results file of the same name, written by the refresh job (never by a submitter), at most
-  ``MAX_RESULTS_BYTES``;
+* ``spotcheck_<task>_<fingerprint>.json``, at most ``MAX_RESULTS_BYTES``: a record of the spot check
+  of 8 documents that ranked entries before the leaderboard ran every document itself. Nothing
+  writes or reads one any more; it is tolerated beside its results file because a committed
+  submission holds one (``leaderboard/submissions/local__smollm2/``), never published, and a pull
+  request may not add one;
 * the SVG plots a results file names (``plots``), at most ``MAX_PLOT_BYTES``, and the hidden lock
   and claims files ``debench eval`` leaves beside a samples log: older seeded baselines carry
   plots, an output folder carries both; they are never published and a pull request may not add
@@ -40,7 +42,7 @@ from debench.core.errors import UserError
 from debench.core.redact import find_key_shaped, secret_under_name
 
 MAX_RESULTS_BYTES = 1_000_000
-"""A results file or a spot-check record (a full run's results file is about 5 KB)."""
+"""A results file (a full run's results file is about 5 KB)."""
 MAX_SAMPLES_BYTES = 50_000_000
 """A samples log (GitHub warns above 50 MB; the embedded model's 631 IBM speeches with their
 prompts are 2.9 MB, a DebateBench run with 32k-token prompts about 4 MB)."""
@@ -48,11 +50,16 @@ MAX_LINE_BYTES = 4_000_000
 """One line of a samples log (one document's record, its prompt and Debatrix steps included)."""
 MAX_PLOT_BYTES = 1_000_000
 
-RESULTS_PREFIX, SAMPLES_PREFIX, RECORD_PREFIX = "results_", "samples_", "spotcheck_"
+RESULTS_PREFIX, SAMPLES_PREFIX = "results_", "samples_"
 _CHUNK = 1 << 20
 
 
 def _err(path: Path, message: str, field: str | None = None) -> UserError:
+    return UserError(message, path=str(path), field=field)
+
+
+def refusal(path: Path, field: str | None, message: str) -> UserError:
+    """A submission refused: one line naming the file, the field (when there is one) and why."""
     return UserError(message, path=str(path), field=field)
 
 
@@ -83,7 +90,7 @@ def open_regular(path: Path) -> BinaryIO:
 
 
 def read_small(path: Path, cap: int, what: str) -> bytes:
-    """The whole of a small regular file (results file, spot-check record), size checked first."""
+    """The whole of a small regular file (a results file), size checked first."""
     regular_file(path, cap, what)
     try:
         with open_regular(path) as fh:
@@ -96,7 +103,7 @@ def read_small(path: Path, cap: int, what: str) -> bytes:
 
 
 def read_json_object(path: Path, cap: int, what: str) -> dict[str, Any]:
-    """A small JSON document (results file, spot-check record): a regular file within ``cap``, a JSON
+    """A small JSON document (a results file): a regular file within ``cap``, a JSON
     object, holding no key (``refuse_planted_keys``); one-line ``UserError`` otherwise."""
     try:
         data = json.loads(read_small(path, cap, what))
@@ -155,9 +162,10 @@ def scan_for_keys(path: Path, cap: int) -> None:
             )
 
 
-def record_name(results_name: str) -> str:
-    """``results_<task>_<fp>.json`` -> ``spotcheck_<task>_<fp>.json``."""
-    return RECORD_PREFIX + results_name.removeprefix(RESULTS_PREFIX)
+def _old_record_name(results_name: str) -> str:
+    """``results_<task>_<fp>.json`` -> ``spotcheck_<task>_<fp>.json``: the spot-check record of the
+    previous version (see the module docstring), tolerated because a committed submission holds one."""
+    return "spotcheck_" + results_name.removeprefix(RESULTS_PREFIX)
 
 
 def _names(results: Path) -> tuple[str | None, list[str]]:
@@ -196,7 +204,7 @@ def referenced(folder: Path) -> dict[str, tuple[str, int]]:
                 out[f".{samples}{side}"] = ("run lock file", MAX_PLOT_BYTES)
         for p in plots:
             out[p] = ("plot", MAX_PLOT_BYTES)
-        out[record_name(results.name)] = ("spot-check record", MAX_RESULTS_BYTES)
+        out[_old_record_name(results.name)] = ("spot-check record", MAX_RESULTS_BYTES)
     return out
 
 

@@ -24,10 +24,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from debench.core.errors import UserError, first_problem
-from debench.core.json_schema import document_schema, schema_path, validate_with_schema_file
+from debench.core.errors import UserError
+from debench.core.json_schema import document_schema, schema_path
+from debench.leaderboard.maintainer_files import load_maintainer_file
 
 MAINTAINERS_SCHEMA_VERSION = "1.0"
 MAINTAINERS_SCHEMA_PATH = schema_path("leaderboard_maintainers.schema.json")
@@ -100,27 +101,7 @@ def maintainers_json_schema() -> dict[str, Any]:
 
 def load_maintainers(path: Path) -> Maintainers:
     """The maintainers' file, checked; a bad file is a one-line ``UserError`` naming the field."""
-    import jsonschema
-    import yaml
-
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError("maintainers' file not found", path=str(path)) from None
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise UserError(f"cannot read the maintainers' file ({type(exc).__name__})", path=str(path)) from None
-    try:
-        validate_with_schema_file(data, MAINTAINERS_SCHEMA_PATH)
-    except jsonschema.ValidationError as exc:
-        where = ".".join(str(p) for p in exc.absolute_path) or None
-        raise UserError(
-            f"does not follow its schema: {' '.join(exc.message.split())[:160]}", path=str(path), field=where
-        ) from None
-    try:
-        got = Maintainers.model_validate(data)
-    except ValidationError as exc:
-        where, msg = first_problem(exc)
-        raise UserError(msg.removeprefix("Value error, "), path=str(path), field=where) from None
+    got = load_maintainer_file(path, "maintainers' file", MAINTAINERS_SCHEMA_PATH, Maintainers)
     names = [a.model for a in got.allowlist]
     dup = next((n for n in names if names.count(n) > 1), None)
     if dup:

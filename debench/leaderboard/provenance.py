@@ -6,8 +6,8 @@
   ``response``, and its prediction (or parse failure) is what the task's parser reads from that
   response (a parse failure may have a null response: a provider can return no text). A Debatrix
   run also carries its ``steps``, the last being the verdict step whose answer is the response,
-  each with the hash of its prompt: the chain is replayed with the recorded answers (``replay``,
-  below) and every prompt it asks must be one of the record's.
+  each with the hash of its prompt: the chain is replayed with the recorded answers
+  (``debench.leaderboard.replay``) and every prompt it asks must be one of the record's.
 * An **ensemble** record carries one ``member`` step per member, in the identity's order, each
   traced like a model's (or re-run, for a baseline member), and the ensemble's prediction is its
   rule re-applied to the members' parsed answers.
@@ -20,25 +20,13 @@
   documents out, so dropping the hard ones that way would flatter a judge.
 
 What this cannot establish is that the responses came from the named model: that takes the
-leaderboard's own spot check (re-judging a seeded sample of documents through an endpoint the
-maintainers trust, ``debench.leaderboard.verify``), recorded in ``Provenance.spot_check``.
-
-``replay`` checks a multi-step (Debatrix) record's prompts: the chain is run again with the
-installed task, each call answered with the answer the record holds for that very prompt. A
-Debatrix record keeps, for every step, the hash of the messages the model was asked
-(``prompt_sha256``) and its answer. ``replay`` runs the record's judge method on the document with a
-``ReplayModel`` that answers a prompt only when the record holds a step with that prompt's hash. So
-the installed task and debench's own prompts are rendered again, step after step, each from the
-recorded answers of the steps before it; the first prompt the record does not hold is a prompt
-that was not debench's (an edited task, a patched copy of debench), and the replayed chain must end
-with the recorded verdict. No model is called.
+leaderboard's own run of every document through an endpoint the maintainers trust
+(``debench.leaderboard.reproduce``), whose numbers are the ones ranked (``debench.leaderboard.verify``).
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections import defaultdict, deque
 from pathlib import Path
 from typing import Any, Literal
 
@@ -47,35 +35,16 @@ from pydantic import BaseModel, Field
 from debench.core.errors import UserError
 from debench.core.numeric import same, shown
 from debench.data.base import Doc
-from debench.data.prompts import build_messages, messages_sha256
+from debench.data.prompts import build_messages
 from debench.data.samples import SampleRecord
 from debench.data.transcript import debate_text
-from debench.judging.base import JudgeContext, get_method
-from debench.models.base import Model, ModelResponse, Request
-from debench.models.calls import Caller
+from debench.leaderboard.replay import replay
 from debench.scoring.results import Results
 from debench.task.config import TaskConfig
-from debench.task.grammars import load_grammar
 from debench.task.parsing import parse_answer
 
 MAX_INCOMPLETE_SHARE = 0.05
 """Largest share of a run's documents that may end in ``error`` or ``not_completed``."""
-
-
-class SpotCheck(BaseModel):
-    """The leaderboard's own re-judging of a seeded sample of the entry's documents (from its
-    committed spot-check record, validated against the files at every build)."""
-
-    record: str = Field(description="the spot-check record's file name, beside the results file")
-    n_docs: int = Field(description="documents re-judged")
-    seed: int = Field(description="seed of the draw of documents (derived from seed_commit)")
-    seed_commit: str = Field(description="the commit (after the submission was merged) the seed was derived from")
-    agreement: float = Field(description="share of re-judged documents whose outcome equals the submitted one")
-    threshold: float = Field(description="the agreement an entry needs to be verified")
-    endpoint: str = Field(
-        description="id of the trusted endpoint (leaderboard/trusted_endpoints.yaml) the documents were re-judged through"
-    )
-    checked_at: str
 
 
 class Provenance(BaseModel):
@@ -84,7 +53,6 @@ class Provenance(BaseModel):
         "responses: every prediction follows from the recorded raw model answer (the answers are not regenerated)"
     )
     checks: list[str] = Field(description="what validation established, in words")
-    spot_check: SpotCheck | None = Field(default=None, description="null: not spot-checked by the leaderboard")
 
 
 def _err(path: Path, line: int, field: str, message: str) -> UserError:
@@ -233,15 +201,16 @@ class RecordChecker:
 
     def _check_debatrix(self, rec: SampleRecord, line: int) -> None:
         """Ends with the verdict step, and every prompt of the chain is the installed task's: the chain,
-        replayed with the recorded answers, asks only prompts the record holds (``replay``)."""
-        from debench.judging.debatrix import (
-            debater_scores,
-            read_score,
-            score_verdict,
-            sides_of,
-            uses_scores,
-        )
+        replayed with the recorded answers, asks only prompts the record holds (``replay``); each
+        score is what its answer says, and the verdicts and the prediction follow from the steps."""
+        self._check_debatrix_steps(rec, line)
+        self._check_replay(rec, line)
+        self._check_step_scores(rec, line)
+        by_scores = self._check_verdicts(rec, line)
+        self._check_debatrix_prediction(rec, line, by_scores)
 
+    def _check_debatrix_steps(self, rec: SampleRecord, line: int) -> None:
+        """The last step is the verdict, whose answer is the response; every step keeps its prompt's hash."""
         last = rec.steps[-1] if rec.steps else {}
         if last.get("step") != "verdict" or last.get("answer") != rec.response:
             raise _err(
@@ -258,6 +227,10 @@ class RecordChecker:
                 f"steps.{missing}.prompt_sha256",
                 f"'{rec.doc_id}': a {self.method} step keeps the hash of the prompt it was asked (written by an older debench: rerun)",
             )
+
+    def _check_replay(self, rec: SampleRecord, line: int) -> None:
+        """Replayed with the recorded answers, the chain asks only prompts the record holds and ends
+        with the recorded response."""
         got = replay(self.task, self.method, self.docs[rec.doc_id], rec)
         if isinstance(got, list):
             asked = json_excerpt(got[-1].get("content", "") if got else "")
@@ -275,6 +248,11 @@ class RecordChecker:
                 "response",
                 f"'{rec.doc_id}': replayed with the recorded answers, the chain ends with {shown(got.response)}, not the recorded response",
             )
+
+    def _check_step_scores(self, rec: SampleRecord, line: int) -> None:
+        """Each speech or debater score is the one its answer says."""
+        from debench.judging.debatrix import read_score
+
         for i, step in enumerate(rec.steps):
             if step.get("step") in ("speech_score", "debater_score") and step.get("score") != read_score(
                 str(step.get("answer") or "")
@@ -285,11 +263,16 @@ class RecordChecker:
                     f"steps.{i}.score",
                     f"'{rec.doc_id}': score {shown(step.get('score'))} is not what its answer says",
                 )
-        by_scores, _ = score_verdict(self.task, debater_scores(rec.steps, sides_of(self.docs[rec.doc_id])))
+
+    def _check_verdicts(self, rec: SampleRecord, line: int) -> Any:
+        """The recorded verdicts are the summary the response gives and the score verdict the steps
+        give; returns the score verdict."""
+        from debench.judging.debatrix import debater_scores, score_verdict, sides_of
+
+        doc = self.docs[rec.doc_id]
+        by_scores, _ = score_verdict(self.task, debater_scores(rec.steps, sides_of(doc)))
         parsed = (
-            parse_answer(rec.response, self.task.parser, debate_text(self.docs[rec.doc_id]))
-            if isinstance(rec.response, str)
-            else None
+            parse_answer(rec.response, self.task.parser, debate_text(doc)) if isinstance(rec.response, str) else None
         )
         summary = parsed.value if parsed is not None and parsed.ok else None
         verdicts = rec.verdicts or {}
@@ -300,18 +283,22 @@ class RecordChecker:
                 "verdicts",
                 f"'{rec.doc_id}': verdicts {shown(verdicts)} are not the summary {shown(summary)} and the score verdict {shown(by_scores)} its steps give",
             )
-        if uses_scores(self.task, self.method):
-            if rec.status != ("ok" if by_scores is not None else "parse_failure") or not same(
-                rec.prediction, by_scores
-            ):
-                raise _err(
-                    self.samples,
-                    line,
-                    "prediction",
-                    f"prediction {shown(rec.prediction)} (status {rec.status}) for '{rec.doc_id}' is not the score verdict {shown(by_scores)}",
-                )
-        else:
+        return by_scores
+
+    def _check_debatrix_prediction(self, rec: SampleRecord, line: int, by_scores: Any) -> None:
+        """A method that predicts by scores predicts the score verdict; the others what the response says."""
+        from debench.judging.debatrix import uses_scores
+
+        if not uses_scores(self.task, self.method):
             self._check_response(rec.response, rec.status, rec.prediction, rec.doc_id, line, "")
+            return
+        if rec.status != ("ok" if by_scores is not None else "parse_failure") or not same(rec.prediction, by_scores):
+            raise _err(
+                self.samples,
+                line,
+                "prediction",
+                f"prediction {shown(rec.prediction)} (status {rec.status}) for '{rec.doc_id}' is not the score verdict {shown(by_scores)}",
+            )
 
     def _check_ensemble(self, rec: SampleRecord, line: int) -> None:
         parts = [(i, s) for i, s in enumerate(rec.steps) if s.get("step") == "member"]
@@ -422,53 +409,3 @@ def check_incomplete_share(records: list[SampleRecord], n_docs: int, path: Path)
             field="n_errors+n_not_completed",
         )
     return f"{n_err + n_nc} of {n_docs} documents ended in error or not completed (at most {MAX_INCOMPLETE_SHARE:.0%} allowed)"
-
-
-class PromptNotInRecord(Exception):
-    def __init__(self, messages: list[dict[str, str]]):
-        super().__init__("a prompt the record does not hold")
-        self.messages = messages
-
-
-class ReplayModel(Model):
-    """Answers each prompt with the recorded answer of the step that was asked exactly that prompt."""
-
-    kind = "replay"
-    cacheable = False
-    makes_requests = False
-    default_concurrency = 1
-
-    def __init__(self, steps: list[dict[str, Any]]):
-        self.name = "replay"
-        self._answers: dict[str, deque[str]] = defaultdict(deque)
-        for s in steps:
-            self._answers[str(s.get("prompt_sha256"))].append(str(s.get("answer", "")))
-
-    def identity(self) -> dict[str, Any]:
-        return {"name": self.name}
-
-    async def generate(self, request: Request) -> ModelResponse:
-        queue = self._answers.get(messages_sha256(request.messages))
-        if not queue:
-            raise PromptNotInRecord(request.messages)
-        return ModelResponse(text=queue.popleft())
-
-
-def replay(task: TaskConfig, method: str, doc: Doc, rec: SampleRecord) -> SampleRecord | list[dict[str, str]]:
-    """The replayed record, or the first prompt the installed task renders that the record does not hold."""
-    model = ReplayModel(rec.steps)
-    ctx = JudgeContext(
-        task=task,
-        model=model,
-        caller=Caller(None),
-        generation=task.generation,
-        grammar_text=load_grammar(task.generation.grammar),
-    )
-
-    async def run() -> SampleRecord:
-        return await get_method(method)(ctx, doc)
-
-    try:
-        return asyncio.run(run())
-    except PromptNotInRecord as exc:
-        return exc.messages

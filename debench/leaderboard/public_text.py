@@ -31,3 +31,9 @@ def public_text(text: str, roots: Iterable[tuple[Path, str]] = ()) -> str:
                 )
     text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
     return text if not text.lstrip().startswith("::") else "(" + text + ")"
+
+
+def excerpt(text: str, limit: int = 160) -> str:
+    """``text`` on one line (whitespace runs as one space), cut with an ellipsis to ``limit`` characters."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,6 +1,6 @@
 """``debench leaderboard build`` and the refresh job end to end: validate the submissions tree,
-decide what the leaderboard reproduced (and, for the refresh job, spot-check what awaits it),
-build, write the JSON and the page; and stage what is pushed to the Hub.
+decide what the leaderboard reproduced (and, for the refresh job, run what awaits it), build, write
+the JSON and the page; and stage what is pushed to the Hub.
 """
 
 from __future__ import annotations
@@ -17,16 +17,15 @@ from debench.leaderboard.board import SCHEMA_PATH, Leaderboard, validate_leaderb
 from debench.leaderboard.build import build_leaderboard
 from debench.leaderboard.entry_rules import entry_problems
 from debench.leaderboard.files import copy_regular, results_files, submission_folders
-from debench.leaderboard.maintainers import load_maintainers, no_maintainers
+from debench.leaderboard.maintainers import Maintainers, load_maintainers, no_maintainers
 from debench.leaderboard.page import render_page
 from debench.leaderboard.public_text import public_text
 from debench.leaderboard.queue import Queue, extend, read_queue, write_queue
 from debench.leaderboard.reported import load_reported
 from debench.leaderboard.reproduce import ReproduceRun
-from debench.leaderboard.spot_record import record_path
 from debench.leaderboard.trusted import TrustedEndpoints, load_trusted
 from debench.leaderboard.validate import ValidatedSubmission, validate_all
-from debench.leaderboard.verify import Removed, entry_id, verify_all
+from debench.leaderboard.verify import entry_id, verify_all
 
 
 def write_leaderboard(board: Leaderboard, out_dir: Path) -> tuple[Path, Path]:
@@ -45,7 +44,6 @@ class Built:
     board: Leaderboard
     published: list[ValidatedSubmission]
     """The submissions on the page (their files are what the Hub receives)."""
-    removed: list[Removed] = field(default_factory=list)
     errors: list[UserError] = field(default_factory=list)
     """Refused submissions (and whatever else is wrong in the tree)."""
     reproduced_dir: Path | None = None
@@ -81,60 +79,73 @@ def build(
     """
     folders, errors = submission_folders(results_dir)
     reported = load_reported(reported_path) if reported_path is not None else None
-    trusted = load_trusted(trusted_path) if trusted_path is not None else TrustedEndpoints()
-    maint = load_maintainers(maintainers_path) if maintainers_path is not None else no_maintainers()
+    trusted, maint = _maintainers_files(trusted_path, maintainers_path)
     reproduced_dir = reproduced_dir or results_dir.parent / "reproduced"
     queue = read_queue(queue_path) if queue_path is not None else Queue()
-    files = [f for folder in folders for f in results_files(folder)]
-    rules = entry_problems(files)
-    errors += list(rules.values())
-    ok, refused = validate_all(
-        [f for f in files if f not in rules], data_dir=data_dir, folders=True, merged_first=[*queue.folders(), *merged]
-    )
+    ok, refused = _validated(folders, data_dir, [*queue.folders(), *merged])
     errors += refused
     if errors and not skip_invalid:
         raise errors[0]
-    queue = extend(queue, [entry_id(s) for s in ok])
-    if queue_path is not None and reproduce is not None:
-        write_queue(queue, queue_path)
-    order = {e: i for i, e in enumerate(queue.entries)}
-    ok.sort(key=lambda s: order.get(entry_id(s), len(order)))
-    got = verify_all(ok, trusted, maint, run=reproduce, out_dir=reproduced_dir, data_dir=data_dir)
+    queued = _queued(ok, queue, queue_path if reproduce is not None else None)
+    got = verify_all(queued, trusted, maint, run=reproduce, out_dir=reproduced_dir, data_dir=data_dir)
     roots = [(results_dir, "submissions"), (reproduced_dir, "reproduced")]
     kept = [(s, st, public_text(reason, roots)) for s, st, reason in got.kept]
-    not_built = [public_text(str(e), roots) for e in errors]
     board = build_leaderboard(
         kept,
         results_dir,
-        removed=got.removed,
         reported=reported,
         reproductions=got.reproductions,
         waiting=got.waiting,
         overall_tasks=maint.overall_tasks if maintainers_path is not None else None,
-        not_built=not_built,
+        not_built=[public_text(str(e), roots) for e in errors],
     )
     if out_dir is not None:
         write_leaderboard(board, out_dir)
-    return Built(
-        board, [s for s, _, _ in kept], got.removed, errors, reproduced_dir, [r.run for r in got.reproductions.values()]
+    return Built(board, [s for s, _, _ in kept], errors, reproduced_dir, [r.run for r in got.reproductions.values()])
+
+
+def _maintainers_files(
+    trusted_path: Path | None, maintainers_path: Path | None
+) -> tuple[TrustedEndpoints, Maintainers]:
+    """The trusted endpoints and the maintainers' file; without them nothing is trusted or run."""
+    trusted = load_trusted(trusted_path) if trusted_path is not None else TrustedEndpoints()
+    maint = load_maintainers(maintainers_path) if maintainers_path is not None else no_maintainers()
+    return trusted, maint
+
+
+def _validated(
+    folders: list[Path], data_dir: str | Path | None, merged_first: Sequence[str]
+) -> tuple[list[ValidatedSubmission], list[UserError]]:
+    """The submissions of the folders that validate, and the refusals: the entry rules' first, then
+    the folders' problems and the validations' refusals."""
+    files = [f for folder in folders for f in results_files(folder)]
+    rules = entry_problems(files)
+    ok, refused = validate_all(
+        [f for f in files if f not in rules], data_dir=data_dir, folders=True, merged_first=merged_first
     )
+    return ok, [*rules.values(), *refused]
+
+
+def _queued(subs: list[ValidatedSubmission], queue: Queue, write_to: Path | None) -> list[ValidatedSubmission]:
+    """The entries in queue order, the ones it does not hold yet appended (``queue.extend``); the
+    extended queue is written to ``write_to`` (the refresh job that reproduces)."""
+    queue = extend(queue, [entry_id(s) for s in subs])
+    if write_to is not None:
+        write_queue(queue, write_to)
+    order = {e: i for i, e in enumerate(queue.entries)}
+    return sorted(subs, key=lambda s: order.get(entry_id(s), len(order)))
 
 
 def published_files(subs: list[ValidatedSubmission]) -> list[Path]:
-    """The validated files of the submissions on the page: results, samples, spot-check records."""
-    out: list[Path] = []
-    for s in subs:
-        out += [s.results_path, s.samples_path]
-        if s.provenance.spot_check is not None:
-            out.append(record_path(s))
-    return out
+    """The validated files of the submissions on the page: their results files and samples logs."""
+    return [f for s in subs for f in (s.results_path, s.samples_path)]
 
 
 def stage_for_hub(board_dir: Path, built: Built, submissions: Path, stage: Path) -> list[Path]:
     """Copy what the Hub data set receives into ``stage``: the page, the JSON, its schema and the
     validated files of the submissions on the page — each a regular file copied without following
     a link; nothing else of the submissions tree (a link, a file no results file accounts for, a
-    refused or removed submission) is copied. Returns the staged paths."""
+    refused submission) is copied. Returns the staged paths."""
     staged = []
     for name in ("leaderboard.json", "index.html"):
         copy_regular(board_dir / name, stage / name)

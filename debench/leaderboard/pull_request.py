@@ -6,11 +6,11 @@ The gate compares two trees, never a list of names: the pull request's ``leaderb
 
 * ``PR_DIR`` holds exactly one folder ``BASE_DIR`` does not (a name of letters, digits, ``.``,
   ``_`` and ``-``), and every other folder and file of either tree is in the other, byte for byte:
-  nothing rewritten, deleted or added elsewhere — a spot-check record included;
+  nothing rewritten, deleted or added elsewhere;
 * the new folder holds regular files only (no symbolic link, no sub-folder, no other file type):
   ``results_*.json`` files and the ``samples_*.jsonl`` logs they name — each file referenced by a
-  results file, within its size cap (``debench.leaderboard.files``); no plot, no spot-check record
-  (the leaderboard's job writes those after the merge);
+  results file, within its size cap (``debench.leaderboard.files``); no plot, no lock file, no
+  spot-check record of the previous version;
 * when both trees sit in checkouts (``<root>/leaderboard/submissions``), nothing outside
   ``leaderboard/submissions`` differs between the two checkouts either (``.git`` aside): code, task
   files, the workflow, the allowlist, the built page — none of it can come with a submission.
@@ -29,13 +29,7 @@ import stat
 from pathlib import Path
 
 from debench.core.errors import UserError
-from debench.leaderboard.files import (
-    MAX_RESULTS_BYTES,
-    RESULTS_PREFIX,
-    SAMPLES_PREFIX,
-    regular_file,
-    results_files,
-)
+from debench.leaderboard.files import MAX_RESULTS_BYTES, SAMPLES_PREFIX, referenced, regular_file, results_files
 
 SUBMISSIONS_DIR = ("leaderboard", "submissions")
 _FOLDER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -106,45 +100,38 @@ def _checkout_root(submissions: Path) -> Path | None:
 
 
 def _check_new_folder(folder: Path, name: str) -> None:
+    """A new folder's name, and its entries: regular files, each a results file or a samples log it names."""
     if not _FOLDER.match(name):
         raise UserError(
             f"'{name}' is not a submission folder name (letters, digits, '.', '_' and '-')", path=str(folder)
         )
-    from debench.leaderboard.files import referenced
-
     known = referenced(folder)
-    results = results_files(folder)
+    results = {p.name for p in results_files(folder)}
     if not results:
         raise UserError("the new submission folder holds no results_*.json file", path=str(folder))
-    names = {p.name for p in results}
-    samples = {n for n, (what, _) in known.items() if what == "samples file"}
     for entry in sorted(os.scandir(folder), key=lambda e: e.name):
-        path = Path(entry.path)
-        kind = _kind(entry.stat(follow_symlinks=False).st_mode)
-        if kind != "file":
-            raise UserError(f"is a {kind}: a submission holds regular files only", path=str(path))
-        if entry.name in names:
-            regular_file(path, MAX_RESULTS_BYTES, "results file")
-        elif entry.name in samples and entry.name.startswith(SAMPLES_PREFIX) and entry.name.endswith(".jsonl"):
-            regular_file(path, known[entry.name][1], "samples file")
-        elif entry.name in known and known[entry.name][0] == "spot-check record":
-            raise UserError(
-                "a spot-check record is written by the leaderboard's job after the merge, never submitted",
-                path=str(path),
-            )
-        elif entry.name in known:
-            raise UserError(
-                f"a submission holds its results_*.json files and the samples logs they name, not a {known[entry.name][0]}",
-                path=str(path),
-            )
-        else:
-            raise UserError(
-                "no results file of the submission refers to this file: a submission holds results_*.json files and the samples logs they name, nothing else",
-                path=str(path),
-            )
-    for r in results:
-        if not r.name.startswith(RESULTS_PREFIX):  # pragma: no cover - results_files only lists those
-            raise UserError("not a results file", path=str(r))
+        _check_new_entry(entry, results, known)
+
+
+def _check_new_entry(entry: os.DirEntry[str], results: set[str], known: dict[str, tuple[str, int]]) -> None:
+    path = Path(entry.path)
+    kind = _kind(entry.stat(follow_symlinks=False).st_mode)
+    what, cap = known.get(entry.name, ("", 0))
+    if kind != "file":
+        raise UserError(f"is a {kind}: a submission holds regular files only", path=str(path))
+    if entry.name in results:
+        regular_file(path, MAX_RESULTS_BYTES, "results file")
+    elif what == "samples file" and entry.name.startswith(SAMPLES_PREFIX) and entry.name.endswith(".jsonl"):
+        regular_file(path, cap, "samples file")
+    elif what:
+        raise UserError(
+            f"a submission holds its results_*.json files and the samples logs they name, not a {what}", path=str(path)
+        )
+    else:
+        raise UserError(
+            "no results file of the submission refers to this file: a submission holds results_*.json files and the samples logs they name, nothing else",
+            path=str(path),
+        )
 
 
 def compare_trees(pr_dir: Path, base_dir: Path) -> str:
@@ -153,20 +140,33 @@ def compare_trees(pr_dir: Path, base_dir: Path) -> str:
     for d, what in ((pr_dir, "pull request's"), (base_dir, "base branch's")):
         if not d.is_dir() or d.is_symlink():
             raise UserError(f"the {what} submissions folder was not found", path=str(d))
+    _refuse_changes_outside(pr_dir, base_dir)
+    new = _one_new_folder(pr_dir, base_dir)
+    _check_new_folder(pr_dir / new, new)
+    return new
+
+
+def _refuse_changes_outside(pr_dir: Path, base_dir: Path) -> None:
+    """When both submissions folders sit in checkouts, nothing outside them may differ (``.git`` aside)."""
     pr_root, base_root = _checkout_root(pr_dir), _checkout_root(base_dir)
-    if pr_root is not None and base_root is not None:
-        sub = "/".join(SUBMISSIONS_DIR)
-        outside = [
-            (rel, what)
-            for rel, what in _diff(_entries(pr_root, _IGNORED_AT_ROOT), _entries(base_root, _IGNORED_AT_ROOT))
-            if rel != sub and not rel.startswith(sub + "/") and rel not in SUBMISSIONS_DIR[:1]
-        ]
-        if outside:
-            rel, what = outside[0]
-            raise UserError(
-                f"the pull request {what}, outside leaderboard/submissions/: a submission pull request adds one submission folder, nothing else",
-                path=rel,
-            )
+    if pr_root is None or base_root is None:
+        return
+    sub = "/".join(SUBMISSIONS_DIR)
+    outside = [
+        (rel, what)
+        for rel, what in _diff(_entries(pr_root, _IGNORED_AT_ROOT), _entries(base_root, _IGNORED_AT_ROOT))
+        if rel != sub and not rel.startswith(sub + "/") and rel not in SUBMISSIONS_DIR[:1]
+    ]
+    if outside:
+        rel, what = outside[0]
+        raise UserError(
+            f"the pull request {what}, outside leaderboard/submissions/: a submission pull request adds one submission folder, nothing else",
+            path=rel,
+        )
+
+
+def _one_new_folder(pr_dir: Path, base_dir: Path) -> str:
+    """The one folder ``pr_dir`` adds; every other difference between the trees is refused."""
     changes = _diff(_entries(pr_dir), _entries(base_dir))
     new = [rel for rel, what in changes if "/" not in rel and what == "adds this folder"]
     inside_new = {rel for rel, _ in changes if rel.split("/", 1)[0] in new}
@@ -184,5 +184,4 @@ def compare_trees(pr_dir: Path, base_dir: Path) -> str:
         raise UserError(
             f"the pull request adds {len(new)} submission folders ({', '.join(new)}); submit one model per pull request"
         )
-    _check_new_folder(pr_dir / new[0], new[0])
     return new[0]

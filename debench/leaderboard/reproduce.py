@@ -24,10 +24,8 @@ records are appended document by document). Every build validates them like a su
 metric recomputed from the samples) except for the 5% error cap: the job's failures are the
 model's, and an entry whose metrics leave out more than 5% is shown but not ranked.
 
-``gate_problem`` is the pull request's check of an allowlisted identity: a ``max_tokens`` above
-the allowlist's ceiling, or settings that make prompts overflow the model's published window
-(a smaller ``n_ctx``; a submitted prompt that with ``max_tokens`` does not fit; a document the
-submission itself recorded as not fitting), are refused.
+Whether an entry is allowlisted, what the gate refuses of its settings and what its run is
+estimated to cost are ``debench.leaderboard.allowlist_checks``.
 """
 
 from __future__ import annotations
@@ -36,102 +34,24 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from debench.core.errors import UserError
-from debench.data.base import Doc
+from debench.data.base import Doc, LoadedDataset
 from debench.data.samples import SampleRecord
 from debench.leaderboard.files import sha256_file
-from debench.leaderboard.maintainers import AllowedModel, Budget, Maintainers
+from debench.leaderboard.maintainers import Budget, Maintainers
 from debench.leaderboard.trusted import Endpoint
 from debench.leaderboard.validate import ValidatedSubmission
 from debench.models.args import ModelArgs
+from debench.models.base import Model
 
-REPRODUCED_DIR = Path("leaderboard") / "reproduced"
+if TYPE_CHECKING:
+    from debench.run.runner import RunSettings
+
 CHUNK = 16
 """Documents run between two looks at the entry's budget (at most one chunk more is spent)."""
 BUDGET_STOP = "not judged: the leaderboard's budget for one entry ran out"
-
-
-def _models(identity: dict[str, Any]) -> list[dict[str, Any]]:
-    members = identity.get("members")
-    out = members if isinstance(members, list) else [identity]
-    return [m for m in out if isinstance(m, dict) and not str(m.get("name", "")).startswith("baseline/")]
-
-
-def allowlisted(sub: ValidatedSubmission, maint: Maintainers) -> list[AllowedModel] | str:
-    """The allowlist entry of each model the identity names, or why it is not allowlisted."""
-    found = []
-    for m in _models(sub.identity):
-        got = maint.allowed(str(m.get("name", "")))
-        if got is None:
-            return f"{m.get('name')} is not a model id of the maintainers' allowlist (leaderboard/maintainers.yaml)"
-        found.append(got)
-    return found or "a baseline is re-run, not reproduced"
-
-
-def _whole(value: Any) -> int | None:
-    """A whole number as the job's rebuild of the identity reads it, else None. The rebuild's model
-    arguments take ``8.0`` (and ``true``) as 8 (and 1), and an identity that records ``8.0`` equals
-    the rebuilt one's 8: the gate must read them alike, or a float would pass it unchecked."""
-    if isinstance(value, (int, float)) and float(value).is_integer():
-        return int(value)
-    return None
-
-
-def _max_tokens(m: dict[str, Any], sub: ValidatedSubmission) -> int:
-    gen = m.get("generation")
-    given = _whole(gen.get("max_tokens")) if isinstance(gen, dict) else None
-    return given if given is not None else int(sub.task.generation.max_tokens)
-
-
-MAX_JOB_THREADS = 4
-"""The most llama.cpp threads (``n_threads``) an identity the job reproduces may ask for: the cores of
-GitHub's standard runner. The thread count changes answers, so the job runs what the identity
-records; many more threads than cores would make its run crawl (they spin while they wait)."""
-
-
-def gate_problem(sub: ValidatedSubmission, maint: Maintainers) -> str | None:
-    """Why an allowlisted identity is refused at the gate (see the module docstring), or None."""
-    allowed = allowlisted(sub, maint)
-    if isinstance(allowed, str):
-        return None  # not allowlisted: self-reported, not refused
-    for m, a in zip(_models(sub.identity), allowed, strict=True):
-        mt = _max_tokens(m, sub)
-        if mt > a.max_tokens:
-            return f"{a.model} asks for max_tokens {mt}, above the allowlist's ceiling of {a.max_tokens}"
-        threads = _whole(m.get("n_threads"))
-        if threads is not None and threads > MAX_JOB_THREADS:
-            return f"{a.model} asks for n_threads {threads}, more than the {MAX_JOB_THREADS} the job runs llama.cpp with (a thread per core at most)"
-        n_ctx, n_par = _whole(m.get("n_ctx")), _whole(m.get("n_parallel", 1))
-        if n_ctx is not None and n_par is not None and n_ctx // max(1, n_par) < a.context_window:
-            return f"{a.model} with n_ctx {n_ctx} ({n_par} slot(s)) has a smaller window than its published {a.context_window} tokens: prompts would overflow"
-        if mt >= a.context_window:
-            return f"{a.model}: max_tokens {mt} leaves no room for a prompt in its {a.context_window}-token window"
-    if len(allowed) == 1:
-        a, mt = allowed[0], _max_tokens(_models(sub.identity)[0], sub)
-        over = next(
-            (r for r in sub.records if r.status == "not_completed" or r.prompt_tokens + mt > a.context_window), None
-        )
-        if over is not None:
-            return (
-                f"{a.model} with max_tokens {mt}: the prompt of document '{over.doc_id}' does not fit its published {a.context_window}-token window "
-                "(identities whose settings make prompts overflow are refused)"
-            )
-    return None
-
-
-def estimate(sub: ValidatedSubmission, maint: Maintainers) -> Budget:
-    """What reproducing the entry is expected to cost: requests = documents × the requests a
-    document took in the submitted run (at least 1); tokens = the larger of the submitted run's
-    tokens scaled to every document and every request asking for its ``max_tokens``. The run
-    itself is capped at the per-entry budget, so an understated submission cannot spend more."""
-    n_all = sub.n_docs_total
-    per_doc = max(1.0, sub.results.usage.n_requests / max(1, sub.n_docs))
-    requests = round(n_all * per_doc)
-    mt = max((_max_tokens(m, sub) for m in _models(sub.identity)), default=0)
-    tokens = max(int(sub.results.usage.total_tokens * n_all / max(1, sub.n_docs)), requests * mt)
-    return Budget(requests=requests, tokens=tokens)
 
 
 @dataclass
@@ -143,7 +63,8 @@ class Spend:
         self.requests += requests
         self.tokens += sum(r.prompt_tokens + r.completion_tokens for r in records)
 
-    def within(self, budget: Budget) -> bool:
+    def below(self, budget: Budget) -> bool:
+        """Both counts strictly below the budget's: there is room to run another chunk."""
         return self.requests < budget.requests and self.tokens < budget.tokens
 
 
@@ -156,7 +77,6 @@ class ReproduceRun:
     maintainers: Maintainers
     data_dir: str | Path | None = None
     model_args: ModelArgs | None = None
-    concurrency: int | None = None
     chunk: int = CHUNK
     spent: Spend = field(default_factory=Spend)
     """What this refresh has spent so far (all entries)."""
@@ -166,14 +86,67 @@ class ReproduceRun:
         return folder / sub.results_path.name, folder / sub.samples_path.name
 
 
-def _done(samples: Path) -> dict[str, SampleRecord]:
+def _records_by_doc(samples: Path) -> dict[str, SampleRecord]:
+    """The records the job's samples log holds so far, by document (none when it does not exist yet)."""
     from debench.data.samples import read_records
 
     return {r.doc_id: r for r in read_records(samples, bad_line="skip")} if samples.exists() else {}
 
 
-def _stop_records(docs: list[Doc], why: str) -> list[SampleRecord]:
-    return [SampleRecord(doc_id=d.doc_id, status="not_completed", error=why) for d in docs]
+def _stop(samples_path: Path, docs: list[Doc], why: str) -> None:
+    """Record every document of ``docs`` as not completed, ``why``: final, like every other record."""
+    from debench.core.record_log import RecordLog
+
+    log = RecordLog(samples_path, SampleRecord, "doc_id")
+    try:
+        for d in docs:
+            log.append(SampleRecord(doc_id=d.doc_id, status="not_completed", error=why))
+    finally:
+        log.close()
+
+
+def _rebuilt_model(sub: ValidatedSubmission, run: ReproduceRun, key: Callable[[dict[str, Any]], str | None]) -> Model:
+    """The model the entry's identity names, reaching the job's endpoint (``rebuild``)."""
+    from debench.leaderboard.rebuild import model_from_identity
+
+    try:
+        return model_from_identity(sub.identity, key, run.model_args, own_endpoint=True)
+    except UserError as exc:
+        raise UserError(
+            f"the leaderboard cannot build the model {sub.results.model.name}: {exc}",
+            path=str(sub.results_path),
+            field="reproduction",
+        ) from None
+
+
+def _judge_the_rest(
+    sub: ValidatedSubmission, docs: list[Doc], model: Model, settings: RunSettings, run: ReproduceRun
+) -> int:
+    """Judge, a chunk at a time, the documents the job's samples log holds no record of, while the
+    entry's budget allows; the rest are recorded as not completed. Returns the requests the entry
+    took in all (this refresh's and earlier ones')."""
+    from debench.run.runner import run_samples
+
+    samples_path = run.paths(sub)[1]
+    budget = run.maintainers.budgets.per_entry
+    entry = Spend()
+    done = _records_by_doc(samples_path)
+    entry.add(
+        list(done.values()),
+        sum(max(1, r.attempts) for r in done.values() if r.status in ("ok", "parse_failure", "error")),
+    )
+    n_requests = entry.requests
+    todo = [d for d in docs if d.doc_id not in done]
+    while todo:
+        if not entry.below(budget):
+            _stop(samples_path, todo, f"{BUDGET_STOP} ({entry.requests} requests, {entry.tokens} tokens)")
+            break
+        chunk, todo = todo[: run.chunk], todo[run.chunk :]
+        records, caller = asyncio.run(run_samples(sub.task, chunk, model, samples_path, settings))
+        entry.add(records, caller.n_requests)
+        run.spent.add(records, caller.n_requests)
+        n_requests += caller.n_requests
+    return n_requests
 
 
 def reproduce(
@@ -184,54 +157,41 @@ def reproduce(
 ) -> Path:
     """Run (or continue) the entry's reproduction and write its results file; returns its path.
     ``UserError`` when the model cannot be built or the run cannot be made."""
-    from debench.core.record_log import RecordLog
-    from debench.leaderboard.spot_check import model_from_identity
-    from debench.leaderboard.validate import _DATA
+    from debench.leaderboard.real_data import REAL_DATA
+    from debench.run.runner import RunSettings
+
+    results_path, samples_path = run.paths(sub)
+    samples_path.parent.mkdir(parents=True, exist_ok=True)
+    model = _rebuilt_model(sub, run, key)
+    dataset = REAL_DATA.get(sub.task, run.data_dir)
+    docs = list(dataset.docs)
+    settings = RunSettings(
+        concurrency=model.default_concurrency, use_cache=False, progress=False, method=sub.results.task.method
+    )
+    n_requests = _judge_the_rest(sub, docs, model, settings, run)
+    _write_results(sub, endpoints, run, model, dataset, settings, n_requests)
+    return results_path
+
+
+def _write_results(
+    sub: ValidatedSubmission,
+    endpoints: tuple[Endpoint, ...],
+    run: ReproduceRun,
+    model: Model,
+    dataset: LoadedDataset,
+    settings: RunSettings,
+    n_requests: int,
+) -> None:
+    """The job's results file of every record its samples log holds, naming what it reproduced."""
     from debench.run.pipeline import EvalOptions, build_results, run_config
-    from debench.run.runner import RunSettings, run_fingerprint, run_samples
+    from debench.run.runner import run_fingerprint
     from debench.run.task_files import tasks_dir
     from debench.scoring.results import write_results
 
     method = sub.results.task.method
     results_path, samples_path = run.paths(sub)
-    samples_path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        model = model_from_identity(sub.identity, key, run.model_args, own_endpoint=True)
-    except UserError as exc:
-        raise UserError(
-            f"the leaderboard cannot build the model {sub.results.model.name}: {exc}",
-            path=str(sub.results_path),
-            field="reproduction",
-        ) from None
-    dataset = _DATA.get(sub.task, run.data_dir)
     docs = list(dataset.docs)
-    budget = run.maintainers.budgets.per_entry
-    entry = Spend()
-    done = _done(samples_path)
-    entry.add(
-        list(done.values()),
-        sum(max(1, r.attempts) for r in done.values() if r.status in ("ok", "parse_failure", "error")),
-    )
-    settings = RunSettings(
-        concurrency=run.concurrency or model.default_concurrency, use_cache=False, progress=False, method=method
-    )
-    n_requests = entry.requests
-    todo = [d for d in docs if d.doc_id not in done]
-    while todo:
-        if not entry.within(budget):
-            log = RecordLog(samples_path, SampleRecord, "doc_id")
-            try:
-                for rec in _stop_records(todo, f"{BUDGET_STOP} ({entry.requests} requests, {entry.tokens} tokens)"):
-                    log.append(rec)
-            finally:
-                log.close()
-            break
-        chunk, todo = todo[: run.chunk], todo[run.chunk :]
-        records, caller = asyncio.run(run_samples(sub.task, chunk, model, samples_path, settings))
-        entry.add(records, caller.n_requests)
-        run.spent.add(records, caller.n_requests)
-        n_requests += caller.n_requests
-    by_id = _done(samples_path)
+    by_id = _records_by_doc(samples_path)
     records = [by_id[d.doc_id] for d in docs if d.doc_id in by_id]
     fp = run_fingerprint(sub.task, model.identity(), dataset.content_hash, method)
     opts = EvalOptions(use_cache=False, data_source="local", command=["scripts/refresh_leaderboard.py", "--reproduce"])
@@ -265,4 +225,3 @@ def reproduce(
         method=method,
     )
     write_results(results, results_path)
-    return results_path

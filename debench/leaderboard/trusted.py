@@ -1,4 +1,4 @@
-"""The endpoints the leaderboard trusts to re-judge a submission: ``leaderboard/trusted_endpoints.yaml``.
+"""The endpoints the leaderboard trusts to run a submitted model: ``leaderboard/trusted_endpoints.yaml``.
 
 The file is data (``yaml.safe_load``, checked against
 ``debench/schema/trusted_endpoints.schema.json`` and the models below). Two kinds of entry:
@@ -29,10 +29,11 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from debench.core.errors import UserError, first_problem
-from debench.core.json_schema import document_schema, schema_path, validate_with_schema_file
+from debench.core.errors import UserError
+from debench.core.json_schema import document_schema, schema_path
+from debench.leaderboard.maintainer_files import load_maintainer_file
 
 TRUSTED_SCHEMA_VERSION = "1.0"
 TRUSTED_SCHEMA_PATH = schema_path("trusted_endpoints.schema.json")
@@ -77,7 +78,7 @@ def _same_url(a: str, b: str) -> bool:
 
 class ProviderEndpoint(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$", description="short name the spot-check records refer to")
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$", description="short name the job's runs and the page refer to")
     description: str
     models: list[str] = Field(
         min_length=1, description="litellm model strings or fnmatch patterns (gpt-4o*, anthropic/claude-*)"
@@ -101,7 +102,7 @@ class ProviderEndpoint(BaseModel):
 
 class ServedModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$", description="short name the spot-check records refer to")
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$", description="short name the job's runs and the page refer to")
     description: str
     model: str = Field(
         pattern=r"^[A-Za-z0-9][A-Za-z0-9._/:-]*$",
@@ -129,28 +130,8 @@ def trusted_json_schema() -> dict[str, Any]:
 
 
 def load_trusted(path: Path) -> TrustedEndpoints:
-    """The allowlist, checked; a bad file is a one-line ``UserError`` naming the field."""
-    import jsonschema
-    import yaml
-
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError("trusted-endpoints file not found", path=str(path)) from None
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise UserError(f"cannot read the trusted-endpoints file ({type(exc).__name__})", path=str(path)) from None
-    try:
-        validate_with_schema_file(data, TRUSTED_SCHEMA_PATH)
-    except jsonschema.ValidationError as exc:
-        where = ".".join(str(p) for p in exc.absolute_path) or None
-        raise UserError(
-            f"does not follow its schema: {' '.join(exc.message.split())[:160]}", path=str(path), field=where
-        ) from None
-    try:
-        trusted = TrustedEndpoints.model_validate(data)
-    except ValidationError as exc:
-        where, msg = first_problem(exc)
-        raise UserError(msg.removeprefix("Value error, "), path=str(path), field=where) from None
+    """The trusted endpoints, checked; a bad file is a one-line ``UserError`` naming the field."""
+    trusted = load_maintainer_file(path, "trusted-endpoints file", TRUSTED_SCHEMA_PATH, TrustedEndpoints)
     ids = trusted.ids()
     dup = next((i for i in ids if ids.count(i) > 1), None)
     if dup:
@@ -160,7 +141,7 @@ def load_trusted(path: Path) -> TrustedEndpoints:
 
 @dataclass(frozen=True)
 class Endpoint:
-    """Where the leaderboard re-judges one model: an allowlist entry, as it applies to an identity."""
+    """Where the leaderboard runs one model: an allowlist entry, as it applies to an identity."""
 
     id: str
     kind: Literal["provider", "served"]
@@ -217,7 +198,7 @@ def _one(identity: dict[str, Any], trusted: TrustedEndpoints, source: str) -> En
 
 
 def trust(identity: dict[str, Any], trusted: TrustedEndpoints, source: str = str(DEFAULT_TRUSTED)) -> Trust:
-    """Which trusted endpoints would re-judge this identity, or why it cannot be verified."""
+    """Which trusted endpoints would run this identity's models, or why it cannot be verified."""
     members = identity.get("members")
     models = members if isinstance(members, list) else [identity]
     found: list[Endpoint] = []
@@ -232,5 +213,5 @@ def trust(identity: dict[str, Any], trusted: TrustedEndpoints, source: str = str
             return Trust((), prefix + one)
         found.append(one)
     if not found:
-        return Trust((), "a baseline is re-run, not spot-checked")
+        return Trust((), "a baseline is re-run, not reproduced")
     return Trust(tuple(found), None)

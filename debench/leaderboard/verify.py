@@ -23,29 +23,20 @@ reason, never the end of the build.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from debench.core.errors import UserError
+from debench.leaderboard.allowlist_checks import allowlisted, estimate, gate_problem
 from debench.leaderboard.compare import Comparison, compare
 from debench.leaderboard.maintainers import Maintainers
-from debench.leaderboard.reproduce import ReproduceRun, allowlisted, estimate, gate_problem, reproduce
-from debench.leaderboard.trusted import TrustedEndpoints, trust
+from debench.leaderboard.reproduce import ReproduceRun, reproduce
+from debench.leaderboard.trusted import Trust, TrustedEndpoints, trust
 from debench.leaderboard.validate import ValidatedSubmission, validate_submission
 from debench.models.managed_server import server_scope
 
 Standing = Literal["verified", "self_reported", "baseline"]
-
-
-@dataclass
-class Removed:
-    """A validated entry taken off the page, and why (kept for the page's schema: today nothing the
-    job runs removes an entry; a failed reproduction is shown, self-reported, with its reason)."""
-
-    sub: ValidatedSubmission
-    reason: str
 
 
 @dataclass(frozen=True)
@@ -60,8 +51,6 @@ class Reproduction:
 @dataclass
 class Standings:
     kept: list[tuple[ValidatedSubmission, Standing, str]] = field(default_factory=list)
-    removed: list[Removed] = field(default_factory=list)
-    errors: list[UserError] = field(default_factory=list)
     reproductions: dict[str, Reproduction] = field(default_factory=dict)
     """Entry id (``<folder>/<results file>``) -> the job's run of it."""
     waiting: list[str] = field(default_factory=list)
@@ -72,12 +61,9 @@ def entry_id(sub: ValidatedSubmission) -> str:
     return f"{sub.submission}/{sub.results_path.name}"
 
 
-def _keys(trusted_endpoints: Any) -> Callable[[dict[str, Any]], str | None]:
-    keys = {e.model: e.api_key() for e in trusted_endpoints}
-    return lambda ident: keys.get(str(ident.get("name")))
-
-
-def _finished(sub: ValidatedSubmission, run_results: Path, data_dir: str | Path | None) -> Reproduction | str | None:
+def _committed_reproduction(
+    sub: ValidatedSubmission, run_results: Path, data_dir: str | Path | None
+) -> Reproduction | str | None:
     """The committed reproduction of ``sub``, validated and compared; a reason when it does not
     check out; None when there is none (or it is unfinished)."""
     from debench.leaderboard.files import sha256_file
@@ -99,67 +85,92 @@ def _finished(sub: ValidatedSubmission, run_results: Path, data_dir: str | Path 
     return Reproduction(rep, cmp, list(meta.get("endpoints") or []))
 
 
-def _standing(
-    sub: ValidatedSubmission,
-    trusted: TrustedEndpoints,
-    maint: Maintainers,
-    run: ReproduceRun | None,
-    out_dir: Path,
-    data_dir: str | Path | None,
-    acc: Standings,
-) -> tuple[Standing, str]:
-    if sub.results.model.kind == "baseline":
-        return "baseline", "a baseline: every prediction re-derived by running it; a reference line, never ranked"
+@dataclass(frozen=True)
+class _Verifying:
+    """What every entry's standing is decided with, and where the outcomes gather."""
+
+    trusted: TrustedEndpoints
+    maint: Maintainers
+    run: ReproduceRun | None
+    out_dir: Path
+    data_dir: str | Path | None
+    acc: Standings
+
+
+_BASELINE_REASON = "a baseline: every prediction re-derived by running it; a reference line, never ranked"
+
+
+def _reproducible(sub: ValidatedSubmission, trusted: TrustedEndpoints, maint: Maintainers) -> Trust | str:
+    """The trusted endpoints the job would run the entry through, or why it is never reproduced
+    (not trusted, not allowlisted, settings the gate refuses)."""
     t = trust(sub.identity, trusted)
     if not t.ok:
-        return "self_reported", f"not reproduced: {t.reason}"
+        return str(t.reason)
     allowed = allowlisted(sub, maint)
     if isinstance(allowed, str):
-        return "self_reported", f"not reproduced: {allowed}"
-    problem = gate_problem(sub, maint)
-    if problem:
-        return "self_reported", f"not reproduced: {problem}"
-    results_path = out_dir / sub.submission / sub.results_path.name
-    got = _finished(sub, results_path, data_dir)
+        return allowed
+    return gate_problem(sub, maint) or t
+
+
+def _held_back(sub: ValidatedSubmission, t: Trust, maint: Maintainers, run: ReproduceRun) -> tuple[str, bool] | None:
+    """Why the job does not run the entry now, and whether it waits for a later refresh; None: run it."""
+    cost = estimate(sub, maint)
+    entry, refresh = maint.budgets.per_entry, maint.budgets.per_refresh
+    if cost.requests > entry.requests or cost.tokens > entry.tokens:
+        return (
+            f"not reproduced: reproducing it is estimated at {cost.requests} requests and {cost.tokens} tokens, above one entry's budget "
+            f"({entry.requests} requests, {entry.tokens} tokens)"
+        ), False
+    if run.spent.requests + cost.requests > refresh.requests or run.spent.tokens + cost.tokens > refresh.tokens:
+        return "waits in the queue for the leaderboard's own run (this refresh's budget is spent)", True
+    missing = [e.key_env for e in t.endpoints if e.kind == "provider" and not e.api_key()]
+    if missing:
+        return f"waits for the leaderboard's own run, which needs the maintainers' key {missing[0]} (a CI secret)", True
+    return None
+
+
+def _run_now(sub: ValidatedSubmission, t: Trust, run: ReproduceRun) -> None:
+    keys = {e.model: e.api_key() for e in t.endpoints}
+    with server_scope():
+        reproduce(sub, t.endpoints, run, lambda ident: keys.get(str(ident.get("name"))))
+
+
+def _verified_reason(got: Reproduction) -> str:
+    c = got.comparison
+    noise = "within" if c.within_noise else "outside" if c.within_noise is not None else "cannot say (undefined)"
+    return (
+        f"reproduced by the leaderboard on all {c.n_docs} documents through {', '.join(got.endpoints)}: ranked with its own numbers; "
+        f"the submitted {c.metric} differs by {_fmt(c.difference)} ({noise} the run-to-run noise), {c.agreement:.0%} of the answers agree"
+    )
+
+
+def _standing(sub: ValidatedSubmission, ctx: _Verifying) -> tuple[Standing, str]:
+    if sub.results.model.kind == "baseline":
+        return "baseline", _BASELINE_REASON
+    t = _reproducible(sub, ctx.trusted, ctx.maint)
+    if isinstance(t, str):
+        return "self_reported", f"not reproduced: {t}"
+    results_path = ctx.out_dir / sub.submission / sub.results_path.name
+    got = _committed_reproduction(sub, results_path, ctx.data_dir)
+    if got is None and ctx.run is not None:
+        held = _held_back(sub, t, ctx.maint, ctx.run)
+        if held is not None:
+            reason, waits = held
+            if waits:
+                ctx.acc.waiting.append(entry_id(sub))
+            return "self_reported", reason
+        _run_now(sub, t, ctx.run)
+        got = _committed_reproduction(sub, results_path, ctx.data_dir)
     if isinstance(got, str):
         return "self_reported", f"not reproduced: {got}"
-    if got is None and run is not None:
-        cost = estimate(sub, maint)
-        entry, refresh = maint.budgets.per_entry, maint.budgets.per_refresh
-        if cost.requests > entry.requests or cost.tokens > entry.tokens:
-            return "self_reported", (
-                f"not reproduced: reproducing it is estimated at {cost.requests} requests and {cost.tokens} tokens, above one entry's budget "
-                f"({entry.requests} requests, {entry.tokens} tokens)"
-            )
-        if run.spent.requests + cost.requests > refresh.requests or run.spent.tokens + cost.tokens > refresh.tokens:
-            acc.waiting.append(entry_id(sub))
-            return "self_reported", "waits in the queue for the leaderboard's own run (this refresh's budget is spent)"
-        keys = {e.model: e.api_key() for e in t.endpoints}
-        missing = [e.key_env for e in t.endpoints if e.kind == "provider" and not keys[e.model]]
-        if missing:
-            acc.waiting.append(entry_id(sub))
-            return (
-                "self_reported",
-                f"waits for the leaderboard's own run, which needs the maintainers' key {missing[0]} (a CI secret)",
-            )
-        with server_scope():
-            reproduce(sub, t.endpoints, run, lambda ident: keys.get(str(ident.get("name"))))
-        got = _finished(sub, results_path, data_dir)
-        if isinstance(got, str):
-            return "self_reported", f"not reproduced: {got}"
     if got is None:
-        acc.waiting.append(entry_id(sub))
+        ctx.acc.waiting.append(entry_id(sub))
         return (
             "self_reported",
             f"waits in the queue for the leaderboard's own run through {', '.join(e.id for e in t.endpoints)}",
         )
-    acc.reproductions[entry_id(sub)] = got
-    c = got.comparison
-    noise = "within" if c.within_noise else "outside" if c.within_noise is not None else "cannot say (undefined)"
-    return "verified", (
-        f"reproduced by the leaderboard on all {c.n_docs} documents through {', '.join(got.endpoints)}: ranked with its own numbers; "
-        f"the submitted {c.metric} differs by {_fmt(c.difference)} ({noise} the run-to-run noise), {c.agreement:.0%} of the answers agree"
-    )
+    ctx.acc.reproductions[entry_id(sub)] = got
+    return "verified", _verified_reason(got)
 
 
 def _fmt(v: float | None) -> str:
@@ -177,10 +188,10 @@ def verify_all(
 ) -> Standings:
     """Every entry's standing, in the order given (queue order); one entry's failure is its reason."""
     acc = Standings()
-    data_dir = data_dir or os.environ.get("DEBENCH_DATA_DIR") or None
+    ctx = _Verifying(trusted, maint, run, out_dir, data_dir or os.environ.get("DEBENCH_DATA_DIR") or None, acc)
     for sub in subs:
         try:
-            standing, reason = _standing(sub, trusted, maint, run, out_dir, data_dir, acc)
+            standing, reason = _standing(sub, ctx)
         except UserError as exc:
             standing, reason = "self_reported", f"not reproduced: {exc}"
         except Exception as exc:  # noqa: BLE001 - one entry that cannot be run never stops the others

@@ -55,7 +55,7 @@ class ModelKind(Protocol):
         """The model for ``request.base`` (the model string without its ``@settings``), with
         ``request.args`` applied; a ``debench.core.errors.UserError`` for a string it cannot serve. Set
         ``model.name = request.name``. Its ``identity()`` must come out the same when the model is
-        rebuilt from it (the leaderboard's spot check does)."""
+        rebuilt from it (the leaderboard's own run and the self-check do)."""
         ...
 
 

@@ -11,8 +11,8 @@ Stopping sends SIGTERM to the whole process group, waits ``GRACE_S`` seconds, th
 whatever is left of the group (workers included). Servers stop:
 
 * when the ``server_scope()`` in which it was first asked for ends: every CLI command runs in one
-  (``debench.cli.common.DebenchGroup``), and so do ``debench.aevaluate`` and each model's spot
-  checks: on success, on an error, on Ctrl-C (exit 130);
+  (``debench.cli.common.DebenchGroup``), and so do ``debench.aevaluate`` and each entry the
+  leaderboard's job runs: on success, on an error, on Ctrl-C (exit 130);
 * at interpreter exit (``atexit``), for servers started outside any scope;
 * on Linux, when debench itself dies (SIGKILL, an unhandled SIGTERM): the server's main process is
   started with ``PR_SET_PDEATHSIG`` = SIGTERM when debench starts it from its main thread.
@@ -303,7 +303,7 @@ def stop_all() -> None:
 @contextlib.contextmanager
 def server_scope() -> Iterator[None]:
     """Servers first asked for inside the scope (and not in an enclosing one) are stopped when it
-    ends, however it ends: a command's, a Python API call's, a spot check's model's."""
+    ends, however it ends: a command's, a Python API call's, the leaderboard's run of one entry."""
     mine: set[ServerSpec] = set()
     with _LOCK:
         _SCOPES.append(mine)

@@ -1,6 +1,6 @@
-"""Spot checks: the submitter's self-check (``debench validate --spot-check N``, through the endpoint its
-identity names: it verifies nothing). The leaderboard no longer ranks by spot checks: its refresh job
-runs allowlisted entries itself on every document (tests/test_leaderboard_reproduce.py)."""
+"""The submitter's self-check (``debench validate --spot-check N``, through the endpoint its identity
+names: it verifies nothing), and the model rebuilt from a recorded identity that it shares with the
+leaderboard's own run of every document (tests/test_leaderboard_reproduce.py)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,10 @@ from pathlib import Path
 import pytest
 from clihelp import run_cli
 from conftest import DATA_DIR, real_data_dir
-from lbhelp import (
-    COMMIT,
-)
 
 from debench.data.samples import SampleRecord
-from debench.leaderboard.spot_check import draw, model_from_identity, seed_from_commit
+from debench.leaderboard.rebuild import model_from_identity
+from debench.leaderboard.self_check import draw
 from debench.testing.stub_server import StubServer, fixed_responder, likert_responder
 
 TASK = "ibm_speech_likert"
@@ -133,4 +131,3 @@ def test_the_model_is_rebuilt_from_its_identity_and_the_draw_is_seeded() -> None
     assert a == draw(recs, 10, seed=1) and a != b and len(a) == 10
     assert all(int(d) % 5 for d in a)  # only answered documents
     assert json.dumps(sorted(a, key=int)) == json.dumps(a)  # in document order
-    assert seed_from_commit(COMMIT) == int(COMMIT[:16], 16)
