@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from debench.leaderboard.spot_check import model_from_identity
+from debench.leaderboard.rebuild import model_from_identity
 from debench.models import local_server
 from debench.models.cache import cache_key
 from debench.models.factory import make_model
