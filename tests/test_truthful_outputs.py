@@ -35,7 +35,8 @@ def leaks(secret: str, *roots: Path) -> list[str]:
 def _speeches_csv(path: Path) -> Path:
     path.write_text(
         "id,topic,source,text\n"
-        'g1,We should subsidize space exploration,mine,"Space exploration pays for itself. It drives science, jobs and inspiration."\n',
+        "g1,We should subsidize space exploration,mine,"
+        '"Space exploration pays for itself. It drives science, jobs and inspiration."\n',
         encoding="utf-8",
     )
     return path

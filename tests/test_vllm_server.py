@@ -444,8 +444,8 @@ def test_a_missing_vllm_is_one_line_and_vllm_command_names_another(
 def test_every_model_argument_becomes_its_documented_flag() -> None:
     model = make_model(
         "vllm/org/judge-7b@revision=abc123;dtype=bfloat16",
-        model_args="tensor_parallel_size=2,data_parallel_size=4,max_model_len=8192,gpu_memory_utilization=0.85,quantization=awq,"
-        "server_args=--enforce-eager --max-num-seqs 64,vllm_command=uv run vllm,startup_timeout=30",
+        model_args="tensor_parallel_size=2,data_parallel_size=4,max_model_len=8192,gpu_memory_utilization=0.85,"
+        "quantization=awq,server_args=--enforce-eager --max-num-seqs 64,vllm_command=uv run vllm,startup_timeout=30",
     )
     spec = model.spec
     assert spec.argv == (
@@ -602,7 +602,8 @@ def test_the_leaderboard_job_runs_an_allowlisted_vllm_entry_by_serving_its_weigh
     )
     maint = tmp_path / "maintainers.yaml"
     maint.write_text(
-        'schema_version: "1.0"\nbudgets:\n  per_entry: {requests: 5000, tokens: 50000000}\n  per_refresh: {requests: 5000, tokens: 50000000}\n'
+        'schema_version: "1.0"\nbudgets:\n  per_entry: {requests: 5000, tokens: 50000000}\n'
+        "  per_refresh: {requests: 5000, tokens: 50000000}\n"
         "allowlist:\n  - {model: vllm/org/judge-7b, context_window: 32768, max_tokens: 512}\noverall_tasks: []\n"
     )
     n_servers = len(fake.records())

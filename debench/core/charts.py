@@ -68,9 +68,10 @@ class Svg:
         title: str = "",
         **extra: Any,
     ) -> None:
-        self.parts.append(
-            f"<rect{_attrs(class_=cls, x=_num(x), y=_num(y), width=_num(max(w, 0)), height=_num(max(h, 0)), fill=fill, **extra)}>{_tip(title)}</rect>"
+        attrs = _attrs(
+            class_=cls, x=_num(x), y=_num(y), width=_num(max(w, 0)), height=_num(max(h, 0)), fill=fill, **extra
         )
+        self.parts.append(f"<rect{attrs}>{_tip(title)}</rect>")
 
     def line(
         self,
@@ -151,7 +152,10 @@ class Svg:
         a white background."""
         if standalone:  # a margin of 10 px around the drawing
             w, h = self.width + 20, self.height + 20
-            head = f'<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0f}" height="{h:.0f}" viewBox="-10 -10 {w:.0f} {h:.0f}" font-family="{FONT}">'
+            head = (
+                f'<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0f}" height="{h:.0f}" viewBox="-10 -10 {w:.0f} '
+                f'{h:.0f}" font-family="{FONT}">'
+            )
             body = f'<rect x="-10" y="-10" width="{w:.0f}" height="{h:.0f}" fill="white"/>\n' + "\n".join(self.parts)
         else:
             size = (
@@ -593,7 +597,8 @@ def scatter(
     svg.parts.append('<g class="points" fill="#3056d3" fill-opacity="0.45">')
     for (x, y, name), yv in zip(points, ys, strict=True):
         svg.parts.append(
-            f'<circle cx="{px(float(x))}" cy="{py(yv + (_jitter(name) if whole else 0.0))}" r="3.2">{_tip(f"{name}: gold {float(x):.3g}, judge {y}")}</circle>'
+            f'<circle cx="{px(float(x))}" cy="{py(yv + (_jitter(name) if whole else 0.0))}" '
+            f'r="3.2">{_tip(f"{name}: gold {float(x):.3g}, judge {y}")}</circle>'
         )
     svg.parts.append("</g>")
     return svg
