@@ -18,10 +18,11 @@ from debench.arena.ranking_file import (
     StyleControlled,
 )
 from debench.core.atomic import write_atomic
-from debench.core.charts import Estimate, Forest, ForestRow, Svg, forest
+from debench.core.charts import Estimate, Forest, ForestRow, forest
 from debench.core.errors import UserError
 from debench.core.numeric import fmt, fmt_estimate
 from debench.core.paths import portable_path
+from debench.core.svg import Svg
 
 
 def rank_files(
