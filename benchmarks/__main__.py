@@ -57,8 +57,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--lmeval-venv", type=Path, default=HERE / ".lmeval-venv", help="throw-away venv for lm-eval (reused)"
     )
-    p.add_argument("--data-dir", default=os.environ.get("DEBENCH_DATA_DIR") or str(HERE.parent.parent / "shared" / "datasets"),
-                   help="real data sets (for the cached ibm_speech_likert rerun and the embedded model)")  # fmt: skip
+    p.add_argument(
+        "--data-dir",
+        default=os.environ.get("DEBENCH_DATA_DIR") or str(HERE.parent.parent / "shared" / "datasets"),
+        help="real data sets (for the cached ibm_speech_likert rerun and the embedded model)",
+    )
     p.add_argument("--work", type=Path, default=None, help="keep intermediate files here (default: a temp dir)")
     return p
 
@@ -112,20 +115,35 @@ def run(args: argparse.Namespace, work: Path) -> BenchReport:
         print("faults ...", flush=True)
         f = fault_run(srv, work, 150 if smoke else 500)
         report.figures["fault run outcomes"] = ", ".join(f"{k} {v}" for k, v in sorted(f.outcomes.items()))
-        report.check("30% faults: the run completes", f.completed and f.fault_share >= 0.25,
-                     f"{f.fault_share:.1%} of {sum(f.outcomes.values())} requests failed; exit {'0' if f.completed else 'non-zero'}")  # fmt: skip
-        report.check("every document ends as an answer or a counted error", f.every_doc_once and f.n_errors == f.n_errors_reported,
-                     f"{f.n_ok} ok + {f.n_parse_failures} parse failures + {f.n_errors} errors (reported {f.n_errors_reported}) = {f.n_docs}")  # fmt: skip
+        report.check(
+            "30% faults: the run completes",
+            f.completed and f.fault_share >= 0.25,
+            f"{f.fault_share:.1%} of {sum(f.outcomes.values())} requests failed; exit "
+            f"{'0' if f.completed else 'non-zero'}",
+        )
+        report.check(
+            "every document ends as an answer or a counted error",
+            f.every_doc_once and f.n_errors == f.n_errors_reported,
+            f"{f.n_ok} ok + {f.n_parse_failures} parse failures + {f.n_errors} errors (reported "
+            f"{f.n_errors_reported}) = {f.n_docs}",
+        )
         report.check("nothing retried past its cap", f.max_attempts_seen <= f.attempt_cap,
                      f"max {f.max_attempts_seen} attempts per prompt at the server, cap {f.attempt_cap}")  # fmt: skip
-        report.check("metrics equal a clean run's on the documents that succeeded", f.metrics_equal,
-                     "all metrics, CIs and n identical" if f.metrics_equal else f"differences: {f.metric_diffs}")  # fmt: skip
+        report.check(
+            "metrics equal a clean run's on the documents that succeeded",
+            f.metrics_equal,
+            "all metrics, CIs and n identical" if f.metrics_equal else f"differences: {f.metric_diffs}",
+        )
 
         print("kill -9 ...", flush=True)
         k = kill_run(srv, work, 200 if smoke else 500)
         report.figures["kill -9: log lines at each kill"] = str(k.lines_at_kills)
-        report.check(f"kill -9 x{k.kills} then the same command: every document exactly once", k.every_doc_once and k.kills == 5 and k.final_exit == 0,
-                     f"{k.n_docs} documents, {k.kills} kills, {k.resumed_requests} requests in all ({k.resumed_requests - k.n_docs} re-asked)")  # fmt: skip
+        report.check(
+            f"kill -9 x{k.kills} then the same command: every document exactly once",
+            k.every_doc_once and k.kills == 5 and k.final_exit == 0,
+            f"{k.n_docs} documents, {k.kills} kills, {k.resumed_requests} requests in all "
+            f"({k.resumed_requests - k.n_docs} re-asked)",
+        )
         report.check(
             "kill -9 x5: metrics equal an uninterrupted run",
             k.metrics_equal,
@@ -161,15 +179,24 @@ def _throughput_checks(report: BenchReport) -> None:
     for r in report.throughput:
         if r.efficiency is not None:
             target = TARGET_WINDOW["low" if r.concurrency <= 64 else "high"]
-            report.check(f"C={r.concurrency} at {int(r.latency_s * 1000)} ms: request window >= {target:.0%} of C/latency", r.efficiency >= target,
-                         f"{r.debench_sps:.0f}/s of {r.ideal_sps:.0f}/s = {r.efficiency:.1%}", kind="speed")  # fmt: skip
+            report.check(
+                f"C={r.concurrency} at {int(r.latency_s * 1000)} ms: request window >= {target:.0%} of C/latency",
+                r.efficiency >= target,
+                f"{r.debench_sps:.0f}/s of {r.ideal_sps:.0f}/s = {r.efficiency:.1%}",
+                kind="speed",
+            )
         if r.lmeval_error:
             report.check(f"lm-eval ran at C={r.concurrency}", False, r.lmeval_error, kind="speed")
     head = next((r for r in report.throughput if (r.concurrency, r.latency_s) == HEADLINE), None)
     if head is not None and head.debench is not None and head.debench.window_s is not None:
         d = head.debench
-        report.check(f"{head.n_docs} documents at C={head.concurrency} / {int(head.latency_s * 1000)} ms: whole command <= request window + {TARGET_AFTER_WINDOW_S:.0f} s",
-                     d.wall_s <= d.window_s + TARGET_AFTER_WINDOW_S, d.phases(), kind="speed")  # fmt: skip
+        report.check(
+            f"{head.n_docs} documents at C={head.concurrency} / {int(head.latency_s * 1000)} ms: whole command <= "
+            f"request window + {TARGET_AFTER_WINDOW_S:.0f} s",
+            d.wall_s <= d.window_s + TARGET_AFTER_WINDOW_S,
+            d.phases(),
+            kind="speed",
+        )
         if head.lmeval is not None:
             report.figures[f"headline: lm-eval whole command ({head.n_docs} documents, C={head.concurrency})"] = (
                 head.lmeval.phases()
@@ -181,8 +208,12 @@ def _throughput_checks(report: BenchReport) -> None:
         if r.debench and r.debench.to_first_request_s is not None
     ]
     if firsts:
-        report.check(f"first request <= {TARGET_FIRST_REQUEST_S} s after the command starts", max(firsts) <= TARGET_FIRST_REQUEST_S,
-                     f"{min(firsts):.2f}-{max(firsts):.2f} s over {len(firsts)} runs", kind="speed")  # fmt: skip
+        report.check(
+            f"first request <= {TARGET_FIRST_REQUEST_S} s after the command starts",
+            max(firsts) <= TARGET_FIRST_REQUEST_S,
+            f"{min(firsts):.2f}-{max(firsts):.2f} s over {len(firsts)} runs",
+            kind="speed",
+        )
     needed = max((r.ideal_sps or 0) for r in report.throughput)
     ceiling = max(report.stub_ceiling_sps.values())
     report.check(
@@ -205,19 +236,30 @@ def _memory_checks(report: BenchReport, small, large) -> None:
         (large.stages["runner_growth_mb"] - small.stages["runner_growth_mb"]) * 1024 / (large.n_docs - small.n_docs)
     )
     report.figures["runner's own memory per extra document (KB)"] = round(per_doc_kb, 2)
-    report.check(f"peak RSS of the {large.n_docs}-document run <= the {small.n_docs}-document run + {TARGET_RSS_GROWTH - 1:.0%}",
-                 large.peak_rss_mb <= TARGET_RSS_GROWTH * small.peak_rss_mb,
-                 f"{small.peak_rss_mb:.0f} -> {large.peak_rss_mb:.0f} MB ({large.peak_rss_mb / small.peak_rss_mb - 1:+.1%})", kind="speed")  # fmt: skip
+    report.check(
+        f"peak RSS of the {large.n_docs}-document run <= the {small.n_docs}-document run + {TARGET_RSS_GROWTH - 1:.0%}",
+        large.peak_rss_mb <= TARGET_RSS_GROWTH * small.peak_rss_mb,
+        f"{small.peak_rss_mb:.0f} -> {large.peak_rss_mb:.0f} MB ({large.peak_rss_mb / small.peak_rss_mb - 1:+.1%})",
+        kind="speed",
+    )
 
 
 def _debatrix_checks(report: BenchReport, d: DebatrixFigures) -> None:
     ratio = d.ratio
-    report.check(f"Debatrix, one {d.n_speeches}-speech debate at 100 ms: columns at once <= {TARGET_DEBATRIX_RATIO:.0%} of one call at a time",
-                 ratio is not None and ratio <= TARGET_DEBATRIX_RATIO,
-                 f"window {d.concurrent.window_s:.2f} s vs {d.sequential.window_s:.2f} s = {ratio:.0%}; whole command {d.concurrent.wall_s:.2f} s vs "
-                 f"{d.sequential.wall_s:.2f} s; {d.concurrent.n_requests} and {d.sequential.n_requests} calls", kind="speed")  # fmt: skip
-    report.check("Debatrix: the same number of calls with the columns at once", d.concurrent.n_requests == d.sequential.n_requests,
-                 f"{d.concurrent.n_requests} vs {d.sequential.n_requests}")  # fmt: skip
+    report.check(
+        f"Debatrix, one {d.n_speeches}-speech debate at 100 ms: columns at once <= "
+        f"{TARGET_DEBATRIX_RATIO:.0%} of one call at a time",
+        ratio is not None and ratio <= TARGET_DEBATRIX_RATIO,
+        f"window {d.concurrent.window_s:.2f} s vs {d.sequential.window_s:.2f} s = {ratio:.0%}; whole command "
+        f"{d.concurrent.wall_s:.2f} s vs {d.sequential.wall_s:.2f} s; {d.concurrent.n_requests} and "
+        f"{d.sequential.n_requests} calls",
+        kind="speed",
+    )
+    report.check(
+        "Debatrix: the same number of calls with the columns at once",
+        d.concurrent.n_requests == d.sequential.n_requests,
+        f"{d.concurrent.n_requests} vs {d.sequential.n_requests}",
+    )
 
 
 def _prefix_figures(report: BenchReport, shares: dict) -> None:

@@ -151,10 +151,12 @@ def table(results: dict[str, dict[str, dict[str, float]]], n_seeds: int) -> str:
     for label, rows in results.items():
         for name, r in rows.items():
             lines.append(
-                f"{label:<42}{name:<13}{r['tau>=0.9']:>14.0f} / {r['n']:<4.0f}{r['tau>=1']:>10.0f}{r['tau at half']:>13.3f}"
+                f"{label:<42}{name:<13}{r['tau>=0.9']:>14.0f} / "
+                f"{r['n']:<4.0f}{r['tau>=1']:>10.0f}{r['tau at half']:>13.3f}"
             )
     lines.append(
-        f"(medians over {n_seeds} world seeds; waves of {WAVE}; a level is reached at the debates from which tau stays at or above it)"
+        f"(medians over {n_seeds} world seeds; waves of {WAVE}; a level is reached at the debates from "
+        "which tau stays at or above it)"
     )
     return "\n".join(lines)
 
@@ -169,13 +171,15 @@ def measure_adaptive(report: BenchReport, *, smoke: bool) -> str:
     for label, rows in results.items():
         for name, r in rows.items():
             report.figures[f"schedules, {label}: {name}"] = (
-                f"tau >= 0.9 from {r['tau>=0.9']:.0f} of {r['n']:.0f} debates, tau = 1 from {r['tau>=1']:.0f}; tau at half {r['tau at half']:.3f}"
+                f"tau >= 0.9 from {r['tau>=0.9']:.0f} of {r['n']:.0f} debates, tau = 1 from {r['tau>=1']:.0f}; tau "
+                f"at half {r['tau at half']:.3f}"
             )
     first = results[settings[0].label]
     report.check(
         f"adaptive schedule, {settings[0].label}: tau >= 0.9 to the round robin's ranking with half its debates",
         first["adaptive"]["tau at half"] >= 0.9,
-        f"tau {first['adaptive']['tau at half']:.3f} at {first['adaptive']['n'] / 2:.0f} debates (median of {len(seeds)} worlds; {time.perf_counter() - started:.0f} s)",
+        f"tau {first['adaptive']['tau at half']:.3f} at {first['adaptive']['n'] / 2:.0f} debates (median of "
+        f"{len(seeds)} worlds; {time.perf_counter() - started:.0f} s)",
     )
     return text
 

@@ -56,8 +56,8 @@ def write_judgments(
             k = (rng.random(len(d))[:, None] > np.cumsum(w / w.sum(axis=1, keepdims=True), axis=1)).sum(axis=1)
             fh.write(
                 "".join(
-                    f'{{"topic": "topic {t}", "side1": "{models[a]}", "side2": "{models[b]}", "winner": {("1", "2", "null")[c]}, '
-                    f'"judge": "judge", "side1_words": {x}, "side2_words": {y}}}\n'
+                    f'{{"topic": "topic {t}", "side1": "{models[a]}", "side2": "{models[b]}", "winner": '
+                    f'{("1", "2", "null")[c]}, "judge": "judge", "side1_words": {x}, "side2_words": {y}}}\n'
                     for a, b, c, x, y in zip(i, j, k, wi, wj, strict=True)
                 )
             )
@@ -77,7 +77,8 @@ def write_battles(path: Path, n_models: int, n: int, seed: int = 0) -> int:
     win = np.where(u < 0.1, "null", np.where(u < 0.1 + 0.9 / (1 + np.exp(strength[j] - strength[i])), "1", "2"))
     with open(path, "w", encoding="utf-8") as fh:
         fh.writelines(
-            f'{{"topic": "battle {t}", "side1": "model-{a:02d}", "side2": "model-{b:02d}", "winner": {w}, "side1_words": {x}, "side2_words": {y}}}\n'
+            f'{{"topic": "battle {t}", "side1": "model-{a:02d}", "side2": "model-{b:02d}", "winner": {w}, '
+            f'"side1_words": {x}, "side2_words": {y}}}\n'
             for t, a, b, w, x, y in zip(range(n), i, j, win, wi, wj, strict=True)
         )
     return n
@@ -148,7 +149,8 @@ def equal_to_reference(work: Path) -> Check:
                 *(abs(x - y) for x, y in zip(a[m]["ci95"], b[m]["ci95"], strict=True)),
             )
     return Check(
-        name=f"arena rank equals the per-judgment computation (5 models, 10 topics, 100 resamples: scores and CIs, plain, length, Davidson) within {EQUAL_TOL_ELO} Elo points",
+        name="arena rank equals the per-judgment computation (5 models, 10 topics, 100 resamples: scores and CIs, "
+        f"plain, length, Davidson) within {EQUAL_TOL_ELO} Elo points",
         held=worst <= EQUAL_TOL_ELO,
         figure=f"largest difference {worst:.2e} Elo points",
     )
@@ -197,7 +199,8 @@ def battles_figure(report: BenchReport, work: Path) -> None:
     n = write_battles(path, N_MODELS, 1_000_000)
     run = rank_once(path, work / "rank.json")
     report.figures[
-        f"arena rank, {n:,} battles of {N_MODELS} models, each on its own topic (Chatbot Arena's shape, 1,000 resamples)"
+        f"arena rank, {n:,} battles of {N_MODELS} models, each on its own topic (Chatbot "
+        "Arena's shape, 1,000 resamples)"
     ] = f"{run.wall_s:.2f} s, peak RSS {run.peak_rss_mb:.0f} MB ({run.load})"
 
 

@@ -62,9 +62,27 @@ def measure_debatrix(srv: StubProcess, work: Path, real: Path, *, concurrency: i
     timings = {}
     for c in (1, concurrency):
         out = work / f"debatrix_out_{c}"
-        cmd = debench_cmd("eval", "--task", TASK, "--method", "debatrix-h", "--model", "openai/stub", "--api-base", srv.base_url,
-                          "--concurrency", str(c), "--output-dir", str(out), "--no-progress", "--no-cache",
-                          "--data-source", "local", "--data-dir", str(data_dir))  # fmt: skip
+        cmd = debench_cmd(
+            "eval",
+            "--task",
+            TASK,
+            "--method",
+            "debatrix-h",
+            "--model",
+            "openai/stub",
+            "--api-base",
+            srv.base_url,
+            "--concurrency",
+            str(c),
+            "--output-dir",
+            str(out),
+            "--no-progress",
+            "--no-cache",
+            "--data-source",
+            "local",
+            "--data-dir",
+            str(data_dir),
+        )
         timings[c] = timed(
             cmd, srv, env=debench_env(work / f"debatrix_cache_{c}"), what=f"debatrix at --concurrency {c}"
         )

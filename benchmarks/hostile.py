@@ -118,8 +118,24 @@ def main() -> int:
             2,
         )
     with StubServer(batch=BatchPlan(duration=3600)) as srv:
-        case("a batch that never completes", ["eval", "--model", "openai/gpt-4o-mini", "--api-base", srv.base_url, *SAMPLE, "--batch", "--batch-poll", "0.2",
-                                              "--batch-deadline", "0.002", *out("bd")], 2)  # fmt: skip
+        case(
+            "a batch that never completes",
+            [
+                "eval",
+                "--model",
+                "openai/gpt-4o-mini",
+                "--api-base",
+                srv.base_url,
+                *SAMPLE,
+                "--batch",
+                "--batch-poll",
+                "0.2",
+                "--batch-deadline",
+                "0.002",
+                *out("bd"),
+            ],
+            2,
+        )
     task = work / "loop.yaml"
     task.write_text(
         (Path(__file__).resolve().parent.parent / "tasks" / "ibm_speech_likert.yaml")
@@ -140,8 +156,25 @@ def main() -> int:
     pair_codes = []
     with StubServer(latency=0.05) as srv:
         for i in range(args.pairs):
-            argv = [sys.executable, "-m", "debench.cli", "eval", "--model", "openai/stub", "--api-base", srv.base_url, "--task", "ibm_speech_likert",
-                    "--data-source", "sample", "--no-progress", "--bootstrap", "20", "--output-dir", str(work / f"pair{i}")]  # fmt: skip
+            argv = [
+                sys.executable,
+                "-m",
+                "debench.cli",
+                "eval",
+                "--model",
+                "openai/stub",
+                "--api-base",
+                srv.base_url,
+                "--task",
+                "ibm_speech_likert",
+                "--data-source",
+                "sample",
+                "--no-progress",
+                "--bootstrap",
+                "20",
+                "--output-dir",
+                str(work / f"pair{i}"),
+            ]
             procs = [
                 subprocess.Popen(
                     argv,
@@ -161,15 +194,18 @@ def main() -> int:
         ok = code == expect and secs <= args.budget and rss < GB
         held += ok
         print(
-            f"{'held' if ok else 'NOT HELD':8} {name:{width}}  exit {code} (want {expect})  {secs:5.1f} s  {rss / 2**20:6.0f} MB  {line[:110]}"
+            f"{'held' if ok else 'NOT HELD':8} {name:{width}}  exit {code} (want {expect})  {secs:5.1f} s  "
+            f"{rss / 2**20:6.0f} MB  {line[:110]}"
         )
     endpoints_ok = endpoint_requests == (2, 2)
     pairs_ok = all(c == (0, 0) for c in pair_codes) and not hidden
     print(
-        f"{'held' if endpoints_ok else 'NOT HELD':8} two endpoints set in the environment: requests {endpoint_requests} (want (2, 2))"
+        f"{'held' if endpoints_ok else 'NOT HELD':8} two endpoints set in the environment: requests "
+        f"{endpoint_requests} (want (2, 2))"
     )
     print(
-        f"{'held' if pairs_ok else 'NOT HELD':8} two identical evals started together: exit codes {pair_codes}; hidden files left: {len(hidden)}"
+        f"{'held' if pairs_ok else 'NOT HELD':8} two identical evals started together: exit codes {pair_codes}; "
+        f"hidden files left: {len(hidden)}"
     )
     print(f"{held + endpoints_ok + pairs_ok} of {len(rows) + 2} held")
     shutil.rmtree(work, ignore_errors=True)

@@ -75,9 +75,28 @@ def measure_workload(
     tag = f"prefix_{name}_{'before' if code else 'after'}"
     env = debench_env(work / f"cache_{tag}", **({"PYTHONPATH": str(code)} if code else {}))
     for i, args in enumerate(WORKLOADS[name]):
-        cmd = debench_cmd("eval", *args, "--model", "openai/stub", "--api-base", srv.base_url, "--limit", str(limit),
-                          "--output-dir", str(work / f"out_{tag}_{i}"), "--no-progress", "--no-cache", "--bootstrap", "0",
-                          "--concurrency", "1", "--data-source", "local", "--data-dir", str(real))  # fmt: skip
+        cmd = debench_cmd(
+            "eval",
+            *args,
+            "--model",
+            "openai/stub",
+            "--api-base",
+            srv.base_url,
+            "--limit",
+            str(limit),
+            "--output-dir",
+            str(work / f"out_{tag}_{i}"),
+            "--no-progress",
+            "--no-cache",
+            "--bootstrap",
+            "0",
+            "--concurrency",
+            "1",
+            "--data-source",
+            "local",
+            "--data-dir",
+            str(real),
+        )
         run_measured(cmd, env=env, cwd=work).check(f"{tag} {' '.join(args)}")
     stats = srv.stats
     srv.configure(prefix_cache=False)

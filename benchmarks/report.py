@@ -104,7 +104,10 @@ def format_check(c: Check) -> str:
 def _phases(c: CommandTiming | None) -> str:
     if c is None:
         return "—"
-    return f"{c.wall_s:.2f} = {_f(c.to_first_request_s, '.2f')} + {_f(c.window_s, '.2f')} + {_f(c.after_last_answer_s, '.2f')}"
+    return (
+        f"{c.wall_s:.2f} = {_f(c.to_first_request_s, '.2f')} + {_f(c.window_s, '.2f')} + "
+        f"{_f(c.after_last_answer_s, '.2f')}"
+    )
 
 
 def format_table(report: BenchReport) -> str:
@@ -112,18 +115,25 @@ def format_table(report: BenchReport) -> str:
     line per check."""
     lines = [
         "whole command s = start-up to the first request + request window + after the last answer (the stub's clock);",
-        "debench with its defaults (1,000 bootstrap draws per metric); efficiency = documents / window / (C / latency).",
-        f"machine: {report.machine.cpu}, {report.machine.cores} cores, Python {report.machine.python}, {report.machine.date}",
+        "debench with its defaults (1,000 bootstrap draws per metric); efficiency = "
+        "documents / window / (C / latency).",
+        f"machine: {report.machine.cpu}, {report.machine.cores} cores, Python "
+        f"{report.machine.python}, {report.machine.date}",
         "",
-        "|   C | latency |  docs |      debench whole command s |      lm-eval whole command s | debench window/s | efficiency | lm-eval window/s | peak RSS MB debench / lm-eval |",
-        "| --: | ------: | ----: | ---------------------------: | ---------------------------: | ---------------: | ---------: | ---------------: | ----------------------------: |",
+        "|   C | latency |  docs |      debench whole command s |      lm-eval whole command s | debench window/s | "
+        "efficiency | lm-eval window/s | peak RSS MB debench / lm-eval |",
+        "| --: | ------: | ----: | ---------------------------: | ---------------------------: | ---------------: | "
+        "---------: | ---------------: | ----------------------------: |",
     ]
     for r in report.throughput:
         eff = "—" if r.efficiency is None else f"{r.efficiency:.1%}"
-        rss = f"{_f(r.debench.peak_rss_mb if r.debench else None, '.0f')} / {_f(r.lmeval.peak_rss_mb if r.lmeval else None, '.0f')}"
+        rss = (
+            f"{_f(r.debench.peak_rss_mb if r.debench else None, '.0f')} / "
+            f"{_f(r.lmeval.peak_rss_mb if r.lmeval else None, '.0f')}"
+        )
         lines.append(
-            f"| {r.concurrency:>3} | {int(r.latency_s * 1000):>4} ms | {r.n_docs:>5} | {_phases(r.debench):>28} | {_phases(r.lmeval):>28} "
-            f"| {_f(r.debench_sps):>16} | {eff:>10} | {_f(r.lmeval_sps):>16} | {rss:>29} |"
+            f"| {r.concurrency:>3} | {int(r.latency_s * 1000):>4} ms | {r.n_docs:>5} | {_phases(r.debench):>28} | "
+            f"{_phases(r.lmeval):>28} | {_f(r.debench_sps):>16} | {eff:>10} | {_f(r.lmeval_sps):>16} | {rss:>29} |"
         )
     if report.stub_ceiling_sps:
         lines += [

@@ -106,7 +106,8 @@ def check(figures: dict[str, Any]) -> Check:
         else target.get("error", "not measured")
     )
     return Check(
-        name=f"scoring {TARGET_TASK} ({target.get('n_docs', 631)} speeches, every metric with its 1,000-draw CI) <= {TARGET_S} s",
+        name=f"scoring {TARGET_TASK} ({target.get('n_docs', 631)} speeches, every metric with its "
+        f"1,000-draw CI) <= {TARGET_S} s",
         held=bool(figures["held"]),
         figure=figure,
         note="best of the runs; the machine may be shared",
@@ -123,7 +124,8 @@ def format_figures(figures: dict[str, Any]) -> str:
             lines.append(f"  {name:<20} {f['n_docs']:>6} docs  {f['best_s']:.3f} s / {f['median_s']:.3f} s")
     for s in figures["synthetic"]:
         lines.append(
-            f"  synthetic IBM        {s['n_docs']:>6} docs  {s['seconds']:.3f} s, peak traced memory {s['peak_traced_mb']:.1f} MB"
+            f"  synthetic IBM        {s['n_docs']:>6} docs  {s['seconds']:.3f} s, peak traced "
+            f"memory {s['peak_traced_mb']:.1f} MB"
         )
     lines.append(format_check(check(figures)))
     return "\n".join(lines)

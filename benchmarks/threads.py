@@ -26,8 +26,28 @@ class ThreadAgreement(BaseModel):
 
 def _answers(work: Path, data_dir: Path, task: str, n_docs: int, model_args: str) -> dict[str, tuple[object, object]]:
     out = work / f"threads_{task}_{model_args.replace('=', '')}"
-    cmd = [sys.executable, "-m", "debench.cli", "eval", "--task", task, "--model", "local/smollm2", "--model-args", model_args, "--limit", str(n_docs),
-           "--data-dir", str(data_dir), "--output-dir", str(out), "--no-progress", "--no-cache", "--bootstrap", "0"]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "debench.cli",
+        "eval",
+        "--task",
+        task,
+        "--model",
+        "local/smollm2",
+        "--model-args",
+        model_args,
+        "--limit",
+        str(n_docs),
+        "--data-dir",
+        str(data_dir),
+        "--output-dir",
+        str(out),
+        "--no-progress",
+        "--no-cache",
+        "--bootstrap",
+        "0",
+    ]
     run_measured(cmd, env=debench_env(work / "threads_cache"), cwd=ROOT).check(f"local/smollm2@{model_args} on {task}")
     (samples,) = out.rglob("samples_*.jsonl")
     return {r.doc_id: (r.response, r.prediction) for r in read_records(samples)}

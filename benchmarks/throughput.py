@@ -135,4 +135,7 @@ def _progress(r: ThroughputRow) -> str:
         else (f"; lm-eval failed: {r.lmeval_error}" if r.lmeval_error else "")
     )
     assert r.debench is not None
-    return f"  C={r.concurrency:<3} latency {int(r.latency_s * 1000)} ms, {r.n_docs} docs: debench {r.debench.phases()}{eff}{lm}"
+    return (
+        f"  C={r.concurrency:<3} latency {int(r.latency_s * 1000)} ms, {r.n_docs} docs: "
+        f"debench {r.debench.phases()}{eff}{lm}"
+    )

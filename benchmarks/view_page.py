@@ -44,7 +44,10 @@ class ViewPageFigures(BaseModel):
 
     def check_line(self) -> str:
         state = "held    " if self.held else "NOT HELD"
-        return f"[{state}] view page of {self.n_samples} samples opens in Chromium < {TARGET_OPEN_S:.0f} s: {self.open_s:.2f} s (median of {len(self.open_runs_s)}; {self.page_mb:.1f} MB)"
+        return (
+            f"[{state}] view page of {self.n_samples} samples opens in Chromium < {TARGET_OPEN_S:.0f} s: "
+            f"{self.open_s:.2f} s (median of {len(self.open_runs_s)}; {self.page_mb:.1f} MB)"
+        )
 
 
 def make_run(work: Path, data_dir: Path | None) -> tuple[Path, str]:
@@ -65,8 +68,16 @@ def make_run(work: Path, data_dir: Path | None) -> tuple[Path, str]:
     with StubServer(
         responder=likert_responder(seed=7, unparseable_rate=0.1), faults=FaultPlan(server_error=0.05, seed=7)
     ) as srv:
-        (out,) = evaluate(task, "openai/stub", api_base=srv.base_url, model_args="max_retries=0", output_dir=work / "out",
-                          data_source="local", data_dir=data_dir, n_bootstrap=100)  # fmt: skip
+        (out,) = evaluate(
+            task,
+            "openai/stub",
+            api_base=srv.base_url,
+            model_args="max_retries=0",
+            output_dir=work / "out",
+            data_source="local",
+            data_dir=data_dir,
+            n_bootstrap=100,
+        )
     return out.results_path, what
 
 
@@ -128,7 +139,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"data: {f.data}")
         print(f"page: {f.page_mb:.2f} MB, rendered in {f.render_s:.2f} s")
         print(
-            f"open in Chromium: {', '.join(f'{t:.2f}' for t in f.open_runs_s)} s; 'wrong' filter {f.filter_s * 1000:.0f} ms; search {f.search_s * 1000:.0f} ms"
+            f"open in Chromium: {', '.join(f'{t:.2f}' for t in f.open_runs_s)} s; 'wrong' filter "
+            f"{f.filter_s * 1000:.0f} ms; search {f.search_s * 1000:.0f} ms"
         )
         print(f.check_line())
     return 0

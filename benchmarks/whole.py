@@ -49,7 +49,10 @@ class CommandTiming(BaseModel):
         def f(x: float | None) -> str:
             return "—" if x is None else f"{x:.2f}"
 
-        return f"{self.wall_s:.2f} s = {f(self.to_first_request_s)} to the first request + {f(self.window_s)} window + {f(self.after_last_answer_s)} after"
+        return (
+            f"{self.wall_s:.2f} s = {f(self.to_first_request_s)} to the first request + {f(self.window_s)} window + "
+            f"{f(self.after_last_answer_s)} after"
+        )
 
 
 def timed(cmd: list[str], srv: StubProcess | None, *, env: dict[str, str], what: str) -> CommandTiming:

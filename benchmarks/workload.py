@@ -55,8 +55,21 @@ def eval_args(
     extra: tuple[str, ...] = (),
 ) -> list[str]:
     """``debench eval`` against the stub; ``bootstrap`` None keeps the default (the task's 1,000 draws)."""
-    args = ["eval", "--task", str(task), "--model", "openai/stub", "--api-base", srv.base_url, "--concurrency", str(concurrency),
-            "--output-dir", str(out), "--no-progress", *extra]  # fmt: skip
+    args = [
+        "eval",
+        "--task",
+        str(task),
+        "--model",
+        "openai/stub",
+        "--api-base",
+        srv.base_url,
+        "--concurrency",
+        str(concurrency),
+        "--output-dir",
+        str(out),
+        "--no-progress",
+        *extra,
+    ]
     if bootstrap is not None:
         args += ["--bootstrap", str(bootstrap)]
     if data_dir is not None:

@@ -1,7 +1,8 @@
 """debench: how well do language models judge debates?
 
 The Python API (``debench.api``): ``evaluate``, ``aevaluate``, ``score``, ``load_results``, and the
-objects they take (``JudgeSpec``, ``EvalOptions``, ``ScoreOptions``). They are imported on first use, so ``import debench`` (and the CLI's start-up) stays cheap.
+objects they take (``JudgeSpec``, ``EvalOptions``, ``ScoreOptions``). They are imported on first use, so
+``import debench`` (and the CLI's start-up) stays cheap.
 
 May import: ``api``, ``core``.
 """

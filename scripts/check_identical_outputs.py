@@ -1,4 +1,5 @@
-"""Prove that a change (a refactor) changed no behaviour: snapshot debench's outputs on two trees, compare byte for byte.
+"""Prove that a change (a refactor) changed no behaviour: snapshot debench's outputs on two trees, \
+compare byte for byte.
 
     python scripts/check_identical_outputs.py snapshot OUT_DIR [--repo PATH] [--stub-module MOD] [--stub-port N]
     python scripts/check_identical_outputs.py compare OLD_DIR NEW_DIR
@@ -87,7 +88,7 @@ srv = stub.StubServer(port=int(sys.argv[2]), responder=respond).start()
 print(srv.base_url, flush=True)
 sys.stdin.read()
 srv.stop()
-'''
+'''  # noqa: E501 - the stub's program text, a raw string kept as written (no backslash continuation)
 
 
 class Snapshot:
@@ -146,7 +147,10 @@ class Snapshot:
             check=False,
         )
         name = re.sub(r"[^A-Za-z0-9_.-]+", "_", " ".join(args).replace("--", ""))[:80]
-        record = f"argv: debench {' '.join(args)}\nexit code: {proc.returncode}\n--- stdout\n{proc.stdout}--- stderr\n{proc.stderr}"
+        record = (
+            f"argv: debench {' '.join(args)}\nexit code: {proc.returncode}\n--- stdout\n"
+            f"{proc.stdout}--- stderr\n{proc.stderr}"
+        )
         self.store(f"commands/{self.n:03d}_{name}.txt", record.encode("utf-8"))
         print(f"  [{proc.returncode}] {time.monotonic() - started:5.1f} s  debench {' '.join(args)[:150]}", flush=True)
         return proc
@@ -177,7 +181,8 @@ class Snapshot:
 
 
 def task_names(stdout: str) -> list[str]:
-    """The groups, then the tasks in no group, that ``debench tasks`` lists (``name  group  description`` rows, then the groups)."""
+    """The groups, then the tasks in no group, that ``debench tasks`` lists (``name  group  description`` rows, then the
+    groups)."""
     head, _, tail = stdout.partition("\ngroups")
     tasks = {line.split()[0] for line in head.splitlines()[1:] if line.strip()}
     groups = [m.group(1) for m in re.finditer(r"^\s+(\S+)\s+\d+ task\(s\): (.*)$", tail, re.MULTILINE)]
@@ -299,7 +304,8 @@ def run_leaderboard(s: Snapshot) -> None:
 
 
 def stub_module(repo: Path) -> str:
-    """The tree's module that defines ``StubServer``: ``debench.testing.stub_server``, else wherever the tree has moved it."""
+    """The tree's module that defines ``StubServer``: ``debench.testing.stub_server``, else wherever the tree has moved
+    it."""
     known = repo / "debench" / "testing" / "stub_server.py"
     found = (
         [known]

@@ -47,7 +47,8 @@ def main() -> int:
     check("ratings per speech", {len(d.meta["ratings"]) for d in ibm}, {PAPER["ibm"]["ratings_per_speech"]}, failures)
     check("sources", len({d.meta["source"] for d in ibm}), PAPER["ibm"]["sources"], failures)
     print(
-        f"  annotators: {len({a for d in ibm for a in d.meta['annotators']})}; ratings: {sum(len(d.meta['ratings']) for d in ibm)}"
+        f"  annotators: {len({a for d in ibm for a in d.meta['annotators']})}; ratings: "
+        f"{sum(len(d.meta['ratings']) for d in ibm)}"
     )
     print(f"  per source: {dict(sorted(Counter(d.meta['source'] for d in ibm).items()))}")
     print(f"  rating distribution: {dict(sorted(Counter(r for d in ibm for r in d.meta['ratings']).items()))}")
@@ -59,7 +60,8 @@ def main() -> int:
         check(f"{dim} pro/tie/con", (c["pro"], c["tie"], c["con"]), want, failures)
     docs = load_debateart(da)
     print(
-        f"  debates: {len(docs)}; speeches: {sum(len(d.speeches) for d in docs)}; per debate: {dict(sorted(Counter(len(d.speeches) for d in docs).items()))}"
+        f"  debates: {len(docs)}; speeches: {sum(len(d.speeches) for d in docs)}; per debate: "
+        f"{dict(sorted(Counter(len(d.speeches) for d in docs).items()))}"
     )
     print(f"  mean words per debate: {sum(len(s.text.split()) for d in docs for s in d.speeches) / len(docs):.0f}")
 
@@ -78,7 +80,8 @@ def main() -> int:
     db = load_debatebench(root / "debatebench", require_labels=False)
     check("debates", len(db), PAPER["debatebench"]["debates"], failures)
     print(
-        f"  transcripts needing a guess: {sum(1 for d in db if d.meta['parse_warnings'])}; points of information: {sum(d.meta['n_pois'] for d in db)}"
+        f"  transcripts needing a guess: {sum(1 for d in db if d.meta['parse_warnings'])}; points of information: "
+        f"{sum(d.meta['n_pois'] for d in db)}"
     )
     print(f"  mean words per debate: {sum(len(s.text.split()) for d in db for s in d.speeches) / len(db):.0f}")
 

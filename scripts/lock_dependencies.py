@@ -2,7 +2,8 @@
 extras gets today, for CI (``.ci/run``) and the README's test command to install from.
 
     python scripts/lock_dependencies.py           # resolve the ranges of pyproject.toml afresh, write constraints.txt
-    python scripts/lock_dependencies.py --check   # exit 1 if constraints.txt misses a package the ranges need, or pins one outside them
+    python scripts/lock_dependencies.py --check   # exit 1 if constraints.txt misses a package the ranges need,
+                                                  # or pins one outside them
 
 The resolve is pip's own (``pip install --dry-run --ignore-installed --report``): nothing is
 installed, and what is already installed plays no part. It resolves for this interpreter and
@@ -94,7 +95,8 @@ def main(argv: list[str]) -> int:
                 ]
                 if subprocess.run(cmd, check=False).returncode != 0:
                     print(
-                        f"{LOCK}: a pinned version is outside pyproject.toml's ranges: run python scripts/lock_dependencies.py",
+                        f"{LOCK}: a pinned version is outside pyproject.toml's ranges: run "
+                        "python scripts/lock_dependencies.py",
                         file=sys.stderr,
                     )
                     return 1

@@ -29,19 +29,23 @@ ONE_V_ONE = [
         [
             (
                 "rosa",
-                "Free transit pays for itself in cleaner air and fewer traffic deaths. Tallinn removed fares and ridership rose while car trips fell.",
+                "Free transit pays for itself in cleaner air and fewer traffic deaths. Tallinn removed fares and "
+                "ridership rose while car trips fell.",
             ),
             (
                 "tom",
-                "Tallinn's ridership gain came mostly from walkers, not drivers. Fares fund maintenance; remove them and service quality drops.",
+                "Tallinn's ridership gain came mostly from walkers, not drivers. Fares fund maintenance; remove "
+                "them and service quality drops.",
             ),
             (
                 "rosa",
-                "Maintenance can be funded by congestion charges, which also push drivers onto buses. Quality fell nowhere that planned the funding.",
+                "Maintenance can be funded by congestion charges, which also push drivers onto buses. Quality fell "
+                "nowhere that planned the funding.",
             ),
             (
                 "tom",
-                "Congestion charges are a new tax on the poorest commuters who cannot switch. Cheaper targeted passes help them more.",
+                "Congestion charges are a new tax on the poorest commuters who cannot switch. Cheaper "
+                "targeted passes help them more.",
             ),
         ],
         {"general": 0.0, "argument": 0.0, "source": 0.5, "language": 0.5},
@@ -55,12 +59,14 @@ ONE_V_ONE = [
             ("lee", "homework is bad kids hate it"),
             (
                 "ana",
-                "Meta-analyses by Cooper (2006) find little benefit of homework for young children, but some for reading practice at home. A ban throws out the useful part.",
+                "Meta-analyses by Cooper (2006) find little benefit of homework for young children, but some for "
+                "reading practice at home. A ban throws out the useful part.",
             ),
             ("lee", "kids should play"),
             (
                 "ana",
-                "Play matters, and light reading homework takes ten minutes. My opponent has not answered the evidence on reading.",
+                "Play matters, and light reading homework takes ten minutes. My opponent has not "
+                "answered the evidence on reading.",
             ),
         ],
         {"general": 1.0, "argument": 1.0, "source": 1.0, "language": 1.0},
@@ -73,11 +79,13 @@ ONE_V_ONE = [
         [
             (
                 "kim",
-                "Large animals such as elephants live shorter lives in zoos than in protected reserves; a phase-out moves them to sanctuaries.",
+                "Large animals such as elephants live shorter lives in zoos than in protected reserves; a "
+                "phase-out moves them to sanctuaries.",
             ),
             (
                 "sam",
-                "Zoos fund conservation and breeding programmes that saved species such as the Arabian oryx. Reform them instead.",
+                "Zoos fund conservation and breeding programmes that saved species such as the "
+                "Arabian oryx. Reform them instead.",
             ),
         ],
         {"general": 0.5, "argument": 0.5, "source": 0.5, "language": 0.5},
@@ -90,20 +98,24 @@ ONE_V_ONE = [
         [
             (
                 "ivo",
-                "Compulsory voting in Australia keeps turnout above 90% and makes parties court every citizen, not only the loyal ones.",
+                "Compulsory voting in Australia keeps turnout above 90% and makes parties court every "
+                "citizen, not only the loyal ones.",
             ),
             (
                 "mei",
-                "Forcing people to vote adds uninformed, random ballots; the right not to vote is part of free expression.",
+                "Forcing people to vote adds uninformed, random ballots; the right not to "
+                "vote is part of free expression.",
             ),
             (
                 "ivo",
-                "Ballots can be spoiled, so expression is kept; and evidence shows informed voting rises once people must take part.",
+                "Ballots can be spoiled, so expression is kept; and evidence shows informed voting "
+                "rises once people must take part.",
             ),
             ("mei", "That evidence is thin. Fines for not voting fall hardest on people who already feel excluded."),
             (
                 "ivo",
-                "Fines are tiny and waived with reason. Unequal turnout is the real exclusion, and my opponent leaves it standing.",
+                "Fines are tiny and waived with reason. Unequal turnout is the real exclusion, and "
+                "my opponent leaves it standing.",
             ),
             ("mei", "Better to make voting easy — holidays, postal ballots — than compulsory."),
         ],
@@ -118,13 +130,20 @@ BP = [
         "This House would ban advertising aimed at children.",
         ["CG"],
         [
-            "OG: Children cannot tell persuasion from information; a ban protects them the way we protect them from other exploitation.",
-            "OO: Bans are unenforceable online and push marketing into influencer content that is harder to see. Parents, not states, should decide.",
-            "OG: Influencer content can be covered by the same rule, as several countries already do. Parents cannot supervise every screen.",
-            "OO: The cost falls on children's media, which advertising funds. Fewer good programmes is the real effect.",
-            "CG: Extension: the harm is not one purchase but lifelong habits — sugar, gambling-like loot boxes. The ban changes the norms companies design for.",
-            "CO: Extension: a ban entrenches the biggest brands, which need no advertising; small firms lose their only way to reach families.",
-            "CG: Whip: OO never showed that funding outweighs protection; CO's market point ignores that the brands most advertised are already the biggest.",
+            "OG: Children cannot tell persuasion from information; a ban protects them the way we "
+            "protect them from other exploitation.",
+            "OO: Bans are unenforceable online and push marketing into influencer content that is harder to see. "
+            "Parents, not states, should decide.",
+            "OG: Influencer content can be covered by the same rule, as several countries already do. Parents "
+            "cannot supervise every screen.",
+            "OO: The cost falls on children's media, which advertising funds. Fewer good "
+            "programmes is the real effect.",
+            "CG: Extension: the harm is not one purchase but lifelong habits — sugar, gambling-like loot boxes. The "
+            "ban changes the norms companies design for.",
+            "CO: Extension: a ban entrenches the biggest brands, which need no advertising; small firms lose "
+            "their only way to reach families.",
+            "CG: Whip: OO never showed that funding outweighs protection; CO's market point ignores that the brands "
+            "most advertised are already the biggest.",
             "CO: Whip: Government assumed enforcement works; we showed why it fails and who pays for it.",
         ],
     ),
@@ -135,11 +154,13 @@ BP = [
         ["OO", "CO"],
         [
             "OG: Car-free centres cut pollution and deaths, and shops gain footfall.",
-            "OO: Shops in many towns lost trade after pedestrianisation when public transport was weak; the ban must follow transit, not lead it.",
+            "OO: Shops in many towns lost trade after pedestrianisation when public transport was weak; the ban "
+            "must follow transit, not lead it.",
             "OG: Then phase it in; the principle stands.",
             "OO: A phased ban is not this motion. Disabled residents and night workers lose access.",
             "CG: Extension on climate targets: cities cannot meet them without cutting car trips.",
-            "CO: Extension: targets are better met by pricing, which keeps access for those who need it and raises money for transit.",
+            "CO: Extension: targets are better met by pricing, which keeps access for those who need "
+            "it and raises money for transit.",
             "CG: Whip summary of Government's case.",
             "CO: Whip: pricing beats bans on every metric raised in this debate.",
         ],

@@ -1,4 +1,5 @@
-"""The leaderboard refresh job (what CI runs): validate every submission, run what awaits the job, rebuild, optionally push.
+"""The leaderboard refresh job (what CI runs): validate every submission, run what awaits the job, \
+rebuild, optionally push.
 
     # the refresh job on main: runs the queued allowlisted entries itself, within the budgets
     DEBENCH_DATA_DIR=../shared/datasets python scripts/refresh_leaderboard.py --reproduce
@@ -144,13 +145,15 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument(
         "--reproduce",
         action="store_true",
-        help="run the allowlisted entries awaiting the leaderboard's own run (queue order, within the budgets) and write their runs",
+        help="run the allowlisted entries awaiting the leaderboard's own run (queue order, within "
+        "the budgets) and write their runs",
     )
     ap.add_argument(
         "--model-args",
         default=None,
         metavar="K=V,...",
-        help="this machine's settings for the models it runs (e.g. tensor_parallel_size=4 for a vllm/ entry); one that changes an identity is refused",
+        help="this machine's settings for the models it runs (e.g. tensor_parallel_size=4 for a vllm/ entry); one "
+        "that changes an identity is refused",
     )
     ap.add_argument(
         "--skip-invalid", action="store_true", help="(kept for older workflows; the refresh always builds the others)"
@@ -278,8 +281,9 @@ def _report(built: Built, out: Path, say: Callable[..., None]) -> None:
     n = sum(len(t.entries) for t in board.tasks)
     n_verified = sum(len(t.verified) for t in board.tasks)
     say(
-        f"leaderboard: {n} entries ({n_verified} reproduced and ranked with the leaderboard's own numbers, {len(board.waiting)} waiting, "
-        f"{len(built.errors)} not built) on {len(board.tasks)} task(s) -> {out / 'leaderboard.json'}, {out / 'index.html'}"
+        f"leaderboard: {n} entries ({n_verified} reproduced and ranked with the leaderboard's own numbers, "
+        f"{len(board.waiting)} waiting, {len(built.errors)} not built) on {len(board.tasks)} task(s) -> "
+        f"{out / 'leaderboard.json'}, {out / 'index.html'}"
     )
 
 

@@ -115,7 +115,8 @@ def main(argv: list[str]) -> int:
         trusted_path=REPO / "leaderboard" / "trusted_endpoints.yaml",
     )
     print(
-        f"leaderboard: {sum(len(t.entries) for t in built.board.tasks)} entries on {len(built.board.tasks)} task(s) -> {args.out}"
+        f"leaderboard: {sum(len(t.entries) for t in built.board.tasks)} entries on "
+        f"{len(built.board.tasks)} task(s) -> {args.out}"
     )
     return 0
 

@@ -197,9 +197,9 @@ def _as_a_new_process(args: tuple[str, ...], env: dict[str, str], cwd: Path | No
     """This process made to look like a new one for the length of a command, then put back:
     environment, working folder, ``sys.argv``, the root logger (no handlers, so ``debench -v``'s
     ``basicConfig`` writes to the command's stderr) and every logger's level, warning filters,
-    the secrets ``debench.core.redact`` remembers and litellm's cached HTTP clients. A log handler a library bound to stderr when it
-    was imported (perhaps during an earlier command, whose stderr is gone) writes to the current
-    stderr, as it would in a new process."""
+    the secrets ``debench.core.redact`` remembers and litellm's cached HTTP clients. A log handler a library bound to
+    stderr when it was imported (perhaps during an earlier command, whose stderr is gone) writes to the current stderr,
+    as it would in a new process."""
     import debench.cli
     from debench.core import redact
 

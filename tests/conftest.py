@@ -199,7 +199,8 @@ def _llama_cpp_only_in_the_embedded_modules(request: pytest.FixtureRequest) -> I
     started = _llama_cpp_servers() - before
     if started and request.node.get_closest_marker("local_model") is None:
         pytest.fail(
-            f"started the embedded llama.cpp server {sorted(map(str, started))} but is not a local_model test: move it to one of {sorted(EMBEDDED_MODEL_MODULES)}"
+            f"started the embedded llama.cpp server {sorted(map(str, started))} but is not a local_model test: move it "
+            f"to one of {sorted(EMBEDDED_MODEL_MODULES)}"
         )
 
 
@@ -216,7 +217,8 @@ def chromium() -> Iterator[Any]:
 
     if None in chromium_paths():
         pytest.skip(
-            "Debian's chromium and chromium-driver are not installed (.ci/run installs them: apt-get install chromium chromium-driver)"
+            "Debian's chromium and chromium-driver are not installed (.ci/run installs them: apt-get "
+            "install chromium chromium-driver)"
         )
     pytest.importorskip("selenium.webdriver", reason="selenium is in the [test] extra")
     with headless_chromium() as drv:

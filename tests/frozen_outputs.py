@@ -55,7 +55,8 @@ FROZEN = Path(__file__).resolve().parent / "frozen" / "outputs.json"
 
 
 SYNTHETIC_TRANSCRIPTS = {
-    "well formed": "Motion: This house would tax sugar\n<pm>We propose.</pm>\n<lo>We oppose.<poi>What of the poor?</poi> They gain.</lo>\n"
+    "well formed": "Motion: This house would tax sugar\n<pm>We propose.</pm>\n"
+    "<lo>We oppose.<poi>What of the poor?</poi> They gain.</lo>\n"
     "<dpm>More.</dpm><dlo>Less.</dlo><mg>Extension.</mg><mo>Counter.</mo><gw>Sum up.</gw><ow>Sum down.</ow>",
     "a point of information never closed": "<pm>Open.</pm><lo>Reply <poi>a question that runs on",
     "four speeches, one repeated": "<PM>one</PM><lo>two</lo><pm>three</pm><GW>four\n\n\n\nlines</GW>",
@@ -186,7 +187,8 @@ TOPIC_FILES = {
     "bad_line.txt": "a | b\n",
     "empty.txt": "# only a comment\n",
     "duplicate.txt": "Same?\nSame?\n",
-    "topics.yaml": 'topics:\n  - Is golf a sport?\n  - {question: "Are cats better?", side1: Cats, side2: 3}\n  - question: Only a question\n',
+    "topics.yaml": 'topics:\n  - Is golf a sport?\n  - {question: "Are cats better?", side1: Cats, side2: 3}\n'
+    "  - question: Only a question\n",
     "list.yml": "- One?\n- Two?\n",
     "bad_entry.yaml": "topics:\n  - 3\n",
     "not_a_list.yaml": "topics: yes\n",

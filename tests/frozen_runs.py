@@ -218,9 +218,16 @@ def debatrix_chain(method: str) -> dict[str, Any]:
         data = json.loads(results.read_text(encoding="utf-8"))
         (record,) = read_records(results.parent / data["samples_file"])
     steps = [
-        [s.get("column"), s["step"], s.get("speech") or s.get("side"), s["prompt_sha256"][:16], s.get("score"), s.get("memory")]
+        [
+            s.get("column"),
+            s["step"],
+            s.get("speech") or s.get("side"),
+            s["prompt_sha256"][:16],
+            s.get("score"),
+            s.get("memory"),
+        ]
         for s in record.steps
-    ]  # fmt: skip
+    ]
     return {
         "record": {
             k: getattr(record, k) for k in ("doc_id", "status", "prediction", "verdicts", "parse_error", "response")

@@ -238,8 +238,23 @@ def test_command_line(tmp_path: Path) -> None:
     topics.write_text("".join(f"{t.question}\n" for t in TOPICS[:4]))
     models = ",".join(f"openai/{m}" for m in WORLD.strengths)
     with WORLD.serve() as srv:
-        common = ["arena", "--models", models, "--judge", f"openai/{WORLD.judge}", "--api-base", srv.base_url, "--topics", str(topics), "--rounds", "2",
-                  "--no-progress", "--no-cache", "--output-dir", str(tmp_path / "out")]  # fmt: skip
+        common = [
+            "arena",
+            "--models",
+            models,
+            "--judge",
+            f"openai/{WORLD.judge}",
+            "--api-base",
+            srv.base_url,
+            "--topics",
+            str(topics),
+            "--rounds",
+            "2",
+            "--no-progress",
+            "--no-cache",
+            "--output-dir",
+            str(tmp_path / "out"),
+        ]
         proc = run_cli(*common, "--schedule", "adaptive", "--budget", "20", "--concurrency", "5")
         missing = run_cli(*common, "--schedule", "adaptive")
     assert proc.returncode == 0, proc.stderr

@@ -385,8 +385,8 @@ def test_both_legs_of_a_self_play_debate_are_accepted_a_third_is_not(tmp_path: P
     out = CliRunner().invoke(main, ["arena", "rank", "--judgments", str(third), "--output", str(tmp_path / "r.json")])
     assert out.exit_code == 2 and out.stderr.count("\n") == 1
     assert (
-        f"{third} line 5: a third judgment of the self-play debate of 'A' on 't' by judge 'j'; the first is {third} line 1"
-        in out.stderr
+        f"{third} line 5: a third judgment of the self-play debate of 'A' on 't' by judge "
+        f"'j'; the first is {third} line 1" in out.stderr
     )
 
 

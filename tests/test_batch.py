@@ -26,8 +26,25 @@ N = 24
 
 
 def eval_args(base_url: str, out: Path, *extra: str) -> list[str]:
-    return ["eval", "--task", "ibm_speech_likert", "--model", MODEL, "--api-base", base_url, "--limit", str(N),
-            "--output-dir", str(out), "--no-progress", "--bootstrap", "20", "--data-dir", str(DATA_DIR), *extra]  # fmt: skip
+    return [
+        "eval",
+        "--task",
+        "ibm_speech_likert",
+        "--model",
+        MODEL,
+        "--api-base",
+        base_url,
+        "--limit",
+        str(N),
+        "--output-dir",
+        str(out),
+        "--no-progress",
+        "--bootstrap",
+        "20",
+        "--data-dir",
+        str(DATA_DIR),
+        *extra,
+    ]
 
 
 def batch_args(base_url: str, out: Path, *extra: str) -> list[str]:

@@ -101,9 +101,25 @@ def test_errors_above_the_threshold_exit_1_the_same(tmp_path: Path) -> None:
     for how, run in (("in-process", run_cli), ("process", run_cli_process)):
         out = tmp_path / how
         with StubServer(port=port, faults=FaultPlan(script=["filtered"] * 3)):
-            proc = run("eval", "--task", "ibm_speech_likert", "--model", "openai/stub", "--api-base", f"http://127.0.0.1:{port}/v1", "--limit", "3",
-                       "--data-source", "sample", "--output-dir", str(out), "--no-progress", "--bootstrap", "20",
-                       env={"DEBENCH_CACHE_DIR": str(tmp_path / how / "cache")})  # fmt: skip
+            proc = run(
+                "eval",
+                "--task",
+                "ibm_speech_likert",
+                "--model",
+                "openai/stub",
+                "--api-base",
+                f"http://127.0.0.1:{port}/v1",
+                "--limit",
+                "3",
+                "--data-source",
+                "sample",
+                "--output-dir",
+                str(out),
+                "--no-progress",
+                "--bootstrap",
+                "20",
+                env={"DEBENCH_CACHE_DIR": str(tmp_path / how / "cache")},
+            )
         runs.append((proc.returncode, proc.stdout.replace(str(out), "OUT"), proc.stderr.replace(str(out), "OUT")))
     assert runs[1][0] == 1 and "ended in errors" in runs[1][2], runs[1]
     assert runs[0] == runs[1]

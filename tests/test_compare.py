@@ -127,8 +127,16 @@ def test_compare_says_which_run_wins_each_metric(tmp_path: Path) -> None:
     paths = {}
     task, path = load_task("debateart_winner")
     for b in ("constant:con", "constant:tie"):
-        out = asyncio.run(evaluate_task(task, path, make_model(f"baseline/{b}"), EvalOptions(
-            output_dir=tmp_path, data_source="local", data_dir=str(DATA_DIR), progress=False, n_bootstrap=20)))  # fmt: skip
+        out = asyncio.run(
+            evaluate_task(
+                task,
+                path,
+                make_model(f"baseline/{b}"),
+                EvalOptions(
+                    output_dir=tmp_path, data_source="local", data_dir=str(DATA_DIR), progress=False, n_bootstrap=20
+                ),
+            )
+        )
         paths[b] = out.results_path
     env = {"DEBENCH_DATA_DIR": str(DATA_DIR)}
     proc = run_cli(

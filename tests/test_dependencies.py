@@ -92,7 +92,8 @@ def undeclared(
                 problems.append(f"{where}: only the test extra declares it, and {rel} is not test support")
             elif "test" not in owners and not in_function:
                 problems.append(
-                    f"{where}: only the [{', '.join(owners)}] extra declares it; import it inside the function that needs it"
+                    f"{where}: only the [{', '.join(owners)}] extra declares it; import it "
+                    "inside the function that needs it"
                 )
     return problems
 

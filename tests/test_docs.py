@@ -98,8 +98,8 @@ def test_the_link_check_can_fail(tmp_path: Path) -> None:
     page = tmp_path / "page.md"
     page.write_text(
         "# Page\n\n[a](other.md#runs-are-resumable-cached-and-polite) [b](other.md#--batch-the-batch-api) [c](#page)\n"
-        "[d](missing.md) [e](other.md#no-such-heading) `[f](missing-in-code.md)`\n\n```\n[g](missing-in-block.md)\n```\n"
-        "[h](https://example.org/x.md)\n"
+        "[d](missing.md) [e](other.md#no-such-heading) `[f](missing-in-code.md)`\n\n```\n[g](missing-in-block.md)\n"
+        "```\n[h](https://example.org/x.md)\n"
     )
     assert broken_links(page) == [
         f"missing.md: no file {tmp_path / 'missing.md'}",

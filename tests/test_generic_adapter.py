@@ -126,8 +126,17 @@ def test_every_format_and_the_hub_path_give_the_same_documents(tmp_path: Path, m
 def test_hub_path_through_the_cli_offline(tmp_path: Path) -> None:
     _write_formats(tmp_path)
     task = _task_variant(tmp_path, file=None, hub={"repo_id": str(tmp_path / "hub_repo")})
-    proc = run_cli("eval", "--task", str(task), "--model", "baseline/majority", "--output-dir", str(tmp_path / "out"), "--no-progress",
-                   env={"HF_DATASETS_CACHE": str(tmp_path / "hf-cache"), "HF_HUB_OFFLINE": "1"})  # fmt: skip
+    proc = run_cli(
+        "eval",
+        "--task",
+        str(task),
+        "--model",
+        "baseline/majority",
+        "--output-dir",
+        str(tmp_path / "out"),
+        "--no-progress",
+        env={"HF_DATASETS_CACHE": str(tmp_path / "hf-cache"), "HF_HUB_OFFLINE": "1"},
+    )
     assert proc.returncode == 0, proc.stderr
     res = json.loads(next((tmp_path / "out" / "baseline__majority").glob("results_*.json")).read_text())
     assert res["dataset"]["source"] == "hub" and res["dataset"]["location"] == str(tmp_path / "hub_repo")
@@ -155,13 +164,23 @@ def test_the_real_ibm_csv_through_the_generic_adapter(tmp_path: Path) -> None:
     """631 real speeches read by the generic adapter equal the IBM adapter's speeches."""
     data = real_data_dir("ibm_debate_speeches")
     raw = {
-        "name": "which_source", "description": "Which system wrote this speech?",
-        "dataset": {"adapter": "generic", "file": str(data / "data.csv"),
-                    "fields": {"doc_id": "id", "variables": {"topic": "topic"}, "text": "text", "gold": "source", "meta": ["topic_id"]}},
+        "name": "which_source",
+        "description": "Which system wrote this speech?",
+        "dataset": {
+            "adapter": "generic",
+            "file": str(data / "data.csv"),
+            "fields": {
+                "doc_id": "id",
+                "variables": {"topic": "topic"},
+                "text": "text",
+                "gold": "source",
+                "meta": ["topic_id"],
+            },
+        },
         "prompt": {"user": "Topic: {{ topic }}\n\n{{ transcript }}\n\nWho wrote it?"},
         "parser": {"patterns": ["source: (.+)"]},
         "metrics": [{"name": "accuracy"}],
-    }  # fmt: skip
+    }
     path = tmp_path / "which_source.yaml"
     path.write_text(yaml.safe_dump(raw))
     generic = load_task_data(load_task_file(path))
@@ -274,8 +293,16 @@ def test_texts_by_side_and_gold_numbers(tmp_path: Path) -> None:
         {"q": "m2", "a": "x y z w", "b": "y", "score": 0},
     ]
     (tmp_path / "pairs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    task = _task_variant(tmp_path, file="pairs.jsonl", fields={"variables": {"motion": "q"}, "texts": {"pro": "a", "con": "b"}, "gold": "score",
-                                                                "label_map": {1: "con", 0: "pro"}})  # fmt: skip
+    task = _task_variant(
+        tmp_path,
+        file="pairs.jsonl",
+        fields={
+            "variables": {"motion": "q"},
+            "texts": {"pro": "a", "con": "b"},
+            "gold": "score",
+            "label_map": {1: "con", 0: "pro"},
+        },
+    )
     docs = load_task_data(load_task_file(task)).docs
     assert [d.doc_id for d in docs] == ["0", "1"] and [d.target for d in docs] == ["con", "pro"]
     assert docs[0].fields["transcript"] == "[Speech 1 — pro]\nshort\n\n[Speech 2 — con]\na much longer answer here"

@@ -67,7 +67,8 @@ def test_bad_files_and_arguments_are_one_line_exit_2(tmp_path: Path, monkeypatch
         "gguf/models/missing.gguf": "gguf/models/missing.gguf: no such file: models/missing.gguf",
         "gguf/notes.gguf": "is not a GGUF file (it does not start with the GGUF magic bytes)",
         "gguf/broken.gguf": "llama.cpp could not load",
-        "gguf/hf:org/judge-gguf/judge.Q4_K_M.gguf": "cannot download judge.Q4_K_M.gguf from org/judge-gguf on the Hugging Face Hub (",
+        "gguf/hf:org/judge-gguf/judge.Q4_K_M.gguf": "cannot download judge.Q4_K_M.gguf from "
+        "org/judge-gguf on the Hugging Face Hub (",
         "gguf/hf:org/judge.gguf": "a Hub file is gguf/hf:<org>/<repo>/<file>.gguf",
         "gguf/notes.gguf@revision=main": "a local file has none",
         "gguf/notes.gguf@grammar=true": "model argument 'grammar' does not apply to gguf/notes.gguf",

@@ -88,8 +88,14 @@ def test_a_dot_env_file_is_not_loaded(tmp_path: Path) -> None:
     a `.env` in the working folder sends no request anywhere: the run without a key is refused."""
     with StubServer() as srv:
         (tmp_path / ".env").write_text(f"OPENAI_API_BASE={srv.base_url}\nOPENAI_API_KEY=sk-from-dot-env-0123456789\n")
-        proc = subprocess.run([sys.executable, "-m", "debench.cli", *eval_args("gpt-4o", tmp_path / "out")], cwd=tmp_path,
-                              env=clean_env(tmp_path), capture_output=True, text=True, timeout=300)  # fmt: skip
+        proc = subprocess.run(
+            [sys.executable, "-m", "debench.cli", *eval_args("gpt-4o", tmp_path / "out")],
+            cwd=tmp_path,
+            env=clean_env(tmp_path),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         asked = srv.stats.total_requests
     assert "needs OPENAI_API_KEY" in one_line(proc)
     assert asked == 0
@@ -102,15 +108,36 @@ def test_a_dot_env_file_is_not_loaded(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("client", ["http", "litellm"])
-@pytest.mark.parametrize(("status", "message"), [(400, "bad request"), (401, "invalid key"), (403, "forbidden"), (404, "no such model"),
-                                                 (422, "unprocessable"), (501, "not implemented"), (429, "insufficient_quota")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("status", "message"),
+    [
+        (400, "bad request"),
+        (401, "invalid key"),
+        (403, "forbidden"),
+        (404, "no such model"),
+        (422, "unprocessable"),
+        (501, "not implemented"),
+        (429, "insufficient_quota"),
+    ],
+)
 def test_a_status_no_retry_can_fix_stops_the_run_at_once(
     tmp_path: Path, status: int, message: str, client: str
 ) -> None:
     with FixedStatusServer(status, {"error": {"message": message, "type": "error", "code": None}}) as srv:
         base, hits = srv.base_url, srv.hits
-        proc = run_cli(*eval_args("openai/stub", tmp_path / "out", "--api-base", base, "--concurrency", "1", "--model-args", f"client={client}"),
-                       env={"DEBENCH_CACHE_DIR": str(tmp_path / "cache")})  # fmt: skip
+        proc = run_cli(
+            *eval_args(
+                "openai/stub",
+                tmp_path / "out",
+                "--api-base",
+                base,
+                "--concurrency",
+                "1",
+                "--model-args",
+                f"client={client}",
+            ),
+            env={"DEBENCH_CACHE_DIR": str(tmp_path / "cache")},
+        )
     line = one_line(proc)
     assert base in line and str(status) in line and message in line
     assert len(hits) == 1  # not retried, and the second document never asked
@@ -119,8 +146,19 @@ def test_a_status_no_retry_can_fix_stops_the_run_at_once(
 def test_a_server_that_never_answers_stops_the_run_naming_the_timeout(tmp_path: Path) -> None:
     plan = FaultPlan(fail_first_n_per_prompt=100, fail_kind="slow", slow_seconds=5)
     with StubServer(faults=plan) as srv:
-        proc = run_cli(*eval_args("openai/stub", tmp_path / "out", "--api-base", srv.base_url, "--concurrency", "1",
-                                  "--model-args", "timeout=0.3,max_retries=1,base_delay=0.01"), env={"DEBENCH_CACHE_DIR": str(tmp_path / "cache")})  # fmt: skip
+        proc = run_cli(
+            *eval_args(
+                "openai/stub",
+                tmp_path / "out",
+                "--api-base",
+                srv.base_url,
+                "--concurrency",
+                "1",
+                "--model-args",
+                "timeout=0.3,max_retries=1,base_delay=0.01",
+            ),
+            env={"DEBENCH_CACHE_DIR": str(tmp_path / "cache")},
+        )
         asked = srv.stats.total_requests
     line = one_line(proc)
     assert "has not answered any request" in line and "request timeout of 0.3 s" in line
@@ -129,8 +167,20 @@ def test_a_server_that_never_answers_stops_the_run_naming_the_timeout(tmp_path: 
 
 def test_a_batch_that_never_ends_stops_at_its_deadline(tmp_path: Path) -> None:
     with StubServer(batch=BatchPlan(duration=3600)) as srv:
-        proc = run_cli(*eval_args("openai/gpt-4o-mini", tmp_path / "out", "--api-base", srv.base_url, "--batch", "--batch-poll", "0.05",
-                                  "--batch-deadline", "0.0003"), env={"DEBENCH_CACHE_DIR": str(tmp_path / "cache")})  # fmt: skip
+        proc = run_cli(
+            *eval_args(
+                "openai/gpt-4o-mini",
+                tmp_path / "out",
+                "--api-base",
+                srv.base_url,
+                "--batch",
+                "--batch-poll",
+                "0.05",
+                "--batch-deadline",
+                "0.0003",
+            ),
+            env={"DEBENCH_CACHE_DIR": str(tmp_path / "cache")},
+        )
     line = one_line(proc)
     assert "not finished after" in line and "--batch-deadline" in line and "rerun the same command" in line
     state = json.loads(next((tmp_path / "out").rglob("batches_*.json")).read_text())
@@ -140,8 +190,15 @@ def test_a_batch_that_never_ends_stops_at_its_deadline(tmp_path: Path) -> None:
 # -- ceilings --------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("option", "value", "bound"), [("--concurrency", "1000000000", "4096"), ("--bootstrap", "100000000", "100000"),
-                                                         ("--repeats", "100000", "1000"), ("--batch-deadline", "100000", "720")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("option", "value", "bound"),
+    [
+        ("--concurrency", "1000000000", "4096"),
+        ("--bootstrap", "100000000", "100000"),
+        ("--repeats", "100000", "1000"),
+        ("--batch-deadline", "100000", "720"),
+    ],
+)
 def test_counts_past_their_ceiling_are_refused(tmp_path: Path, option: str, value: str, bound: str) -> None:
     line = one_line(run_cli(*eval_args("baseline/random", tmp_path / "out", option, value)))
     assert option in line and f"at most {bound}" in line
@@ -203,7 +260,10 @@ def test_a_prompt_template_renders_within_bounds(template: str, says: str) -> No
         render(template, {})
     assert says in str(info.value) and "\n" not in str(info.value)
     assert render("{% for i in range(3) %}{{ i }}{% endfor %}", {}) == "012"
-    benign = "{{ 'ab'|center(6) }}|{{ 'a,b'.split(',')|join('-') }}|{{ '%03d' % 7 }}|{{ '{:>4}'.format(1) }}|{{ '%d' % 5000000 }}|{{ 'abc'|truncate(5000000) }}"
+    benign = (
+        "{{ 'ab'|center(6) }}|{{ 'a,b'.split(',')|join('-') }}|{{ '%03d' % 7 }}|{{ '{:>4}'.format(1) }}|{{ '%d' % "
+        "5000000 }}|{{ 'abc'|truncate(5000000) }}"
+    )
     assert render(benign, {}) == "  ab  |a-b|007|   1|5000000|abc"
 
 
@@ -214,8 +274,20 @@ def test_a_task_whose_template_loops_for_ever_is_one_line(tmp_path: Path) -> Non
         task.replace("user: |", "user: |\n    {% for i in range(100000000) %}{% endfor %}", 1), encoding="utf-8"
     )
     assert "range(100000000)" in hostile.read_text()
-    proc = run_cli("eval", "--task", str(hostile), "--model", "baseline/random", "--limit", "2", "--data-source", "sample", "--no-progress",
-                   "--output-dir", str(tmp_path / "out"))  # fmt: skip
+    proc = run_cli(
+        "eval",
+        "--task",
+        str(hostile),
+        "--model",
+        "baseline/random",
+        "--limit",
+        "2",
+        "--data-source",
+        "sample",
+        "--no-progress",
+        "--output-dir",
+        str(tmp_path / "out"),
+    )
     assert "range() calls yield more than" in one_line(proc)
 
 

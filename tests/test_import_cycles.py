@@ -207,5 +207,9 @@ def test_the_architecture_page_is_drawn_from_the_packages() -> None:
 
 
 def test_the_table_reader() -> None:
-    page = "# A\n\n## Layers\n\n| package | holds | may import |\n| --- | --- | --- |\n| `core/` | x (`y`) | nothing |\n| `run/` | z | `core` |\n| `cli/` | w | every package, `api` |\n\n## Next\n| `c.py` | | |\n"
+    page = (
+        "# A\n\n## Layers\n\n| package | holds | may import |\n| --- | --- | --- |\n"
+        "| `core/` | x (`y`) | nothing |\n| `run/` | z | `core` |\n"
+        "| `cli/` | w | every package, `api` |\n\n## Next\n| `c.py` | | |\n"
+    )
     assert read_table(page, {"core", "run"}) == {"core": set(), "run": {"core"}, "cli": {"core", "run", "api"}}

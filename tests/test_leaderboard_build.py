@@ -197,7 +197,10 @@ def test_committed_leaderboard_is_current(tmp_path: Path) -> None:
         text=True,
         timeout=900,
     )
-    hint = "the committed leaderboard is stale: rerun `python scripts/seed_leaderboard.py` (baselines) or `python scripts/refresh_leaderboard.py`"
+    hint = (
+        "the committed leaderboard is stale: rerun `python scripts/seed_leaderboard.py` (baselines) or `python "
+        "scripts/refresh_leaderboard.py`"
+    )
     assert proc.returncode == 0, f"{hint}\n{proc.stdout}\n{proc.stderr}"
     for name in ("leaderboard.json", "index.html"):
         assert (tmp_path / name).read_text() == (REPO / "leaderboard" / name).read_text(), f"{name}: {hint}"

@@ -34,14 +34,18 @@ function cell(td){
 function rowOf(tr){
   var cells = {};
   tr.querySelectorAll('td[data-metric]').forEach(function(td){ cells[td.getAttribute('data-metric')] = cell(td); });
-  var why = tr.querySelector('td.model .why'), prov = tr.querySelector('td.provenance summary'), tier = tr.querySelector('td.tier'),
-      rank = tr.querySelector('td.rank'), badge = tr.querySelector('td.model .badge.base'), n = tr.querySelector('td.n'),
+  var why = tr.querySelector('td.model .why'), prov = tr.querySelector('td.provenance summary'), \
+tier = tr.querySelector('td.tier'),
+      rank = tr.querySelector('td.rank'), badge = tr.querySelector('td.model .badge.base'), \
+n = tr.querySelector('td.n'),
       left = tr.querySelector('td.left-out'), name = tr.querySelector('td.model .name');
   return {entry: tr.getAttribute('data-entry'), standing: tr.getAttribute('data-standing'), cls: tr.className,
           tier: tier ? tier.innerText.trim() : null, rank: rank ? rank.innerText.trim() : null,
           dataTier: tr.getAttribute('data-tier'), tierStart: tr.classList.contains('tier-start'),
-          model: name ? name.innerText : null, n: n ? n.innerText.trim() : null, leftOut: left ? left.getAttribute('data-value') : null,
-          level: badge ? badge.innerText : null, why: why ? why.innerText : null, provenance: prov ? prov.innerText : null, cells: cells,
+          model: name ? name.innerText : null, n: n ? n.innerText.trim() : null, \
+leftOut: left ? left.getAttribute('data-value') : null,
+          level: badge ? badge.innerText : null, why: why ? why.innerText : null, \
+provenance: prov ? prov.innerText : null, cells: cells,
           text: tr.innerText};
 }
 function rows(sel, root){ return Array.prototype.map.call((root || document).querySelectorAll(sel), rowOf); }
@@ -54,12 +58,15 @@ document.querySelectorAll('section.task').forEach(function(sec){
   if (block) {
     block.querySelectorAll('table.reported tbody tr').forEach(function(tr){
       var cells = {};
-      tr.querySelectorAll('td[data-metric]').forEach(function(td){ cells[td.getAttribute('data-metric')] = td.getAttribute('data-value'); });
+      tr.querySelectorAll('td[data-metric]').forEach(function(td){ cells[td.getAttribute('data-metric')] = \
+td.getAttribute('data-value'); });
       var badge = tr.querySelector('.badge.nv');
-      reported.push({paper: tr.getAttribute('data-paper'), source: tr.getAttribute('data-source'), model: tr.getAttribute('data-model'),
+      reported.push({paper: tr.getAttribute('data-paper'), source: tr.getAttribute('data-source'), \
+model: tr.getAttribute('data-model'),
                      method: tr.getAttribute('data-method'), label: badge ? badge.innerText : null,
                      labelVisible: badge ? badge.getBoundingClientRect().width > 0 : false,
-                     text: tr.innerText, cells: cells, inVerifiedTable: !!tr.closest('table.lb'), hasRank: !!tr.querySelector('td.rank, td.tier')});
+                     text: tr.innerText, cells: cells, inVerifiedTable: !!tr.closest('table.lb'), \
+hasRank: !!tr.querySelector('td.rank, td.tier')});
     });
   }
   var lb = sec.querySelector('table.lb.ranked');
@@ -69,7 +76,8 @@ document.querySelectorAll('section.task').forEach(function(sec){
     ranked: lb ? rows('tbody:not(.references) tr', lb) : [], references: lb ? rows('tbody.references tr', lb) : [],
     selfReported: rows('table.lb.self-reported tbody tr', sec),
     selfHeading: (sec.querySelector('.self-reported-block h3') || {}).innerText || null,
-    plots: sec.querySelectorAll('.plots svg').length, baselineLines: sec.querySelectorAll('.plots svg line.baseline-line').length,
+    plots: sec.querySelectorAll('.plots svg').length, \
+baselineLines: sec.querySelectorAll('.plots svg line.baseline-line').length,
     reported: reported, reportedHeading: block ? block.querySelector('h3').innerText : null,
     reportedAfterVerified: !!(block && lb && (lb.compareDocumentPosition(block) & Node.DOCUMENT_POSITION_FOLLOWING))};
 });
@@ -81,7 +89,8 @@ function overviewRows(sel){
       var rk = td.querySelector('.rk'); c.rk = rk ? rk.innerText : null; cells[td.getAttribute('data-task')] = c;
     });
     var miss = tr.querySelector('.miss'), rank = tr.querySelector('td.rank');
-    return {judge: tr.getAttribute('data-judge'), model: tr.getAttribute('data-model'), method: tr.getAttribute('data-method'),
+    return {judge: tr.getAttribute('data-judge'), model: tr.getAttribute('data-model'), \
+method: tr.getAttribute('data-method'),
             position: rank ? rank.innerText.trim() : null, miss: miss ? miss.innerText : null, cells: cells};
   });
 }
@@ -189,7 +198,8 @@ def test_page_loads_offline_with_no_external_resource(driver: Any) -> None:
         == 0
     )
     hrefs = driver.execute_script(
-        "return Array.prototype.map.call(document.querySelectorAll('a[href]'), function(a){return a.getAttribute('href')})"
+        "return Array.prototype.map.call(document.querySelectorAll('a[href]'), "
+        "function(a){return a.getAttribute('href')})"
     )
     assert hrefs and all(h.startswith("#") for h in hrefs), hrefs
     severe = [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
@@ -277,7 +287,8 @@ def test_the_committed_page_ranks_only_the_leaderboards_own_numbers(
     shown = driver.execute_script(EXTRACT)
     assert shown["lede"].startswith("A rank is the leaderboard's own number.") and "self-reported" in shown["lede"]
     _check_page(shown, board)
-    # the job's own run of the embedded model on all 631 speeches: ranked with its own numbers, the submitted beside them
+    # the job's own run of the embedded model on all 631 speeches: ranked with its own numbers, the submitted beside
+    # them
     (smollm2,) = [e for t in board["tasks"] for e in t["verified"]]
     rep = smollm2["reproduction"]
     assert smollm2["model"] == "local/smollm2" and smollm2["rank"] == 1 and rep["n_docs"] == 631 and rep["within_noise"]
@@ -439,7 +450,8 @@ def test_clicking_a_header_sorts_the_rows(driver: Any, mixed: tuple[Path, dict[s
             continue
         table = driver.find_element(By.CSS_SELECTOR, f'section[data-task="{t["name"]}"] table.lb.ranked')
         refs = driver.execute_script(
-            "return Array.prototype.map.call(arguments[0].tBodies[1].rows, function(r){return r.getAttribute('data-entry')})",
+            "return Array.prototype.map.call(arguments[0].tBodies[1].rows, function(r){return "
+            "r.getAttribute('data-entry')})",
             table,
         )
         for c in t["metrics"]:
@@ -451,7 +463,8 @@ def test_clicking_a_header_sorts_the_rows(driver: Any, mixed: tuple[Path, dict[s
         # the reference lines stay below, in their order: sorting never mixes them with the ranked entries
         assert (
             driver.execute_script(
-                "return Array.prototype.map.call(arguments[0].tBodies[1].rows, function(r){return r.getAttribute('data-entry')})",
+                "return Array.prototype.map.call(arguments[0].tBodies[1].rows, function(r){return "
+                "r.getAttribute('data-entry')})",
                 table,
             )
             == refs
@@ -479,7 +492,8 @@ def test_model_column_sorts_by_name(driver: Any, mixed: tuple[Path, dict[str, An
     th.find_element(By.TAG_NAME, "button").click()
     assert th.get_attribute("aria-sort") == "ascending"
     names = driver.execute_script(
-        "return Array.prototype.map.call(arguments[0].tBodies[0].querySelectorAll('td.model .name'), function(e){return e.innerText})",
+        "return Array.prototype.map.call(arguments[0].tBodies[0].querySelectorAll('td.model .name'), "
+        "function(e){return e.innerText})",
         table,
     )
     assert names == sorted(names, key=str.lower) and sorted(names) == sorted(e["model"] for e in t["verified"])

@@ -80,17 +80,20 @@ def test_identities_are_matched_by_name_and_api_base() -> None:
     ("text", "field", "message"),
     [
         (
-            'schema_version: "1.0"\nproviders:\n  - {id: mine, description: x, models: ["*"], api_bases: ["http://127.0.0.1:8000/v1"], key_env: K}\n',
+            'schema_version: "1.0"\nproviders:\n  - {id: mine, description: x, models: ["*"], api_bases: '
+            '["http://127.0.0.1:8000/v1"], key_env: K}\n',
             "providers.0.api_bases",
             "reached over https://",
         ),
         (
-            'schema_version: "1.0"\nproviders:\n  - {id: mine, description: x, models: ["*"], api_bases: ["https://10.0.0.2/v1"], key_env: K}\n',
+            'schema_version: "1.0"\nproviders:\n  - {id: mine, description: x, models: ["*"], api_bases: '
+            '["https://10.0.0.2/v1"], key_env: K}\n',
             "providers.0.api_bases",
             "is a private address",
         ),
         (
-            'schema_version: "1.0"\nserved:\n  - {id: a, description: x, model: local/smollm2}\n  - {id: a, description: y, model: gguf/x.gguf}\n',
+            'schema_version: "1.0"\nserved:\n  - {id: a, description: x, model: local/smollm2}\n'
+            "  - {id: a, description: y, model: gguf/x.gguf}\n",
             "id",
             "used twice",
         ),

@@ -49,8 +49,20 @@ def test_a_limit_run_leaves_the_full_run_intact_and_resumes_itself(tmp_path: Pat
 
 def test_a_limited_probe_keeps_the_full_report(tmp_path: Path) -> None:
     real_data_dir("debatrix_panelbench")
-    common = ["probe", "--task", "bp_top_team", "--model", "baseline/last", "--probe", "swap", "--data-dir", str(DATA_DIR),
-              "--output-dir", str(tmp_path), "--no-progress"]  # fmt: skip
+    common = [
+        "probe",
+        "--task",
+        "bp_top_team",
+        "--model",
+        "baseline/last",
+        "--probe",
+        "swap",
+        "--data-dir",
+        str(DATA_DIR),
+        "--output-dir",
+        str(tmp_path),
+        "--no-progress",
+    ]
     assert invoke(*common).returncode == 0
     assert invoke(*common, "--limit", "5").returncode == 0
     reports = {p.name: json.loads(p.read_text()) for p in (tmp_path / "baseline__last").glob("probes_*.json")}

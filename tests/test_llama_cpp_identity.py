@@ -47,7 +47,8 @@ def _wheel_file() -> Path:
         (
             "local/smollm2@n_threads=1",
             None,
-            '{"name": "local/smollm2", "weights": "SmolLM2-135M-Instruct.Q4_1.gguf", "send_grammar": true, "n_threads": 1}',
+            '{"name": "local/smollm2", "weights": "SmolLM2-135M-Instruct.Q4_1.gguf", '
+            '"send_grammar": true, "n_threads": 1}',
             "a163dab3b818780ab09e22f3596ade63fd6039755f0ab1e57cf4d72c9f4eed8e",
         ),
         (

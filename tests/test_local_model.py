@@ -66,7 +66,8 @@ GRAMMAR_SHAPES = {
     "scores_pro_con": r"[^\n]{0,400}\nPro score: (10|[1-9]), Con score: (10|[1-9])",
     "scores_only_pro_con": r"Pro score: (10|[1-9]), Con score: (10|[1-9])",
     "arena_verdict": r"side1: \[\[(10|[1-9])\]\], side2: \[\[(10|[1-9])\]\], winner: \[\[[12]\]\]",
-    "arena_verdict_reason": r"side1: \[\[(10|[1-9])\]\], side2: \[\[(10|[1-9])\]\], winner: \[\[[12]\]\]\nreason: \[\[[a-z]+\]\]",
+    "arena_verdict_reason": r"side1: \[\[(10|[1-9])\]\], side2: \[\[(10|[1-9])\]\], winner: "
+    r"\[\[[12]\]\]\nreason: \[\[[a-z]+\]\]",
 }
 
 

@@ -49,7 +49,8 @@ def _phrase(line: str) -> str:
             "dirct",
             "method",
             "dirct",
-            "not a judge method (known: debatrix-f, debatrix-f-scores, debatrix-h, debatrix-h-scores, direct); did you mean 'direct'? (got dirct)",
+            "not a judge method (known: debatrix-f, debatrix-f-scores, debatrix-h, debatrix-h-scores, direct); did "
+            "you mean 'direct'? (got dirct)",
         ),
         ("--ensemble", "meen", "ensemble", "meen", "'meen' is not one of mean, median, majority; did you mean 'mean'?"),
         ("--batch-poll", "-1", "batch_poll", -1, "must be at least 0 (got -1)"),
@@ -155,7 +156,8 @@ def test_click_usage_errors_are_one_line(args: list[str], needle: str) -> None:
             ["probe", "--task", "debateart_winner", "--model", "baseline/last", "--method", "debatrix"],
             ProbeOptions,
             {"method": "debatrix"},
-            "not a judge method (known: debatrix-f, debatrix-f-scores, debatrix-h, debatrix-h-scores, direct); did you mean 'debatrix-h'? (got debatrix)",
+            "not a judge method (known: debatrix-f, debatrix-f-scores, debatrix-h, debatrix-h-scores, direct); did "
+            "you mean 'debatrix-h'? (got debatrix)",
         ),
         (
             ["rate-speeches", "--speeches", "s.csv", "--model", "baseline/random", "--bootstrap", "-1"],

@@ -150,9 +150,23 @@ def plugin_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """examples/plugin installed, as pip installs it, into a folder of its own beside debench."""
     site = tmp_path_factory.mktemp("site")
     proc = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index", "--target", str(site), str(EXAMPLE)],
-        capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "--target",
+            str(site),
+            str(EXAMPLE),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr
     return site
 
@@ -257,9 +271,19 @@ def test_a_metric_appended_to_a_task_keeps_every_submission(plugin_site: Path, t
     task.write_text(_with_within_one(task.read_text()))
     out = tmp_path / "board"
     proc = subprocess.run(
-        [sys.executable, str(copy / "scripts" / "refresh_leaderboard.py"), "--out", str(out), "--data-dir", str(DATA_DIR)],
-        capture_output=True, text=True, timeout=900, env={**__import__("os").environ, "PYTHONPATH": str(plugin_site)},
-    )  # fmt: skip
+        [
+            sys.executable,
+            str(copy / "scripts" / "refresh_leaderboard.py"),
+            "--out",
+            str(out),
+            "--data-dir",
+            str(DATA_DIR),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env={**__import__("os").environ, "PYTHONPATH": str(plugin_site)},
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
     def entries(board: dict) -> dict[str, tuple[str, str, dict]]:

@@ -132,9 +132,30 @@ def test_api_error_rate_cli_exit_code(tmp_path: Path) -> None:
     real_data_dir("ibm_debate_speeches")
     plan = FaultPlan(fail_first_n_per_prompt=100, fail_kind="500")
     with StubServer(faults=plan) as srv:
-        proc = run_cli("eval", "--task", "ibm_speech_likert", "--model", "openai/stub", "--api-base", srv.base_url, "--limit", "4",
-                       "--output-dir", str(tmp_path), "--no-progress", "--model-args", "max_retries=1,base_delay=0.01", "--max-error-rate", "0.5",
-                       "--data-source", "local", "--data-dir", str(DATA_DIR), "--bootstrap", "20")  # fmt: skip
+        proc = run_cli(
+            "eval",
+            "--task",
+            "ibm_speech_likert",
+            "--model",
+            "openai/stub",
+            "--api-base",
+            srv.base_url,
+            "--limit",
+            "4",
+            "--output-dir",
+            str(tmp_path),
+            "--no-progress",
+            "--model-args",
+            "max_retries=1,base_delay=0.01",
+            "--max-error-rate",
+            "0.5",
+            "--data-source",
+            "local",
+            "--data-dir",
+            str(DATA_DIR),
+            "--bootstrap",
+            "20",
+        )
     assert proc.returncode == 1, proc.stderr
     assert "is above --max-error-rate" in proc.stderr
     assert list(tmp_path.glob("*/results_*.json"))  # results are written all the same
@@ -143,8 +164,25 @@ def test_api_error_rate_cli_exit_code(tmp_path: Path) -> None:
 def test_missing_provider_key_is_one_line_exit_2(tmp_path: Path) -> None:
     """No OPENAI_API_KEY for gpt-4o: a user error before any request, not a run of retried errors."""
     real_data_dir("ibm_debate_speeches")
-    proc = run_cli("eval", "--task", "ibm_speech_likert", "--model", "gpt-4o", "--limit", "3", "--concurrency", "3", "--output-dir", str(tmp_path),
-                   "--no-progress", "--data-source", "local", "--data-dir", str(DATA_DIR), env={"OPENAI_API_KEY": None})  # fmt: skip
+    proc = run_cli(
+        "eval",
+        "--task",
+        "ibm_speech_likert",
+        "--model",
+        "gpt-4o",
+        "--limit",
+        "3",
+        "--concurrency",
+        "3",
+        "--output-dir",
+        str(tmp_path),
+        "--no-progress",
+        "--data-source",
+        "local",
+        "--data-dir",
+        str(DATA_DIR),
+        env={"OPENAI_API_KEY": None},
+    )
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.strip().splitlines() == [
         "debench: error: model 'gpt-4o' needs OPENAI_API_KEY in the environment (or --api-key)"

@@ -60,7 +60,8 @@ def test_compaction_by_one_process_loses_no_line_of_another(tmp_path: Path) -> N
 def test_torn_and_corrupt_tails_are_cut_good_lines_kept(tmp_path: Path) -> None:
     path = tmp_path / "log.jsonl"
     path.write_text(
-        '{"key": "a", "status": "ok"}\n{"key": "b", "status": "error"}\nnot json\n{"key": "c", "status": "ok"}\n{"key": "d", "sta'
+        '{"key": "a", "status": "ok"}\n{"key": "b", "status": "error"}\nnot json\n'
+        '{"key": "c", "status": "ok"}\n{"key": "d", "sta'
     )
     log = RecordLog(path, Rec, "key")
     assert set(log.existing) == {"a", "b"} and log.finished() == {"a"}
@@ -74,7 +75,8 @@ def test_one_reader_three_answers_to_a_bad_line(tmp_path: Path) -> None:
     are passed over."""
     path = tmp_path / "log.jsonl"
     path.write_text(
-        '{"key": "a", "status": "ok"}\n\n{"key": "b", "sta{"key": "c", "status": "ok"}\n{"key": "d", "status": "ok"}\n{"key": "e"'
+        '{"key": "a", "status": "ok"}\n\n{"key": "b", "sta{"key": "c", "status": "ok"}\n'
+        '{"key": "d", "status": "ok"}\n{"key": "e"'
     )
     keys = lambda bad: [r.key for _, _, r in read_log(path, Rec, bad_line=bad)]  # noqa: E731 - a one-line helper beside its use
     assert keys("stop") == ["a"] and keys("skip") == ["a", "d"]

@@ -19,7 +19,8 @@ IGNORE_SIGINT_THEN_EXEC = (
 PROBE = [
     sys.executable,
     "-c",
-    "import signal, sys; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler, flush=True); sys.stdin.read()",
+    "import signal, sys; print(signal.getsignal(signal.SIGINT) is "
+    "signal.default_int_handler, flush=True); sys.stdin.read()",
 ]
 """Says whether Python installed its KeyboardInterrupt handler, then reads stdin to its end: an
 interrupted probe exits by SIGINT, one that ignored it exits 0 once stdin is closed."""

@@ -80,7 +80,8 @@ def responder(body):
 with StubServer(responder=responder) as srv:
     from debench.cli import main
     try:
-        main(["eval", "--task", "ibm_speech_likert", "--model", "openai/stub", "--api-base", srv.base_url, "--limit", "3",
+        main(["eval", "--task", "ibm_speech_likert", "--model", "openai/stub", "--api-base", srv.base_url, \
+"--limit", "3",
               "--output-dir", {str(tmp_path)!r}, "--no-progress", "--no-cache", "--data-dir", {str(DATA_DIR)!r}])
     except SystemExit as exc:
         assert not exc.code, exc.code

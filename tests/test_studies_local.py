@@ -1,6 +1,7 @@
 """Judge behaviour studies with the embedded local model (SmolLM2-135M) on a few real documents:
-every bias probe on the shortest DebateArt debate (order and injection on two) (BP debates do not fit its context and are counted as such), and speeches it writes rated beside the
-human experts' on one IBM topic. Slow on CPU (about a minute in all), so kept small."""
+every bias probe on the shortest DebateArt debate (order and injection on two) (BP debates do not fit its context and
+are counted as such), and speeches it writes rated beside the human experts' on one IBM topic. Slow on CPU (about a
+minute in all), so kept small."""
 
 from __future__ import annotations
 
@@ -106,7 +107,8 @@ def test_bp_debates_too_long_for_the_local_model_are_counted_not_sent(tmp_path: 
 
 
 @pytest.mark.real_data(
-    "rates the generated speeches beside the real data's Human expert speeches on the same topic (the sample has too few)"
+    "rates the generated speeches beside the real data's Human expert speeches on the same "
+    "topic (the sample has too few)"
 )
 def test_speeches_written_and_rated_by_the_local_model(tmp_path: Path) -> None:
     real_data_dir("ibm_debate_speeches")

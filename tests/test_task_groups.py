@@ -151,8 +151,21 @@ def test_eval_of_a_folder_and_include_path_on_the_cli(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr  # no longer IsADirectoryError
     assert list((out / "baseline__random").glob("results_my_likert_*.json"))
     assert not list((out / "baseline__random").glob("group_*.json"))  # a folder is not a group
-    proc = run_cli("eval", "--include-path", str(folder), "--task", "my_group", "--model", "baseline/random", "--limit", "5",
-                   "--output-dir", str(out), "--no-progress", env=env)  # fmt: skip
+    proc = run_cli(
+        "eval",
+        "--include-path",
+        str(folder),
+        "--task",
+        "my_group",
+        "--model",
+        "baseline/random",
+        "--limit",
+        "5",
+        "--output-dir",
+        str(out),
+        "--no-progress",
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr
     assert len(list((out / "baseline__random").glob("group_my_group_*.json"))) == 1
     bad = run_cli("eval", "--task", "no_such_group", "--model", "baseline/random", "--output-dir", str(out))

@@ -54,8 +54,27 @@ def test_a_test_outside_the_embedded_modules_that_starts_llama_cpp_fails(tmp_pat
     process errors, naming the modules to move it to; a marked one passes."""
     (tmp_path / "test_probe.py").write_text(PROBE, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(TESTS), "COLUMNS": "400"}  # the summary lines whole
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", "-p", "conftest", "-W", "ignore::pytest.PytestUnknownMarkWarning",
-                           str(tmp_path / "test_probe.py")], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)  # fmt: skip
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-rA",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "conftest",
+            "-W",
+            "ignore::pytest.PytestUnknownMarkWarning",
+            str(tmp_path / "test_probe.py"),
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert (
         "PASSED test_probe.py::test_marked" in proc.stdout and "PASSED test_probe.py::test_unmarked" in proc.stdout

@@ -32,7 +32,10 @@ def test_from_a_source_tree_not_installed_the_version_says_so(tmp_path: Path) ->
     """``python -S`` (no site-packages: debench is not installed there) with the checkout on the path:
     pyproject.toml's version, marked ``+source``; without a pyproject.toml beside it, ``0+unknown``."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    code = "import debench, importlib.util; assert importlib.util.find_spec('pydantic') is None; print(debench.__version__)"
+    code = (
+        "import debench, importlib.util; assert importlib.util.find_spec('pydantic') is "
+        "None; print(debench.__version__)"
+    )
     proc = subprocess.run(
         [sys.executable, "-S", "-c", code],
         capture_output=True,

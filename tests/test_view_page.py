@@ -34,8 +34,20 @@ def _evaluate(
     method: str | None = None,
     ensemble: str | None = None,
 ) -> Path:
-    runs = evaluate(task_name, model_spec, ensemble=ensemble, api_base=srv.base_url, model_args="max_retries=0", limit=limit, output_dir=out,
-                    data_source="local", data_dir=DATA_DIR, n_bootstrap=20, method=method, use_cache=False)  # fmt: skip
+    runs = evaluate(
+        task_name,
+        model_spec,
+        ensemble=ensemble,
+        api_base=srv.base_url,
+        model_args="max_retries=0",
+        limit=limit,
+        output_dir=out,
+        data_source="local",
+        data_dir=DATA_DIR,
+        n_bootstrap=20,
+        method=method,
+        use_cache=False,
+    )
     return runs[0].results_path
 
 
@@ -74,7 +86,10 @@ def driver(chromium: Any) -> Any:
     return chromium
 
 
-VISIBLE = "return Array.prototype.filter.call(document.querySelectorAll('article.sample'), function(a){return !a.hidden;}).map(function(a){return a.getAttribute('data-doc');});"
+VISIBLE = (
+    "return Array.prototype.filter.call(document.querySelectorAll('article.sample'), function(a){return "
+    "!a.hidden;}).map(function(a){return a.getAttribute('data-doc');});"
+)
 
 
 def _visible(drv: Any) -> list[str]:
@@ -128,7 +143,8 @@ def test_filters_and_search_in_chromium(driver: Any, likert_run: Path, likert_pa
     _click(driver, "parse_failure")
     assert _visible(driver) == by_status["parse_failure"]
     texts = driver.execute_script(
-        "return Array.prototype.map.call(document.querySelectorAll('article[data-status=parse_failure] .msg'), function(m){return m.textContent;})"
+        "return Array.prototype.map.call(document.querySelectorAll('article[data-status=parse_failure] .msg'), "
+        "function(m){return m.textContent;})"
     )
     assert len(texts) == len(by_status["parse_failure"]) and all(t.startswith("parse failure:") for t in texts)
     _click(driver, "error")
@@ -186,11 +202,13 @@ def test_confusion_matrix_debatrix_steps_and_ensemble_members(tmp_path: Path, dr
     records = read_records(debatrix.parent / json.loads(debatrix.read_text())["samples_file"])
     driver.get((tmp_path / "dx.html").as_uri())
     steps = driver.execute_script(
-        "return Array.prototype.map.call(document.querySelectorAll('article.sample'), function(a){return a.querySelectorAll('details.steps .step').length;})"
+        "return Array.prototype.map.call(document.querySelectorAll('article.sample'), function(a){return "
+        "a.querySelectorAll('details.steps .step').length;})"
     )
     assert steps == [len(r.steps) for r in records] and min(steps) > 10
     cells = driver.execute_script(
-        "return Array.prototype.map.call(document.querySelectorAll('#chart td'), function(td){return [td.getAttribute('data-gold'), td.getAttribute('data-pred'), +td.textContent];})"
+        "return Array.prototype.map.call(document.querySelectorAll('#chart td'), function(td){return "
+        "[td.getAttribute('data-gold'), td.getAttribute('data-pred'), +td.textContent];})"
     )
     expected: dict[tuple[str, str], int] = {}
     for r in records:
@@ -204,7 +222,9 @@ def test_confusion_matrix_debatrix_steps_and_ensemble_members(tmp_path: Path, dr
     page = write_view(ensemble, data_dir=str(DATA_DIR))
     driver.get(page.as_uri())
     members = driver.execute_script(
-        "return Array.prototype.map.call(document.querySelectorAll('article.sample'), function(a){return Array.prototype.map.call(a.querySelectorAll('details.members .step .t'), function(t){return t.textContent;});})"
+        "return Array.prototype.map.call(document.querySelectorAll('article.sample'), "
+        "function(a){return Array.prototype.map.call(a.querySelectorAll('details.members .step .t'), "
+        "function(t){return t.textContent;});})"
     )
     assert members and all(m == ["member · openai/a", "member · openai/b", "aggregate"] for m in members)
 
@@ -260,9 +280,10 @@ def test_arena_page_lists_every_judges_verdict(driver: Any, tmp_path: Path) -> N
     assert driver.execute_script("return document.body.getAttribute('data-ready')") == "1"
     assert len(_visible(driver)) == 4
     rows = driver.execute_script(
-        "return Array.prototype.map.call(document.querySelectorAll('article.sample'), function(a){"
-        "return [a.getAttribute('data-doc'), Array.prototype.map.call(a.querySelectorAll('table.verdicts tbody tr'), function(r){"
-        "return r.getAttribute('data-judge') + '=' + r.querySelector('.winner').textContent;}).join(' ')];});"
+        "return Array.prototype.map.call(document.querySelectorAll('article.sample'), function(a){return "
+        "[a.getAttribute('data-doc'), Array.prototype.map.call(a.querySelectorAll('table.verdicts tbody tr'), "
+        "function(r){return r.getAttribute('data-judge') + '=' + "
+        "r.querySelector('.winner').textContent;}).join(' ')];});"
     )
     for doc, verdicts in rows:
         tea = doc.startswith("t000")

@@ -133,7 +133,8 @@ async def run_adaptive(arena: Arena, log_: RecordLog[DebateRecord], schedule_pat
                     return AdaptiveOutcome(
                         decisions,
                         budget,
-                        "some chosen debates ended in errors; rerun the same command to retry them before more are chosen",
+                        "some chosen debates ended in errors; rerun the same command to "
+                        "retry them before more are chosen",
                     )
             if len(decisions) >= budget:
                 return AdaptiveOutcome(decisions, budget, f"the budget of {budget} debates is spent")

@@ -34,7 +34,8 @@ class ScheduleDecision(BaseModel):
 
     wave: int = Field(
         ge=0,
-        description="the wave it was chosen in (0 first); a wave is chosen from the judgments of the earlier waves only",
+        description="the wave it was chosen in (0 first); a wave is chosen from the "
+        "judgments of the earlier waves only",
     )
     position: int = Field(ge=0, description="its place in the wave's order of choice")
     debate_id: str
@@ -42,10 +43,12 @@ class ScheduleDecision(BaseModel):
     side1: str
     side2: str
     leg: str = Field(
-        description="'second leg': the other side of a topic the pair had played once; 'new topic': the pair's first leg there"
+        description="'second leg': the other side of a topic the pair had played once; 'new "
+        "topic': the pair's first leg there"
     )
     utility: float = Field(
-        description="expected reduction of the summed probabilities that adjacent models of the ranking are in the wrong order"
+        description="expected reduction of the summed probabilities that adjacent models of the "
+        "ranking are in the wrong order"
     )
     target: list[str] = Field(
         min_length=2,
@@ -53,7 +56,8 @@ class ScheduleDecision(BaseModel):
         description="the adjacent pair of the ranking whose order it was expected to settle most",
     )
     target_difference: float = Field(
-        description="that pair's posterior strength difference (logits, the first minus the second) when the wave was chosen"
+        description="that pair's posterior strength difference (logits, the first minus the "
+        "second) when the wave was chosen"
     )
     target_sd: float = Field(description="its posterior standard deviation")
     target_misorder: float = Field(description="posterior probability that the pair is in the wrong order")
@@ -77,8 +81,8 @@ def decision(
 ) -> ScheduleDecision:
     (a, b), s = choice.target, choice.slot
     why = (
-        f"{s.side1} vs {s.side2} ({choice.leg}): expected to settle {a} vs {b} most "
-        f"(difference {choice.target_difference:+.2f} ± {choice.target_sd:.2f} logits, P(wrong order) {choice.target_misorder:.2f})"
+        f"{s.side1} vs {s.side2} ({choice.leg}): expected to settle {a} vs {b} most (difference "
+        f"{choice.target_difference:+.2f} ± {choice.target_sd:.2f} logits, P(wrong order) {choice.target_misorder:.2f})"
     )
     return ScheduleDecision(
         wave=wave,
@@ -142,12 +146,13 @@ def schedule_decision_json_schema() -> dict[str, Any]:
 
 
 ADAPTIVE_NOTE = (
-    "adaptive design: the debates were chosen wave by wave from the verdicts of earlier waves, so pairs were not chosen independently "
-    "of outcomes. The Bradley-Terry scores are estimated as usual (the likelihood does not depend on a rule that chooses pairs from "
-    "past outcomes), but the intervals resample topics as if the debates held were fixed in advance: pairs whose order was in doubt "
-    "met more often and have narrower intervals, pairs far apart met rarely and rest on comparisons through other models, and the "
-    "intervals do not account for the choice itself (read them as approximate). Topic wins and the win matrix count unequal numbers "
-    "of meetings while the design is unbalanced (the ranking is then by Bradley-Terry score)"
+    "adaptive design: the debates were chosen wave by wave from the verdicts of earlier waves, so pairs were not "
+    "chosen independently of outcomes. The Bradley-Terry scores are estimated as usual (the likelihood does not depend "
+    "on a rule that chooses pairs from past outcomes), but the intervals resample topics as if the debates held were "
+    "fixed in advance: pairs whose order was in doubt met more often and have narrower intervals, pairs far apart met "
+    "rarely and rest on comparisons through other models, and the intervals do not account for the choice itself (read "
+    "them as approximate). Topic wins and the win matrix count unequal numbers of meetings while the design is "
+    "unbalanced (the ranking is then by Bradley-Terry score)"
 )
 
 

@@ -50,7 +50,8 @@ class Judgment(BaseModel):
     side2_sources: Count | None = Field(default=None, description="sources, links or citations side 2 quoted")
     wave: Count | None = Field(
         default=None,
-        description="an adaptive run's: the wave of its schedule that chose this debate (from the judgments of earlier waves only)",
+        description="an adaptive run's: the wave of its schedule that chose this debate (from the "
+        "judgments of earlier waves only)",
     )
 
 

@@ -39,10 +39,13 @@ from debench.arena.style_control import style_controlled, style_problem
 from debench.arena.topic_bootstrap import TopicDraws
 
 RULES: tuple[Rule, Rule] = ("strict", "lenient")
-BALANCED_ORDER = f"topic wins, then Bradley-Terry score, then name (scores within {SCORE_TOLERANCE:g} Elo-like points count as equal)"
+BALANCED_ORDER = (
+    f"topic wins, then Bradley-Terry score, then name (scores within {SCORE_TOLERANCE:g} "
+    "Elo-like points count as equal)"
+)
 UNBALANCED_ORDER = (
-    f"Bradley-Terry score, then topic wins, then name (scores within {SCORE_TOLERANCE:g} Elo-like points count as equal): "
-    "the design is unbalanced, and topic wins grow with the number of opponents and topics a model had"
+    f"Bradley-Terry score, then topic wins, then name (scores within {SCORE_TOLERANCE:g} Elo-like points count as "
+    "equal): the design is unbalanced, and topic wins grow with the number of opponents and topics a model had"
 )
 
 
@@ -58,8 +61,9 @@ def design_note(d: Design) -> str | None:
         return None
     opp, top = d.opponents.values(), d.topics.values()
     return (
-        f"unbalanced design: models met {min(opp)} to {max(opp)} opponents in {min(top)} to {max(top)} complete topics, "
-        "so the ranking puts the Bradley-Terry score before topic wins (topic wins reward meeting more opponents)"
+        f"unbalanced design: models met {min(opp)} to {max(opp)} opponents in {min(top)} to {max(top)} "
+        "complete topics, so the ranking puts the Bradley-Terry score before topic wins (topic wins "
+        "reward meeting more opponents)"
     )
 
 

@@ -31,39 +31,51 @@ CONTROLS = ("length", "sources")
 def conventions(n_boot: int, seed: int, several: bool) -> list[str]:
     out = [
         (
-            f"Bradley-Terry: maximum likelihood with an L2 penalty of {L2_PENALTY} x the sum of squared strengths and coefficients "
-            f"(not on Davidson's nu), fitted by Newton's method until a step is below {POINT_TOLERANCE:g} logits ({RESAMPLE_TOLERANCE:g} for a "
-            "resample, leaving an error ~1e-8), that step taken; scores on an Elo-like scale, "
-            "400/ln(10) points per logit, mean 0 over the ranked models"
+            f"Bradley-Terry: maximum likelihood with an L2 penalty of {L2_PENALTY} x the sum of squared strengths and "
+            f"coefficients (not on Davidson's nu), fitted by Newton's method until a step is below {POINT_TOLERANCE:g} "
+            f"logits ({RESAMPLE_TOLERANCE:g} for a resample, leaving an error ~1e-8), that step taken; scores on an "
+            "Elo-like scale, 400/ln(10) points per logit, mean 0 over the ranked models"
         ),
-        "bradley_terry and length_controlled: every debate between two different models is one game, side 1 first; a tied debate counts half a win for each side",
-        "davidson: topic outcomes under each rule (won, or drawn: no model took it); drawn topics get their own probability, nu / (2 + nu) between equal models",
-        "topic wins: strict rule = both legs won; lenient rule = both legs won, or one won and one tied; a topic with one leg is incomplete and counts for no one",
+        "bradley_terry and length_controlled: every debate between two different models is one game, side 1 first; a "
+        "tied debate counts half a win for each side",
+        "davidson: topic outcomes under each rule (won, or drawn: no model took it); drawn topics get their own "
+        "probability, nu / (2 + nu) between equal models",
+        "topic wins: strict rule = both legs won; lenient rule = both legs won, or one won and one tied; a topic with "
+        "one leg is incomplete and counts for no one",
         (
-            f"ranking: topic wins, then Bradley-Terry score, then name in a balanced design; Bradley-Terry score, then topic wins, then name when models met "
-            f"different numbers of opponents or complete topics (see design); scores within {SCORE_TOLERANCE:g} Elo-like points count as equal"
+            "ranking: topic wins, then Bradley-Terry score, then name in a balanced design; Bradley-Terry score, then "
+            "topic wins, then name when models met different numbers of opponents or complete topics (see design); "
+            f"scores within {SCORE_TOLERANCE:g} Elo-like points count as equal"
         ),
-        f"style covariates: normalised difference (side 1 - side 2) / (side 1 + side 2), rounded to {ROUNDING}, z-scored over the debates",
+        "style covariates: normalised difference (side 1 - side 2) / (side 1 + side 2), rounded to "
+        f"{ROUNDING}, z-scored over the debates",
         (
-            f"intervals: 95% percentile intervals over {n_boot} topic resamples (seed {seed}): each resample draws as many topics as the judgments name, "
-            "with replacement, and every statistic is computed on the same resamples; draws_used counts the resamples that gave a value "
-            "(a model with no game in a resample gives none); an interval needs at least half of them"
+            f"intervals: 95% percentile intervals over {n_boot} topic resamples (seed {seed}): each resample draws as "
+            "many topics as the judgments name, with replacement, and every statistic is computed on the same "
+            "resamples; draws_used counts the resamples that gave a value (a model with no game in a resample gives "
+            "none); an interval needs at least half of them"
         ),
-        "ratings (--rating): each method's scores on the top-level verdicts, point value on all topics, intervals and draws_used as above",
-        "self-play (a model against itself) is never ranked; a judge may decide a self-play topic twice (both legs), counted in self_play",
+        "ratings (--rating): each method's scores on the top-level verdicts, point value on all topics, "
+        "intervals and draws_used as above",
+        "self-play (a model against itself) is never ranked; a judge may decide a self-play topic twice "
+        "(both legs), counted in self_play",
         (
-            "self-preference: a judge and a debater are the same model when their model ids match (both given: ids alone decide), else when the judge's "
-            "judge_model_id equals the debater's name, else when the judge's label equals the debater's name"
+            "self-preference: a judge and a debater are the same model when their model ids match (both given: ids "
+            "alone decide), else when the judge's judge_model_id equals the debater's name, else when the judge's "
+            "label equals the debater's name"
         ),
     ]
     if several:
         out += [
-            "several judges: the top level uses the panel's majority verdict on each debate (a shared top count is a tie); per_judge holds each judge's own analysis",
+            "several judges: the top level uses the panel's majority verdict on each debate (a shared top count is a "
+            "tie); per_judge holds each judge's own analysis",
             (
-                "judge pairs: kendall_tau_distance compares the two judges' rankings on the debates both judged (n_debates, over n_models models); "
-                "kendall_tau_distance_all_verdicts compares their rankings over all their own verdicts"
+                "judge pairs: kendall_tau_distance compares the two judges' rankings on the debates both "
+                "judged (n_debates, over n_models models); kendall_tau_distance_all_verdicts compares their "
+                "rankings over all their own verdicts"
             ),
-            "Krippendorff's alpha: nominal (side 1, side 2, tie), over the debates between two different models with at least two verdicts",
+            "Krippendorff's alpha: nominal (side 1, side 2, tie), over the debates between two different "
+            "models with at least two verdicts",
         ]
     return out
 
@@ -143,9 +155,8 @@ def _check_table(table: JudgmentTable, reference: Sequence[str] | None) -> None:
     if strangers:
         known = ", ".join(table.models)
         raise UserError(
-            f"the reference ranking names {', '.join(repr(m) for m in strangers[:3])}, which no judgment has (models: {known})"[
-                :400
-            ],
+            f"the reference ranking names {', '.join(repr(m) for m in strangers[:3])}, which no "
+            f"judgment has (models: {known})"[:400],
             field="--reference",
         )
 

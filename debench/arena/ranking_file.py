@@ -20,7 +20,10 @@ Rule = Literal["strict", "lenient"]
 CI = list[float] | None
 
 
-DRAWS_USED = "topic resamples that gave this statistic a value (of settings.n_boot); the interval is null when fewer than half did"
+DRAWS_USED = (
+    "topic resamples that gave this statistic a value (of settings.n_boot); the interval "
+    "is null when fewer than half did"
+)
 
 
 class Score(BaseModel):
@@ -112,7 +115,8 @@ class JudgeRanking(BaseModel):
     incomplete_pairs: int
     ranking: list[str]
     ranking_order: str = Field(
-        description="the rule that ordered `ranking`: topic wins first in a balanced design, Bradley-Terry score first otherwise"
+        description="the rule that ordered `ranking`: topic wins first in a balanced design, "
+        "Bradley-Terry score first otherwise"
     )
     design: Design
     bradley_terry: dict[str, Score]
@@ -140,12 +144,14 @@ class Alpha(BaseModel):
 class JudgePair(BaseModel):
     judges: list[str] = Field(min_length=2, max_length=2)
     kendall_tau_distance: float | None = Field(
-        description="normalized, between the two judges' rankings computed on the n_debates debates both judged (each ranking by its own rule); null with fewer than 2 models in both"
+        description="normalized, between the two judges' rankings computed on the n_debates debates both judged (each "
+        "ranking by its own rule); null with fewer than 2 models in both"
     )
     n_models: int = Field(description="models in both of those rankings (the distance is over their pairs)")
     shared_rankings: dict[str, list[str]] = Field(description="each judge's ranking on the debates both judged")
     kendall_tau_distance_all_verdicts: float | None = Field(
-        description="normalized, between the judges' rankings over all of each one's own verdicts (per_judge), even on debates the other did not judge"
+        description="normalized, between the judges' rankings over all of each one's own verdicts (per_judge), even on "
+        "debates the other did not judge"
     )
     verdict_agreement: float | None = Field(description="share of the debates both judged with the same verdict")
     ci95: CI = Field(description="Wilson 95% interval of verdict_agreement")
@@ -161,9 +167,10 @@ class SelfPreferenceEntry(BaseModel):
     judge: str
     debaters: list[str] = Field(description="debaters with the judge's underlying model")
     identity: Literal["model_id", "model_id_as_name", "name"] = Field(
-        description="how the match was made, in this order: model_id = the judge's judge_model_id is one of the debater's side model ids "
-        "(when both have ids, they alone decide); model_id_as_name = the debater has no model id and its name equals the judge's "
-        "judge_model_id; name = the debater has no model id and its name equals the judge's label"
+        description="how the match was made, in this order: model_id = the judge's judge_model_id is one of "
+        "the debater's side model ids (when both have ids, they alone decide); model_id_as_name = the debater "
+        "has no model id and its name equals the judge's judge_model_id; name = the debater has no model id "
+        "and its name equals the judge's label"
     )
     n_debates: int = Field(
         description="debates with exactly one own side, judged by this judge (and by another judge when compared)"
@@ -200,8 +207,8 @@ class ScheduleSummary(BaseModel):
     """How many debates the judgments hold and how they were chosen."""
 
     how: Literal["round_robin", "adaptive", "other"] = Field(
-        description="round_robin: every pair of the ranked models on every topic, both legs; adaptive: the lines carry the wave of "
-        "debench's adaptive schedule that chose them (pairs chosen from earlier outcomes); other: neither"
+        description="round_robin: every pair of the ranked models on every topic, both legs; adaptive: the lines carry "
+        "the wave of debench's adaptive schedule that chose them (pairs chosen from earlier outcomes); other: neither"
     )
     n_debates: int = Field(description="debates (legs) between two different models with at least one verdict")
     n_possible: int = Field(
@@ -215,7 +222,8 @@ class RankSettings(BaseModel):
     n_boot: int
     seed: int
     bradley_terry_l2: float = Field(
-        description="L2 penalty on the Bradley-Terry strengths and covariate coefficients (logits), not on Davidson's nu"
+        description="L2 penalty on the Bradley-Terry strengths and covariate coefficients "
+        "(logits), not on Davidson's nu"
     )
     score_tolerance: float = Field(
         description="Bradley-Terry scores closer than this (Elo-like points) count as equal when ordering; then by name"

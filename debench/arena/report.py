@@ -18,10 +18,11 @@ from debench.arena.ranking_file import (
     StyleControlled,
 )
 from debench.core.atomic import write_atomic
-from debench.core.charts import Estimate, Forest, ForestRow, Svg, forest
+from debench.core.charts import Estimate, Forest, ForestRow, forest
 from debench.core.errors import UserError
 from debench.core.numeric import fmt, fmt_estimate
 from debench.core.paths import portable_path
+from debench.core.svg import Svg
 
 
 def rank_files(
@@ -165,7 +166,8 @@ def style_control_lines(lc: StyleControlled) -> list[str]:
 def rating_lines(result: ArenaRanking) -> list[str]:
     """Davidson's tie parameter under each rule, then each ``--rating`` method's scores."""
     lines = [
-        f"Davidson tie parameter ({rule} rule): nu = {fmt_estimate(fit.nu, fit.nu_ci95, '.3f')}, {fit.n_drawn} of {fit.n_topics} topics drawn"
+        f"Davidson tie parameter ({rule} rule): nu = {fmt_estimate(fit.nu, fit.nu_ci95, '.3f')}, {fit.n_drawn} "
+        f"of {fit.n_topics} topics drawn"
         for rule, fit in result.davidson.items()
     ]
     for name, rating in result.ratings.items():
@@ -189,8 +191,9 @@ def agreement_lines(agreement: JudgeAgreement) -> list[str]:
         every = "n/a" if p.kendall_tau_distance_all_verdicts is None else f"{p.kendall_tau_distance_all_verdicts:.4f}"
         agree = "n/a" if p.verdict_agreement is None else f"{p.verdict_agreement:.1%}"
         lines.append(
-            f"  {p.judges[0]} vs {p.judges[1]}: on the {p.n_debates} debates both judged, Kendall tau distance {tau} over {p.n_models} models "
-            f"and the same verdict on {agree} of them (over all their own verdicts: distance {every})"
+            f"  {p.judges[0]} vs {p.judges[1]}: on the {p.n_debates} debates both judged, Kendall tau "
+            f"distance {tau} over {p.n_models} models and the same verdict on {agree} of them (over all "
+            f"their own verdicts: distance {every})"
         )
     return lines
 
@@ -198,8 +201,9 @@ def agreement_lines(agreement: JudgeAgreement) -> list[str]:
 def self_preference_lines(prefs: SelfPreference) -> list[str]:
     """Each judge that also debated: its own side's points under its judgment against the others'."""
     return [
-        f"self-preference of {e.judge} ({', '.join(e.debaters)}): own side's points {e.own_judge_rate:.1%} under its own judgment vs "
-        f"{e.other_judges_rate:.1%} under the others ({e.n_debates} debates), difference {fmt_estimate(e.difference, e.difference_ci95, '+.3f')}"
+        f"self-preference of {e.judge} ({', '.join(e.debaters)}): own side's points {e.own_judge_rate:.1%} under its "
+        f"own judgment vs {e.other_judges_rate:.1%} under the others ({e.n_debates} debates), difference "
+        f"{fmt_estimate(e.difference, e.difference_ci95, '+.3f')}"
         + ("" if e.p_value is None else f", permutation p = {e.p_value:.4f}")
         for e in prefs.entries
         if e.difference is not None

@@ -75,7 +75,8 @@ def check_arena(debaters: dict[str, Model], judges: dict[str, Model], settings: 
             raise UserError("--schedule adaptive needs --budget (the most debates to run)", field="--budget")
         if settings.self_play:
             raise UserError(
-                "--self-play is not scheduled adaptively (self-play is never ranked): run it with --schedule round-robin",
+                "--self-play is not scheduled adaptively (self-play is never ranked): run "
+                "it with --schedule round-robin",
                 field="--self-play",
             )
     elif settings.budget is not None or settings.stop_when_separated:

@@ -108,7 +108,10 @@ def self_preference_entry(
         if entry.n_debates:
             entry.own_judge_rate = float(own_points.mean())
             (entry.own_judge_ci95,), entry.draws_used = _rates(ranked.topic[pick], own_points[:, None], draws)
-        entry.note = "the only judge is also a debater: with no other judge to compare with, its self-preference cannot be measured"
+        entry.note = (
+            "the only judge is also a debater: with no other judge to compare with, its "
+            "self-preference cannot be measured"
+        )
         return entry
     # per debate of this judge with one own side: the own side, its model; the other judges' points
     n_groups = int(gid.max()) + 1 if len(gid) else 0

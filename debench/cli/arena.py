@@ -53,7 +53,8 @@ from debench.core.errors import UserError
     type=click.Choice(["round-robin", "adaptive"]),
     default="round-robin",
     show_default=True,
-    help="round-robin: every pair on every topic, home and away; adaptive: at most --budget debates, each wave chosen to settle the ranking.",
+    help="round-robin: every pair on every topic, home and away; adaptive: at most --budget debates, each "
+    "wave chosen to settle the ranking.",
 )
 @click.option(
     "--budget",
@@ -133,13 +134,14 @@ def arena_group(
         saved="finished debates are saved",
     )
     click.echo(
-        f"{len(out.records)} debates, {len(judges)} judge(s): {out.n_judged} verdicts, {out.n_parse_failures} unparseable, "
-        f"{out.n_errors} debates with errors, {out.n_not_completed} did not fit a context window"
+        f"{len(out.records)} debates, {len(judges)} judge(s): {out.n_judged} verdicts, {out.n_parse_failures} "
+        f"unparseable, {out.n_errors} debates with errors, {out.n_not_completed} did not fit a context window"
     )
     if out.adaptive is not None:
         a = out.adaptive
         click.echo(
-            f"adaptive schedule: {len(a.decisions)} of at most {a.budget} debates chosen in {a.n_waves} waves; stopped: {a.stopped}"
+            f"adaptive schedule: {len(a.decisions)} of at most {a.budget} debates chosen in "
+            f"{a.n_waves} waves; stopped: {a.stopped}"
         )
         click.echo(f"  schedule:    {out.out_dir / 'schedule.jsonl'} (each debate and why it was chosen)")
     click.echo(f"  transcripts: {out.out_dir / 'debates.jsonl'}\n  judgments:   {out.judgments_path}")
@@ -210,7 +212,8 @@ def _rank_and_report(
     "--rating",
     "ratings",
     multiple=True,
-    help="Also rate with this method (an entry point of debench.arena_ratings: win_rate, or an installed plug-in's; `debench plugins` lists them), written under ratings.NAME; repeatable.",
+    help="Also rate with this method (an entry point of debench.arena_ratings: win_rate, or an installed plug-in's; "
+    "`debench plugins` lists them), written under ratings.NAME; repeatable.",
 )
 def arena_rank_cmd(judgments, rule, reference, output, plot, control, n_boot, n_perm, seed, ratings) -> None:
     """Rank models from saved judgments (from a run or from elsewhere; one judge or several)."""

@@ -170,12 +170,14 @@ ENSEMBLE_OPTION = click.option(
 )
 
 MODEL_ARGS_HELP = (
-    "key=value,... Generation settings (temperature, top_p, top_k, min_p, max_tokens, seed, stop=a|b, presence_penalty, "
-    "frequency_penalty, repetition_penalty) override the task's in every request; client settings: timeout, max_retries, "
-    "base_delay, max_delay, connect_grace (seconds a refused connection is retried, default 20), client=auto|http|litellm, grammar=true, "
-    "context_window, api_key; n_parallel, n_ctx, cache_prompt, n_threads (local/, gguf/); revision (vllm/, gguf/hf:); the vLLM server debench starts: "
-    "tensor_parallel_size, data_parallel_size, max_model_len, gpu_memory_utilization, dtype, quantization, server_args, vllm_command, "
-    "startup_timeout. A model kind refuses the keys it does not take (its declaration; `debench plugins` lists the kinds). See docs/models.md."
+    "key=value,... Generation settings (temperature, top_p, top_k, min_p, max_tokens, seed, stop=a|b, "
+    "presence_penalty, frequency_penalty, repetition_penalty) override the task's in every request; client "
+    "settings: timeout, max_retries, base_delay, max_delay, connect_grace (seconds a refused connection is "
+    "retried, default 20), client=auto|http|litellm, grammar=true, context_window, api_key; n_parallel, n_ctx, "
+    "cache_prompt, n_threads (local/, gguf/); revision (vllm/, gguf/hf:); the vLLM server debench starts: "
+    "tensor_parallel_size, data_parallel_size, max_model_len, gpu_memory_utilization, dtype, quantization, "
+    "server_args, vllm_command, startup_timeout. A model kind refuses the keys it does not take (its declaration; "
+    "`debench plugins` lists the kinds). See docs/models.md."
 )
 
 endpoint_options = _stack(
@@ -184,7 +186,8 @@ endpoint_options = _stack(
             "--api-base",
             "api_base",
             default=None,
-            help="OpenAI-compatible server URL; several, comma-separated, are load-balanced. With a vllm/ model: the vLLM server already running (none is started).",
+            help="OpenAI-compatible server URL; several, comma-separated, are load-balanced. With a vllm/ model: the "
+            "vLLM server already running (none is started).",
         ),
         click.option(
             "--api-key",

@@ -33,7 +33,8 @@ def compare_cmd(results_a, results_b, test, n_resamples, seed, data_dir, output)
     for name, m in res["metrics"].items():
         ci, p = fmt_ci(m.get("ci95")), fmt(m["p_value"])
         click.echo(
-            f"  {name:<20} {m['better']:<6} {fmt(m['a']):>8} {fmt(m['b']):>8} {fmt(m['diff']):>8}  {ci:>19}  {p:>7}  {m['verdict']}"
+            f"  {name:<20} {m['better']:<6} {fmt(m['a']):>8} {fmt(m['b']):>8} {fmt(m['diff']):>8}  "
+            f"{ci:>19}  {p:>7}  {m['verdict']}"
         )
     if output:
         output.write_text(json.dumps(res, indent=2) + "\n")

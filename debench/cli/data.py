@@ -55,7 +55,8 @@ def fetch_cmd(targets: tuple[str, ...], force: bool, allow_unverified: bool, no_
             checked = " and ".join(out.record.checked) or "nothing (--allow-unverified)"
             what = "fetched" if out.status == "fetched" else "already fetched"
             click.echo(
-                f"{head}: {what} from {out.record.source}\n  checked: {checked}; content hash {out.record.content_hash}\n  in: {out.path}"
+                f"{head}: {what} from {out.record.source}\n  checked: {checked}; content hash "
+                f"{out.record.content_hash}\n  in: {out.path}"
             )
     if not_fetched:
         sys.exit(1)

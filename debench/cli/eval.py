@@ -33,7 +33,9 @@ from debench.core.numeric import fmt, fmt_ci
 @click.option(
     "--model",
     required=True,
-    help="litellm model string, openai/<name> with --api-base, vllm/<model or path> (a vLLM server debench starts), gguf/<file>, local/smollm2, or baseline/<name> (docs/models.md), optionally with @key=value;... settings; several, comma-separated, with --ensemble.",
+    help="litellm model string, openai/<name> with --api-base, vllm/<model or path> (a vLLM server debench starts), "
+    "gguf/<file>, local/smollm2, or baseline/<name> (docs/models.md), optionally with @key=value;... settings; "
+    "several, comma-separated, with --ensemble.",
 )
 @ENSEMBLE_OPTION
 @connection_options
@@ -50,7 +52,8 @@ from debench.core.numeric import fmt, fmt_ci
     "--method",
     type=checked("Method"),
     default=None,
-    help="Judge method (default: the task's): direct, debatrix-h, debatrix-f, debatrix-h-scores, debatrix-f-scores, or an installed plug-in's (`debench plugins`).",
+    help="Judge method (default: the task's): direct, debatrix-h, debatrix-f, debatrix-h-scores, debatrix-f-scores, "
+    "or an installed plug-in's (`debench plugins`).",
 )
 @data_options
 @click.option(
@@ -79,7 +82,8 @@ from debench.core.numeric import fmt, fmt_ci
 @click.option(
     "--batch",
     is_flag=True,
-    help="Send the requests through the provider's batch API (OpenAI-compatible /v1/files + /v1/batches): cheaper, answers within 24 h; rerun the same command to resume a submitted batch.",
+    help="Send the requests through the provider's batch API (OpenAI-compatible /v1/files + /v1/batches): cheaper, "
+    "answers within 24 h; rerun the same command to resume a submitted batch.",
 )
 @click.option(
     "--batch-poll",
@@ -124,7 +128,8 @@ def eval_cmd(task, **values) -> None:
 def print_repeats(r) -> None:
     a = r.agreement
     click.echo(
-        f"{r.task.name} | {r.model.name} | {r.repeats} repeats (seeds {r.seeds[0]}..{r.seeds[-1]}, temperature {r.temperature:g})"
+        f"{r.task.name} | {r.model.name} | {r.repeats} repeats (seeds {r.seeds[0]}..{r.seeds[-1]}, "
+        f"temperature {r.temperature:g})"
     )
     click.echo(
         f"  agreement with the modal answer: mean {fmt(a.mean)} over {a.n_docs} documents, {a.n_unanimous} unanimous"

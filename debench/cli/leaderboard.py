@@ -17,8 +17,8 @@ spot_check_model_args_option = click.option(
     "--spot-check-model-args",
     default=None,
     metavar="K=V,...",
-    help="This machine's settings for the self-check's models, e.g. tensor_parallel_size=4,vllm_command=PATH for vllm/ entries "
-    "(each model takes the keys its kind uses; one that changes a model's identity is a refusal).",
+    help="This machine's settings for the self-check's models, e.g. tensor_parallel_size=4,vllm_command=PATH for vllm/ "
+    "entries (each model takes the keys its kind uses; one that changes a model's identity is a refusal).",
 )
 
 
@@ -66,14 +66,16 @@ def leaderboard_group() -> None:
     "trusted_path",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help=f"The endpoints that may verify an entry (default: {DEFAULT_TRUSTED} when it exists; else none: nothing is verified).",
+    help=f"The endpoints that may verify an entry (default: {DEFAULT_TRUSTED} when it exists; "
+    "else none: nothing is verified).",
 )
 @click.option(
     "--maintainers",
     "maintainers_path",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help=f"Budgets, allowlist and overall task set (default: {DEFAULT_MAINTAINERS} when it exists; else nothing is reproduced).",
+    help=f"Budgets, allowlist and overall task set (default: {DEFAULT_MAINTAINERS} when it "
+    "exists; else nothing is reproduced).",
 )
 def build_cmd(
     results_dir: Path,
@@ -111,7 +113,8 @@ def build_cmd(
     n_entries = sum(len(t.entries) for t in board.tasks)
     n_verified = sum(len(t.verified) for t in board.tasks)
     click.echo(
-        f"leaderboard: {n_entries} entries ({n_verified} verified) on {len(board.tasks)} task(s) from {board.n_submissions} submission(s), {len(board.reported.rows)} reported row(s)"
+        f"leaderboard: {n_entries} entries ({n_verified} verified) on {len(board.tasks)} task(s) from "
+        f"{board.n_submissions} submission(s), {len(board.reported.rows)} reported row(s)"
     )
     click.echo(f"  {out_dir / 'leaderboard.json'}\n  {out_dir / 'index.html'}")
 
@@ -126,7 +129,9 @@ def build_cmd(
     type=click.IntRange(min=1),
     default=None,
     metavar="N",
-    help="Self-check: re-judge N documents of each submission through the endpoint its identity names (no cache) and refuse it below 80% agreement. This verifies nothing: after the merge the leaderboard runs allowlisted models itself on every document.",
+    help="Self-check: re-judge N documents of each submission through the endpoint its identity names (no cache) and "
+    "refuse it below 80% agreement. This verifies nothing: after the merge the leaderboard runs allowlisted "
+    "models itself on every document.",
 )
 @click.option(
     "--spot-check-seed", type=int, default=0, show_default=True, help="Seed of the self-check's draw of documents."
@@ -184,7 +189,8 @@ def validate_cmd(
                 continue
             basis += f"; self-check {agreement:.0%} at its own endpoint (not a verification)"
         click.echo(
-            f"ok: {sub.results_path}: {r.task.name} v{r.task.version} | {r.model.name} | {scope} | {len(r.metrics)} metrics recomputed and matched | {basis}"
+            f"ok: {sub.results_path}: {r.task.name} v{r.task.version} | {r.model.name} | {scope} | {len(r.metrics)} "
+            f"metrics recomputed and matched | {basis}"
         )
     for err in errors:
         click.echo(f"debench: error: {err}", err=True)

@@ -36,13 +36,16 @@ def print_probe_report(report) -> None:
         click.echo(f"    flip rate              {_pct(s.flip_rate)}")
         chance = f" (chance {s.chance_share:.2f})" if s.chance_share is not None else ""
         click.echo(
-            f"    last speaker's share   original {_pct(s.original_shares.last_speaker)}  probed {_pct(s.probed_shares.last_speaker)}{chance}"
+            f"    last speaker's share   original {_pct(s.original_shares.last_speaker)}  probed "
+            f"{_pct(s.probed_shares.last_speaker)}{chance}"
         )
         click.echo(
-            f"    first speaker's share  original {_pct(s.original_shares.first_speaker)}  probed {_pct(s.probed_shares.first_speaker)}"
+            f"    first speaker's share  original {_pct(s.original_shares.first_speaker)}  probed "
+            f"{_pct(s.probed_shares.first_speaker)}"
         )
         click.echo(
-            f"    longest side's share   original {_pct(s.original_shares.longest_side)}  probed {_pct(s.probed_shares.longest_side)}"
+            f"    longest side's share   original {_pct(s.original_shares.longest_side)}  probed "
+            f"{_pct(s.probed_shares.longest_side)}"
         )
         if s.effect is not None:
             click.echo(f"    {s.effect.name:<22} {_pct(s.effect.rate)}")
@@ -65,14 +68,16 @@ def print_probe_report(report) -> None:
     "probe_spec",
     default="all",
     show_default=True,
-    help="Probes or aliases, comma-separated: swap (swap_sides, relabel_teams), length (pad_length, trim_length), inject, all; pad_length:1.5 sets an argument.",
+    help="Probes or aliases, comma-separated: swap (swap_sides, relabel_teams), length (pad_length, trim_length), "
+    "inject, all; pad_length:1.5 sets an argument.",
 )
 @click.option("--limit", type=checked("Limit"), default=None, help="Only the first N documents.")
 @click.option("--doc-ids", default=None, help="Only these documents (comma-separated doc_ids).")
 @click.option(
     "--inject-text",
     default=None,
-    help="The claim the inject probe places in a speech, with {side} (default: the task's answer format, e.g. 'Winner: {side}').",
+    help="The claim the inject probe places in a speech, with {side} (default: the task's answer "
+    "format, e.g. 'Winner: {side}').",
 )
 @connection_options
 @click.option("--method", type=checked("Method"), default=None)

@@ -56,8 +56,8 @@ def _est(e) -> str:
 @data_options
 @run_options
 def generate_speeches_cmd(output, topics_file, **values) -> None:
-    """Write opening speeches supporting each topic (Debatable Intelligence §5.3), trimmed by sentences to the word limit.
-    Speech k of a topic uses generation seed SEED+k."""
+    """Write opening speeches supporting each topic (Debatable Intelligence §5.3), trimmed by sentences to the word
+    limit. Speech k of a topic uses generation seed SEED+k."""
     from debench.models.factory import make_judge
     from debench.speeches.generate import GenerateOptions, generate_speeches, ibm_topics, read_topics, write_generated
 
@@ -72,7 +72,8 @@ def generate_speeches_cmd(output, topics_file, **values) -> None:
     )
     meta_path = write_generated(output, out, model, topics, opts, opts.command)
     click.echo(
-        f"{len(out.rows)} speeches on {len(topics)} topics by {model.name} ({out.n_trimmed} trimmed to {opts.words} words)"
+        f"{len(out.rows)} speeches on {len(topics)} topics by {model.name} ({out.n_trimmed} "
+        f"trimmed to {opts.words} words)"
     )
     click.echo(f"  speeches: {output}\n  settings: {meta_path}\n  log:      {out.log_path}")
     if report_errors("generate-speeches", out.errors, len(out.records), opts.max_error_rate):
@@ -136,7 +137,8 @@ def rate_speeches_cmd(speeches_file, task, human_sources, **values) -> None:
     order = sorted(r.sources.items(), key=lambda kv: (kv[1].origin != "speeches_file", -(kv[1].judge_mean.value or 0)))
     for name, s in order:
         click.echo(
-            f"  {name:<{width}} {s.n_speeches:>4} {s.n_parse_failures + s.n_errors + s.n_not_completed:>4}  {_est(s.judge_mean):<22} {_est(s.human_mean):<22}"
+            f"  {name:<{width}} {s.n_speeches:>4} {s.n_parse_failures + s.n_errors + s.n_not_completed:>4}  "
+            f"{_est(s.judge_mean):<22} {_est(s.human_mean):<22}"
         )
     for c in r.comparisons:
         click.echo(f"  {c.source} minus {c.reference} (judge means): {_est(c.diff)}")

@@ -9,9 +9,7 @@ milliseconds after the last answer and opens in any browser, editor or paper.
 * ``stacked_bars``: shares of each category per row (the leaderboard's predicted distributions);
 * ``scatter``: the judge's number against the gold number (the run report).
 
-Every element carries a class (what the page stylesheet, ``debench/templates/style.css``, styles
-inside a page) and presentation attributes (what a chart written to its own file shows). Text is
-escaped here: a model name or a document id is never markup.
+Each draws on the canvas of ``debench.core.svg``, which escapes every text.
 """
 
 from __future__ import annotations
@@ -20,149 +18,17 @@ import hashlib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from html import escape
 from pathlib import Path
 from typing import Any
 
-from debench.core.atomic import write_atomic
+from debench.core.svg import Svg, tooltip
 
-INK, MUTED, GRID = "#222222", "#5f6b7a", "#dddddd"
+MUTED, GRID = "#5f6b7a", "#dddddd"
 JUDGE_COLOUR, HUMAN_COLOUR = "#1f4e79", "#d98c2b"
 SERIES = ("#3056d3", "#a3462b")
 """Colours of a forest's first and second series (e.g. plain and style-controlled ratings)."""
 NOMINAL = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"]
 ORDINAL5 = ["#c8553d", "#f0a35e", "#e8d98b", "#8cc0d6", "#3b76af"]
-FONT = "Helvetica, Arial, sans-serif"
-
-
-def _num(x: float) -> str:
-    return f"{x:.1f}"
-
-
-def _attrs(**attrs: Any) -> str:
-    """``key="value"`` pairs (``_`` in a name written ``-``; None left out), values escaped."""
-    return "".join(f' {k.rstrip("_").replace("_", "-")}="{escape(str(v))}"' for k, v in attrs.items() if v is not None)
-
-
-def _tip(title: str) -> str:
-    return f"<title>{escape(title)}</title>" if title else ""
-
-
-class Svg:
-    """An SVG canvas in pixels from the top left: rectangles, lines, circles and text."""
-
-    def __init__(self, width: float, height: float, *, cls: str | None = None, label: str = ""):
-        self.width, self.height = width, height
-        self.cls, self.label = cls, label
-        self.parts: list[str] = []
-
-    def rect(
-        self,
-        x: float,
-        y: float,
-        w: float,
-        h: float,
-        fill: str | None,
-        *,
-        cls: str | None = None,
-        title: str = "",
-        **extra: Any,
-    ) -> None:
-        self.parts.append(
-            f"<rect{_attrs(class_=cls, x=_num(x), y=_num(y), width=_num(max(w, 0)), height=_num(max(h, 0)), fill=fill, **extra)}>{_tip(title)}</rect>"
-        )
-
-    def line(
-        self,
-        x1: float,
-        y1: float,
-        x2: float,
-        y2: float,
-        stroke: str = INK,
-        width: float = 1.0,
-        *,
-        cls: str | None = None,
-        title: str = "",
-        **extra: Any,
-    ) -> None:
-        a = _attrs(
-            class_=cls, x1=_num(x1), y1=_num(y1), x2=_num(x2), y2=_num(y2), stroke=stroke, stroke_width=width, **extra
-        )
-        self.parts.append(f"<line{a}>{_tip(title)}</line>" if title else f"<line{a}/>")
-
-    def circle(
-        self, cx: float, cy: float, r: float, fill: str, *, cls: str | None = None, title: str = "", **extra: Any
-    ) -> None:
-        self.parts.append(
-            f"<circle{_attrs(class_=cls, cx=_num(cx), cy=_num(cy), r=r, fill=fill, **extra)}>{_tip(title)}</circle>"
-        )
-
-    def text(
-        self,
-        x: float,
-        y: float,
-        text: str,
-        *,
-        size: float = 11,
-        anchor: str = "start",
-        bold: bool = False,
-        rotate: bool = False,
-        cls: str | None = None,
-        fill: str = INK,
-        italic: bool = False,
-    ) -> None:
-        a = _attrs(
-            class_=cls,
-            x=_num(x),
-            y=_num(y),
-            font_size=size,
-            text_anchor=anchor,
-            fill=fill,
-            font_weight="bold" if bold else None,
-            font_style="italic" if italic else None,
-            transform=f"rotate(-90 {_num(x)} {_num(y)})" if rotate else None,
-        )
-        self.parts.append(f"<text{a}>{escape(text)}</text>")
-
-    def title(self, lines: Sequence[str]) -> float:
-        """Centred title lines at the top; returns the y below them."""
-        y = 18.0
-        for i, line in enumerate(lines):
-            self.text(
-                self.width / 2,
-                y,
-                line,
-                size=13 if i == 0 else 11,
-                anchor="middle",
-                bold=i == 0,
-                cls="ptitle" if i == 0 else "subtitle",
-            )
-            y += 16
-        return y
-
-    def legend(self, x: float, y: float, entries: Sequence[tuple[str, str]]) -> None:
-        for colour, label in entries:
-            self.rect(x, y - 9, 10, 10, colour, rx=2)
-            self.text(x + 14, y, label, size=10, cls="legend")
-            x += 22 + 6.2 * len(label)
-
-    def markup(self, *, standalone: bool = False) -> str:
-        """The ``<svg>`` element; ``standalone`` (a file of its own) adds the namespace, a font and
-        a white background."""
-        if standalone:  # a margin of 10 px around the drawing
-            w, h = self.width + 20, self.height + 20
-            head = f'<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0f}" height="{h:.0f}" viewBox="-10 -10 {w:.0f} {h:.0f}" font-family="{FONT}">'
-            body = f'<rect x="-10" y="-10" width="{w:.0f}" height="{h:.0f}" fill="white"/>\n' + "\n".join(self.parts)
-        else:
-            size = (
-                f'width="{self.width:.0f}" height="{self.height:.0f}" viewBox="0 0 {self.width:.0f} {self.height:.0f}"'
-            )
-            head = f'<svg{_attrs(class_=self.cls)} {size} role="img"{_attrs(aria_label=self.label)}>'
-            body = "\n".join(self.parts)
-        return f"{head}\n{body}\n</svg>\n"
-
-    def save(self, path: Path) -> Path:
-        return write_atomic(path, self.markup(standalone=True))
 
 
 # ---------------------------------------------------------------------------------------- axes
@@ -593,7 +459,8 @@ def scatter(
     svg.parts.append('<g class="points" fill="#3056d3" fill-opacity="0.45">')
     for (x, y, name), yv in zip(points, ys, strict=True):
         svg.parts.append(
-            f'<circle cx="{px(float(x))}" cy="{py(yv + (_jitter(name) if whole else 0.0))}" r="3.2">{_tip(f"{name}: gold {float(x):.3g}, judge {y}")}</circle>'
+            f'<circle cx="{px(float(x))}" cy="{py(yv + (_jitter(name) if whole else 0.0))}" '
+            f'r="3.2">{tooltip(f"{name}: gold {float(x):.3g}, judge {y}")}</circle>'
         )
     svg.parts.append("</g>")
     return svg

@@ -130,10 +130,24 @@ FolderText = Annotated[str, BeforeValidator(_path_text)]
 """A folder or file named as text or as a ``Path`` (kept as text)."""
 
 TYPES: dict[str, Any] = {
-    "Limit": Limit, "Concurrency": Concurrency, "Seed": Seed, "NBootstrap": NBootstrap, "Repeats": Repeats, "Share": Share,
-    "Seconds": Seconds, "Rounds": Rounds, "SpeechTokens": SpeechTokens, "Words": Words, "PerTopic": PerTopic, "Hours": Hours,
-    "Temperature": Temperature, "DataSource": DataSource, "Method": Method, "Ensemble": Ensemble, "ArenaEnsemble": ArenaEnsemble,
-}  # fmt: skip
+    "Limit": Limit,
+    "Concurrency": Concurrency,
+    "Seed": Seed,
+    "NBootstrap": NBootstrap,
+    "Repeats": Repeats,
+    "Share": Share,
+    "Seconds": Seconds,
+    "Rounds": Rounds,
+    "SpeechTokens": SpeechTokens,
+    "Words": Words,
+    "PerTopic": PerTopic,
+    "Hours": Hours,
+    "Temperature": Temperature,
+    "DataSource": DataSource,
+    "Method": Method,
+    "Ensemble": Ensemble,
+    "ArenaEnsemble": ArenaEnsemble,
+}
 """The types above by name, for the CLI's ``checked("Limit")``."""
 
 DEFAULT_MAX_ERROR_RATE = 0.05

@@ -90,7 +90,8 @@ def read_log(path: Path, record_type: type[R], *, bad_line: BadLine, start: int 
                 return
             if bad_line == "raise":
                 raise UserError(
-                    f"line {n} is not a {record_type.__name__} (a damaged line, or a log written by another debench version)",
+                    f"line {n} is not a {record_type.__name__} (a damaged line, or a log "
+                    "written by another debench version)",
                     path=str(path),
                 ) from None
             continue

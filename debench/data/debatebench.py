@@ -276,8 +276,9 @@ def load_debatebench(directory: Path, require_labels: bool = True) -> list[Doc]:
         gold = read_scores(scores_path)
     elif require_labels:
         raise DataError(
-            "missing the gold file scores.xlsx (speaker scores and house ranks); put the published file from the Hugging Face data set "
-            "utkarsh2105/DebateBench there, run online (--data-source hub), or try the task on debench's small sample (--data-source sample)",
+            "missing the gold file scores.xlsx (speaker scores and house ranks); put the published file from the "
+            "Hugging Face data set utkarsh2105/DebateBench there, run online (--data-source hub), or try the task on "
+            "debench's small sample (--data-source sample)",
             path=str(scores_path),
         )
     else:

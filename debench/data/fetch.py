@@ -132,8 +132,14 @@ class Fetcher:
         if present is not None and not self.force and cfg.content_hash in (None, present.content_hash):
             return FetchOutcome(target, "present", dest, present, "already fetched (--force downloads it again)")
         if not cfg.verified_by and not self.allow_unverified:
-            return FetchOutcome(target, "skipped", dest, None,
-                                "no checksum ships with the task for this data set; --allow-unverified downloads it anyway (its content hash is recorded)")  # fmt: skip
+            return FetchOutcome(
+                target,
+                "skipped",
+                dest,
+                None,
+                "no checksum ships with the task for this data set; --allow-unverified downloads it anyway "
+                "(its content hash is recorded)",
+            )
         data_root().mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=data_root()))
         try:
@@ -164,7 +170,8 @@ class Fetcher:
             assert target.hub is not None  # fetch_targets keeps no Hub files without a Hub repository
             if os.environ.get("HF_HUB_OFFLINE", "0").lower() in ("1", "true", "yes"):
                 raise UserError(
-                    f"HF_HUB_OFFLINE is set: cannot download {target.hub.repo_id}; copy the data by hand and set DEBENCH_DATA_DIR"
+                    f"HF_HUB_OFFLINE is set: cannot download {target.hub.repo_id}; copy the data "
+                    "by hand and set DEBENCH_DATA_DIR"
                 )
             for name, expected in cfg.files.items():
                 path = unpacked / name
@@ -179,12 +186,19 @@ class Fetcher:
         if cfg.content_hash is not None:
             if got != cfg.content_hash:
                 raise UserError(
-                    f"{target.local_dir}: the unpacked files' content hash is {got}, the task expects {cfg.content_hash} "
-                    "(not the published data, or damaged); nothing was kept"
+                    f"{target.local_dir}: the unpacked files' content hash is {got}, the task expects "
+                    f"{cfg.content_hash} (not the published data, or damaged); nothing was kept"
                 )
             checked.append("content_hash")
-        record = FetchRecord(local_dir=target.local_dir, source=source, archive_sha256=archive_sha, file_sha256=file_sha,
-                             content_hash=got, checked=checked, fetched_at=_now())  # fmt: skip
+        record = FetchRecord(
+            local_dir=target.local_dir,
+            source=source,
+            archive_sha256=archive_sha,
+            file_sha256=file_sha,
+            content_hash=got,
+            checked=checked,
+            fetched_at=_now(),
+        )
         write_json_record(data / RECORD_NAME, record)
         os.rename(data, staging / "root")
         return record
@@ -195,7 +209,8 @@ def _expect(expected: str | None, got: str, what: str, checked: list[str]) -> No
         return
     if got != expected:
         raise UserError(
-            f"sha256 of {what} is {got}, the task expects {expected} (not the published file, or damaged); nothing was kept"
+            f"sha256 of {what} is {got}, the task expects {expected} (not the published "
+            "file, or damaged); nothing was kept"
         )
     checked.append("sha256")
 

@@ -25,7 +25,8 @@ class FetchRecord(BaseModel):
     file_sha256: dict[str, str] = Field(default_factory=dict, description="sha256 of each downloaded file")
     content_hash: str = Field(description="of the adapter's files, as results record it in dataset.content_hash")
     checked: list[str] = Field(
-        description="what matched a value shipped with the task: sha256, content_hash; empty: nothing (--allow-unverified)"
+        description="what matched a value shipped with the task: sha256, content_hash; "
+        "empty: nothing (--allow-unverified)"
     )
     fetched_at: str
 

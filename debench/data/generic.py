@@ -116,8 +116,8 @@ def read_hub(hub: HubSource, split: str | None) -> list[dict[str, Any]]:
     except Exception as exc:  # noqa: BLE001 - offline, missing repo, bad config: one line for the user
         first = (str(exc).strip().splitlines() or [""])[0][:160]
         raise DataError(
-            f"cannot load the data set '{hub.repo_id}' (config {hub.config}, split {split}) with datasets.load_dataset: "
-            f"{type(exc).__name__}: {first}; offline, point dataset.file at a local copy",
+            f"cannot load the data set '{hub.repo_id}' (config {hub.config}, split {split}) with "
+            f"datasets.load_dataset: {type(exc).__name__}: {first}; offline, point dataset.file at a local copy",
             field="dataset.hub",
         ) from None
     rows: list[dict[str, Any]] = ds.to_list()
@@ -190,7 +190,8 @@ def _side(item: dict[str, Any], spec: SpeechListFields, i: int, k: int, where: s
     if key not in spec.side_map:
         got = f"side {raw!r}" if raw is not None else f"no side (key '{spec.side}')"
         raise DataError(
-            f"record {i + 1}, speech {k + 1}: {got} is not in dataset.fields.speeches.side_map ({', '.join(spec.side_map)})",
+            f"record {i + 1}, speech {k + 1}: {got} is not in "
+            f"dataset.fields.speeches.side_map ({', '.join(spec.side_map)})",
             path=where,
             field=spec.field,
         )

@@ -98,8 +98,8 @@ def load_fetched(task: TaskConfig) -> LoadedDataset | None:
     loaded = _from_dir(task, directory, "local", portable_path(str(directory)))
     if loaded.content_hash != record.content_hash:
         raise DataError(
-            f"the fetched copy changed since it was fetched (content hash {loaded.content_hash}, recorded {record.content_hash}); "
-            f"run `debench data fetch {task.name} --force`",
+            f"the fetched copy changed since it was fetched (content hash {loaded.content_hash}, recorded "
+            f"{record.content_hash}); run `debench data fetch {task.name} --force`",
             path=str(directory),
         )
     return loaded
@@ -159,7 +159,8 @@ def load_task_data(task: TaskConfig, source: DataSource = "auto", data_dir: str 
             return fetched
         if source == "local":
             raise UserError(
-                f"--data-source local needs --data-dir or DEBENCH_DATA_DIR, or a copy from `debench data fetch {task.name}`"
+                "--data-source local needs --data-dir or DEBENCH_DATA_DIR, or a copy from "
+                f"`debench data fetch {task.name}`"
             )
     if source == "sample":
         return load_sample(task)

@@ -165,9 +165,9 @@ def speech_prompt(doc: Doc, i: int, dim: DimensionConfig, variant: str, analyses
             f"Your notes on the earlier speeches:\n\n{notes}\n\n" if notes else ""
         ) + f"The next speech:\n\n{_speech(i, speeches[i])}"
     ask = (
-        f"{context}\n\n{_criterion(dim)} Analyse the newest speech, {speech_label(i, speeches[i])}, for {dim.name}: what it "
-        "does well or badly, and how it deals with what was said before. Write a short comment (at most 120 words). "
-        "Do not give a score yet."
+        f"{context}\n\n{_criterion(dim)} Analyse the newest speech, {speech_label(i, speeches[i])}, for {dim.name}: "
+        "what it does well or badly, and how it deals with what was said before. Write a short comment (at most 120 "
+        "words). Do not give a score yet."
     )
     return ask, memory_ids
 
@@ -229,8 +229,8 @@ async def _analyse_debate(
     which the sides' judgments and the column's verdict continue."""
     notes = "\n\n".join(f"{speech_label(j, s)} {analyses[j]}" for j, s in enumerate(chain.doc.speeches))
     ask = (
-        f"Your notes on every speech, in order:\n\n{notes}\n\n{_criterion(dim)} Write an analysis of the whole debate for "
-        f"{dim.name}: for each side, its strengths and weaknesses across its speeches (at most 200 words)."
+        f"Your notes on every speech, in order:\n\n{notes}\n\n{_criterion(dim)} Write an analysis of the whole debate "
+        f"for {dim.name}: for each side, its strengths and weaknesses across its speeches (at most 200 words)."
     )
     analysis_convo: list[Message] = [system, {"role": "user", "content": ask}]
     debate_analysis = await chain.ask(

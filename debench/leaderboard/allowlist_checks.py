@@ -80,10 +80,16 @@ def _settings_problem(m: dict[str, Any], a: AllowedModel, mt: int) -> str | None
         return f"{a.model} asks for max_tokens {mt}, above the allowlist's ceiling of {a.max_tokens}"
     threads = _whole(m.get("n_threads"))
     if threads is not None and threads > MAX_JOB_THREADS:
-        return f"{a.model} asks for n_threads {threads}, more than the {MAX_JOB_THREADS} the job runs llama.cpp with (a thread per core at most)"
+        return (
+            f"{a.model} asks for n_threads {threads}, more than the {MAX_JOB_THREADS} the job runs llama.cpp "
+            "with (a thread per core at most)"
+        )
     n_ctx, n_par = _whole(m.get("n_ctx")), _whole(m.get("n_parallel", 1))
     if n_ctx is not None and n_par is not None and n_ctx // max(1, n_par) < a.context_window:
-        return f"{a.model} with n_ctx {n_ctx} ({n_par} slot(s)) has a smaller window than its published {a.context_window} tokens: prompts would overflow"
+        return (
+            f"{a.model} with n_ctx {n_ctx} ({n_par} slot(s)) has a smaller window than its published "
+            f"{a.context_window} tokens: prompts would overflow"
+        )
     if mt >= a.context_window:
         return f"{a.model}: max_tokens {mt} leaves no room for a prompt in its {a.context_window}-token window"
     return None
@@ -98,8 +104,8 @@ def _overflow(sub: ValidatedSubmission, a: AllowedModel, mt: int) -> str | None:
     if over is None:
         return None
     return (
-        f"{a.model} with max_tokens {mt}: the prompt of document '{over.doc_id}' does not fit its published {a.context_window}-token window "
-        "(identities whose settings make prompts overflow are refused)"
+        f"{a.model} with max_tokens {mt}: the prompt of document '{over.doc_id}' does not fit its published "
+        f"{a.context_window}-token window (identities whose settings make prompts overflow are refused)"
     )
 
 

@@ -63,7 +63,8 @@ class ReproductionInfo(BaseModel):
         description="paired bootstrap 95% interval of the difference over the documents"
     )
     within_noise: bool | None = Field(
-        description="the difference's interval holds 0: the submitted number is within the run-to-run noise the job measured"
+        description="the difference's interval holds 0: the submitted number is within the "
+        "run-to-run noise the job measured"
     )
     agreement: float = Field(description="share of documents with the same outcome in both runs")
     n_docs: int
@@ -74,7 +75,8 @@ class EntryProvenance(Provenance):
 
     spot_check: None = Field(
         default=None,
-        description="always null: the spot check it recorded was replaced by the leaderboard's own run of every document (reproduction)",
+        description="always null: the spot check it recorded was replaced by the leaderboard's own run "
+        "of every document (reproduction)",
     )
 
 
@@ -82,12 +84,14 @@ class Entry(BaseModel):
     id: str = Field(description="<submission folder>/<results file name>, unique")
     judge: str = Field(description="id of the judge: its model identity and method (one entry per judge and task)")
     standing: Literal["verified", "self_reported", "baseline"] = Field(
-        description="verified: run by the leaderboard's own job on every document through a trusted endpoint, its metrics the job's (only these are ranked); "
-        "self_reported: validated, not reproduced, never ranked; baseline: re-run by the leaderboard, a reference line, never ranked"
+        description="verified: run by the leaderboard's own job on every document through a trusted endpoint, its "
+        "metrics the job's (only these are ranked); self_reported: validated, not reproduced, never ranked; baseline: "
+        "re-run by the leaderboard, a reference line, never ranked"
     )
     standing_reason: str = Field(description="what reproduced it, or why it is self-reported")
     rank: int | None = Field(
-        description="1 = best point estimate of the primary metric among the ranked (verified) entries; null: not ranked"
+        description="1 = best point estimate of the primary metric among the ranked "
+        "(verified) entries; null: not ranked"
     )
     tier: int | None = Field(
         description="1 = the leader's tier: entries whose 95% CI overlaps their tier leader's; null: not ranked"
@@ -95,7 +99,8 @@ class Entry(BaseModel):
     unranked_reason: str | None = Field(description="why the entry is shown but not ranked (null when ranked)")
     baseline_level: Literal["chance", "heuristic"] | None = Field(
         default=None,
-        description="a baseline's kind of reference: chance (random, majority, constant) or heuristic (length, first / last speaker, longest)",
+        description="a baseline's kind of reference: chance (random, majority, constant) or heuristic (length, "
+        "first / last speaker, longest)",
     )
     model: str
     model_kind: str
@@ -115,7 +120,8 @@ class Entry(BaseModel):
     n_not_completed: int
     incomplete_share: float = Field(description="(n_errors + n_not_completed) / n_docs")
     left_out_share: float = Field(
-        description="documents the metrics leave out / n_docs: errors, not completed, and parse failures when the task excludes them; above max_left_out_share an entry is not ranked"
+        description="documents the metrics leave out / n_docs: errors, not completed, and parse failures when the task "
+        "excludes them; above max_left_out_share an entry is not ranked"
     )
     total_tokens: int
     cost_usd: float | None
@@ -195,10 +201,12 @@ class Leaderboard(BaseModel):
     n_submissions: int
     max_incomplete_share: float = Field(description="largest error + not-completed share a submission may have")
     max_left_out_share: float = Field(
-        description="largest share of documents the metrics may leave out (errors, not completed, parse failures) for an entry to be ranked"
+        description="largest share of documents the metrics may leave out (errors, not completed, parse "
+        "failures) for an entry to be ranked"
     )
     min_overall_judges: int = Field(
-        description="verified judges (baselines aside) that must share the overall task set before an overall ranking is shown"
+        description="verified judges (baselines aside) that must share the overall task set "
+        "before an overall ranking is shown"
     )
     overall_tasks: list[str] = Field(description="the task set every overall rank uses: fixed by the maintainers' file")
     overall_waiting: str | None = Field(description="what the overall ranking waits for (null once it is shown)")
@@ -209,7 +217,8 @@ class Leaderboard(BaseModel):
     overview_self_reported: list[OverviewRow] = Field(description="self-reported judges, never ranked")
     removed: tuple[()] = Field(
         default=(),
-        description="always empty: the spot check that took entries off the page was replaced by the leaderboard's own run (a run that fails leaves its entry self-reported)",
+        description="always empty: the spot check that took entries off the page was replaced by the leaderboard's "
+        "own run (a run that fails leaves its entry self-reported)",
     )
     reported: Reported = Field(description="numbers reported in papers, not verified, never ranked")
     waiting: list[str] = Field(

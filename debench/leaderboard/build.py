@@ -175,8 +175,9 @@ def _unranked_reason(e: Entry, primary: str) -> str | None:
     if e.left_out_share > MAX_LEFT_OUT_SHARE:
         failed = e.n_errors + e.n_not_completed
         return (
-            f"its metrics leave out {e.left_out_share:.1%} of the documents ({e.n_parse_failures} parse failures, {failed} errors or not completed); "
-            f"an entry is ranked only when they leave out at most {MAX_LEFT_OUT_SHARE:.0%}"
+            f"its metrics leave out {e.left_out_share:.1%} of the documents ({e.n_parse_failures} parse "
+            f"failures, {failed} errors or not completed); an entry is ranked only when they leave out "
+            f"at most {MAX_LEFT_OUT_SHARE:.0%}"
         )
     return None
 
@@ -376,8 +377,9 @@ def _overall_waiting(
         or "none yet"
     )
     return (
-        f"The overall ranking appears once at least {MIN_OVERALL_JUDGES} verified judges (baselines aside) are ranked on every task of its set "
-        f"({', '.join(overall_tasks) or 'none'}, fixed by the maintainers). Ranked verified judges so far: {have}."
+        f"The overall ranking appears once at least {MIN_OVERALL_JUDGES} verified judges (baselines aside) are "
+        f"ranked on every task of its set ({', '.join(overall_tasks) or 'none'}, fixed by the maintainers). Ranked "
+        f"verified judges so far: {have}."
     )
 
 

@@ -62,7 +62,8 @@ def entry_problems(files: Iterable[Path]) -> dict[Path, UserError]:
             if isinstance(task, str):
                 if task in tasks:
                     out[f] = UserError(
-                        f"a second results file for task {task} in this folder (the first is {tasks[task].name}): one results file per task and folder",
+                        f"a second results file for task {task} in this folder (the first is {tasks[task].name}): one "
+                        "results file per task and folder",
                         path=str(f),
                     )
                     continue
@@ -71,7 +72,8 @@ def entry_problems(files: Iterable[Path]) -> dict[Path, UserError]:
             if isinstance(log, str):
                 if log in logs:
                     out[f] = UserError(
-                        f"shares its samples log {log} with {logs[log].name}: each results file has its own samples log",
+                        f"shares its samples log {log} with {logs[log].name}: each "
+                        "results file has its own samples log",
                         path=str(f),
                         field="samples_file",
                     )

@@ -78,7 +78,8 @@ def regular_file(path: Path, cap: int, what: str) -> int:
     if st.st_size > cap:
         raise _err(
             path,
-            f"the {what} is {st.st_size:,} bytes, above the {cap:,}-byte cap of a submission's {what}s (docs/leaderboard.md)",
+            f"the {what} is {st.st_size:,} bytes, above the {cap:,}-byte cap of a "
+            f"submission's {what}s (docs/leaderboard.md)",
         )
     return st.st_size
 
@@ -158,7 +159,8 @@ def scan_for_keys(path: Path, cap: int) -> None:
             provider, excerpt = hit
             raise _err(
                 path,
-                f"line {n}: holds a string shaped like a {provider} API key ({excerpt}); a submission must carry no key: remove it and resubmit",
+                f"line {n}: holds a string shaped like a {provider} API key ({excerpt}); a submission must carry "
+                "no key: remove it and resubmit",
             )
 
 
@@ -225,7 +227,8 @@ def folder_problems(folder: Path) -> list[UserError]:
             errors.append(
                 _err(
                     path,
-                    "no results file in the folder refers to this file: a submission holds results_*.json files and the samples logs they name, nothing else",
+                    "no results file in the folder refers to this file: a submission holds results_*.json files and "
+                    "the samples logs they name, nothing else",
                 )
             )
         else:

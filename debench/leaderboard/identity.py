@@ -4,10 +4,10 @@
   the run recorded in ``config.method``, and one the task supports (Debatrix needs the task's
   ``debatrix`` section);
 * ``model.identity`` is present (older results without it cannot enter the leaderboard), its
-  ``name`` is ``model.name`` (without the ``@settings`` a model string may carry), and the model's kind matches its name: ``baseline/…`` names are
-  baselines, ``local/…`` names the embedded model, ``gguf/…`` and ``vllm/…`` their kinds, ``ensemble-…`` names ensembles. A baseline's
-  identity (also as an ensemble member) must be exactly the one debench gives that baseline, and
-  an ensemble's names its rule and its members;
+  ``name`` is ``model.name`` (without the ``@settings`` a model string may carry), and the model's kind matches its
+  name: ``baseline/…`` names are baselines, ``local/…`` names the embedded model, ``gguf/…`` and ``vllm/…`` their kinds,
+  ``ensemble-…`` names ensembles. A baseline's identity (also as an ensemble member) must be exactly the one debench
+  gives that baseline, and an ensemble's names its rule and its members;
 * ``config.fingerprint`` equals ``run_fingerprint(task, model.identity, dataset.content_hash,
   task.method)``, recomputed here with the installed task.
 
@@ -75,7 +75,8 @@ def _check_kind(results: Results, path: Path) -> None:
         raise _err(
             path,
             "model.kind",
-            "scored from a predictions file: no raw model answers to trace the predictions to; run `debench eval` with the model",
+            "scored from a predictions file: no raw model answers to trace the predictions to; "
+            "run `debench eval` with the model",
         )
     if kind not in model_kinds():
         raise _err(path, "model.kind", f"unknown model kind {json.dumps(kind)} (known: {', '.join(model_kinds())})")
@@ -99,7 +100,8 @@ def check_identity(results: Results, task: TaskConfig, path: Path) -> dict[str, 
         raise _err(
             path,
             "model.identity",
-            "missing: results written before debench recorded model identities cannot enter the leaderboard; rerun with this debench",
+            "missing: results written before debench recorded model identities cannot enter the "
+            "leaderboard; rerun with this debench",
         )
     _check_kind(results, path)
     base, own = _split_name(results.model.name, path)  # a model string's own settings (model@k=v) are in its identity
@@ -167,7 +169,8 @@ def _check_baseline_identity(identity: dict[str, Any], path: Path, field: str) -
         raise _err(
             path,
             field,
-            f"{json.dumps(identity, sort_keys=True)} is not the identity of {identity['name']} ({json.dumps(genuine, sort_keys=True)})",
+            f"{json.dumps(identity, sort_keys=True)} is not the identity of {identity['name']} "
+            f"({json.dumps(genuine, sort_keys=True)})",
         )
 
 

@@ -136,8 +136,8 @@ class RecordChecker:
                 self.samples,
                 line,
                 f"messages{where}",
-                f"'{rec.doc_id}' was asked with messages that differ from what the installed task {self.task.name} renders ({detail}): "
-                "a submission's prompts are the task's",
+                f"'{rec.doc_id}' was asked with messages that differ from what the installed task {self.task.name} "
+                f"renders ({detail}): a submission's prompts are the task's",
             )
 
     def _check_failed(self, rec: SampleRecord, line: int) -> None:
@@ -166,8 +166,8 @@ class RecordChecker:
                 self.samples,
                 line,
                 "prediction",
-                f"{shown(rec.prediction)} (status {rec.status}) for '{rec.doc_id}' is not what {self.baseline.model.name} "
-                f"(seed {self.baseline.model.seed}) answers: {shown(expected)}",
+                f"{shown(rec.prediction)} (status {rec.status}) for '{rec.doc_id}' is not what "
+                f"{self.baseline.model.name} (seed {self.baseline.model.seed}) answers: {shown(expected)}",
             )
 
     def _check_response(self, response: Any, status: str, prediction: Any, doc_id: str, line: int, where: str) -> None:
@@ -196,7 +196,8 @@ class RecordChecker:
                 self.samples,
                 line,
                 f"{where}prediction",
-                f"prediction {shown(prediction)} (status {status}) for '{doc_id}' does not follow from its response: the task's parser reads {read}",
+                f"prediction {shown(prediction)} (status {status}) for '{doc_id}' does not follow from its response: "
+                f"the task's parser reads {read}",
             )
 
     def _check_debatrix(self, rec: SampleRecord, line: int) -> None:
@@ -225,7 +226,8 @@ class RecordChecker:
                 self.samples,
                 line,
                 f"steps.{missing}.prompt_sha256",
-                f"'{rec.doc_id}': a {self.method} step keeps the hash of the prompt it was asked (written by an older debench: rerun)",
+                f"'{rec.doc_id}': a {self.method} step keeps the hash of the prompt it was asked "
+                "(written by an older debench: rerun)",
             )
 
     def _check_replay(self, rec: SampleRecord, line: int) -> None:
@@ -238,15 +240,17 @@ class RecordChecker:
                 self.samples,
                 line,
                 "steps",
-                f"'{rec.doc_id}' was not asked what the installed task {self.task.name} asks: replayed with the recorded answers, the chain asks "
-                f"a prompt no step of the record holds (its last message begins {asked}); a submission's prompts are debench's",
+                f"'{rec.doc_id}' was not asked what the installed task {self.task.name} asks: replayed with the "
+                "recorded answers, the chain asks a prompt no step of the record holds (its last message begins "
+                f"{asked}); a submission's prompts are debench's",
             )
         if got.response != rec.response:
             raise _err(
                 self.samples,
                 line,
                 "response",
-                f"'{rec.doc_id}': replayed with the recorded answers, the chain ends with {shown(got.response)}, not the recorded response",
+                f"'{rec.doc_id}': replayed with the recorded answers, the chain ends with "
+                f"{shown(got.response)}, not the recorded response",
             )
 
     def _check_step_scores(self, rec: SampleRecord, line: int) -> None:
@@ -281,7 +285,8 @@ class RecordChecker:
                 self.samples,
                 line,
                 "verdicts",
-                f"'{rec.doc_id}': verdicts {shown(verdicts)} are not the summary {shown(summary)} and the score verdict {shown(by_scores)} its steps give",
+                f"'{rec.doc_id}': verdicts {shown(verdicts)} are not the summary {shown(summary)} and the score "
+                f"verdict {shown(by_scores)} its steps give",
             )
         return by_scores
 
@@ -297,7 +302,8 @@ class RecordChecker:
                 self.samples,
                 line,
                 "prediction",
-                f"prediction {shown(rec.prediction)} (status {rec.status}) for '{rec.doc_id}' is not the score verdict {shown(by_scores)}",
+                f"prediction {shown(rec.prediction)} (status {rec.status}) for '{rec.doc_id}' is not the "
+                f"score verdict {shown(by_scores)}",
             )
 
     def _check_ensemble(self, rec: SampleRecord, line: int) -> None:
@@ -322,7 +328,8 @@ class RecordChecker:
                         self.samples,
                         line,
                         f"steps.{i}.prediction",
-                        f"{shown(step.get('prediction'))} is not what {name} answers for '{rec.doc_id}': {shown(expected)}",
+                        f"{shown(step.get('prediction'))} is not what {name} answers for "
+                        f"'{rec.doc_id}': {shown(expected)}",
                     )
             else:
                 self._check_response(
@@ -350,7 +357,8 @@ class RecordChecker:
                 self.samples,
                 line,
                 "prediction",
-                f"{shown(rec.prediction)} for '{rec.doc_id}' is not the {self.aggregate} of the members' answers ({shown(expected)})",
+                f"{shown(rec.prediction)} for '{rec.doc_id}' is not the {self.aggregate} of the "
+                f"members' answers ({shown(expected)})",
             )
 
     def provenance(self) -> Provenance:
@@ -358,7 +366,8 @@ class RecordChecker:
             return Provenance(
                 basis="recomputed",
                 checks=[
-                    f"every prediction re-derived by running {self.baseline.model.name} (seed {self.baseline.model.seed})"
+                    f"every prediction re-derived by running {self.baseline.model.name} "
+                    f"(seed {self.baseline.model.seed})"
                 ],
             )
         if self.kind == "ensemble":
@@ -367,9 +376,11 @@ class RecordChecker:
             from debench.judging.debatrix import uses_scores
 
             traced = (
-                "every prediction is the score verdict recomputed from the recorded debater scores (each read again from its answer)"
+                "every prediction is the score verdict recomputed from the recorded debater scores "
+                "(each read again from its answer)"
                 if uses_scores(self.task, self.method)
-                else "every prediction follows from the recorded verdict (the last Debatrix step) through the task's parser"
+                else "every prediction follows from the recorded verdict (the last Debatrix "
+                "step) through the task's parser"
             )
         else:
             traced = "every prediction follows from the recorded raw response through the task's parser"
@@ -391,7 +402,8 @@ def _first_difference(got: list[dict[str, str]], expected: list[dict[str, str]])
                 at = next((j for j, (c, d) in enumerate(zip(x, y, strict=False)) if c != d), min(len(x), len(y)))
                 return (
                     f".{i}.{key}",
-                    f"message {i} {key} differs from character {at}: {json.dumps(x[at : at + 40])} instead of {json.dumps(y[at : at + 40])}",
+                    f"message {i} {key} differs from character {at}: {json.dumps(x[at : at + 40])} instead "
+                    f"of {json.dumps(y[at : at + 40])}",
                 )
     return "", "the messages differ"
 
@@ -403,9 +415,13 @@ def check_incomplete_share(records: list[SampleRecord], n_docs: int, path: Path)
     share = (n_err + n_nc) / n_docs if n_docs else 0.0
     if share > MAX_INCOMPLETE_SHARE:
         raise UserError(
-            f"{n_err} error and {n_nc} not-completed records are {share:.1%} of {n_docs} documents; the leaderboard accepts at most "
-            f"{MAX_INCOMPLETE_SHARE:.0%} (rerun: a resumed run retries errors; a model with a larger context window completes more)",
+            f"{n_err} error and {n_nc} not-completed records are {share:.1%} of {n_docs} documents; the leaderboard "
+            f"accepts at most {MAX_INCOMPLETE_SHARE:.0%} (rerun: a resumed run retries errors; a model with a larger "
+            "context window completes more)",
             path=str(path),
             field="n_errors+n_not_completed",
         )
-    return f"{n_err + n_nc} of {n_docs} documents ended in error or not completed (at most {MAX_INCOMPLETE_SHARE:.0%} allowed)"
+    return (
+        f"{n_err + n_nc} of {n_docs} documents ended in error or not completed (at most "
+        f"{MAX_INCOMPLETE_SHARE:.0%} allowed)"
+    )

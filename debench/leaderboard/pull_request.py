@@ -129,7 +129,8 @@ def _check_new_entry(entry: os.DirEntry[str], results: set[str], known: dict[str
         )
     else:
         raise UserError(
-            "no results file of the submission refers to this file: a submission holds results_*.json files and the samples logs they name, nothing else",
+            "no results file of the submission refers to this file: a submission holds results_*.json files and the "
+            "samples logs they name, nothing else",
             path=str(path),
         )
 
@@ -160,7 +161,8 @@ def _refuse_changes_outside(pr_dir: Path, base_dir: Path) -> None:
     if outside:
         rel, what = outside[0]
         raise UserError(
-            f"the pull request {what}, outside leaderboard/submissions/: a submission pull request adds one submission folder, nothing else",
+            f"the pull request {what}, outside leaderboard/submissions/: a submission pull request adds one "
+            "submission folder, nothing else",
             path=rel,
         )
 
@@ -175,7 +177,8 @@ def _one_new_folder(pr_dir: Path, base_dir: Path) -> str:
         rel, what = other[0]
         where = "the submission it belongs to" if "/" in rel else "the submissions folder"
         raise UserError(
-            f"the pull request {what} ({where} is the base branch's): a submission pull request adds one new folder; changes to existing submissions go through the maintainers",
+            f"the pull request {what} ({where} is the base branch's): a submission pull request adds one new folder; "
+            "changes to existing submissions go through the maintainers",
             path=f"leaderboard/submissions/{rel}",
         )
     if not new:

@@ -48,7 +48,8 @@ def checked_real_data(task: TaskConfig, results: Results, path: Path, data_dir: 
         raise refusal(
             path,
             "dataset.is_sample",
-            "results on debench's small sample data cannot enter the leaderboard; run on the real data (set DEBENCH_DATA_DIR)",
+            "results on debench's small sample data cannot enter the leaderboard; run on the "
+            "real data (set DEBENCH_DATA_DIR)",
         )
     try:
         real = REAL_DATA.get(task, data_dir)
@@ -57,7 +58,8 @@ def checked_real_data(task: TaskConfig, results: Results, path: Path, data_dir: 
         raise refusal(
             path,
             "dataset",
-            f"cannot load the real data of task {task.name} to check against ({excerpt(reason, 120)}); set DEBENCH_DATA_DIR or --data-dir",
+            f"cannot load the real data of task {task.name} to check against ({excerpt(reason, 120)}); set "
+            "DEBENCH_DATA_DIR or --data-dir",
         ) from None
     if ds.content_hash != real.content_hash:
         raise refusal(

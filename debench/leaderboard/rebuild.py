@@ -35,7 +35,8 @@ def _server_settings(identity: dict[str, Any], operator: ModelArgs | None) -> di
     weights: dict[str, Any] = recorded_weights if isinstance(recorded_weights, dict) else {}
     if weights.get("source") == "path":
         raise UserError(
-            f"{identity.get('name')} names weights on the submitter's disk: a recorded model is served from Hub weights only (vllm/<org>/<name>@revision=…, gguf/hf:…)",
+            f"{identity.get('name')} names weights on the submitter's disk: a recorded model is served from Hub "
+            "weights only (vllm/<org>/<name>@revision=…, gguf/hf:…)",
             field="model.identity.weights",
         )
     server: dict[str, Any] = {}
@@ -48,8 +49,9 @@ def _server_settings(identity: dict[str, Any], operator: ModelArgs | None) -> di
         given = operator.server.server_args if operator is not None else None
         if given is None or shlex.split(given) != list(server_args):
             raise UserError(
-                f"{identity.get('name')} was served with server_args {shlex.join(server_args)}: flags for vllm serve on this machine are used only "
-                "when the operator gives the same ones (server_args=… in --spot-check-model-args, or the refresh script's --model-args)",
+                f"{identity.get('name')} was served with server_args {shlex.join(server_args)}: flags for vllm serve "
+                "on this machine are used only when the operator gives the same ones (server_args=… in "
+                "--spot-check-model-args, or the refresh script's --model-args)",
                 field="model.identity.server",
             )
         server["server_args"] = given
@@ -120,7 +122,8 @@ def _refuse_other_identity(rebuilt: dict[str, Any], recorded: dict[str, Any], ow
     if rebuilt != recorded:
         differs = sorted(k for k in {*rebuilt, *recorded} if rebuilt.get(k) != recorded.get(k))
         raise UserError(
-            f"the model rebuilt from this identity differs in {', '.join(differs)} (recorded {json.dumps({k: recorded.get(k) for k in differs})}, "
-            f"rebuilt {json.dumps({k: rebuilt.get(k) for k in differs})}): other weights, settings or debench version",
+            f"the model rebuilt from this identity differs in {', '.join(differs)} (recorded "
+            f"{json.dumps({k: recorded.get(k) for k in differs})}, rebuilt "
+            f"{json.dumps({k: rebuilt.get(k) for k in differs})}): other weights, settings or debench version",
             field="model.identity",
         )

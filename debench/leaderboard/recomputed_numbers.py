@@ -59,7 +59,8 @@ def _check_metrics(results: Results, report: ScoreReport, path: Path, checked: s
             raise refusal(
                 path,
                 f"metrics.{name}.{field}",
-                f"{shown(getattr(theirs, field))} does not match {shown(getattr(mine, field))} recomputed from the samples",
+                f"{shown(getattr(theirs, field))} does not match "
+                f"{shown(getattr(mine, field))} recomputed from the samples",
             )
 
 

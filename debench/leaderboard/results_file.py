@@ -33,7 +33,8 @@ def read_results(path: Path) -> Results:
         raise refusal(
             path,
             "schema_version",
-            f"unsupported results schema version {json.dumps(version)} (this debench reads {', '.join(READABLE_VERSIONS)})",
+            f"unsupported results schema version {json.dumps(version)} (this debench reads "
+            f"{', '.join(READABLE_VERSIONS)})",
         )
     import jsonschema
 
@@ -94,8 +95,9 @@ def _refuse_machine_paths(results: Results, path: Path) -> None:
             raise refusal(
                 path,
                 where,
-                f"{json.dumps(value)} is an absolute path of the machine the run was made on; a submission names paths relative to the "
-                "working directory or with ~ for the home folder (debench writes them so; rerun, or edit the file)",
+                f"{json.dumps(value)} is an absolute path of the machine the run was made on; a submission "
+                "names paths relative to the working directory or with ~ for the home folder (debench writes "
+                "them so; rerun, or edit the file)",
             )
 
 
@@ -111,5 +113,6 @@ def _refuse_future(results: Results, path: Path) -> None:
         raise refusal(
             path,
             "created_at",
-            f"{results.created_at} is after this build ({now.strftime('%Y-%m-%dT%H:%M:%SZ')}): a run cannot come from the future",
+            f"{results.created_at} is after this build ({now.strftime('%Y-%m-%dT%H:%M:%SZ')}): a "
+            "run cannot come from the future",
         )

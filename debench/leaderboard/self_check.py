@@ -84,7 +84,8 @@ def rejudge(sub: ValidatedSubmission, n: int, seed: int, api_key: str | None, op
     if failed:
         raise _refusal(
             sub,
-            f"the self-check could not re-judge {len(failed)} of {len(records)} documents with {name} ({failed[0].error})",
+            f"the self-check could not re-judge {len(failed)} of {len(records)} documents "
+            f"with {name} ({failed[0].error})",
         )
     got = {r.doc_id: r for r in records}
     return Rejudged(ids, {r.doc_id: r for r in sub.records}, [got[d] for d in ids])
@@ -101,7 +102,8 @@ def self_check(
     if got.agreement < MIN_AGREEMENT:
         raise _refusal(
             sub,
-            f"self-check: re-judging {len(got.records)} documents (seed {seed}) with {sub.results.model.name} agreed with the submitted "
-            f"predictions on {got.agreement:.0%}, below the {MIN_AGREEMENT:.0%} the self-check asks for",
+            f"self-check: re-judging {len(got.records)} documents (seed {seed}) with "
+            f"{sub.results.model.name} agreed with the submitted predictions on {got.agreement:.0%}, below "
+            f"the {MIN_AGREEMENT:.0%} the self-check asks for",
         )
     return got.agreement

@@ -40,8 +40,8 @@ def bound_task(results: Results, path: Path) -> TaskConfig:
         raise refusal(
             path,
             "task.identity_sha256",
-            f"the task's prompt, data, parser or generation settings differ from the installed {name} (identity {recorded[:12]}… vs "
-            f"{task_identity(task)[:12]}…); rerun with this debench version",
+            f"the task's prompt, data, parser or generation settings differ from the installed {name} (identity "
+            f"{recorded[:12]}… vs {task_identity(task)[:12]}…); rerun with this debench version",
         )
     if (
         recorded is None
@@ -101,6 +101,7 @@ def limit_and_bootstrap(
         raise refusal(
             path,
             "config.n_bootstrap",
-            f"{n_boot} bootstrap resamples is below the task's {task.scoring.n_bootstrap}: leaderboard metrics need their CIs",
+            f"{n_boot} bootstrap resamples is below the task's {task.scoring.n_bootstrap}: "
+            "leaderboard metrics need their CIs",
         )
     return limit, n_boot

@@ -180,7 +180,8 @@ def _established(checker: RecordChecker, incomplete: str, rescored: list[str] | 
     recomputed = "every metric, CI, count and report recomputed from the samples"
     if rescored is not None:
         recomputed = (
-            "every count recomputed from the samples; the task's scoring changed since the run, so its metrics are re-scored from the samples"
+            "every count recomputed from the samples; the task's scoring changed since the run, so its metrics "
+            "are re-scored from the samples"
             + (
                 f" (recomputed: {', '.join(rescored)}; matched the file: {', '.join(sorted(checked)) or 'none'})"
                 if rescored
@@ -213,8 +214,9 @@ def find_results_files(paths: Iterable[str | Path]) -> list[Path]:
 
 def duplicate_error(sub: ValidatedSubmission, first: ValidatedSubmission) -> UserError:
     return UserError(
-        f"same model identity, method and task ({sub.results.model.name}, {sub.results.task.method}, {sub.task.name}: identical requests for every "
-        f"document) as the submission in folder {first.submission}/ ({first.results_path.name}): one row per judge and task, so submit only one of them",
+        f"same model identity, method and task ({sub.results.model.name}, {sub.results.task.method}, {sub.task.name}: "
+        f"identical requests for every document) as the submission in folder {first.submission}/ "
+        f"({first.results_path.name}): one row per judge and task, so submit only one of them",
         path=str(sub.results_path),
         field="model.identity",
     )

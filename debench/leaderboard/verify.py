@@ -75,7 +75,10 @@ def _committed_reproduction(
     if meta.get("of") != entry_id(sub):
         return f"the reproduction at {run_results.name} names {meta.get('of')!r}, not this entry"
     if meta.get("submitted_sha256") != sha256_file(sub.results_path):
-        return "the submitted results file changed after the leaderboard reproduced it: remove the reproduction so the job runs it again"
+        return (
+            "the submitted results file changed after the leaderboard reproduced it: remove the "
+            "reproduction so the job runs it again"
+        )
     if rep.partial or rep.n_docs != rep.n_docs_total:
         return None
     primary = next(
@@ -118,8 +121,8 @@ def _held_back(sub: ValidatedSubmission, t: Trust, maint: Maintainers, run: Repr
     entry, refresh = maint.budgets.per_entry, maint.budgets.per_refresh
     if cost.requests > entry.requests or cost.tokens > entry.tokens:
         return (
-            f"not reproduced: reproducing it is estimated at {cost.requests} requests and {cost.tokens} tokens, above one entry's budget "
-            f"({entry.requests} requests, {entry.tokens} tokens)"
+            f"not reproduced: reproducing it is estimated at {cost.requests} requests and {cost.tokens} tokens, above "
+            f"one entry's budget ({entry.requests} requests, {entry.tokens} tokens)"
         ), False
     if run.spent.requests + cost.requests > refresh.requests or run.spent.tokens + cost.tokens > refresh.tokens:
         return "waits in the queue for the leaderboard's own run (this refresh's budget is spent)", True
@@ -139,8 +142,9 @@ def _verified_reason(got: Reproduction) -> str:
     c = got.comparison
     noise = "within" if c.within_noise else "outside" if c.within_noise is not None else "cannot say (undefined)"
     return (
-        f"reproduced by the leaderboard on all {c.n_docs} documents through {', '.join(got.endpoints)}: ranked with its own numbers; "
-        f"the submitted {c.metric} differs by {_fmt(c.difference)} ({noise} the run-to-run noise), {c.agreement:.0%} of the answers agree"
+        f"reproduced by the leaderboard on all {c.n_docs} documents through {', '.join(got.endpoints)}: ranked with "
+        f"its own numbers; the submitted {c.metric} differs by {_fmt(c.difference)} ({noise} the run-to-run noise), "
+        f"{c.agreement:.0%} of the answers agree"
     )
 
 

@@ -286,7 +286,8 @@ for _metric in (
         name="advantage_probability",
         prepare=Ratings.of,
         bind=_bind_advantage,
-        description="Alt-test advantage probability: how often the judge aligns with the other annotators at least as well as the left-out one",
+        description="Alt-test advantage probability: how often the judge aligns with the other annotators at "
+        "least as well as the left-out one",
     ),
 ):
     register_metric(_metric)

@@ -145,7 +145,8 @@ class Model(abc.ABC):
         from debench.core.errors import UserError
 
         raise UserError(
-            f"{self.name} has no batch API: --batch needs an OpenAI-compatible provider or server (openai/<name> --api-base URL, gpt-4o, azure/...)",
+            f"{self.name} has no batch API: --batch needs an OpenAI-compatible provider or server (openai/<name> "
+            "--api-base URL, gpt-4o, azure/...)",
             field="--batch",
         )
 

@@ -174,8 +174,18 @@ class BatchedModel(Model):
         keys: list[str] = []
         size = 0
         for key, (request, _) in batch.items():
-            line = json.dumps({"custom_id": key, "method": "POST", "url": "/v1/chat/completions", "body": self.inner.batch_body(request)},
-                              ensure_ascii=False).encode("utf-8") + b"\n"  # fmt: skip
+            line = (
+                json.dumps(
+                    {
+                        "custom_id": key,
+                        "method": "POST",
+                        "url": "/v1/chat/completions",
+                        "body": self.inner.batch_body(request),
+                    },
+                    ensure_ascii=False,
+                ).encode("utf-8")
+                + b"\n"
+            )
             if keys and (len(keys) >= MAX_REQUESTS or size + len(line) > MAX_BYTES):
                 out.append(await self._submit_one(lines, keys))
                 lines, keys, size = [], [], 0
@@ -207,8 +217,14 @@ class BatchedModel(Model):
 
         progress = {s.batch_id: 0 for s in outstanding}
         names = ", ".join(progress)
-        with tqdm(total=sum(len(s.keys) for s in outstanding), desc=f"batch {names}", unit="req", disable=not self.progress,
-                  file=sys.stderr, dynamic_ncols=True) as bar:  # fmt: skip
+        with tqdm(
+            total=sum(len(s.keys) for s in outstanding),
+            desc=f"batch {names}",
+            unit="req",
+            disable=not self.progress,
+            file=sys.stderr,
+            dynamic_ncols=True,
+        ) as bar:
             left = list(outstanding)
             stop_at = time.monotonic() + self.deadline_s
             while left:
@@ -224,8 +240,9 @@ class BatchedModel(Model):
                 bar.update(sum(progress.values()) - bar.n)
                 if left and time.monotonic() >= stop_at:
                     raise UserError(
-                        f"batch {', '.join(s.batch_id for s in left)} not finished after {self.deadline_s / 3600:g} h: the answers already "
-                        f"collected are saved and the batch is kept; rerun the same command to collect it (or raise --batch-deadline)",
+                        f"batch {', '.join(s.batch_id for s in left)} not finished after {self.deadline_s / 3600:g} h: "
+                        "the answers already collected are saved and the batch is kept; rerun the same command to "
+                        "collect it (or raise --batch-deadline)",
                         field="--batch-deadline",
                     )
                 if left:

@@ -83,13 +83,20 @@ class VLLM:
         bases = request.api_bases
         if bases is not None and len(bases) > 1:
             raise UserError(
-                f"{request.base} with --api-base takes one URL; several servers of one model are openai/<name> --api-base URL1,URL2 (load-balanced by litellm's Router)",
+                f"{request.base} with --api-base takes one URL; several servers of one model are openai/<name> "
+                "--api-base URL1,URL2 (load-balanced by litellm's Router)",
                 field="--api-base",
             )
         model = VLLMModel(
-            request.base, server=request.args.server, api_base=bases[0] if bases else None, api_key=request.api_key, retry=request.retry,
-            context_window=request.args.client.context_window, generation=request.args.generation_overrides, seed=request.seed,
-        )  # fmt: skip
+            request.base,
+            server=request.args.server,
+            api_base=bases[0] if bases else None,
+            api_key=request.api_key,
+            retry=request.retry,
+            context_window=request.args.client.context_window,
+            generation=request.args.generation_overrides,
+            seed=request.seed,
+        )
         model.name = request.name.replace(
             request.base, model.base_name, 1
         )  # an absolute path is named by its folder and digest

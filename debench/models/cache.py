@@ -54,12 +54,14 @@ class ResponseCache:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UserError(
-                f"cannot use the response cache folder ({exc.strerror or type(exc).__name__}); set DEBENCH_CACHE_DIR to a writable folder or use --no-cache",
+                f"cannot use the response cache folder ({exc.strerror or type(exc).__name__}); set DEBENCH_CACHE_DIR "
+                "to a writable folder or use --no-cache",
                 path=str(self.path.parent),
             ) from None
         if self.path.is_dir():
             raise UserError(
-                "the response cache path is a folder, not a file; set DEBENCH_CACHE_DIR to another folder or use --no-cache",
+                "the response cache path is a folder, not a file; set DEBENCH_CACHE_DIR to "
+                "another folder or use --no-cache",
                 path=str(self.path),
             )
         with self._guard():
@@ -81,7 +83,8 @@ class ResponseCache:
                     db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=NORMAL")
                 db.execute(
-                    "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, value TEXT NOT NULL, created REAL DEFAULT (julianday('now')))"
+                    "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, value TEXT NOT NULL, created "
+                    "REAL DEFAULT (julianday('now')))"
                 )
                 return db
             except sqlite3.OperationalError as exc:
@@ -99,7 +102,8 @@ class ResponseCache:
             yield
         except sqlite3.OperationalError as exc:  # locked for too long, read-only, disk full
             raise UserError(
-                f"cannot use the response cache ({exc}); set DEBENCH_CACHE_DIR to a writable folder or run with --no-cache",
+                f"cannot use the response cache ({exc}); set DEBENCH_CACHE_DIR to a "
+                "writable folder or run with --no-cache",
                 path=str(self.path),
             ) from None
         except sqlite3.DatabaseError as exc:  # not an SQLite file, or damaged pages

@@ -55,7 +55,8 @@ class GGUFModel(LlamaCppModel):
         else:
             if revision is not None:
                 raise UserError(
-                    f"{name}: revision names a Hub commit, branch or tag; a local file has none (gguf/hf:<org>/<repo>/<file> is a Hub file)"
+                    f"{name}: revision names a Hub commit, branch or tag; a local file has none "
+                    "(gguf/hf:<org>/<repo>/<file> is a Hub file)"
                 )
             path = Path(ref).expanduser()
             weights = {"source": "path", "file": path.name}

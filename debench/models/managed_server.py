@@ -218,13 +218,15 @@ class ManagedServer:
                             if self.spec.served_name in ids:
                                 return
                             raise self.failure(
-                                f"port {port} answers for {ids}, not for {self.spec.served_name!r} (another server took the port?)"
+                                f"port {port} answers for {ids}, not for {self.spec.served_name!r} "
+                                "(another server took the port?)"
                             )
                 except (aiohttp.ClientError, TimeoutError, ValueError, AttributeError):
                     pass
                 if time.monotonic() > deadline:
                     raise self.failure(
-                        f"did not answer on {url} within {self.spec.startup_timeout:g} s (model argument startup_timeout)"
+                        f"did not answer on {url} within {self.spec.startup_timeout:g} s "
+                        "(model argument startup_timeout)"
                     )
                 await asyncio.sleep(POLL_S)
 

@@ -240,7 +240,10 @@ def _describe(exc: BaseException, policy: RetryPolicy, limit: int) -> str:
     """``Type: first line`` of a failure; a timeout says which timeout and its value (a bare
     ``TimeoutError`` has no message)."""
     if is_timeout(exc):
-        return f"no answer within the request timeout of {policy.timeout:g} s ({type(exc).__name__}; --model-args timeout=S changes it)"
+        return (
+            f"no answer within the request timeout of {policy.timeout:g} s ({type(exc).__name__}; "
+            "--model-args timeout=S changes it)"
+        )
     return f"{type(exc).__name__}: {_first_line(exc, limit)}"
 
 
@@ -309,16 +312,17 @@ def _give_up(
         waited = 0.0 if down_since is None else time.monotonic() - down_since
         if waited >= policy.connect_grace or attempt > policy.max_retries:
             return EndpointError(
-                f"cannot connect to {where} ({_first_line(exc, 160)}); gave up after {attempt} attempts in {waited:.1f} s "
-                f"(is the server running? --model-args connect_grace=S waits longer for one that is starting)"
+                f"cannot connect to {where} ({_first_line(exc, 160)}); gave up after {attempt} "
+                f"attempts in {waited:.1f} s (is the server running? --model-args connect_grace=S "
+                "waits longer for one that is starting)"
             )
         return None
     if attempt <= policy.max_retries:
         return None
     if is_timeout(exc) and where not in _ANSWERED:  # every other sample would wait as long for nothing
         return EndpointError(
-            f"{where} has not answered any request: {attempt} attempts each ran out of the request timeout of {policy.timeout:g} s "
-            f"(is the server working? --model-args timeout=S waits longer)"
+            f"{where} has not answered any request: {attempt} attempts each ran out of the request timeout of "
+            f"{policy.timeout:g} s (is the server working? --model-args timeout=S waits longer)"
         )
     return TransientModelError(f"gave up after {attempt} attempts: {_describe(exc, policy, 200)}")
 

@@ -114,7 +114,8 @@ class VLLMModel(OpenAIHTTPModel):
             given = sorted(k for k in server.model_fields_set if k in (*VLLM_START_KEYS, "revision"))
             if given:
                 raise UserError(
-                    f"{name} with --api-base uses a server that already runs: model argument '{given[0]}' cannot change it (drop --api-base to let debench start one)"
+                    f"{name} with --api-base uses a server that already runs: model argument '{given[0]}' cannot "
+                    "change it (drop --api-base to let debench start one)"
                 )
         super().__init__(
             name,
@@ -186,7 +187,8 @@ class VLLMModel(OpenAIHTTPModel):
 
     def batch_api(self) -> Any:
         raise UserError(
-            f"{self.name}: vLLM's server has no batch API; drop --batch (requests to a local server cost nothing extra)",
+            f"{self.name}: vLLM's server has no batch API; drop --batch (requests to a "
+            "local server cost nothing extra)",
             field="--batch",
         )
 

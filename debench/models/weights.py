@@ -41,7 +41,8 @@ def _db() -> sqlite3.Connection | None:
         path.parent.mkdir(parents=True, exist_ok=True)
         db = sqlite3.connect(path, timeout=30)
         db.execute(
-            "CREATE TABLE IF NOT EXISTS sha256 (path TEXT, size INTEGER, mtime_ns INTEGER, digest TEXT, PRIMARY KEY (path, size, mtime_ns))"
+            "CREATE TABLE IF NOT EXISTS sha256 (path TEXT, size INTEGER, mtime_ns INTEGER, digest TEXT, "
+            "PRIMARY KEY (path, size, mtime_ns))"
         )
         return db
     except sqlite3.Error:
@@ -141,8 +142,8 @@ def hub_gguf(ref: str, revision: str | None) -> Path:
     except Exception as exc:  # noqa: BLE001 - offline, unreachable, unknown repo or file, no access
         at = f"@{revision}" if revision else ""
         raise UserError(
-            f"gguf/{ref}: cannot download {filename} from {repo_id}{at} on the Hugging Face Hub ({type(exc).__name__}); "
-            "download it yourself and give its path: gguf/<path>.gguf"
+            f"gguf/{ref}: cannot download {filename} from {repo_id}{at} on the Hugging Face Hub "
+            f"({type(exc).__name__}); download it yourself and give its path: gguf/<path>.gguf"
         ) from None
     finally:
         hub_log.setLevel(level)

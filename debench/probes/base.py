@@ -192,7 +192,8 @@ def make_probed(
     if "transcript" in doc.fields:
         if ctx.speech_label is None:
             raise UserError(
-                f"task '{ctx.task.name}': adapter '{ctx.task.dataset.adapter}' does not declare its transcript headers, so probes cannot rebuild its transcript"
+                f"task '{ctx.task.name}': adapter '{ctx.task.dataset.adapter}' does not declare its transcript "
+                "headers, so probes cannot rebuild its transcript"
             )
         new_fields["transcript"] = format_transcript(speeches, ctx.speech_label)
     digest = hashlib.sha256(

@@ -198,10 +198,12 @@ def trim_length(doc: Doc, ctx: ProbeContext, arg: float | None) -> ProbedDoc | N
 register_probe(
     Probe(
         name="pad_length",
-        description="the shortest side padded with content-neutral sentences to F x the longest other side's words (default 1.25)",
+        description="the shortest side padded with content-neutral sentences to F x the longest "
+        "other side's words (default 1.25)",
         apply=pad_length,
         effect="padded_side_gain",
-        effect_description="verdicts that moved to the padded side, among pairs whose original verdict was another side",
+        effect_description="verdicts that moved to the padded side, among pairs whose "
+        "original verdict was another side",
         default_arg=None,
         arg_range=(1.0, 5.0),
     )
@@ -212,7 +214,8 @@ register_probe(
         description="the longest side's most redundant sentences dropped until it keeps K of its words (default 0.7)",
         apply=trim_length,
         effect="trimmed_side_loss",
-        effect_description="verdicts that left the trimmed side, among pairs whose original verdict was the trimmed side",
+        effect_description="verdicts that left the trimmed side, among pairs whose "
+        "original verdict was the trimmed side",
         default_arg=None,
         arg_range=(0.3, 1.0),
     )

@@ -120,7 +120,8 @@ register_probe(
 register_probe(
     Probe(
         name="relabel_teams",
-        description="BP debates: team labels reversed along the speaking order (OG<->CO, OO<->CG), verdicts mapped back",
+        description="BP debates: team labels reversed along the speaking order (OG<->CO, "
+        "OO<->CG), verdicts mapped back",
         apply=relabel_teams,
     )
 )

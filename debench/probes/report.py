@@ -39,7 +39,8 @@ class SideShares(BaseModel):
     first_speaker: Rate = Field(description="share of decided verdicts for the side that spoke first")
     last_speaker: Rate = Field(description="share of decided verdicts for the side that spoke last")
     longest_side: Rate = Field(
-        description="share of decided verdicts for the side with the most words (documents with a tie for most words left out)"
+        description="share of decided verdicts for the side with the most words (documents with "
+        "a tie for most words left out)"
     )
     n_undecided: int = Field(description="parsed verdicts naming no side (a tie)")
 

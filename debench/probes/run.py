@@ -60,7 +60,8 @@ def check_probe_task(task: TaskConfig) -> None:
     """Probes compare verdicts naming a side: a label, or a ranking whose first item wins."""
     if task.parser.type not in ("str", "list") or not task.parser.choices:
         raise UserError(
-            f"task '{task.name}' predicts {task.parser.type} values, not a side; bias probes need a verdict that names a side (e.g. debateart_winner, bp_top_team)"
+            f"task '{task.name}' predicts {task.parser.type} values, not a side; bias probes need a verdict that names "
+            "a side (e.g. debateart_winner, bp_top_team)"
         )
 
 
@@ -70,7 +71,8 @@ def check_sides_are_answers(task: TaskConfig, docs: list[Doc]) -> None:
     sides = {s.side for d in docs for s in d.speeches if s.side is not None}
     if sides and not sides <= choices:
         raise UserError(
-            f"task '{task.name}' answers with {', '.join(sorted(choices))}, which do not name the debate's sides ({', '.join(sorted(sides))}); bias probes need a verdict on the sides"
+            f"task '{task.name}' answers with {', '.join(sorted(choices))}, which do not name the debate's sides "
+            f"({', '.join(sorted(sides))}); bias probes need a verdict on the sides"
         )
 
 

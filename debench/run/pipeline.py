@@ -242,7 +242,8 @@ def ensure_method_supported(model: Model, method: str) -> None:
     """An ensemble aggregates parsed verdicts, so it judges with one prompt per member (direct)."""
     if model.kind == "ensemble" and method != "direct":
         raise UserError(
-            f"an ensemble judges with --method direct only (asked for {method}): its members' intermediate notes cannot be aggregated"
+            f"an ensemble judges with --method direct only (asked for {method}): its members' "
+            "intermediate notes cannot be aggregated"
         )
 
 
@@ -391,8 +392,8 @@ def check_repeats(task: TaskConfig, model: Model, opts: EvalOptions) -> None:
         )
     if model.generation_for(task.generation).temperature == 0 and not opts.force:
         raise UserError(
-            f"--repeats {opts.repeats} at temperature 0 asks the same greedy question {opts.repeats} times; "
-            "set a temperature (--model-args temperature=0.7) or pass --force to measure the provider's own nondeterminism",
+            f"--repeats {opts.repeats} at temperature 0 asks the same greedy question {opts.repeats} times; set a "
+            "temperature (--model-args temperature=0.7) or pass --force to measure the provider's own nondeterminism",
             field="--repeats",
         )
 

@@ -84,7 +84,8 @@ def _inside(name: Any, base: Path, root: Path, path: Path, field: str, what: str
         else "is a symlink out of"
     )
     raise UserError(
-        f"'{name}' {how} the task file's folder ({root}); a task file may only name files in its own folder (or debench's own task files)",
+        f"'{name}' {how} the task file's folder ({root}); a task file may only name files in its own "
+        "folder (or debench's own task files)",
         path=str(path),
         field=field,
     )
@@ -202,7 +203,8 @@ def check_names(task: TaskConfig, path: Path) -> None:
     for i, m in alt[1:]:
         if m.args != alt[0][1].args:
             raise UserError(
-                f"the alt-test metrics must share their args (epsilon, alpha, min_docs): {m.name} has {m.args}, {alt[0][1].name} {alt[0][1].args}",
+                f"the alt-test metrics must share their args (epsilon, alpha, min_docs): {m.name} has {m.args}, "
+                f"{alt[0][1].name} {alt[0][1].args}",
                 path=str(path),
                 field=f"metrics.{i}.args",
             )

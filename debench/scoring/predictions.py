@@ -83,7 +83,8 @@ def _record(obj: dict[str, Any], doc_id: str, doc: Doc, task: TaskConfig, where:
     if status is None and "prediction" in obj and "response" in obj:
         # only a samples log (its lines carry a status) holds both: elsewhere one would be ignored
         raise UserError(
-            f"{where}: holds both 'prediction' and 'response' for '{doc_id}'; give one (a parsed value, or the raw answer to parse)",
+            f"{where}: holds both 'prediction' and 'response' for '{doc_id}'; give one (a parsed "
+            "value, or the raw answer to parse)",
             path=str(path),
             field="prediction",
         )

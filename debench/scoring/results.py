@@ -29,11 +29,13 @@ class TaskInfo(BaseModel):
     config_sha256: str = Field(description="sha256 of the validated task definition (all of it, metrics included)")
     identity_sha256: str | None = Field(
         default=None,
-        description="sha256 of what changes the answers: the task without description, metrics, scoring and baselines (added in 1.1)",
+        description="sha256 of what changes the answers: the task without description, metrics, "
+        "scoring and baselines (added in 1.1)",
     )
     scored_with: dict[str, Any] | None = Field(
         default=None,
-        description="the task's metrics (name, args) and scoring settings the metrics of this file were computed with (added in 1.1)",
+        description="the task's metrics (name, args) and scoring settings the metrics of this file "
+        "were computed with (added in 1.1)",
     )
 
 
@@ -43,7 +45,8 @@ class ModelInfo(BaseModel):
     kind: str = Field(description="litellm | openai-http | local | gguf | vllm | baseline | ensemble | predictions")
     identity: dict[str, Any] | None = Field(
         default=None,
-        description="everything about the model that changes its answers; with the task, data hash and method it gives config.fingerprint",
+        description="everything about the model that changes its answers; with the task, data hash and "
+        "method it gives config.fingerprint",
     )
 
 
@@ -62,7 +65,8 @@ class UsageInfo(BaseModel):
     total_tokens: int
     cached_prompt_tokens: int = Field(
         default=0,
-        description="of prompt_tokens, those the provider reported as served from its prompt cache (priced at its cached rate)",
+        description="of prompt_tokens, those the provider reported as served from its prompt "
+        "cache (priced at its cached rate)",
     )
     cost_usd: float | None = Field(description="null when a price is unknown (local models, custom servers)")
     n_requests: int = Field(description="HTTP requests made in this invocation, retries included")

@@ -145,7 +145,8 @@ def _parse(text: str, cfg: ParserConfig) -> ParseResult:
         except TimeoutError:
             return ParseResult(
                 ok=False,
-                reason=f"parser pattern {i} ran out of its {MATCH_TIMEOUT_S:g} s time bound on this answer (it backtracks too much)",
+                reason=f"parser pattern {i} ran out of its {MATCH_TIMEOUT_S:g} s time bound on this "
+                "answer (it backtracks too much)",
             )
         if not matches:
             continue

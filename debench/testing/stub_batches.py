@@ -69,8 +69,15 @@ class BatchDesk:
         await asyncio.gather(*self._tasks, return_exceptions=True)
 
     def _store(self, data: bytes, filename: str, purpose: str) -> dict[str, Any]:
-        meta: dict[str, Any] = {"id": f"file-stub-{next(self._ids)}", "object": "file", "bytes": len(data), "created_at": int(time.time()),
-                "filename": filename, "purpose": purpose, "status": "processed"}  # fmt: skip
+        meta: dict[str, Any] = {
+            "id": f"file-stub-{next(self._ids)}",
+            "object": "file",
+            "bytes": len(data),
+            "created_at": int(time.time()),
+            "filename": filename,
+            "purpose": purpose,
+            "status": "processed",
+        }
         self.files[meta["id"]] = (meta, data)
         return meta
 
@@ -110,11 +117,26 @@ class BatchDesk:
         if body.get("endpoint") != "/v1/chat/completions" or body.get("completion_window") != "24h":
             return _error(400, "only endpoint /v1/chat/completions and completion_window 24h are supported")
         now = int(time.time())
-        batch = {"id": f"batch_stub_{next(self._ids)}", "object": "batch", "endpoint": body["endpoint"], "errors": None,
-                 "input_file_id": file_id, "completion_window": "24h", "status": "validating", "output_file_id": None,
-                 "error_file_id": None, "created_at": now, "in_progress_at": None, "expires_at": now + 86400,
-                 "completed_at": None, "failed_at": None, "expired_at": None, "cancelled_at": None,
-                 "request_counts": {"total": 0, "completed": 0, "failed": 0}, "metadata": body.get("metadata")}  # fmt: skip
+        batch = {
+            "id": f"batch_stub_{next(self._ids)}",
+            "object": "batch",
+            "endpoint": body["endpoint"],
+            "errors": None,
+            "input_file_id": file_id,
+            "completion_window": "24h",
+            "status": "validating",
+            "output_file_id": None,
+            "error_file_id": None,
+            "created_at": now,
+            "in_progress_at": None,
+            "expires_at": now + 86400,
+            "completed_at": None,
+            "failed_at": None,
+            "expired_at": None,
+            "cancelled_at": None,
+            "request_counts": {"total": 0, "completed": 0, "failed": 0},
+            "metadata": body.get("metadata"),
+        }
         self.batches[batch["id"]] = batch
         self.n_batches_created += 1
         task = asyncio.ensure_future(self._process(batch, self.plan))
@@ -178,8 +200,17 @@ class BatchDesk:
         for i, req in enumerate(requests):
             if i >= stop_at or batch["status"] == "cancelling":
                 code = "batch_expired" if plan.outcome == "expired" else "batch_cancelled"
-                errors.append({"id": f"batch_req_{i}", "custom_id": req["custom_id"], "response": None,
-                               "error": {"code": code, "message": f"The request was not run ({code}, simulated by the debench stub server)."}})  # fmt: skip
+                errors.append(
+                    {
+                        "id": f"batch_req_{i}",
+                        "custom_id": req["custom_id"],
+                        "response": None,
+                        "error": {
+                            "code": code,
+                            "message": f"The request was not run ({code}, simulated by the debench stub server).",
+                        },
+                    }
+                )
                 continue
             await asyncio.sleep(plan.duration / max(1, len(requests)))
             status, body = self.complete(req["body"])

@@ -77,7 +77,8 @@ def find_docs(results: Results, data_dir: str | None) -> DocsFound:
     except UserError as exc:
         return DocsFound(
             {},
-            f"debate texts not shown: the run's data set was not found here ({exc}); set DEBENCH_DATA_DIR or --data-dir",
+            f"debate texts not shown: the run's data set was not found here ({exc}); set "
+            "DEBENCH_DATA_DIR or --data-dir",
         )
     if dataset.content_hash != results.dataset.content_hash:
         return DocsFound(
