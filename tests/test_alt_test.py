@@ -3,7 +3,9 @@ written here from the paper (Calderon, Reichart & Dror 2025, Algorithm 1): plain
 annotators and documents, dictionaries of ratings, the t statistic by hand and scipy's Student t
 distribution only for its tail; Benjamini–Yekutieli as the paper states it. Checked on the real IBM
 speeches (the committed baselines' and the embedded model's predictions, an oracle, a seeded random
-judge) and on small hand-made cases with known answers."""
+judge) and on small hand-made cases with known answers. The numbers themselves are frozen: the
+committed results files' and ``tests/frozen/alt_test_answers.json`` (written by the implementation
+before the test was vectorised) must come out again to the last digit."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from alt_test_cases import FROZEN, alt_test_answers, answers, oracle
 from conftest import real_data_dir
 from scipy.special import stdtr
 
@@ -25,6 +28,7 @@ from debench.metrics.bootstrap import point_and_ci
 
 REPO = Path(__file__).resolve().parent.parent
 SUBMISSIONS = REPO / "leaderboard" / "submissions"
+COMMITTED = sorted((REPO / "leaderboard").glob("*/*/results_ibm_speech_likert*.json"))
 
 
 # ------------------------------------------------------------------ the plain implementation
@@ -98,11 +102,6 @@ def committed_predictions(docs: list[Doc], folder: str, task: str = "ibm_speech_
         record = json.loads(line)
         by_id[record["doc_id"]] = record["prediction"] if record["status"] == "ok" else None
     return [by_id.get(d.doc_id) for d in docs]
-
-
-def oracle(docs: list[Doc]) -> list[object]:
-    """The rounded mean of each speech's human ratings (half up)."""
-    return [math.floor(sum(d.meta["ratings"]) / len(d.meta["ratings"]) + 0.5) for d in docs]
 
 
 def seeded_random(docs: list[Doc], seed: int = 7) -> list[object]:
@@ -192,6 +191,40 @@ def test_advantage_probability_ci_and_no_ci_for_the_winning_rate(speeches: list[
     omega = get_metric("alt_test_winning_rate")
     est = point_and_ci(omega, omega.prepare(speeches), preds, 200, 1)
     assert est.value == 0.0 and est.ci95 is None and est.note and "no CI" in est.note
+
+
+# ------------------------------------------------------------------ the numbers, to the last digit
+
+
+@pytest.mark.real_data("the committed results were computed on the real speeches")
+@pytest.mark.parametrize("path", COMMITTED, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_the_committed_results_come_out_again_to_the_last_digit(path: Path) -> None:
+    from debench.data.loading import load_local
+    from debench.run.task_lookup import load_task
+    from debench.scoring.predictions import load_predictions
+
+    committed = json.loads(path.read_text(encoding="utf-8"))
+    task, _ = load_task(committed["task"]["name"])
+    docs = load_local(task, real_data_dir("ibm_debate_speeches").parent).docs
+    records = load_predictions(path.parent / committed["samples_file"], task, docs)
+    now = alt_test_answers(task, docs, {r.doc_id: r for r in records})
+    assert now["alt_test"] == committed["reports"]["alt_test"]
+    for name, value in now["metrics"].items():
+        assert value == committed["metrics"][name], name
+
+
+def test_the_committed_results_are_found() -> None:
+    assert len(COMMITTED) >= 8 and {p.parent.name for p in COMMITTED} >= {"baseline__majority", "local__smollm2"}
+
+
+@pytest.mark.real_data("the frozen answers were computed on the real speeches")
+def test_the_frozen_answers_come_out_again_to_the_last_digit() -> None:
+    frozen = json.loads(FROZEN.read_text(encoding="utf-8"))
+    now = answers(real_data_dir("ibm_debate_speeches").parent)
+    assert sorted(now["scores"]) == sorted(frozen["scores"]) and sorted(now["paired"]) == sorted(frozen["paired"])
+    for part in ("scores", "paired"):
+        for case in frozen[part]:
+            assert now[part][case] == frozen[part][case], f"{part} {case}"
 
 
 # ------------------------------------------------------------------ small cases with known answers
