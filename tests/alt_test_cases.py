@@ -6,7 +6,7 @@ speeches and one judge's sample records: ``scoring_cases``'s IBM cases (three ra
 length, majority and constant baselines, a noisy judge with parse failures, errors and samples not
 completed, the parse-failure value mode, the first 60 speeches) plus an oracle, other epsilon /
 alpha / min_docs, the first 150 speeches with ``min_docs`` 10, and the chain-of-thought task.
-``answers(data_dir)`` gives, per case, the alt-test's two metrics exactly as ``score`` computes them
+``answers(data_dir)`` gives, per case (``cases``), the alt-test's two metrics exactly as ``score`` computes them
 (each at its position in the task, so with the same bootstrap seed and 1,000 draws) and the
 ``alt_test`` report; and the paired bootstrap and permutation tests of the two metrics.
 
@@ -67,7 +67,7 @@ def with_alt_args(task: TaskConfig, **args: Any) -> TaskConfig:
     return task.model_copy(update={"metrics": metrics})
 
 
-def _cases(data_dir: Path) -> Iterator[Case]:
+def cases(data_dir: Path) -> Iterator[Case]:
     for name, task, docs, records in _ibm_cases(data_dir):
         if any(mc.name in ALT_TEST_METRICS for mc in task.metrics):
             yield name, task, docs, records
@@ -125,20 +125,22 @@ def _paired(
     return out
 
 
-def answers(data_dir: Path) -> dict[str, Any]:
-    out: dict[str, Any] = {"scores": {}, "paired": {}}
-    by_name = {}
-    for name, task, docs, records in _cases(data_dir):
-        by_name[name] = (task, docs, records)
-        out["scores"][name] = alt_test_answers(task, docs, records)
-    task, docs, random0 = by_name["ibm/random0"]
-    pairs = {
-        "ibm/random0 vs ibm/oracle": by_name["ibm/oracle"][2],
-        "ibm/random0 vs ibm/length": by_name["ibm/length"][2],
+def paired_answers(by_name: dict[str, Case]) -> dict[str, Any]:
+    """The paired tests of the random judge against the oracle and the length baseline."""
+    _, task, docs, random0 = by_name["ibm/random0"]
+    out = {
+        f"ibm/random0 vs {other}": _paired(task, docs, random0, by_name[other][3])
+        for other in ("ibm/oracle", "ibm/length")
     }
-    for key, other in pairs.items():
-        out["paired"][key] = json.loads(json.dumps(_paired(task, docs, random0, other), default=float))
-    return json.loads(json.dumps(out))
+    result: dict[str, Any] = json.loads(json.dumps(out, default=float))
+    return result
+
+
+def answers(data_dir: Path) -> dict[str, Any]:
+    by_name = {case[0]: case for case in cases(data_dir)}
+    scores = {name: alt_test_answers(task, docs, records) for name, task, docs, records in by_name.values()}
+    result: dict[str, Any] = json.loads(json.dumps({"scores": scores, "paired": paired_answers(by_name)}))
+    return result
 
 
 def main(argv: list[str] | None = None) -> int:
