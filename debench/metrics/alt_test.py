@@ -37,7 +37,7 @@ documents) indicator matrix.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -68,6 +68,8 @@ class Ratings:
     epsilon: float
     alpha: float
     min_docs: int
+    last: dict[bytes, Outcome] = field(default_factory=dict, compare=False, repr=False)
+    """The test on the last judge scores it ran on (both metrics bind the same predictions)."""
 
     @classmethod
     def of(
@@ -205,6 +207,14 @@ def _alignments(ratings: Ratings, judge: np.ndarray, scored: np.ndarray) -> tupl
 
 def run_alt_test(ratings: Ratings, preds: Sequence[Any] | np.ndarray) -> Outcome:
     judge = judge_scores(preds)
+    key = judge.tobytes()
+    if key not in ratings.last:
+        ratings.last.clear()
+        ratings.last[key] = _outcome(ratings, judge)
+    return ratings.last[key]
+
+
+def _outcome(ratings: Ratings, judge: np.ndarray) -> Outcome:
     n = len(ratings.value)
     present = ratings.who >= 0
     scored = np.isfinite(judge) & (present.sum(axis=1) >= 2)
