@@ -1,7 +1,7 @@
 """Child process: one whole ``debench eval`` command (the CLI, in this process) with the CPU time and
 wall time of each of its parts, so that a slower command shows where it got slower.
 
-``python -m benchmarks.parts -- eval --task ...`` runs the command as ``debench`` would and prints,
+``python -m benchmarks.parts eval --task ...`` runs the command as ``debench`` would and prints,
 as its last line, one JSON object: per part, the CPU seconds (``time.process_time``) and the wall
 seconds it took. The parts follow each other; their CPU seconds add up to the process's CPU time up
 to ``after`` (the parent adds what the interpreter spends on its exit, from ``wait4``):
@@ -51,6 +51,16 @@ class Clock:
 
     def figures(self) -> dict[str, dict[str, float]]:
         return {p: {"cpu_s": round(self.cpu[p], 4), "wall_s": round(self.wall[p], 4)} for p in PARTS}
+
+
+def read_parts(stdout: str) -> dict[str, dict[str, float]]:
+    """The parts a ``benchmarks.parts`` child printed (its last line), or {} for another command."""
+    lines = stdout.strip().splitlines()
+    try:
+        parts = json.loads(lines[-1]) if lines else {}
+    except ValueError:
+        return {}
+    return parts if isinstance(parts, dict) and set(parts) == set(PARTS) else {}
 
 
 def _timed(clock: Clock, before: str, part: str, fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -115,4 +125,4 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] if sys.argv[1:2] != ["--"] else sys.argv[2:])
+    main(sys.argv[1:])
