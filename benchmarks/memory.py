@@ -86,6 +86,6 @@ def cached_rerun(srv: StubProcess, work: Path, data_dir: Path, task: str = "ibm_
     cache = work / "rerun_cache"
     measured_eval(srv, work, "rerun_first", cache=cache, task=task, data_dir=data_dir, concurrency=64, limit=None)
     run = measured_eval(
-        srv, work, "rerun_second", cache=cache, task=task, data_dir=data_dir, concurrency=64, limit=None
+        srv, work, "rerun_second", cache=cache, task=task, data_dir=data_dir, concurrency=64, limit=None, parts=True
     )
     return CommandTiming.of(run.proc, srv)

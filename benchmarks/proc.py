@@ -22,6 +22,8 @@ class ProcResult:
     stderr: str
     started_at: float = 0.0
     """``time.monotonic()`` just before the child was started (the clock the stub's times use)."""
+    cpu_s: float = 0.0
+    """The child's CPU time, user + system (``wait4``)."""
 
     def check(self, what: str) -> ProcResult:
         if self.returncode != 0:
@@ -50,7 +52,8 @@ def run_measured(
         proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
-        return ProcResult(proc.returncode, wall, usage.ru_maxrss / 1024, out.read(), err.read(), started)
+        cpu = usage.ru_utime + usage.ru_stime
+        return ProcResult(proc.returncode, wall, usage.ru_maxrss / 1024, out.read(), err.read(), started, cpu)
 
 
 def debench_env(cache_dir: Path, **extra: str) -> dict[str, str]:
@@ -68,6 +71,7 @@ def debench_env(cache_dir: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-def debench_cmd(*args: str) -> list[str]:
-    """``debench ...`` through this interpreter (the installed package)."""
-    return [sys.executable, "-m", "debench.cli", *args]
+def debench_cmd(*args: str, parts: bool = False) -> list[str]:
+    """``debench ...`` through this interpreter (the installed package); with ``parts``, the same
+    command through ``benchmarks.parts`` (the CLI in that process, each part of it timed)."""
+    return [sys.executable, "-m", "benchmarks.parts" if parts else "debench.cli", *args]

@@ -97,8 +97,9 @@ def run_throughput(
         row = ThroughputRow(concurrency=concurrency, latency_s=latency, n_docs=n)
         tag = f"c{concurrency}_l{int(latency * 1000)}"
         run = measured_eval(
-            srv, work, tag, task=BENCH_TASK, data_dir=data_dir, concurrency=concurrency, limit=n, bootstrap=None
-        )
+            srv, work, tag, task=BENCH_TASK, data_dir=data_dir, concurrency=concurrency, limit=n, bootstrap=None,
+            parts=True,
+        )  # fmt: skip
         if run.n_requests != n or not run.window_s:
             raise RuntimeError(f"debench sent {run.n_requests} requests for {n} documents")
         row.debench = CommandTiming.of(run.proc, srv)

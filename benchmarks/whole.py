@@ -15,8 +15,16 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from benchmarks.parts import read_parts
 from benchmarks.proc import ProcResult, debench_cmd, debench_env, run_measured
 from debench.testing.stub_server import StubProcess
+
+
+class PartTime(BaseModel):
+    """One part of a command (``benchmarks.parts``)."""
+
+    cpu_s: float
+    wall_s: float
 
 
 class CommandTiming(BaseModel):
@@ -31,10 +39,18 @@ class CommandTiming(BaseModel):
     """Last answer sent -> the command's exit."""
     peak_rss_mb: float
     n_requests: int = 0
+    cpu_s: float = 0.0
+    """The process's CPU time, user + system."""
+    parts: dict[str, PartTime] = {}
+    """Each part's CPU and wall time when the command ran through ``benchmarks.parts``; ``exit``
+    is the CPU the process spent after the last part (the interpreter's exit)."""
 
     @classmethod
     def of(cls, proc: ProcResult, srv: StubProcess | None) -> CommandTiming:
-        timing = cls(wall_s=proc.wall_s, peak_rss_mb=proc.peak_rss_mb)
+        parts = {name: PartTime(**times) for name, times in read_parts(proc.stdout).items()}
+        if parts:
+            parts["exit"] = PartTime(cpu_s=max(0.0, proc.cpu_s - sum(p.cpu_s for p in parts.values())), wall_s=0.0)
+        timing = cls(wall_s=proc.wall_s, peak_rss_mb=proc.peak_rss_mb, cpu_s=proc.cpu_s, parts=parts)
         if srv is None:
             return timing
         stats = srv.stats
@@ -53,6 +69,14 @@ class CommandTiming(BaseModel):
             f"{self.wall_s:.2f} s = {f(self.to_first_request_s)} to the first request + {f(self.window_s)} window + "
             f"{f(self.after_last_answer_s)} after"
         )
+
+    def shares(self) -> str:
+        """Each part's CPU seconds and its share of the process's CPU, then the wall seconds of
+        the parts that took more than 10 ms of it."""
+        total = self.cpu_s or 1.0
+        cpu = ", ".join(f"{name} {p.cpu_s:.2f} ({p.cpu_s / total:.0%})" for name, p in self.parts.items())
+        wall = ", ".join(f"{name} {p.wall_s:.2f}" for name, p in self.parts.items() if p.wall_s >= 0.01)
+        return f"CPU {self.cpu_s:.2f} s: {cpu}; wall {self.wall_s:.2f} s: {wall}"
 
 
 def timed(cmd: list[str], srv: StubProcess | None, *, env: dict[str, str], what: str) -> CommandTiming:

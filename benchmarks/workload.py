@@ -53,8 +53,10 @@ def eval_args(
     model_args: str | None = None,
     bootstrap: int | None = None,
     extra: tuple[str, ...] = (),
+    parts: bool = False,
 ) -> list[str]:
-    """``debench eval`` against the stub; ``bootstrap`` None keeps the default (the task's 1,000 draws)."""
+    """``debench eval`` against the stub; ``bootstrap`` None keeps the default (the task's 1,000 draws);
+    ``parts``: through ``benchmarks.parts``, each part of the command timed."""
     args = [
         "eval",
         "--task",
@@ -78,7 +80,7 @@ def eval_args(
         args += ["--limit", str(limit)]
     if model_args:
         args += ["--model-args", model_args]
-    return debench_cmd(*args)
+    return debench_cmd(*args, parts=parts)
 
 
 def measured_eval(srv: StubProcess, work: Path, tag: str, *, cache: Path | None = None, **kwargs: object) -> EvalRun:

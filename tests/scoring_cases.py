@@ -45,7 +45,8 @@ def baseline_records(task: TaskConfig, docs: list[Doc], spec: str, seed: int = 0
     model.prepare(docs, task)
 
     async def answer(doc: Doc) -> Any:
-        req = Request(messages=[], generation=task.generation, doc=doc, task=task)
+        # model_construct, as debench's own calls do: validating again re-parses the task's templates
+        req = Request.model_construct(messages=[], generation=task.generation, doc=doc, task=task)
         return (await model.generate(req)).prediction
 
     async def run_all() -> list[Any]:

@@ -3,7 +3,9 @@ written here from the paper (Calderon, Reichart & Dror 2025, Algorithm 1): plain
 annotators and documents, dictionaries of ratings, the t statistic by hand and scipy's Student t
 distribution only for its tail; Benjamini–Yekutieli as the paper states it. Checked on the real IBM
 speeches (the committed baselines' and the embedded model's predictions, an oracle, a seeded random
-judge) and on small hand-made cases with known answers."""
+judge) and on small hand-made cases with known answers. The numbers themselves are frozen: the
+committed results files' and ``tests/frozen/alt_test_answers.json`` (written by the implementation
+before the test was vectorised) must come out again to the last digit."""
 
 from __future__ import annotations
 
@@ -13,8 +15,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from alt_test_cases import FROZEN, alt_test_answers, cases, oracle, paired_answers
 from conftest import real_data_dir
 from scipy.special import stdtr
+from scoring_cases import Case
 
 from debench.core.errors import UserError
 from debench.data.base import Doc
@@ -25,6 +29,7 @@ from debench.metrics.bootstrap import point_and_ci
 
 REPO = Path(__file__).resolve().parent.parent
 SUBMISSIONS = REPO / "leaderboard" / "submissions"
+COMMITTED = sorted((REPO / "leaderboard").glob("*/*/results_ibm_speech_likert*.json"))
 
 
 # ------------------------------------------------------------------ the plain implementation
@@ -98,11 +103,6 @@ def committed_predictions(docs: list[Doc], folder: str, task: str = "ibm_speech_
         record = json.loads(line)
         by_id[record["doc_id"]] = record["prediction"] if record["status"] == "ok" else None
     return [by_id.get(d.doc_id) for d in docs]
-
-
-def oracle(docs: list[Doc]) -> list[object]:
-    """The rounded mean of each speech's human ratings (half up)."""
-    return [math.floor(sum(d.meta["ratings"]) / len(d.meta["ratings"]) + 0.5) for d in docs]
 
 
 def seeded_random(docs: list[Doc], seed: int = 7) -> list[object]:
@@ -192,6 +192,112 @@ def test_advantage_probability_ci_and_no_ci_for_the_winning_rate(speeches: list[
     omega = get_metric("alt_test_winning_rate")
     est = point_and_ci(omega, omega.prepare(speeches), preds, 200, 1)
     assert est.value == 0.0 and est.ci95 is None and est.note and "no CI" in est.note
+
+
+# ------------------------------------------------------------------ the numbers, to the last digit
+
+
+@pytest.mark.real_data("the committed results were computed on the real speeches")
+@pytest.mark.parametrize("path", COMMITTED, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_the_committed_results_come_out_again_to_the_last_digit(path: Path) -> None:
+    from debench.data.loading import load_local
+    from debench.run.task_lookup import load_task
+    from debench.scoring.predictions import load_predictions
+
+    committed = json.loads(path.read_text(encoding="utf-8"))
+    task, _ = load_task(committed["task"]["name"])
+    docs = load_local(task, real_data_dir("ibm_debate_speeches").parent).docs
+    records = load_predictions(path.parent / committed["samples_file"], task, docs)
+    now = alt_test_answers(task, docs, {r.doc_id: r for r in records})
+    assert now["alt_test"] == committed["reports"]["alt_test"]
+    for name, value in now["metrics"].items():
+        assert value == committed["metrics"][name], name
+
+
+def test_the_committed_results_are_found() -> None:
+    assert len(COMMITTED) >= 8 and {p.parent.name for p in COMMITTED} >= {"baseline__majority", "local__smollm2"}
+
+
+FROZEN_ANSWERS = json.loads(FROZEN.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def frozen_cases() -> dict[str, Case]:
+    return {case[0]: case for case in cases(real_data_dir("ibm_debate_speeches").parent)}
+
+
+def test_every_frozen_case_is_still_computed(frozen_cases: dict[str, Case]) -> None:
+    assert sorted(frozen_cases) == sorted(FROZEN_ANSWERS["scores"])
+
+
+@pytest.mark.real_data("the frozen answers were computed on the real speeches")
+@pytest.mark.parametrize("name", sorted(FROZEN_ANSWERS["scores"]))
+def test_the_frozen_answers_come_out_again_to_the_last_digit(frozen_cases: dict[str, Case], name: str) -> None:
+    _, task, docs, records = frozen_cases[name]
+    assert json.loads(json.dumps(alt_test_answers(task, docs, records))) == FROZEN_ANSWERS["scores"][name]
+
+
+@pytest.mark.slow  # 160 permutations, each running the test twice on the 631 speeches
+@pytest.mark.real_data("the frozen answers were computed on the real speeches")
+def test_the_frozen_paired_tests_come_out_again_to_the_last_digit(frozen_cases: dict[str, Case]) -> None:
+    assert paired_answers(frozen_cases) == FROZEN_ANSWERS["paired"]
+
+
+def test_the_frozen_comparison_can_fail(frozen_cases: dict[str, Case]) -> None:
+    """One speech's prediction changed moves the p-values; so does the last bit of one of them."""
+    name, task, docs, records = frozen_cases["ibm/majority"]
+    first = docs[0].doc_id
+    changed = {**records, first: records[first].model_copy(update={"prediction": 1})}
+    assert alt_test_answers(task, docs, changed) != FROZEN_ANSWERS["scores"][name]
+    report = json.loads(json.dumps(FROZEN_ANSWERS["scores"][name]))
+    report["alt_test"]["annotators"][0]["p"] = float(np.nextafter(report["alt_test"]["annotators"][0]["p"], 1.0))
+    assert report != FROZEN_ANSWERS["scores"][name]
+
+
+# ------------------------------------------------------------------ the arrays, bit for bit
+
+
+def test_segment_sums_are_numpys_sums_bit_for_bit() -> None:
+    from debench.metrics.alt_test import segment_sums
+
+    rng = np.random.default_rng(0)
+    for scale in (1.0, 1e-3, 1e6):
+        sizes = rng.integers(1, 700, size=40)
+        x = rng.random(int(sizes.sum())) * scale
+        starts = np.cumsum(sizes) - sizes
+        expected = [np.sum(x[a : a + k]) for a, k in zip(starts, sizes, strict=True)]
+        assert segment_sums(x, sizes).tolist() == expected
+        # np.add.reduceat alone (a segment's first element plus the pairwise sum of the rest) differs
+        assert np.add.reduceat(x, starts).tolist() != expected
+    assert segment_sums(np.zeros(0), np.zeros(0, dtype=int)).tolist() == []
+
+
+def test_the_t_tests_are_scipys_ttest_1samp_bit_for_bit() -> None:
+    """Differences W_h - W_f (-1, 0, 1) of every length from 2 to 130 (numpy sums in blocks of 128)
+    and a few longer, constant ones included, and arbitrary floats: the same p as scipy's own test,
+    to the last digit."""
+    import warnings
+
+    from scipy.stats import ttest_1samp
+
+    from debench.metrics.alt_test import one_sided_t_tests
+
+    rng = np.random.default_rng(1)
+    sizes = np.r_[np.arange(2, 131), [203, 256, 257, 400, 30, 30]]
+    diff = rng.choice([-1.0, 0.0, 1.0], p=[0.1, 0.6, 0.3], size=int(sizes.sum()))
+    diff[-60:-30] = 0.0  # constant samples: p = 0 below epsilon, 1 above
+    diff[-30:] = 1.0
+    starts = np.cumsum(sizes) - sizes
+    for values, epsilon in ((diff, 0.1), (diff, 0.0), (rng.normal(0, 1, size=len(diff)), 0.2)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # scipy warns of a constant sample
+            expected = [
+                float(ttest_1samp(values[a : a + k], epsilon, alternative="less").pvalue)
+                for a, k in zip(starts, sizes, strict=True)
+            ]
+        # exactly equal (NaN where both are: a constant sample at epsilon 0)
+        np.testing.assert_array_equal(one_sided_t_tests(values, sizes, epsilon), expected)
+    assert one_sided_t_tests(diff, sizes, 0.1)[-2:].tolist() == [0.0, 1.0]
 
 
 # ------------------------------------------------------------------ small cases with known answers

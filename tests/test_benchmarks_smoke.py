@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from conftest import DATA_DIR
 
+from benchmarks.parts import PARTS
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -44,6 +46,13 @@ def test_smoke_benchmark_checks_hold(tmp_path: Path) -> None:
     # the speed figures are measured and printed (their targets are not asserted)
     assert all(r["debench_sps"] and r["debench_sps"] > 0 for r in report["throughput"])
     assert report["stub_ceiling_sps"] and "debench whole command s" in (tmp_path / "benchmarks.txt").read_text()
+    # each whole command's parts: every part's CPU share, adding up to the process's CPU time
+    for row in report["throughput"]:
+        timing = row["debench"]
+        assert set(timing["parts"]) == {*PARTS, "exit"}
+        assert sum(p["cpu_s"] for p in timing["parts"].values()) == pytest.approx(timing["cpu_s"], abs=0.02)
+        assert timing["parts"]["runner"]["wall_s"] > 0 and timing["parts"]["metrics"]["cpu_s"] > 0
+    assert any(k.startswith("parts of the cached rerun") for k in report["figures"])
     assert any(k.startswith("arena rank, 9,360 judgments") for k in report["figures"]) and any(
         k.startswith("per-judgment computation") for k in report["figures"]
     )

@@ -47,10 +47,15 @@ class PluginError(UserError):
     """A plug-in that cannot be loaded or does not fit its group's interface."""
 
 
-def _distribution(ep: metadata.EntryPoint) -> str:
+def _distribution(ep: metadata.EntryPoint, names: dict[Any, str]) -> str:
+    """The name of the package declaring ``ep``; ``names`` keeps the names already read (reading
+    one parses the package's whole METADATA file: once per package, not once per entry point)."""
     dist = getattr(ep, "dist", None)
-    name = dist.metadata["Name"] if dist is not None else None
-    return str(name) if name else "?"
+    if dist is None:
+        return "?"
+    if dist not in names:
+        names[dist] = str(dist.metadata["Name"] or "?")
+    return names[dist]
 
 
 @functools.cache
@@ -58,8 +63,9 @@ def declared(group: str) -> dict[str, Declared]:
     """The entry points of ``group`` by name (nothing imported). Two packages declaring one name:
     the first found wins, except that debench's own entry is never shadowed."""
     out: dict[str, Declared] = {}
+    names: dict[Any, str] = {}
     for ep in metadata.entry_points(group=group):
-        item = Declared(group, ep.name, ep.value, _distribution(ep))
+        item = Declared(group, ep.name, ep.value, _distribution(ep, names))
         if ep.name not in out or item.distribution == "debench":
             out[ep.name] = item
     return dict(sorted(out.items()))

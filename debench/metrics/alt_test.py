@@ -26,13 +26,18 @@ For numerical ratings (the IBM speeches: 1-5 by named annotators, ``doc.meta["ra
 ``epsilon`` (default 0.1, the paper's value for crowd-workers) is the cost-benefit allowance given
 to the judge. omega is a count of test decisions, so it has no bootstrap CI; rho's CI resamples the
 documents with the set of tested annotators fixed. ``alt_test_report`` gives every annotator's row.
+
+Computed with arrays: one pass over the documents per rating slot gives every rating's two
+alignments; the tested annotators' win indicators are grouped by annotator and every t-test runs at
+once (``one_sided_t_tests``: the arithmetic of scipy's ``ttest_1samp``, to the last digit); rho on
+all the bootstrap resamples is one product of the resample counts with the sparse (annotators x
+documents) indicator matrix.
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -63,6 +68,8 @@ class Ratings:
     epsilon: float
     alpha: float
     min_docs: int
+    last: dict[bytes, Outcome] = field(default_factory=dict, compare=False, repr=False)
+    """The test on the last judge scores it ran on (both metrics bind the same predictions)."""
 
     @classmethod
     def of(
@@ -109,10 +116,10 @@ class Outcome:
     skipped: int
     """Annotators with fewer than ``min_docs`` scored documents."""
     n_scored: int
-    judge_wins: csr_matrix
-    """(documents, tested annotators): W_f where the annotator rated the document, else 0."""
-    rated: csr_matrix
-    """(documents, tested annotators): 1 where the annotator rated a scored document."""
+    indicators: csr_matrix
+    """(2 x tested annotators, documents): row a holds W_f of annotator a on the documents a rated,
+    row m + a a 1 on each of them; times a (documents, resamples) matrix of counts, the judge's wins
+    and the rated documents of every annotator in every resample, in one pass."""
     undefined: str | None
 
     @property
@@ -146,71 +153,109 @@ def benjamini_yekutieli(p: np.ndarray, alpha: float) -> tuple[np.ndarray, np.nda
     return rejected, adjusted
 
 
-def _one_sided_p(diff: np.ndarray, epsilon: float) -> float:
-    """p of the one-sample t-test of mean(diff) < epsilon (scipy; a constant sample gives 0 or 1)."""
-    from scipy.stats import ttest_1samp
+def segment_sums(x: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """The sum of each of the consecutive segments of ``x`` (lengths ``sizes``, each at least 1),
+    equal bit for bit to ``np.sum`` of each segment on its own. ``np.add.reduceat`` starts a
+    segment's sum at its first element and adds the rest pairwise; ``np.sum`` adds the pairwise
+    sum of the whole segment to 0.0: a 0.0 put before each segment makes the first do the second
+    (tests/test_alt_test.py checks the equality on random segments)."""
+    if len(sizes) == 0:
+        return np.zeros(0)
+    starts = (np.cumsum(sizes) - sizes).astype(np.intp)
+    padded = np.insert(x.astype(float), starts, 0.0)
+    return np.add.reduceat(padded, starts + np.arange(len(starts)))
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # a near-constant sample warns of precision loss
-        return float(ttest_1samp(diff, epsilon, alternative="less").pvalue)
+
+def one_sided_t_tests(diff: np.ndarray, sizes: np.ndarray, epsilon: float) -> np.ndarray:
+    """p of the one-sample t-test of mean < ``epsilon`` for each segment of ``diff`` (lengths
+    ``sizes``, each at least 2): the arithmetic of scipy's ``ttest_1samp(segment, epsilon,
+    alternative="less")`` in scipy 1.17, in the same order (so the same bits), for every segment
+    at once; a constant segment gives 0 or 1. Only the t distribution's tail comes from scipy
+    (``scipy.special.stdtr``: importing ``scipy.stats`` costs ~0.7 s of CPU)."""
+    from scipy.special import stdtr
+
+    n = sizes.astype(float)
+    mean = segment_sums(diff, sizes) / n
+    deviation = diff - np.repeat(mean, sizes)
+    variance = segment_sums(deviation**2, sizes) / n * (n / (n - 1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = (mean - epsilon) / np.sqrt(variance / n)
+    p: np.ndarray = stdtr(n - 1, t)
+    return p
 
 
-def run_alt_test(ratings: Ratings, preds: Sequence[Any] | np.ndarray) -> Outcome:
-    judge = judge_scores(preds)
+def _alignments(ratings: Ratings, judge: np.ndarray, scored: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per rating (d, k) of a scored document: the judge's and the annotator's negative RMSE against
+    the other annotators of d (NaN elsewhere); one pass over the documents per rating slot k."""
     n, width = ratings.value.shape
     present = ratings.who >= 0
-    scored = np.isfinite(judge) & (present.sum(axis=1) >= 2)
-    # Per rating (d, k): the judge's and the annotator's negative RMSE against the others of d.
     score_f = np.full((n, width), np.nan)
     score_h = np.full((n, width), np.nan)
+    judge_sq = (judge[:, None] - ratings.value) ** 2
     columns = np.arange(width)
     for k in range(width):
         others = present & (columns != k)
         m = others.sum(axis=1)
         ok = scored & present[:, k]
-        sq_f = np.where(others, (judge[:, None] - ratings.value) ** 2, 0.0).sum(axis=1)
+        sq_f = np.where(others, judge_sq, 0.0).sum(axis=1)
         sq_h = np.where(others, (ratings.value[:, k, None] - ratings.value) ** 2, 0.0).sum(axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
             score_f[ok, k] = -np.sqrt(sq_f[ok] / m[ok])
             score_h[ok, k] = -np.sqrt(sq_h[ok] / m[ok])
-    entry = scored[:, None] & present
-    doc, col = np.nonzero(entry)
+    return score_f, score_h
+
+
+def run_alt_test(ratings: Ratings, preds: Sequence[Any] | np.ndarray) -> Outcome:
+    judge = judge_scores(preds)
+    key = judge.tobytes()
+    if key not in ratings.last:
+        ratings.last.clear()
+        ratings.last[key] = _outcome(ratings, judge)
+    return ratings.last[key]
+
+
+def _outcome(ratings: Ratings, judge: np.ndarray) -> Outcome:
+    n = len(ratings.value)
+    present = ratings.who >= 0
+    scored = np.isfinite(judge) & (present.sum(axis=1) >= 2)
+    score_f, score_h = _alignments(ratings, judge, scored)
+    doc, col = np.nonzero(scored[:, None] & present)
     who = ratings.who[doc, col]
-    w_f = (score_f[doc, col] >= score_h[doc, col]).astype(float)
-    w_h = (score_h[doc, col] >= score_f[doc, col]).astype(float)
     counts = np.bincount(who, minlength=len(ratings.ids))
     tested = np.flatnonzero(counts >= ratings.min_docs)
     skipped = int(np.count_nonzero((counts > 0) & (counts < ratings.min_docs)))
-    p = np.array([_one_sided_p(w_h[who == a] - w_f[who == a], ratings.epsilon) for a in tested])
-    won, adjusted = benjamini_yekutieli(p, ratings.alpha)
     position = np.full(len(ratings.ids), -1)
     position[tested] = np.arange(len(tested))
-    keep = position[who] >= 0
-    shape = (n, len(tested))
-    judge_wins = csr_matrix((w_f[keep], (doc[keep], position[who[keep]])), shape=shape)
-    rated = csr_matrix((np.ones(int(keep.sum())), (doc[keep], position[who[keep]])), shape=shape)
+    # The tested annotators' ratings grouped by annotator, each one's documents in ascending order.
+    keep = np.flatnonzero(position[who] >= 0)
+    keep = keep[np.argsort(position[who[keep]], kind="stable")]
+    doc, col = doc[keep], col[keep]
+    w_f = (score_f[doc, col] >= score_h[doc, col]).astype(float)
+    w_h = (score_h[doc, col] >= score_f[doc, col]).astype(float)
     n_docs = counts[tested]
-    rho_f = np.array([w_f[who == a].mean() for a in tested])
-    rho_h = np.array([w_h[who == a].mean() for a in tested])
+    p = one_sided_t_tests(w_h - w_f, n_docs, ratings.epsilon)
+    won, adjusted = benjamini_yekutieli(p, ratings.alpha)
+    m = len(tested)
+    rows = np.repeat(np.arange(m), n_docs)
+    indicators = csr_matrix((np.r_[w_f, np.ones(len(doc))], (np.r_[rows, rows + m], np.r_[doc, doc])), shape=(2 * m, n))
     n_scored = int(scored.sum())
     undefined = None
-    if len(tested) < MIN_ANNOTATORS:
+    if m < MIN_ANNOTATORS:
         undefined = (
             f"the alt-test needs {MIN_ANNOTATORS} or more annotators with {ratings.min_docs} or more rated documents "
-            f"among the {n_scored} scored ones; {len(tested)} have"
+            f"among the {n_scored} scored ones; {m} have"
         )
     return Outcome(
         ids=[ratings.ids[a] for a in tested],
         n_docs=n_docs,
-        rho_f=rho_f,
-        rho_h=rho_h,
+        rho_f=segment_sums(w_f, n_docs) / n_docs,
+        rho_h=segment_sums(w_h, n_docs) / n_docs,
         p=p,
         p_adjusted=adjusted,
         won=won,
         skipped=skipped,
         n_scored=n_scored,
-        judge_wins=judge_wins,
-        rated=rated,
+        indicators=indicators,
         undefined=undefined,
     )
 
@@ -233,8 +278,11 @@ def _bind_advantage(ratings: Ratings, preds: np.ndarray) -> Evaluate:
     def evaluate(counts: np.ndarray) -> Draws:
         if outcome.undefined is not None:
             return Draws.none(len(counts), outcome.undefined)
-        wins = np.asarray((outcome.judge_wins.T @ counts.T).T)
-        rated = np.asarray((outcome.rated.T @ counts.T).T)
+        # One (2m, b) product; each half a (b, m) view of it. The layout sets the order in which
+        # numpy sums a row below, so the last digit of the CI: keep it.
+        sums = outcome.indicators @ counts.T
+        m = len(outcome.ids)
+        wins, rated = sums[:m].T, sums[m:].T
         with np.errstate(invalid="ignore", divide="ignore"):
             per_annotator = wins / rated
         seen = rated > 0

@@ -4,7 +4,8 @@ A metric is computed in three steps, so that 1,000 bootstrap resamples cost abou
 few values:
 
 * ``prepare(docs, **args) -> state`` once per scoring: what depends on the gold data only
-  (targets, annotator-pair tables, ...), as arrays;
+  (targets, annotator-pair tables, ...), as arrays; metrics with the same ``prepare`` and args
+  share one state (``scoring.scores.metric_values``), so ``bind`` and ``evaluate`` never change it;
 * ``bind(state, preds) -> evaluate`` once per set of predictions (``preds`` is a numpy object
   array aligned with ``docs``): the predictions turned into arrays;
 * ``evaluate(counts) -> Draws`` for a batch of resamples at once. ``counts`` has shape (b, n):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from itertools import pairwise
 from typing import Any
@@ -106,13 +107,18 @@ def metric_values(
     pred_arr = np.empty(len(preds), dtype=object)
     pred_arr[:] = preds
     metrics: dict[str, MetricValue] = {}
+    states: dict[tuple[Any, str], Any] = {}
     for i, mc in enumerate(task.metrics):
         if mc.name in STATUS_METRICS:
             metrics[mc.name] = _status_metric(mc.name, statuses)
             continue
         metric = get_metric(mc.name)
-        state = metric.prepare(use_docs, **mc.args)
-        est = point_and_ci(metric, state, pred_arr, n_boot, seed + i)
+        # metrics with the same prepare and args share its state (metrics/base.py): the two kappas'
+        # annotator pairs, the alt-test's ratings table are built once
+        key = (metric.prepare, json.dumps(mc.args, sort_keys=True, default=repr))
+        if key not in states:
+            states[key] = metric.prepare(use_docs, **mc.args)
+        est = point_and_ci(metric, states[key], pred_arr, n_boot, seed + i)
         metrics[mc.name] = MetricValue(value=est.value, ci95=est.ci95, n=len(use_docs), note=est.note)
     return metrics
 
