@@ -14,11 +14,12 @@ from typing import Any
 
 import pytest
 from clihelp import run_cli
-from conftest import DATA_DIR, real_data_dir
+from conftest import DATA_DIR, real_data_dir, split_sentences
 
 from debench.card.build import build_card
 from debench.card.evidence import TaskRuns
 from debench.card.model import JudgeCard, load_card, validate_card
+from debench.data.base import Doc
 from debench.data.bp_competition import load_bp
 from debench.data.debateart import load_debateart
 from debench.models.factory import make_model, parse_model_args
@@ -145,8 +146,12 @@ def _debates() -> list[tuple[str, list[str], str]]:
     real_data_dir("debatrix_panelbench")
     art = load_debateart(DATA_DIR / "debatrix_panelbench" / "DebateArt")
     bp = load_bp(DATA_DIR / "debatrix_panelbench" / "BP-Competition")
-    return [(d.fields["motion"], [d.fields["pro_name"], d.speeches[0].text[:200]], d.target) for d in art] + [
-        (d.fields["motion"], [d.meta["round"], d.speeches[0].text[:200]], d.target[0]) for d in bp
+
+    def opening(d: Doc) -> str:  # the first sentence of the first speech: kept by every probe
+        return split_sentences(d.speeches[0].text)[0][:80]
+
+    return [(d.fields["motion"], [d.fields["pro_name"], opening(d)], d.target) for d in art] + [
+        (d.fields["motion"], [d.meta["round"], opening(d)], d.target[0]) for d in bp
     ]
 
 
@@ -241,8 +246,11 @@ def test_the_card_command_against_a_judge_that_memorized_the_sites(tmp_path: Pat
     for task in ("debateart_winner", "bp_top_team"):
         (row,) = rows(card, "memorization", task)
         assert row["accuracy"]["value"] == 1.0 and row["majority_accuracy"]["value"] < 0.8 and row["p_value"] < 0.01
-    # a judge that reads the speeches keeps its verdict whatever their order or length
-    assert all(r["status"] == "pass" for r in card["criteria"]["bias"]["rows"])
+    # it keeps its verdict whatever the order or the length of the speeches, but it names the label it
+    # remembers: with the BP teams relabelled, that label is another team (a label-following verdict)
+    bias = {(r["task"], r["probe"]): r["status"] for r in card["criteria"]["bias"]["rows"]}
+    assert bias.pop(("bp_top_team", "relabel_teams")) == "fail"
+    assert set(bias.values()) == {"pass"}, bias
     # at temperature 0 without --force, consistency is not measured, and the card says how to measure it
     assert card["criteria"]["consistency"]["status"] == "not_measured"
     assert "--force" in card["criteria"]["consistency"]["reason"]
