@@ -58,7 +58,7 @@ def number(metric: dict[str, Any]) -> dict[str, Any]:
     return {"value": metric["value"], "ci95": metric.get("ci95"), "n": metric["n"], "note": metric.get("note")}
 
 
-# ---------------------------------------------------------------- one pipeline: the card's numbers are eval's and probe's
+# ---------------------------------------------------------------- one pipeline: the card's numbers, eval's and probe's
 
 
 def check_agreement(card: dict[str, Any], task: str, tmp: Path, model: str, args: list[str]) -> None:

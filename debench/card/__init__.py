@@ -8,5 +8,5 @@ threshold it is held to with its source (``thresholds``), and a status with the 
 overall line (``overall``). ``model`` is the versioned ``card.json``; ``page`` writes ``card.md`` and
 ``card.html`` (through ``view.pages``); ``compare`` sets two cards side by side.
 
-May import: ``core``, ``task``, ``data``, ``models``, ``judging``, ``metrics``, ``scoring``, ``run``, ``probes``, ``view``.
+May import: ``core``, ``task``, ``data``, ``models``, ``metrics``, ``scoring``, ``run``, ``probes``, ``view``.
 """

@@ -76,7 +76,8 @@ def overall(c: Criteria) -> Overall:
         return Overall(status="not_measured", reason="no criterion could be measured." + missing, advice="")
     at = [s for s in judged if s.status == status]
     if status == "pass" and c.agreement.status == "not_measured":
-        reason = f"agreement with the humans could not be measured ({c.agreement.reason}); {', '.join(s.name for s in at)} pass."
+        passing = ", ".join(s.name for s in at)
+        reason = f"agreement with the humans could not be measured ({c.agreement.reason}); {passing} pass."
         return Overall(status="not_measured", reason=reason + missing, advice=c.agreement.advice)
     if status == "pass":
         reason = f"every measured criterion passes ({', '.join(s.name for s in at)})."

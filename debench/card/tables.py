@@ -99,10 +99,12 @@ def _cost(r: CostRow) -> list[str]:
 
 COLUMNS: dict[str, tuple[list[str], Callable[[Any], list[str]]]] = {
     "agreement": (["primary metric", "chance-corrected", "human–human", "baselines"], _agreement),
-    "replaceability": (["card's ε (why)", "at the task's ε (eval)", "at the card's ε", "constant baseline"], _replaceability),
+    "replaceability": (["card's ε (why)", "at the task's ε (eval)", "at the card's ε", "constant baseline"],
+                       _replaceability),
     "consistency": (["repeats", "temperature", "test–retest agreement"], _consistency),
     "bias": (["probe", "value", "reference", "probe's effect"], _bias),
-    "memorization": (["accuracy, metadata only", "majority label", "one-sided p", "accuracy, full transcripts"], _memorization),
+    "memorization": (["accuracy, metadata only", "majority label", "one-sided p", "accuracy, full transcripts"],
+                     _memorization),
     "cost": (["documents", "prompt tokens / doc", "completion tokens / doc", "$ / doc"], _cost),
 }  # fmt: skip
 """Per section: the columns between "task" and "status", and how a row fills them."""

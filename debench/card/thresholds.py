@@ -49,7 +49,8 @@ AGREEMENT = Spec(
             rule="fail: the chance-corrected agreement (kappa_loo for ratings, cohen_kappa for verdicts; else the "
             "primary metric) is not clearly better than the best baseline's: its 95% CI reaches that value",
             source="debench: the papers report baselines beside every judge (Debatrix, Debatable Intelligence); "
-            f"chance-corrected because raw agreement overstates quality ({NORMAN}: kappa 33-41 points below exact match)",
+            f"chance-corrected because raw agreement overstates quality ({NORMAN}: kappa 33-41 points below exact "
+            "match)",
         ),
         Threshold(
             rule="warn: better than the baselines but below the human-human level (its CI's upper bound under "
@@ -97,7 +98,8 @@ CONSISTENCY = Spec(
     (
         Threshold(
             rule=f"pass: test-retest agreement >= {RETEST_PASS}; warn: >= {RETEST_FAIL}; fail: below {RETEST_FAIL}",
-            source=f"{NORMAN} (above {RETEST_PASS}: high test-retest reliability); the {RETEST_FAIL} floor is debench's",
+            source=f"{NORMAN} (above {RETEST_PASS}: high test-retest reliability); the {RETEST_FAIL} floor is "
+            "debench's",
         ),
     ),
     {
