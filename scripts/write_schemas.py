@@ -12,11 +12,13 @@ import sys
 from debench.arena.adaptive_schedule import SCHEDULE_SCHEMA_PATH, schedule_decision_json_schema
 from debench.arena.judgments import JUDGMENT_SCHEMA_PATH, judgment_json_schema
 from debench.arena.ranking_file import ARENA_RANKING_SCHEMA_PATH, arena_ranking_json_schema
+from debench.card.model import CARD_SCHEMA_PATH, card_json_schema
 from debench.leaderboard.board import SCHEMA_PATH as LEADERBOARD_SCHEMA_PATH
 from debench.leaderboard.board import leaderboard_json_schema
 from debench.leaderboard.maintainers import MAINTAINERS_SCHEMA_PATH, maintainers_json_schema
 from debench.leaderboard.reported import REPORTED_SCHEMA_PATH, reported_json_schema
 from debench.leaderboard.trusted import TRUSTED_SCHEMA_PATH, trusted_json_schema
+from debench.probes.memorization import MEMORIZATION_SCHEMA_PATH, memorization_json_schema
 from debench.probes.report import PROBE_SCHEMA_PATH, probe_report_json_schema
 from debench.scoring.group_summary import GROUP_SUMMARY_SCHEMA_PATH, group_summary_json_schema
 from debench.scoring.repeats import SCHEMA_PATH as REPEATS_SCHEMA_PATH
@@ -39,6 +41,8 @@ TARGETS = {
     JUDGMENT_SCHEMA_PATH: judgment_json_schema,
     SCHEDULE_SCHEMA_PATH: schedule_decision_json_schema,
     GROUP_SUMMARY_SCHEMA_PATH: group_summary_json_schema,
+    MEMORIZATION_SCHEMA_PATH: memorization_json_schema,
+    CARD_SCHEMA_PATH: card_json_schema,
 }
 
 

@@ -1,6 +1,7 @@
 """Every Wilson interval is scipy's (``binomtest(...).proportion_ci("wilson")``), computed in closed
 form by ``debench.metrics.bootstrap.wilson_ci`` (importing scipy.stats costs ~0.7 s): the scoring's
-rates and the probes' rates agree with it."""
+rates and the probes' rates agree with it. The memorization probe's one-sided binomial test is
+scipy's too (``binomial_tail``)."""
 
 from __future__ import annotations
 
@@ -42,3 +43,14 @@ def test_no_trials_no_interval():
     assert rate([]).ci95 is None
     # 0 failures in 631 is not "certainly 0": the interval has width
     assert wilson_ci(0, 631)[1] > 0.005
+
+
+@pytest.mark.parametrize("n", [1, 5, 22, 40, 100, 631])
+@pytest.mark.parametrize("p", [0.0, 0.01, 0.27, 0.56, 0.73, 0.99, 1.0])
+def test_the_binomial_tail_is_scipys_one_sided_exact_test(n, p):
+    """The memorization probe's p-value (``binomial_tail``): P(X >= k), every k of n."""
+    from debench.metrics.bootstrap import binomial_tail
+
+    for k in range(0, n + 1, max(1, n // 40)):
+        expected = binomtest(k, n, p, alternative="greater").pvalue
+        assert binomial_tail(k, n, p) == pytest.approx(expected, abs=1e-12, rel=0)

@@ -106,6 +106,32 @@ def test_bp_debates_too_long_for_the_local_model_are_counted_not_sent(tmp_path: 
     assert report["usage"]["n_requests"] == 0 and report["usage"]["prompt_tokens"] == 0
 
 
+def test_a_judge_card_of_the_embedded_model(tmp_path: Path) -> None:
+    """The card of a real (weak) model: two speeches rated, two BP debates that do not fit its context
+    (counted, never sent), and the same two debates asked from their metadata only (short: answered)."""
+    real_data_dir("debatrix_panelbench")
+    proc = run_cli(
+        "card", "--model", "local/smollm2", "--tasks", "ibm_speech_likert,bp_top_team", "--limit", "2",
+        "--bootstrap", "20", "--output-dir", str(tmp_path), "--card-dir", str(tmp_path / "card"), "--no-progress",
+        env={"DEBENCH_DATA_DIR": str(DATA_DIR)},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    print(proc.stdout)
+    card = json.loads((tmp_path / "card" / "card.json").read_text())
+    rows = {(c, r["task"]): r for c, s in card["criteria"].items() for r in s["rows"]}
+    assert card["model"]["name"] == "local/smollm2" and card["limit"] == 2
+    ibm_cost = rows["cost", "ibm_speech_likert"]
+    assert ibm_cost["status"] == "info" and ibm_cost["prompt_tokens_per_doc"] > 100  # it read the speeches
+    assert rows["memorization", "bp_top_team"]["accuracy"]["n"] == 2  # the grammar holds without the speeches
+    bp_bias = [r for r in card["criteria"]["bias"]["rows"] if r["task"] == "bp_top_team"]
+    assert bp_bias and all(r["status"] == "not_measured" for r in bp_bias)  # no debate fit: no flip to count
+    assert card["criteria"]["consistency"]["status"] == "not_measured"  # temperature 0 without --force
+    assert "--force" in card["criteria"]["consistency"]["reason"]
+    assert (tmp_path / "card" / "card.html").exists() and (tmp_path / "card" / "card.md").exists()
+    if card["criteria"]["agreement"]["status"] == "not_measured":  # 2 speeches given one score: no kappa
+        assert card["overall"]["status"] == "not_measured"
+
+
 @pytest.mark.real_data(
     "rates the generated speeches beside the real data's Human expert speeches on the same "
     "topic (the sample has too few)"

@@ -85,6 +85,22 @@ def commands(base: str, out: Path, tmp: Path) -> dict[str, list[str]]:
             str(out),
             *data,
         ],
+        "card": [
+            "card",
+            "--model",
+            "openai/stub",
+            "--api-base",
+            base,
+            "--tasks",
+            "bp_top_team",
+            "--limit",
+            "1",
+            "--bootstrap",
+            "10",
+            "--output-dir",
+            str(out),
+            *data,
+        ],
         "rate-speeches": [
             "rate-speeches",
             "--speeches",
@@ -145,7 +161,7 @@ PATHS = {
 
 
 @pytest.mark.parametrize("path", list(PATHS))
-@pytest.mark.parametrize("command", ["eval", "probe", "rate-speeches", "generate-speeches", "arena"])
+@pytest.mark.parametrize("command", ["eval", "probe", "card", "rate-speeches", "generate-speeches", "arena"])
 def test_a_planted_secret_reaches_no_file(tmp_path: Path, command: str, path: str) -> None:
     """The secret goes in by a flag, ``--api-key=``, ``--model-args`` or the environment; the server
     answers the first request with an error that names the key it was given (as providers do).
@@ -186,7 +202,7 @@ PLAIN = "plain-unshaped-secret-4f9c2e71d8"
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("command", ["eval", "probe", "rate-speeches", "generate-speeches", "arena"])
+@pytest.mark.parametrize("command", ["eval", "probe", "card", "rate-speeches", "generate-speeches", "arena"])
 def test_an_answer_echoing_the_key_reaches_no_file(tmp_path: Path, command: str) -> None:
     """A successful answer that repeats the user's keys (a key-shaped one given by ``--api-key``, an
     unshaped one in the environment): the answer is used, and no file written — samples log,

@@ -54,6 +54,7 @@ def main(verbose: int) -> None:
 
 def _register() -> None:
     from debench.cli.arena import arena_group
+    from debench.cli.card import card_cmd
     from debench.cli.compare import compare_cmd
     from debench.cli.data import data_group
     from debench.cli.eval import eval_cmd
@@ -72,6 +73,7 @@ def _register() -> None:
         compare_cmd,
         arena_group,
         probe_cmd,
+        card_cmd,
         generate_speeches_cmd,
         rate_speeches_cmd,
         leaderboard_group,

@@ -169,6 +169,14 @@ ENSEMBLE_OPTION = click.option(
     help="Judge with every model in --model (comma-separated) and combine their parsed answers.",
 )
 
+BOOTSTRAP_OPTION = click.option(
+    "--bootstrap",
+    "n_bootstrap",
+    type=checked("NBootstrap"),
+    default=None,
+    help="Bootstrap resamples for CIs (default: the task's, 1000).",
+)
+
 MODEL_ARGS_HELP = (
     "key=value,... Generation settings (temperature, top_p, top_k, min_p, max_tokens, seed, stop=a|b, "
     "presence_penalty, frequency_penalty, repetition_penalty) override the task's in every request; client "

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from debench.cli.common import (
+    BOOTSTRAP_OPTION,
     ENSEMBLE_OPTION,
     checked,
     command_options,
@@ -56,13 +57,7 @@ from debench.core.numeric import fmt, fmt_ci
     "or an installed plug-in's (`debench plugins`).",
 )
 @data_options
-@click.option(
-    "--bootstrap",
-    "n_bootstrap",
-    type=checked("NBootstrap"),
-    default=None,
-    help="Bootstrap resamples for CIs (default: the task's, 1000).",
-)
+@BOOTSTRAP_OPTION
 @click.option(
     "--judging-manual",
     type=click.Path(dir_okay=False, path_type=Path),

@@ -95,12 +95,17 @@ def _random(b: Baseline, doc: Doc, task: TaskConfig) -> Any:
 
 
 def _majority_prepare(b: Baseline, docs: Iterable[Doc], task: TaskConfig) -> Any:
+    return majority_label(docs, task)
+
+
+def majority_label(docs: Iterable[Doc], task: TaskConfig) -> Any:
+    """The most frequent gold label of ``docs`` (``baseline/majority``'s answer); a tie goes to the label
+    listed first in the task's ``parser.choices``."""
     labels = [d.label for d in docs if d.label is not None]
     if not labels:
         raise UserError(f"baseline/majority: task '{task.name}' has no categorical gold labels")
     counts = Counter(map(_hashable, labels))
     best = max(counts.values())
-    # Ties between equally frequent labels go to the one listed first in parser.choices.
     tied = [lab for lab, c in counts.items() if c == best]
     order = {_hashable(c): i for i, c in enumerate(task.parser.choices or [])}
     return sorted(tied, key=lambda lab: (order.get(lab, len(order)), str(lab)))[0]

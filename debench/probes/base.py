@@ -196,17 +196,23 @@ def make_probed(
                 "headers, so probes cannot rebuild its transcript"
             )
         new_fields["transcript"] = format_transcript(speeches, ctx.speech_label)
+    new = transformed_doc(probe, doc, speeches, new_fields)
+    return ProbedDoc(
+        probe=probe, source_id=doc.doc_id, doc=new, label_map=label_map or {}, target_side=target_side, note=note
+    )
+
+
+def transformed_doc(probe: str, doc: Doc, speeches: list[Speech], fields: dict[str, Any]) -> Doc:
+    """``doc`` with new speeches and fields, its doc_id naming the probe and a hash of the content
+    (``<doc_id>#<probe>:<hash>``), so a changed transform never reuses a stale answer from a log."""
     digest = hashlib.sha256(
-        json.dumps([[s.model_dump() for s in speeches], new_fields], sort_keys=True, default=str).encode()
+        json.dumps([[s.model_dump() for s in speeches], fields], sort_keys=True, default=str).encode()
     ).hexdigest()[:10]
-    new = doc.model_copy(
+    return doc.model_copy(
         update={
             "doc_id": f"{doc.doc_id}#{probe}:{digest}",
             "speeches": speeches,
-            "fields": new_fields,
+            "fields": fields,
             "meta": {**doc.meta, "probe": probe, "probe_source": doc.doc_id},
         }
-    )
-    return ProbedDoc(
-        probe=probe, source_id=doc.doc_id, doc=new, label_map=label_map or {}, target_side=target_side, note=note
     )

@@ -57,23 +57,38 @@ class ProbeOutput:
 
 
 def check_probe_task(task: TaskConfig) -> None:
-    """Probes compare verdicts naming a side: a label, or a ranking whose first item wins."""
+    refusal = side_verdict_refusal(task)
+    if refusal is not None:
+        raise UserError(refusal)
+
+
+def side_verdict_refusal(task: TaskConfig) -> str | None:
+    """Probes compare verdicts naming a side: a label, or a ranking whose first item wins (None);
+    else why not."""
     if task.parser.type not in ("str", "list") or not task.parser.choices:
-        raise UserError(
-            f"task '{task.name}' predicts {task.parser.type} values, not a side; bias probes need a verdict that names "
-            "a side (e.g. debateart_winner, bp_top_team)"
+        return (
+            f"task '{task.name}' predicts {task.parser.type} values, not a side; "
+            "bias probes need a verdict that names a side (e.g. debateart_winner, bp_top_team)"
         )
+    return None
 
 
 def check_sides_are_answers(task: TaskConfig, docs: list[Doc]) -> None:
-    """The verdict must be able to name the debate's sides (a ranking of speakers cannot)."""
+    refusal = sides_refusal(task, docs)
+    if refusal is not None:
+        raise UserError(refusal)
+
+
+def sides_refusal(task: TaskConfig, docs: list[Doc]) -> str | None:
+    """The verdict must be able to name the debate's sides (a ranking of speakers cannot): None, or why not."""
     choices = {str(c) for c in task.parser.choices or []}
     sides = {s.side for d in docs for s in d.speeches if s.side is not None}
     if sides and not sides <= choices:
-        raise UserError(
+        return (
             f"task '{task.name}' answers with {', '.join(sorted(choices))}, which do not name the debate's sides "
             f"({', '.join(sorted(sides))}); bias probes need a verdict on the sides"
         )
+    return None
 
 
 def choose_docs(docs: list[Doc], limit: int | None, doc_ids: list[str] | None) -> list[Doc]:

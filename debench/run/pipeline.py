@@ -10,7 +10,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from pydantic import Field
 
@@ -42,6 +42,9 @@ if (
 ):  # scoring, results, plots and repeats are imported after the last answer, not before the first request
     from debench.scoring.repeats import RepeatsReport
     from debench.scoring.results import DatasetInfo, Results, TaskInfo, UsageInfo
+
+
+ReportT = TypeVar("ReportT")
 
 
 class RunOptions(JobOptions, DataOptions):
@@ -118,6 +121,18 @@ class EvalOutput:
     repeats_path: Path | None = None
     group_summary: Path | None = None
     """When the task was run as part of a group (``--task GROUP``): the group's summary file."""
+
+
+@dataclass
+class ReportOutput(Generic[ReportT]):
+    """What a study that writes one report from one samples log returns (``rate-speeches``, the
+    memorization probe): the report, its file, the samples log, and the samples' errors."""
+
+    report: ReportT
+    report_path: Path
+    samples_path: Path
+    n_samples: int = 0
+    errors: list[tuple[str, int]] = field(default_factory=list)
 
 
 def slug(text: str) -> str:
@@ -385,17 +400,22 @@ async def evaluate_task(task: TaskConfig, task_path: Path, model: Model, opts: E
 def check_repeats(task: TaskConfig, model: Model, opts: EvalOptions) -> None:
     """Repeats measure how much a judge's answers vary: at temperature 0 they vary only by the
     provider's nondeterminism, which ``--force`` asks to measure on purpose."""
+    refusal = repeats_refusal(task, model, opts.repeats, force=opts.force)
+    if refusal is not None:
+        raise UserError(refusal, field="--repeats")
+
+
+def repeats_refusal(task: TaskConfig, model: Model, repeats: int, *, force: bool) -> str | None:
+    """Why repeating this judge's answers measures nothing (``check_repeats``), or None."""
     if not model.makes_requests:
-        raise UserError(
-            f"{model.name} calls no model: its answers never vary, so --repeats has nothing to measure",
-            field="--repeats",
+        return f"{model.name} calls no model: its answers never vary, so --repeats has nothing to measure"
+    if model.generation_for(task.generation).temperature == 0 and not force:
+        return (
+            f"--repeats {repeats} at temperature 0 asks the same greedy question {repeats} times; "
+            "set a temperature (--model-args temperature=0.7) or pass --force to measure the provider's own "
+            "nondeterminism"
         )
-    if model.generation_for(task.generation).temperature == 0 and not opts.force:
-        raise UserError(
-            f"--repeats {opts.repeats} at temperature 0 asks the same greedy question {opts.repeats} times; set a "
-            "temperature (--model-args temperature=0.7) or pass --force to measure the provider's own nondeterminism",
-            field="--repeats",
-        )
+    return None
 
 
 async def _run_once(

@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from debench.core.atomic import write_json_record
-from debench.core.json_schema import document_schema, schema_path, validate_with_schema_file
+from debench.core.json_schema import document_schema, read_json_model, schema_path, validate_with_schema_file
 from debench.scoring.scores import MetricValue
 
 SCHEMA_VERSION = "1.1"
@@ -122,13 +122,4 @@ def validate_results_dict(data: dict[str, Any]) -> None:
 
 def load_results(path: str | Path) -> Results:
     """A results file, validated; a missing or malformed one is a one-line ``UserError``."""
-    from debench.core.errors import UserError
-
-    try:
-        return Results.model_validate_json(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError("results file not found", path=str(path)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"cannot read the results file ({type(exc).__name__})", path=str(path)) from None
-    except ValueError as exc:
-        raise UserError(f"not a debench results file ({str(exc).splitlines()[0]})", path=str(path)) from None
+    return read_json_model(path, Results, "results file")

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -29,6 +28,7 @@ from debench.data.samples import SampleRecord
 from debench.metrics.bootstrap import mean_ci, mean_diff_ci
 from debench.models.base import Model
 from debench.run.pipeline import (
+    ReportOutput,
     RunOptions,
     dataset_info,
     ensure_method_supported,
@@ -54,13 +54,7 @@ class RateOptions(RunOptions):
     n_bootstrap: NBootstrap | None = None
 
 
-@dataclass
-class RateOutput:
-    report: SpeechRatingReport
-    report_path: Path
-    samples_path: Path
-    n_samples: int = 0
-    errors: list[tuple[str, int]] = field(default_factory=list)
+RateOutput = ReportOutput[SpeechRatingReport]
 
 
 def check_rating_task(task: TaskConfig) -> None:
