@@ -1,6 +1,7 @@
 """The generic adapter: a task over any table of records, written in YAML only.
 
-Records come from a local file — JSONL (read with ``jsonlines``), CSV, Parquet, or a folder
+Records come from a local file — JSONL, CSV, Parquet (each read through ``debench.core.user_files``:
+a regular file within its ceiling, JSON lines without a key given twice), or a folder
 written by ``datasets``' ``save_to_disk`` — or from a Hugging Face data set through
 ``datasets.load_dataset(repo_id, config, split=..., revision=...)``. ``dataset.fields`` (see
 ``debench.task.config.FieldMap``) says which column is the id, the text or speeches, the gold answer and
@@ -21,6 +22,7 @@ from typing import Any
 from debench.core.errors import DataError, UserError
 from debench.core.jsonl import iter_jsonl_objects
 from debench.core.paths import portable_path
+from debench.core.user_files import DATA_FILE, open_bounded
 from debench.data.base import ADAPTERS, Adapter, Doc, LoadedDataset, Speech
 from debench.data.files import read_csv
 from debench.data.transcript import SIDE_AND_SPEAKER, format_transcript
@@ -47,7 +49,8 @@ def read_parquet(path: Path) -> list[dict[str, Any]]:
     import pyarrow.parquet as pq
 
     try:
-        rows: list[dict[str, Any]] = pq.read_table(path).to_pylist()
+        with open_bounded(path, DATA_FILE) as fh:
+            rows: list[dict[str, Any]] = pq.read_table(fh).to_pylist()
         return rows
     except (pa.ArrowException, OSError) as exc:
         raise DataError(f"not a readable Parquet file ({type(exc).__name__})", path=str(path)) from None
