@@ -71,7 +71,8 @@ def test_a_file_past_its_ceiling_is_refused_before_it_is_read(tmp_path: Path) ->
     with pytest.raises(UserError) as exc:
         read_text(path, small)
     assert _one_line(exc) == (
-        f"{path}: the topics file is 101 bytes, above the ceiling of 100 bytes for a topics file (docs/errors.md, Ceilings)"
+        f"{path}: the topics file is 101 bytes, above the ceiling of 100 bytes for a topics file "
+        "(docs/errors.md, Ceilings)"
     )
     path.write_text("x" * 100)
     assert read_text(path, small) == "x" * 100
@@ -151,7 +152,7 @@ def test_yaml_that_is_plain_data_reads_as_safe_load_reads_it() -> None:
 )
 def test_json_without_duplicate_keys_or_deep_nesting(data: bytes, message: str) -> None:
     with pytest.raises(UserError) as exc:
-        parse_json(data, "j.jsonl", line=4)
+        parse_json(data, "j.jsonl", at="line 4")
     assert _one_line(exc) == f"j.jsonl: {message}"
 
 

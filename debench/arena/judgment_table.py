@@ -318,7 +318,7 @@ def load_judgment_files(paths: Sequence[Path]) -> JudgmentTable:
             except ValidationError as exc:
                 raise UserError(f"line {n}: {line_error(exc)}", path=str(path)) from None
             except ValueError as exc:  # the JSON parser's: not JSON, a key given twice, nested too deep
-                raise json_problem(str(exc), line, path, line=n) from None
+                raise json_problem(str(exc), line, path, at=f"line {n}") from None
             builder.add(obj, f, n)
         if len(builder) == n_before:
             raise UserError("no judgments", path=str(path))

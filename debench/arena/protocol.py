@@ -236,7 +236,8 @@ def _text_of(value: Any, path: Path, field: str) -> str:
     would become its Python spelling in every prompt, and an unquoted yes / no is a boolean in YAML."""
     if isinstance(value, bool):
         raise UserError(
-            f"got {str(value).lower()}: YAML reads an unquoted yes, no, on or off as true or false; put the text in quotes",
+            f"got {str(value).lower()}: YAML reads an unquoted yes, no, on or off as true or false; "
+            "put the text in quotes",
             path=str(path),
             field=field,
         )

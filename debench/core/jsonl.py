@@ -28,7 +28,7 @@ def iter_jsonl_objects(
         line = (raw[len(BOM) :] if n == 1 and raw.startswith(BOM) else raw).rstrip()
         if not line:
             continue
-        obj = parse_json(line, path, error, line=n)
+        obj = parse_json(line, path, error, at=f"line {n}")
         if not isinstance(obj, dict):
             raise error(f"line {n}: expected a JSON object", path=str(path))
         yield n, obj

@@ -288,25 +288,27 @@ def _mapping_children(
 _JITER_AT = re.compile(r"^(?P<what>.*) at line (?P<line>\d+) column (?P<column>\d+)$", re.DOTALL)
 
 
-def parse_json(data: bytes, path: Path | str, error: type[UserError] = UserError, *, line: int | None = None) -> Any:
-    """One JSON value: a whole file, or line ``line`` of a JSON-lines file. A key given twice in
-    an object, nesting past ``MAX_NESTING`` levels, text that is not UTF-8 or not JSON: one
-    ``error`` naming the file, the line (and the key)."""
+def parse_json(data: bytes, path: Path | str, error: type[UserError] = UserError, *, at: str | None = None) -> Any:
+    """One JSON value: a whole file, or the part of a file ``at`` says (``line 4`` of a JSON-lines
+    file, ``record 3's speeches cell``). A key given twice in an object, nesting past
+    ``MAX_NESTING`` levels, text that is not UTF-8 or not JSON: one ``error`` naming the file,
+    where (and the key)."""
     import jiter
 
     try:
         return jiter.from_json(data, catch_duplicate_keys=True)
     except ValueError as exc:
-        raise json_problem(str(exc), data, path, error, line) from None
+        raise json_problem(str(exc), data, path, error, at) from None
 
 
 def json_problem(
-    message: str, data: bytes, path: Path | str, error: type[UserError] = UserError, line: int | None = None
+    message: str, data: bytes, path: Path | str, error: type[UserError] = UserError, at: str | None = None
 ) -> UserError:
-    """jiter's ``message`` about ``data`` as one line naming the file, the line and the key."""
+    """jiter's ``message`` about ``data`` as one line naming the file, where (``at``, else the
+    line jiter names) and the key."""
     m = _JITER_AT.match(message)
     what, at_line, column = (m["what"], m["line"], m["column"]) if m else (message, "1", "?")
-    where = f"line {line if line is not None else at_line}"
+    where = at or f"line {at_line}"
     duplicate = re.fullmatch(r'Detected duplicate key "(.*)"', what, re.DOTALL)
     if duplicate:
         return error(f"{where}: the key is given twice in one object", path=str(path), field=duplicate[1])

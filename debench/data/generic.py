@@ -22,7 +22,7 @@ from typing import Any
 from debench.core.errors import DataError, UserError
 from debench.core.jsonl import iter_jsonl_objects
 from debench.core.paths import portable_path
-from debench.core.user_files import DATA_FILE, open_bounded
+from debench.core.user_files import DATA_FILE, open_bounded, parse_json
 from debench.data.base import ADAPTERS, Adapter, Doc, LoadedDataset, Speech
 from debench.data.files import read_csv
 from debench.data.transcript import SIDE_AND_SPEAKER, format_transcript
@@ -95,12 +95,8 @@ def _typed_csv(rows: list[dict[str, str]], fm: FieldMap, path: Path) -> list[dic
     cell that reads as a number is that number (a whole number as an int, as in JSON)."""
     for i, row in enumerate(rows):
         if fm.speeches is not None:
-            try:
-                row[fm.speeches.field] = json.loads(row[fm.speeches.field])
-            except json.JSONDecodeError:
-                raise DataError(
-                    f"record {i + 1}: the speeches cell is not a JSON list", path=str(path), field=fm.speeches.field
-                ) from None
+            cell = row[fm.speeches.field].encode("utf-8")
+            row[fm.speeches.field] = parse_json(cell, path, DataError, at=f"record {i + 1}'s speeches cell")
         if not fm.label_map:
             try:
                 number = float(row[fm.gold])

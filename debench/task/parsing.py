@@ -54,9 +54,11 @@ def group_problem(cfg: ParserConfig) -> tuple[str, str] | None:
     if isinstance(need, bool) or not isinstance(need, (int, str)) or (isinstance(need, int) and need < 0):
         return field, f"{need!r} is not a group: a group is 0 (the whole match), 1, 2, ... or a group's name"
     for i, pattern in enumerate(_compiled(tuple(cfg.patterns), tuple(cfg.flags))):
-        if need not in pattern.groupindex if isinstance(need, str) else need > pattern.groups:
+        has = need in pattern.groupindex if isinstance(need, str) else need <= pattern.groups
+        if not has:
             return field, (
-                f"pattern {i} has {pattern.groups} group(s) and no group {need!r}: every answer would be a parse failure"
+                f"pattern {i} has {pattern.groups} group(s) and no group {need!r}: "
+                "every answer would be a parse failure"
             )
     return None
 
