@@ -27,6 +27,7 @@ import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 
@@ -116,17 +117,28 @@ def check_regular(path: Path | str, kind: Kind) -> int:
     return _checked(st, path, kind)
 
 
-@contextmanager
-def open_bounded(path: Path | str, kind: Kind) -> Iterator[BinaryIO]:
-    """``path`` opened for reading in binary, once it is known to be a regular file within the
-    kind's ceiling (the size is checked again on the open file)."""
+def _open(path: Path | str, kind: Kind) -> tuple[BinaryIO, int]:
+    """``path`` opened for reading in binary once it is known to be a regular file within the kind's
+    ceiling, and its size (checked again on the open file: not a FIFO put in its place)."""
     check_regular(path, kind)
     try:
         fd = os.open(path, os.O_RDONLY | _NONBLOCK)
     except OSError as exc:
         raise kind.refuse(path, f"cannot read the {kind.what} ({_why(exc)})") from None
-    with os.fdopen(fd, "rb") as fh:
-        _checked(os.fstat(fd), path, kind)  # the file opened is the one checked, not a FIFO put in its place
+    fh = os.fdopen(fd, "rb")
+    try:
+        return fh, _checked(os.fstat(fd), path, kind)
+    except UserError:
+        fh.close()
+        raise
+
+
+@contextmanager
+def open_bounded(path: Path | str, kind: Kind) -> Iterator[BinaryIO]:
+    """``path`` opened for reading in binary, once it is known to be a regular file within the
+    kind's ceiling (the size is checked again on the open file)."""
+    fh, _ = _open(path, kind)
+    with fh:
         yield fh
 
 
@@ -135,10 +147,14 @@ def _grew(path: Path | str, kind: Kind) -> UserError:
 
 
 def read_bytes(path: Path | str, kind: Kind) -> bytes:
-    """The whole file, a byte-order mark at its start left out."""
-    with open_bounded(path, kind) as fh:
+    """The whole file, a byte-order mark at its start left out. Read in one call of its size (a
+    file that grows meanwhile is read on, to its ceiling)."""
+    fh, size = _open(path, kind)
+    with fh:
         try:
-            data = fh.read(kind.max_bytes + 1)
+            data = fh.read(size + 1)
+            if len(data) > size:
+                data += fh.read(kind.max_bytes + 1 - len(data))
         except OSError as exc:
             raise kind.refuse(path, f"cannot read the {kind.what} ({_why(exc)})") from None
     if len(data) > kind.max_bytes:
@@ -229,58 +245,76 @@ def load_yaml(path: Path | str, kind: Kind) -> Any:
 
 
 def check_yaml_nodes(root: Any, path: Path | str, error: type[UserError] = UserError) -> None:
-    """A parsed document's nodes, in document order, before a value is built from them: a node
-    reached twice is an alias (refused: aliases of aliases expand a few hundred bytes into
-    gigabytes, and no task needs one), a key given twice in a mapping is refused (YAML would keep
-    the last silently), and nothing is nested more than ``MAX_NESTING`` levels."""
-    import yaml
-
-    seen: set[int] = set()
-    stack: list[tuple[Any, tuple[str, ...], int]] = [(root, (), 0)]
+    """A parsed document's nodes, before a value is built from them: a node reached twice is an
+    alias (refused: aliases of aliases expand a few hundred bytes into gigabytes, and no task needs
+    one), a key given twice in a mapping is refused (YAML would keep the last silently), and nothing
+    is nested more than ``MAX_NESTING`` levels. Where a problem sits (its field) is worked out only
+    once there is one."""
+    seen = {id(root)}
+    stack: list[tuple[Any, int]] = [(root, 0)]
     while stack:
-        node, where, depth = stack.pop()
-        line = node.start_mark.line + 1
+        node, depth = stack.pop()
+        if node.id == "scalar":
+            continue
+        if depth > MAX_NESTING:
+            raise error(f"line {node.start_mark.line + 1}: nested more than {MAX_NESTING} levels deep", path=str(path))
+        children = node.value if node.id == "sequence" else list(chain.from_iterable(node.value))
+        if node.id == "mapping":
+            keys = [(key.tag, key.value) for key in children[::2] if key.id == "scalar"]
+            if len(set(keys)) != len(keys):
+                _refuse_duplicate_keys(root, node, path, error)
+        before = len(seen)
+        seen.update(map(id, children))
+        if len(seen) - before != len(children):  # a node met before: an alias
+            _refuse_alias(root, path, error)
+        stack.extend((child, depth + 1) for child in reversed(children) if child.id != "scalar")  # document order
+
+
+def _refuse_alias(root: Any, path: Path | str, error: type[UserError]) -> None:
+    """One line naming the first node reached twice in document order (every node before it is
+    reached once, so the walk is as long as the file)."""
+    seen: set[int] = set()
+    for node, where in _walk(root):
         if id(node) in seen:
             raise error(
-                f"the value anchored (&) at line {line} is used again through an alias (*): "
+                f"the value anchored (&) at line {node.start_mark.line + 1} is used again through an alias (*): "
                 "debench reads no YAML aliases; write the value out",
                 path=str(path),
                 field=".".join(where) or None,
             )
         seen.add(id(node))
-        if depth > MAX_NESTING:
-            raise error(f"line {line}: nested more than {MAX_NESTING} levels deep", path=str(path))
-        if isinstance(node, yaml.SequenceNode):
-            children = [(item, (*where, str(i)), depth + 1) for i, item in enumerate(node.value)]
-        elif isinstance(node, yaml.MappingNode):
-            children = _mapping_children(node, where, depth, path, error)
-        else:
-            continue
-        stack.extend(reversed(children))
 
 
-def _mapping_children(
-    node: Any, where: tuple[str, ...], depth: int, path: Path | str, error: type[UserError]
-) -> list[tuple[Any, tuple[str, ...], int]]:
-    """The keys and values of a mapping node, each with where it sits; a key given twice (the same
-    text and type) is refused."""
-    import yaml
-
+def _refuse_duplicate_keys(root: Any, mapping: Any, path: Path | str, error: type[UserError]) -> None:
+    """A key given twice in one mapping (the same text and type) is one line naming it and both lines."""
     first: dict[tuple[str, str], int] = {}
-    children = []
-    for key, value in node.value:
-        name = str(key.value) if isinstance(key, yaml.ScalarNode) else "?"
-        if isinstance(key, yaml.ScalarNode):
-            line = key.start_mark.line + 1
-            if (key.tag, name) in first:
-                raise error(
-                    f"line {line}: the key is given twice in one mapping (first at line {first[key.tag, name]})",
-                    path=str(path),
-                    field=".".join((*where, name)),
-                )
-            first[key.tag, name] = line
-        children += [(key, (*where, name), depth + 1), (value, (*where, name), depth + 1)]
-    return children
+    for key, _ in mapping.value:
+        if key.id != "scalar":
+            continue
+        line = key.start_mark.line + 1
+        if (key.tag, key.value) in first:
+            where = next(".".join(w) for node, w in _walk(root) if node is mapping)
+            raise error(
+                f"line {line}: the key is given twice in one mapping (first at line {first[key.tag, key.value]})",
+                path=str(path),
+                field=f"{where}.{key.value}" if where else str(key.value),
+            )
+        first[key.tag, key.value] = line
+
+
+def _walk(root: Any) -> Iterator[tuple[Any, tuple[str, ...]]]:
+    """Every node in document order with the fields that lead to it (an alias's node again where
+    the alias is: walk it only until the first repeat)."""
+    stack: list[tuple[Any, tuple[str, ...]]] = [(root, ())]
+    while stack:
+        node, where = stack.pop()
+        yield node, where
+        if node.id == "sequence":
+            stack.extend((item, (*where, str(i))) for i, item in reversed(list(enumerate(node.value))))
+        elif node.id == "mapping":
+            for key, value in reversed(node.value):
+                name = str(key.value) if key.id == "scalar" else "?"
+                stack += [(value, (*where, name)), (key, (*where, name))]
 
 
 # -- JSON ------------------------------------------------------------------------------------------
