@@ -64,9 +64,7 @@ def test_a_torn_tail_is_cut_a_damaged_line_skipped_and_the_records_after_it_kept
     43: a garbage line at line 11 of 30 made a rerun ask the 20 finished documents again); the
     run that opens the log says so. A torn last line (no newline) is cut."""
     path = tmp_path / "log.jsonl"
-    good = (
-        '{"key": "a", "status": "ok"}\n{"key": "b", "status": "error"}\nnot json\n{"key": "c", "status": "ok"}\n'
-    )
+    good = '{"key": "a", "status": "ok"}\n{"key": "b", "status": "error"}\nnot json\n{"key": "c", "status": "ok"}\n'
     path.write_text(good + '{"key": "d", "sta')
     log = RecordLog(path, Rec, "key")
     assert set(log.existing) == {"a", "b", "c"} and log.finished() == {"a", "c"}
