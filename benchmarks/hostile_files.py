@@ -17,11 +17,9 @@ import subprocess
 from pathlib import Path
 
 from benchmarks.proc import ProcResult, debench_cmd, run_measured
-from debench.testing.hostile_files import CASES, EXPENSIVE, FIFO_CASES, Case
+from debench.testing.hostile_files import CASES, EXPENSIVE, FIFO_CASES, SAMPLE_RUN, Case, predictions_of
 from debench.testing.limits import GB, limited
 from debench.testing.stub_server import StubServer
-
-SAMPLE_RUN = ["--task", "ibm_speech_likert", "--data-source", "sample", "--no-progress", "--bootstrap", "20"]
 
 
 def _run(argv: list[str], env: dict[str, str], cwd: Path, budget: float, **limits: int) -> ProcResult:
@@ -75,22 +73,9 @@ def _damaged_line(work: Path, env: dict[str, str], budget: float) -> tuple[str, 
     data = ["--limit", "30", "--data-source", "local"] if real else ["--data-source", "sample"]
     line = 11 if real else 4
     with StubServer() as srv:
-        argv = [
-            "eval",
-            "--model",
-            "openai/stub",
-            "--api-base",
-            srv.base_url,
-            "--task",
-            "ibm_speech_likert",
-            *data,
-            "--no-progress",
-            "--no-cache",
-            "--bootstrap",
-            "20",
-            "--output-dir",
-            str(work / "damaged"),
-        ]
+        stub = ["--model", "openai/stub", "--api-base", srv.base_url, "--no-cache"]
+        options = ["--no-progress", "--bootstrap", "20", "--output-dir", str(work / "damaged")]
+        argv = ["eval", *stub, "--task", "ibm_speech_likert", *data, *options]
         _run(argv, env, work, budget).check("the first run")
         log = next((work / "damaged").rglob("samples_*.jsonl"))
         lines = log.read_text().splitlines(keepends=True)
@@ -114,31 +99,10 @@ def _write_error_then_rerun(work: Path, env: dict[str, str], budget: float) -> t
 
 
 def _output_fifo(work: Path, env: dict[str, str], budget: float) -> tuple[str, bool]:
-    preds = work / "preds.jsonl"
-    log = next((work / "fsize").rglob("samples_*.jsonl"))
-    preds.write_text(
-        "".join(
-            json.dumps({"doc_id": json.loads(x)["doc_id"], "prediction": 3}) + "\n"
-            for x in log.read_text().splitlines()
-        )
-    )
+    preds = predictions_of(next((work / "fsize").rglob("samples_*.jsonl")), work / "preds.jsonl")
     os.mkfifo(work / "out.fifo")
-    res = _run(
-        [
-            "score",
-            "--task",
-            "ibm_speech_likert",
-            "--predictions",
-            str(preds),
-            "--data-source",
-            "sample",
-            "--output",
-            str(work / "out.fifo"),
-        ],
-        env,
-        work,
-        budget,
-    )
+    score = ["score", "--task", "ibm_speech_likert", "--data-source", "sample", "--predictions", str(preds)]
+    res = _run([*score, "--output", str(work / "out.fifo")], env, work, budget)
     held = res.returncode == 2 and stat.S_ISFIFO(os.stat(work / "out.fifo").st_mode)
     return _row("score --output a FIFO: stays a FIFO", res, held), held
 

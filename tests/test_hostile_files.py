@@ -24,7 +24,16 @@ from debench.core.record_log import RecordLog
 from debench.data.samples import SampleRecord
 from debench.metrics.base import METRICS, Metric, ratio
 from debench.metrics.params import MetricArgs
-from debench.testing.hostile_files import CASES, FIFO_CASES, eval_task, task_file, topics_case, with_metric
+from debench.testing.hostile_files import (
+    CASES,
+    FIFO_CASES,
+    SAMPLE_RUN,
+    eval_task,
+    predictions_of,
+    task_file,
+    topics_case,
+    with_metric,
+)
 from debench.testing.limits import GB, limited
 from debench.testing.stub_server import StubServer
 
@@ -79,20 +88,7 @@ def test_a_plugin_metric_declares_its_arguments(tmp_path: Path, monkeypatch: pyt
 def finished_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A finished eval on debench's sample data: its results file."""
     out = tmp_path_factory.mktemp("run")
-    proc = run_cli(
-        "eval",
-        "--model",
-        "baseline/random",
-        "--task",
-        "ibm_speech_likert",
-        "--data-source",
-        "sample",
-        "--no-progress",
-        "--bootstrap",
-        "20",
-        "--output-dir",
-        str(out),
-    )
+    proc = run_cli("eval", "--model", "baseline/random", *SAMPLE_RUN, "--output-dir", str(out))
     assert proc.returncode == 0, proc.stderr
     return next(out.rglob("results_*.json"))
 
@@ -162,14 +158,7 @@ def test_the_report_says_when_its_log_is_incomplete(finished_run: Path, tmp_path
 
 @pytest.mark.parametrize("special", ["fifo", "socket", "folder"])
 def test_score_output_replaces_only_a_regular_file(finished_run: Path, tmp_path: Path, special: str) -> None:
-    preds = tmp_path / "preds.jsonl"
-    samples = next(finished_run.parent.glob("samples_*.jsonl"))
-    preds.write_text(
-        "".join(
-            json.dumps({"doc_id": json.loads(x)["doc_id"], "prediction": 3}) + "\n"
-            for x in samples.read_text().splitlines()
-        )
-    )
+    preds = predictions_of(next(finished_run.parent.glob("samples_*.jsonl")), tmp_path / "preds.jsonl")
     out = tmp_path / "out"
     if special == "fifo":
         os.mkfifo(out)
@@ -180,19 +169,8 @@ def test_score_output_replaces_only_a_regular_file(finished_run: Path, tmp_path:
         sock.bind(str(out))
         sock.close()
     mode = os.stat(out).st_mode
-    line = refused(
-        run_cli(
-            "score",
-            "--task",
-            "ibm_speech_likert",
-            "--predictions",
-            str(preds),
-            "--data-source",
-            "sample",
-            "--output",
-            str(out),
-        )
-    )
+    score = ["score", "--task", "ibm_speech_likert", "--data-source", "sample", "--predictions", str(preds)]
+    line = refused(run_cli(*score, "--output", str(out)))
     says = "is a directory" if special == "folder" else "debench replaces only a regular file"  # click checks a folder
     assert str(out) in line and says in line
     assert os.stat(out).st_mode == mode and sorted(p.name for p in tmp_path.iterdir()) == ["out", "preds.jsonl"]
@@ -218,20 +196,7 @@ def test_a_fifo_never_blocks(tmp_path: Path, case: str) -> None:
 def test_a_write_error_is_one_line_and_a_rerun_completes(tmp_path: Path) -> None:
     """A file size limit hit while the run's log is written (what a full disk does): one line naming
     the log, the records written kept, the torn line cut; the same command then completes."""
-    argv = [
-        "eval",
-        "--model",
-        "baseline/length",
-        "--task",
-        "ibm_speech_likert",
-        "--data-source",
-        "sample",
-        "--no-progress",
-        "--bootstrap",
-        "20",
-        "--output-dir",
-        str(tmp_path / "o"),
-    ]
+    argv = ["eval", "--model", "baseline/length", *SAMPLE_RUN, "--output-dir", str(tmp_path / "o")]
     line = refused(run_limited(*argv, size=12_000))
     assert "samples_ibm_speech_likert_" in line and "cannot write the run's log (File too large)" in line
     log = next(tmp_path.glob("o/*/samples_*.jsonl"))

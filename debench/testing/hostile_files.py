@@ -19,6 +19,8 @@ Case = tuple[list[str], str]
 REPO = Path(__file__).resolve().parents[2]
 TASK = (REPO / "tasks" / "ibm_speech_likert.yaml").read_text(encoding="utf-8")
 SAMPLE = ("--limit", "2", "--data-source", "sample", "--no-progress", "--bootstrap", "20")
+SAMPLE_RUN = ("--task", "ibm_speech_likert", "--data-source", "sample", "--no-progress", "--bootstrap", "20")
+"""A whole run on debench's sample data (8 speeches)."""
 ARENA = (
     "arena",
     "--models",
@@ -255,3 +257,11 @@ EXPENSIVE = (
 )
 """The cases of ``CASES`` that took gigabytes, minutes or a traceback of thousands of lines before
 issue 43 (``benchmarks/hostile.py`` measures them under a 3 GB address-space limit)."""
+
+
+def predictions_of(log: Path, out: Path) -> Path:
+    """A predictions file for ``debench score`` naming every document of the samples ``log`` (each
+    predicted 3)."""
+    docs = [json.loads(line)["doc_id"] for line in log.read_text(encoding="utf-8").splitlines()]
+    out.write_text("".join(json.dumps({"doc_id": d, "prediction": 3}) + "\n" for d in docs), encoding="utf-8")
+    return out
