@@ -169,6 +169,9 @@ CASES: dict[str, Callable[[Path], Case]] = {
         lambda tmp: _judgments([GOOD_LEG], "--reference", "/dev/zero")(tmp)[0],
         "/dev/zero: the reference ranking is a character device",
     ),
+    "arena --reference /dev/zero, before the first debate": _says(
+        _arena("--reference", "/dev/zero"), "/dev/zero: the reference ranking is a character device"
+    ),
     "a data line 200,000 levels deep": _deep_data_line,
     "a topics file 100,000 levels deep": _deep_topics,
     "a metric argument that does not exist": _task(
