@@ -4,7 +4,9 @@ last line it printed, its wall time and its peak memory (the child's maximum res
 ``os.wait4``). A case holds when it exits as expected within ``--budget`` seconds under 1 GB.
 
 Run twice, two identical evals sharing an output folder are started together ``--pairs`` times
-(both must exit 0 each time).
+(both must exit 0 each time, and leave no hidden file). Then the hostile files of issue 43
+(``benchmarks.hostile_files``): each a one-line refusal within ``--files-budget`` seconds under a
+3 GB address-space limit, with its peak memory.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.hostile_files import measure_files
 from debench.testing.fixed_status import FixedStatusServer
 from debench.testing.stub_server import BatchPlan, FaultPlan, StubServer
 
@@ -58,6 +61,7 @@ def main() -> int:
         help="seconds a case may take (importing litellm alone takes 20-30 s on a loaded 2-core machine)",
     )
     ap.add_argument("--pairs", type=int, default=5, help="times two identical evals are started together")
+    ap.add_argument("--files-budget", type=float, default=20.0, help="seconds a hostile file of issue 43 may take")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="debench-hostile-"))
     base_env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "LITELLM_"))}
@@ -187,6 +191,7 @@ def main() -> int:
             ]
             pair_codes.append(tuple(p.wait() for p in procs))
     hidden = [str(p) for p in work.glob("pair*/**/.*")]
+    file_lines, files_held, n_files = measure_files(work, env, args.files_budget)
 
     width = max(len(r[0]) for r in rows)
     held = 0
@@ -207,9 +212,10 @@ def main() -> int:
         f"{'held' if pairs_ok else 'NOT HELD':8} two identical evals started together: exit codes {pair_codes}; "
         f"hidden files left: {len(hidden)}"
     )
-    print(f"{held + endpoints_ok + pairs_ok} of {len(rows) + 2} held")
+    print("\n".join(file_lines))
+    print(f"{held + endpoints_ok + pairs_ok + files_held} of {len(rows) + 2 + n_files} held")
     shutil.rmtree(work, ignore_errors=True)
-    return 0 if held == len(rows) and endpoints_ok and pairs_ok else 1
+    return 0 if held == len(rows) and endpoints_ok and pairs_ok and files_held == n_files else 1
 
 
 if __name__ == "__main__":

@@ -231,6 +231,7 @@ def score(
     or a samples log) without calling any model; written to ``options.output`` when given.
     ``options`` are ``debench score``'s (``ScoreOptions``); ``keywords`` (``ScoreKeywords``) build
     them, or change the ones given, checked by the same rules."""
+    from debench.core.atomic import check_replaceable
     from debench.core.charts import speech_rating_plots
     from debench.data.loading import load_task_data
     from debench.run.task_lookup import task_file_label
@@ -239,6 +240,8 @@ def score(
 
     check_keywords("score", keywords, ScoreKeywords.__annotations__)
     opts = _options(ScoreOptions, options, dict(keywords), {})
+    if opts.output is not None:
+        check_replaceable(opts.output)  # a FIFO or a device stays what it is: refused before anything is written
     resolved = resolve_tasks([task])
     if len(resolved) != 1:
         raise UserError(f"names {len(resolved)} tasks; scoring takes one task", field="--task")

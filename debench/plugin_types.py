@@ -3,7 +3,8 @@
 * ``debench.models`` -> a ``ModelKind`` (the entry's name is the model-string prefix), making models
   from a ``ModelRequest``;
 * ``debench.metrics`` -> a ``Metric`` (the entry's name is what a task lists under ``metrics:``), or
-  a module that registers one with ``register_metric`` / ``register_sum_metric``;
+  a module that registers one with ``register_metric`` / ``register_sum_metric``; the arguments it
+  takes are declared by a ``MetricArgs`` subclass (``Metric.params``);
 * ``debench.methods`` -> a ``JudgeMethod``: ``async (JudgeContext, Doc) -> SampleRecord``;
 * ``debench.arena_ratings`` -> a ``RatingMethod`` (``debench arena rank --rating NAME``).
 
@@ -17,12 +18,14 @@ from __future__ import annotations
 from debench.arena.ratings import RatingMethod
 from debench.judging.base import JudgeContext, JudgeMethod
 from debench.metrics.base import Metric, register_metric, register_sum_metric
+from debench.metrics.params import MetricArgs
 from debench.models.kinds import ModelKind, ModelRequest
 
 __all__ = [
     "JudgeContext",
     "JudgeMethod",
     "Metric",
+    "MetricArgs",
     "ModelKind",
     "ModelRequest",
     "RatingMethod",

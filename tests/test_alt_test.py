@@ -26,6 +26,7 @@ from debench.data.ibm_speeches import load_ibm_speeches
 from debench.metrics.alt_test import alt_test_report
 from debench.metrics.base import get_metric
 from debench.metrics.bootstrap import point_and_ci
+from debench.metrics.params import refuse_bad_args
 
 REPO = Path(__file__).resolve().parent.parent
 SUBMISSIONS = REPO / "leaderboard" / "submissions"
@@ -454,7 +455,10 @@ def test_a_generic_task_maps_ratings_and_annotators(tmp_path: Path) -> None:
         },
         "prompt": {"user": "Rate this text 1-5: {{ transcript }}"},
         "parser": {"patterns": ["Score:\\s*([1-5])"], "type": "int", "choices": [1, 2, 3, 4, 5]},
-        "metrics": [{"name": "alt_test_winning_rate", "args": args}, {"name": "advantage_probability", "args": args}],
+        "metrics": [
+            {"name": "alt_test_winning_rate", "args": args},
+            {"name": "advantage_probability", "args": dict(args)},  # not one object: yaml would write an alias
+        ],
     }
     (tmp_path / "rated.yaml").write_text(yaml.safe_dump(task))
     (tmp_path / "p.jsonl").write_text(
@@ -498,14 +502,20 @@ def test_a_generic_task_maps_ratings_and_annotators(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("args", "message"),
+    ("args", "field", "message"),
     [
-        ({"epsilon": 1.5}, "epsilon must be a number in [0, 1)"),
-        ({"alpha": 0}, "alpha must be a number in (0, 1)"),
-        ({"min_docs": 1}, "min_docs must be an integer >= 2"),
+        ({"epsilon": 1.5}, "epsilon", "Input should be less than 1"),
+        ({"alpha": 0}, "alpha", "Input should be greater than 0"),
+        ({"min_docs": 1}, "min_docs", "Input should be greater than or equal to 2"),
+        ({"min_docs": 2.5}, "min_docs", "Input should be a valid integer"),
+        ({"epsilon": "0.1"}, "epsilon", "Input should be a valid number"),
+        ({"epsilon": float("nan")}, "epsilon", "Input should be a finite number"),
+        ({"epsilon": 0.1, "eps": 0.2}, "eps", "unknown argument; did you mean 'epsilon'?"),
     ],
 )
-def test_bad_arguments_are_one_clear_error(args: dict[str, object], message: str) -> None:
-    docs = [_doc(i, [3, 4, 2], ["a", "b", "c"]) for i in range(3)]
-    with pytest.raises(UserError, match=message.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[")):
-        get_metric("advantage_probability").prepare(docs, **args)
+def test_bad_arguments_are_one_clear_error(args: dict[str, object], field: str, message: str) -> None:
+    """The metric's declaration (``Metric.params``) refuses them, naming the argument."""
+    metric = get_metric("advantage_probability")
+    with pytest.raises(UserError) as exc:
+        refuse_bad_args(metric.name, metric.params, args, field="metrics.3.args")
+    assert str(exc.value) == f"field 'metrics.3.args.{field}': advantage_probability: {message}"

@@ -1,5 +1,6 @@
 """The one reader of user JSONL files (predictions, generic data, a submission's samples log):
-line numbers count every line of the file, blank ones included, and each problem is one line."""
+line numbers count every line of the file, blank ones included, each problem is one line, a key
+given twice is refused and a byte-order mark is accepted."""
 
 from __future__ import annotations
 
@@ -24,10 +25,12 @@ def test_objects_with_the_file_line_numbers(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        (b'{"a": 1}\n\n{"a": \n', "line 3: not valid JSON (Expecting value)"),
+        (b'{"a": 1}\n\n{"a": \n', "line 3: not valid JSON (EOF while parsing a value at column 5)"),
         (b'{"a": 1}\n[1, 2]\n', "line 2: expected a JSON object"),
         (b"null\n", "line 1: expected a JSON object"),
         (b'{"a": 1}\n{"a": "\xff"}\n', "line 2: not UTF-8 text"),
+        (b'{"a": 1}\n{"a": null, "a": 1}\n', "field 'a': line 2: the key is given twice in one object"),
+        (b"[" * 300 + b"]" * 300 + b"\n", "line 1: nested more than 200 levels deep"),
     ],
 )
 def test_each_problem_names_the_file_and_the_line(tmp_path: Path, data: bytes, message: str) -> None:
@@ -35,6 +38,11 @@ def test_each_problem_names_the_file_and_the_line(tmp_path: Path, data: bytes, m
     with pytest.raises(UserError) as exc:
         list(iter_jsonl_objects(path, "predictions"))
     assert str(exc.value) == f"{path}: {message}"
+
+
+def test_a_byte_order_mark_is_accepted(tmp_path: Path) -> None:
+    path = _write(tmp_path / "p.jsonl", b'\xef\xbb\xbf{"a": 1}\n{"a": 2}\n')
+    assert list(iter_jsonl_objects(path, "predictions")) == [(1, {"a": 1}), (2, {"a": 2})]
 
 
 def test_missing_file_and_the_callers_error_class(tmp_path: Path) -> None:

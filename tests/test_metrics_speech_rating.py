@@ -20,6 +20,7 @@ from scipy import stats
 from debench.core.errors import UserError
 from debench.data.ibm_speeches import load_ibm_speeches
 from debench.metrics.base import get_metric, metric_names
+from debench.metrics.params import refuse_bad_args
 from debench.metrics.reports import get_report
 
 NAMES = [
@@ -265,9 +266,13 @@ def test_bootstrap_weights_equal_explicit_resample(docs):
     assert run("source_pearson", small, judge, idx) == pytest.approx(ref_source_pearson(res_docs, res_judge), abs=1e-9)
 
 
-def test_kappa_bad_weights(docs):
-    with pytest.raises(UserError):
-        get_metric("kappa_loo").prepare(docs[:20], weights="cubic")
+def test_kappa_bad_weights():
+    """The metric's declaration refuses weights it does not know, when the task file is loaded."""
+    metric = get_metric("kappa_loo")
+    with pytest.raises(
+        UserError, match=r"field 'metrics.0.args.weights': kappa_loo: Input should be 'linear' or 'quadratic'"
+    ):
+        refuse_bad_args(metric.name, metric.params, {"weights": "cubic"}, field="metrics.0.args")
 
 
 def test_kappa_no_pairs(docs):

@@ -57,15 +57,23 @@ def test_compaction_by_one_process_loses_no_line_of_another(tmp_path: Path) -> N
     assert fresh.finished() == {f"k{i}" for i in range(8)}
 
 
-def test_torn_and_corrupt_tails_are_cut_good_lines_kept(tmp_path: Path) -> None:
+def test_a_torn_tail_is_cut_a_damaged_line_skipped_and_the_records_after_it_kept(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A damaged line in the middle of a log costs its own job, never the records after it (issue
+    43: a garbage line at line 11 of 30 made a rerun ask the 20 finished documents again); the
+    run that opens the log says so. A torn last line (no newline) is cut."""
     path = tmp_path / "log.jsonl"
-    path.write_text(
-        '{"key": "a", "status": "ok"}\n{"key": "b", "status": "error"}\nnot json\n'
-        '{"key": "c", "status": "ok"}\n{"key": "d", "sta'
-    )
+    good = '{"key": "a", "status": "ok"}\n{"key": "b", "status": "error"}\nnot json\n{"key": "c", "status": "ok"}\n'
+    path.write_text(good + '{"key": "d", "sta')
     log = RecordLog(path, Rec, "key")
-    assert set(log.existing) == {"a", "b"} and log.finished() == {"a"}
-    assert path.read_text() == '{"key": "a", "status": "ok"}\n{"key": "b", "status": "error"}\n'
+    assert set(log.existing) == {"a", "b", "c"} and log.finished() == {"a", "c"}
+    assert path.read_text() == good
+    assert "1 damaged line(s) skipped (line 3: not a Rec)" in caplog.text
+    log.append(Rec(key="b", status="ok"))
+    log.compact(["a", "b", "c"])
+    log.close()
+    assert [json.loads(x)["key"] for x in path.read_text().splitlines()] == ["a", "b", "c"]  # the damaged line is gone
 
 
 def test_one_reader_three_answers_to_a_bad_line(tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ from pydantic import ValidationError
 
 from debench.arena.judgments import FIELDS, UNNAMED_JUDGE, Judgment, line_validator
 from debench.core.errors import UserError
+from debench.core.user_files import JUDGMENTS_FILE, json_problem, read_lines
 
 MISSING = -1
 """A word or source count that the line did not give."""
@@ -291,8 +292,6 @@ def line_error(exc: ValidationError) -> str:
     errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
     err = errors[0]
     kind, loc = err["type"], ".".join(str(p) for p in err["loc"])
-    if kind == "json_invalid":
-        return f"not valid JSON ({err['msg'].removeprefix('Invalid JSON: ')})"
     if kind == "dict_type":
         return "expected a JSON object"
     if kind == "extra_forbidden":
@@ -311,21 +310,16 @@ def load_judgment_files(paths: Sequence[Path]) -> JudgmentTable:
     builder = TableBuilder()
     for f, path in enumerate(paths):
         n_before = len(builder)
-        try:
-            fh = open(path, "rb")  # noqa: SIM115 - closed below; lines are validated as bytes
-        except FileNotFoundError:
-            raise UserError("judgments file not found", path=str(path)) from None
-        except OSError as exc:
-            raise UserError(f"cannot read judgments ({exc.__class__.__name__})", path=str(path)) from None
-        with fh:
-            for n, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = validate(line)
-                except ValidationError as exc:
-                    raise UserError(f"line {n}: {line_error(exc)}", path=str(path)) from None
-                builder.add(obj, f, n)
+        for n, _, line in read_lines(path, JUDGMENTS_FILE):
+            if not line.strip():
+                continue
+            try:
+                obj = validate(line)
+            except ValidationError as exc:
+                raise UserError(f"line {n}: {line_error(exc)}", path=str(path)) from None
+            except ValueError as exc:  # the JSON parser's: not JSON, a key given twice, nested too deep
+                raise json_problem(str(exc), line, path, at=f"line {n}") from None
+            builder.add(obj, f, n)
         if len(builder) == n_before:
             raise UserError("no judgments", path=str(path))
     return builder.table(lambda f, n: f"{paths[f]} line {n}" if f >= 0 else f"judgment {n}")

@@ -12,9 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from debench.core.errors import UserError
+from debench.core.user_files import TOPICS_FILE, parse_yaml, read_text
 from debench.task.config import (
     DatasetConfig,
     GenerationConfig,
@@ -187,12 +186,11 @@ BUILTIN_TOPICS = Path(__file__).resolve().parent / "topics.yaml"
 
 def load_topics(path: str | Path | None = None) -> list[Topic]:
     """A ``.txt`` file (one question per line; optional ``question | side 1 | side 2``) or a YAML file
-    with ``topics:`` entries that are strings or ``{question, side1, side2}`` mappings."""
+    with ``topics:`` entries that are strings or ``{question, side1, side2}`` mappings, read through
+    ``debench.core.user_files`` (a regular file within its ceiling, YAML without aliases). Every
+    question and side is non-empty text; anything else is one line naming the entry."""
     path = Path(path) if path else BUILTIN_TOPICS
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"cannot read topics ({exc.__class__.__name__})", path=str(path)) from None
+    text = read_text(path, TOPICS_FILE)
     topics = _yaml_topics(text, path) if path.suffix in (".yaml", ".yml") else _text_topics(text, path)
     if not topics:
         raise UserError("no topics found", path=str(path))
@@ -203,38 +201,66 @@ def load_topics(path: str | Path | None = None) -> list[Topic]:
 
 def _yaml_topics(text: str, path: Path) -> list[Topic]:
     """The ``topics:`` list of a YAML file (or the file's list itself)."""
-    try:
-        raw = yaml.safe_load(text)
-    except yaml.YAMLError:
-        raise UserError("invalid YAML", path=str(path)) from None
+    raw = parse_yaml(text, path)
     entries = raw.get("topics") if isinstance(raw, dict) else raw
     if not isinstance(entries, list):
         raise UserError("expected a list of topics", path=str(path), field="topics")
     return [_yaml_topic(i, e, path) for i, e in enumerate(entries)]
 
 
+TOPIC_KEYS = ("question", "side1", "side2")
+
+
 def _yaml_topic(i: int, entry: Any, path: Path) -> Topic:
     """A YAML entry: a question, or a ``{question, side1, side2}`` mapping (sides Yes / No by default)."""
     if isinstance(entry, str) and entry.strip():
         return Topic(entry.strip())
-    if isinstance(entry, dict) and isinstance(entry.get("question"), str):
-        return Topic(entry["question"], str(entry.get("side1", "Yes")), str(entry.get("side2", "No")))
-    raise UserError(
-        f"entry {i + 1} is neither a question nor a {{question, side1, side2}} mapping", path=str(path), field="topics"
-    )
+    if not isinstance(entry, dict) or "question" not in entry:
+        raise UserError(
+            f"entry {i + 1} is neither a question nor a {{question, side1, side2}} mapping",
+            path=str(path),
+            field=f"topics.{i}",
+        )
+    unknown = [str(k) for k in entry if k not in TOPIC_KEYS]
+    if unknown:
+        raise UserError(
+            f"unknown key '{unknown[0]}' (known: {', '.join(TOPIC_KEYS)})", path=str(path), field=f"topics.{i}"
+        )
+    default = {"side1": "Yes", "side2": "No"}
+    values = [_text_of(entry.get(key, default.get(key)), path, f"topics.{i}.{key}") for key in TOPIC_KEYS]
+    return Topic(*values)
+
+
+def _text_of(value: Any, path: Path, field: str) -> str:
+    """A question or a side: text that is not empty, or a number (as written). A list or a mapping
+    would become its Python spelling in every prompt, and an unquoted yes / no is a boolean in YAML."""
+    if isinstance(value, bool):
+        raise UserError(
+            f"got {str(value).lower()}: YAML reads an unquoted yes, no, on or off as true or false; "
+            "put the text in quotes",
+            path=str(path),
+            field=field,
+        )
+    if isinstance(value, (int, float)):
+        return str(value)
+    if not isinstance(value, str) or not value.strip():
+        got = {str: "empty text", list: "a list", dict: "a mapping", type(None): "nothing"}.get(type(value), "a value")
+        raise UserError(f"expected non-empty text, got {got}", path=str(path), field=field)
+    return value.strip()
 
 
 def _text_topics(text: str, path: Path) -> list[Topic]:
     """One topic per line, ``question`` or ``question | side 1 | side 2``; blank and ``#`` lines skipped."""
     topics: list[Topic] = []
-    for line in text.splitlines():
+    for n, line in enumerate(text.splitlines(), start=1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         parts = [p.strip() for p in line.split("|")]
-        if len(parts) == 3:
-            topics.append(Topic(*parts))
-        elif len(parts) == 1:
-            topics.append(Topic(parts[0]))
-        else:
-            raise UserError(f"expected 'question' or 'question | side 1 | side 2', got: {line[:60]}", path=str(path))
+        if len(parts) not in (1, 3):
+            raise UserError(
+                f"line {n}: expected 'question' or 'question | side 1 | side 2', got: {line[:60]}", path=str(path)
+            )
+        if not all(parts):
+            raise UserError(f"line {n}: a question or a side is empty: {line[:60]}", path=str(path))
+        topics.append(Topic(*parts))
     return topics

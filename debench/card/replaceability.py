@@ -18,7 +18,7 @@ from typing import Any
 from debench.card.evidence import Evidence
 from debench.card.model import AltTest, Epsilon, Named, Number, ReplaceabilityRow, Status
 from debench.card.thresholds import LOW_AGREEMENT_EPSILON_FACTOR, LOW_ANNOTATOR_KAPPA
-from debench.metrics.alt_test import DEFAULT_EPSILON
+from debench.metrics.params import DEFAULT_EPSILON
 from debench.scoring.results import Results
 from debench.scoring.scores import MetricValue, alt_test_args
 from debench.task.config import MetricConfig

@@ -97,6 +97,7 @@ def arena_group(
         return
     if not models or not judge:
         raise UserError("debench arena needs --models and --judge (or the subcommand 'rank')")
+    from debench.arena.judgments import load_reference
     from debench.arena.protocol import load_topics
     from debench.arena.run import run_arena
     from debench.arena.tournament import ArenaSettings
@@ -126,6 +127,8 @@ def arena_group(
             j: make_model(j, api_bases=bases, api_key=api_key, model_args=model_args, seed=seed) for j in judge_specs
         }
     topics = load_topics(topics_file)
+    if reference is not None:
+        load_reference(reference)  # read (or refused) before the first debate, not after the last
     out = run_with_models(
         [*debaters.values(), *judges.values()],
         lambda: run_arena(

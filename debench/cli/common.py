@@ -12,6 +12,7 @@ rules the Python API's options models apply."""
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -289,6 +290,28 @@ class OneLineError(click.ClickException):
         report_error(self.message)
 
 
+def _stdout_fails() -> bool:
+    """The standard output cannot be written (so the error came from it): one more line written
+    and flushed fails too."""
+    try:
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+    except OSError:
+        return True
+    return False
+
+
+def _silence_stdout() -> None:
+    """Point the standard output at the null device, so the interpreter's last flush of what is
+    still in its buffer does not print an error on the way out."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # a stream without a file descriptor (a test's)
+        pass
+
+
 class DebenchGroup(click.Group):
     """Turns user errors into one line on stderr and exit code 2 (``UserError``, files the user
     named, and click's usage errors, which click would print as several lines of usage text); stops
@@ -310,9 +333,29 @@ class DebenchGroup(click.Group):
         except click.UsageError as exc:  # debench's own options (-v, --version)
             raise OneLineError.of(exc) from None
 
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        """click's ``main``, with a standard output that cannot be written (a full device,
+        ``debench tasks > /dev/full``) ended by one line and exit code 2, never a traceback; a
+        closed pipe (``debench tasks | head -1``) ends quietly with exit code 1, as click ends it."""
+        try:
+            return super().main(*args, **kwargs)
+        except OSError as exc:
+            if exc.filename is not None or not _stdout_fails():
+                raise
+            _silence_stdout()
+            report_error(f"cannot write the standard output ({exc.strerror or type(exc).__name__})")
+            sys.exit(2)
+
     def invoke(self, ctx: click.Context):
         from debench.models.managed_server import server_scope
 
+        try:
+            os.getcwd()
+        except FileNotFoundError:
+            report_error(
+                "the working folder no longer exists (it was deleted or moved): change to another folder and rerun"
+            )
+            ctx.exit(2)
         try:
             with server_scope():
                 return super().invoke(ctx)

@@ -25,6 +25,7 @@ def compare_cmd(results_a, results_b, test, n_resamples, seed, data_dir, output)
     which direction is better and which run wins (or that the difference is not significant at 0.05)."""
     import json
 
+    from debench.core.atomic import write_atomic
     from debench.run.compare_runs import compare_runs
 
     res = compare_runs(results_a, results_b, test=test, n=n_resamples, seed=seed, data_dir=data_dir)
@@ -37,4 +38,4 @@ def compare_cmd(results_a, results_b, test, n_resamples, seed, data_dir, output)
             f"{ci:>19}  {p:>7}  {m['verdict']}"
         )
     if output:
-        output.write_text(json.dumps(res, indent=2) + "\n")
+        write_atomic(output, json.dumps(res, indent=2) + "\n")

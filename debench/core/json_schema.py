@@ -8,7 +8,9 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from debench.core.errors import UserError
+from debench.core.ceilings import MAX_RESULTS_BYTES
+from debench.core.errors import UserError, first_problem
+from debench.core.user_files import Kind, load_json
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -31,16 +33,19 @@ def document_schema(model: type[BaseModel], *, slug: str, version: str, title: s
 
 
 def read_json_model(path: str | Path, model: type[M], what: str) -> M:
-    """The file at ``path`` as a ``model`` (a results file, a report, a card), validated; a missing,
-    unreadable or malformed one is a one-line ``UserError`` naming it as ``what`` ("results file")."""
+    """The file at ``path`` as a ``model`` (a results file, a report, a card), validated, read through
+    ``debench.core.user_files`` (a regular file within the ceiling of a results file, JSON without a
+    key given twice); a missing, unreadable or malformed one is a one-line ``UserError`` naming it
+    as ``what`` ("results file") and the first field that is wrong."""
+    from pydantic import ValidationError
+
+    data = load_json(path, Kind(what, MAX_RESULTS_BYTES))
     try:
-        return model.model_validate_json(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError(f"{what} not found", path=str(path)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"cannot read the {what} ({type(exc).__name__})", path=str(path)) from None
-    except ValueError as exc:
-        raise UserError(f"not a debench {what} ({str(exc).splitlines()[0]})", path=str(path)) from None
+        return model.model_validate(data)
+    except ValidationError as exc:
+        where, msg = first_problem(exc)
+        more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise UserError(f"not a debench {what}: {msg}{more}", path=str(path), field=where) from None
 
 
 def validate_with_schema_file(data: dict[str, Any], path: Path) -> None:

@@ -3,9 +3,10 @@
 One format for every kind of record (judged documents, debates, generated speeches): a pydantic
 record with a key field and a ``status``. Guarantees:
 
-* **Durable:** a record is appended and flushed as soon as its job finishes; a crash or a kill
-  loses at most the line being written. On open, a torn or corrupt tail is cut off (everything
-  before it is kept).
+* **Durable:** a record is appended and flushed as soon as its job finishes; a crash, a kill or
+  a full disk loses at most the line being written. On open, a torn last line (no newline) is cut
+  off; a damaged line elsewhere is skipped and reported, and every record after it is kept (the
+  job it held runs again). A write that fails is one line naming the log (``UserError``).
 * **Resumable:** records whose status is finished are skipped on the next run; the others
   (errors) are retried. The latest line of a key wins.
 * **Shared safely between processes:** appends and compaction hold an exclusive ``flock`` on a
@@ -13,7 +14,8 @@ record with a key field and a ``status``. Guarantees:
   process's compaction reopens the new file before writing, so no line is lost. Before a job
   starts, the runner *claims* it (``.NAME.claims``): a job claimed by another live process is
   left to it, so two processes on the same command do not both pay for a document (only the
-  jobs both had already started can overlap).
+  jobs both had already started can overlap). A process that ends takes its claims out of the
+  file, and the last one removes it: no hidden file is left.
 * **Redacted:** every record is redacted (``debench.core.redact.Redactor.json_text``) before it is
   written: a secret of this process, or a string shaped like a provider's key, never reaches the
   disk, even inside a successful answer.
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import socket
 from collections.abc import Callable, Iterable, Iterator
@@ -36,6 +39,7 @@ from pydantic import BaseModel
 
 from debench.core.errors import UserError
 from debench.core.redact import Redactor
+from debench.core.user_files import LOG, open_bounded, read_lines
 
 try:  # POSIX; elsewhere the log works for one process at a time
     import fcntl
@@ -51,30 +55,58 @@ HOST = socket.gethostname()
 
 
 def complete_lines(path: Path, start: int = 0) -> Iterator[tuple[int, bytes]]:
-    """(offset, line) of every newline-terminated line from ``start``; a torn last line is left out."""
-    with open(path, "rb") as fh:
-        fh.seek(start)
-        offset = start
-        for line in fh:
-            if not line.endswith(b"\n"):
-                return
-            yield offset, line
-            offset += len(line)
+    """(offset, line) of every newline-terminated line from ``start``, read through
+    ``debench.core.user_files`` (a regular file, each line within its ceiling); a torn last line is
+    left out."""
+    for line in read_lines(path, LOG, start):
+        if not line.data.endswith(b"\n"):
+            return
+        yield line.offset, line.data
+
+
+def complete_end(path: Path) -> int:
+    """Where the log's complete lines end: just past its last newline (0 without one). Bytes after
+    it are a torn last line (a process killed, or a disk full, while writing it)."""
+    with open_bounded(path, LOG) as fh:
+        pos = fh.seek(0, os.SEEK_END)
+        while pos > 0:
+            step = min(1 << 16, pos)
+            fh.seek(pos - step)
+            at = fh.read(step).rfind(b"\n")
+            if at >= 0:
+                return pos - step + at + 1
+            pos -= step
+    return 0
+
+
+def torn_tail(path: Path) -> bool:
+    """The log's last line has no newline: it was cut short (the run writing it was killed), so
+    the log is incomplete."""
+    return Path(path).stat().st_size > complete_end(path)
 
 
 BadLine = Literal["stop", "skip", "raise"]
 
 
-def read_log(path: Path, record_type: type[R], *, bad_line: BadLine, start: int = 0) -> Iterator[tuple[int, int, R]]:
+def read_log(
+    path: Path,
+    record_type: type[R],
+    *,
+    bad_line: BadLine,
+    start: int = 0,
+    skipped: list[tuple[int, int]] | None = None,
+) -> Iterator[tuple[int, int, R]]:
     """(offset, length, record) of every complete line of a log from ``start`` (a torn last line,
     without its newline, is not yet a line; blank lines are passed over): the one reader of every
     log debench writes. ``bad_line`` says what a complete line that is not a record does:
 
-    * ``stop``: the reading ends before it. A run resuming its own log (``RecordLog``) cuts the
-      file there: a line torn by a process that died, with another process's line appended to it,
-      and everything after, is redone;
-    * ``skip``: it is passed over. What other processes appended while this one runs (and the
-      compaction at the end) keeps every good line after a torn one;
+    * ``stop``: the reading ends before it (an arena's adaptive schedule, whose decisions are
+      read in order up to the first damaged one);
+    * ``skip``: it is passed over (its number and where it ends added to ``skipped`` when given).
+      A run resuming its
+      own log keeps every good line after a damaged one (the damaged line's job runs again), and
+      so does reading what other processes appended while this one runs, and the compaction at
+      the end;
     * ``raise``: a one-line ``UserError`` naming the file and the line. A finished log read for
       the user (``debench view``, ``debench compare``) is shown whole or not at all: a finished
       run's log is compacted (no bad line), so one there was damaged or written by another
@@ -94,6 +126,8 @@ def read_log(path: Path, record_type: type[R], *, bad_line: BadLine, start: int 
                     "written by another debench version)",
                     path=str(path),
                 ) from None
+            if skipped is not None:
+                skipped.append((n, offset + len(line)))
             continue
         yield offset, len(line), record
 
@@ -147,6 +181,7 @@ class RecordLog(Generic[R]):
         self.existing: dict[str, R] = {}
         self._read_to = 0  # bytes of the current file already read into ``existing``
         self._claims_read_to = 0
+        self._claims_ino: int | None = None
         self._claims: dict[str, tuple[str, int, str]] = {}  # key -> (host, pid, start time) of its claimant
         self._fh: Any = None
         self._ino: int | None = None
@@ -159,8 +194,8 @@ class RecordLog(Generic[R]):
             ) from None
         self._lock_fd = self._open_lock()
         with self.locked():
-            self._truncate_torn_tail()
-            self._refresh()
+            self._cut_torn_tail()
+            self._refresh(report=True)
 
     # -- files beside the log ------------------------------------------------------------------
     def _side(self, suffix: str) -> Path:
@@ -202,29 +237,57 @@ class RecordLog(Generic[R]):
             ) from None
 
     # -- reading -------------------------------------------------------------------------------
-    def _truncate_torn_tail(self) -> None:
-        """Cut a torn or corrupt tail (the process writing it died); keep every good line before it
-        (``read_log``'s ``stop``)."""
+    def _cut_torn_tail(self) -> None:
+        """Cut a torn last line (the process writing it died, or its disk was full); every complete
+        line is kept."""
         if not self.path.exists():
             return
-        good_end = 0
-        for offset, length, _ in read_log(self.path, self.record_type, bad_line="stop"):
-            good_end = offset + length
-        if self.path.stat().st_size > good_end:
-            with open(self.path, "r+b") as fh:
-                fh.truncate(good_end)
+        end = complete_end(self.path)
+        if self.path.stat().st_size > end:
+            with self._writing(), open(self.path, "r+b") as fh:
+                fh.truncate(end)
 
-    def _refresh(self) -> None:
-        """Read what other processes appended (or the compacted file, if it was replaced)."""
+    def _refresh(self, report: bool = False) -> None:
+        """Read what other processes appended (or the compacted file, if it was replaced). A damaged
+        line is skipped (``report``: and said on stderr, as a run opens its log)."""
         if not self.path.exists():
             self._read_to = 0
             return
         ino = self.path.stat().st_ino
         if ino != self._ino:  # new file (first read, or replaced by a compaction): read it all
             self._ino, self._read_to = ino, 0
-        for offset, length, rec in read_log(self.path, self.record_type, bad_line="skip", start=self._read_to):
+        skipped: list[tuple[int, int]] = []
+        for offset, length, rec in read_log(
+            self.path, self.record_type, bad_line="skip", start=self._read_to, skipped=skipped
+        ):
             self.existing[getattr(rec, self.key)] = self._slim(rec)
             self._read_to = offset + length
+        if skipped:
+            self._read_to = max(self._read_to, skipped[-1][1])
+            if report:
+                lines = ", ".join(str(n) for n, _ in skipped[:5]) + (", ..." if len(skipped) > 5 else "")
+                logging.getLogger(__name__).warning(
+                    "%s: %d damaged line(s) skipped (line %s: not a %s); the jobs they held run again, "
+                    "every other record is kept",
+                    self.path,
+                    len(skipped),
+                    lines,
+                    self.record_type.__name__,
+                )
+
+    @contextmanager
+    def _writing(self, path: Path | None = None) -> Iterator[None]:
+        """A write to the log (or the file beside it, ``path``) that fails (a full disk, a file
+        size limit, a folder made read-only) is one line naming the file; every finished record
+        is kept, and a rerun of the same command completes the run."""
+        try:
+            yield
+        except OSError as exc:
+            raise UserError(
+                f"cannot write the run's log ({exc.strerror or type(exc).__name__}); every finished record is kept: "
+                "rerun the same command once the file can be written",
+                path=str(path or self.path),
+            ) from None
 
     def finished(self) -> set[str]:
         return {k for k, r in self.existing.items() if getattr(r, "status", None) in FINISHED}
@@ -232,12 +295,14 @@ class RecordLog(Generic[R]):
     # -- claims --------------------------------------------------------------------------------
     def _read_claims(self) -> None:
         path = self._side(".claims")
-        if not path.exists():
-            self._claims_read_to = 0
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            self._claims_read_to, self._claims_ino = 0, None
             self._claims.clear()
             return
-        if path.stat().st_size < self._claims_read_to:  # rewritten
-            self._claims_read_to = 0
+        if st.st_ino != self._claims_ino or st.st_size < self._claims_read_to:  # new, or rewritten
+            self._claims_ino, self._claims_read_to = st.st_ino, 0
             self._claims.clear()
         for offset, line in complete_lines(path, self._claims_read_to):
             try:
@@ -282,7 +347,8 @@ class RecordLog(Generic[R]):
                     lines.append(json.dumps({"k": key, "h": host, "p": pid, "s": started}) + "\n")
                     self._claims[key] = mine
             if lines:
-                with open(self._side(".claims"), "a", encoding="utf-8") as fh:
+                path = self._side(".claims")
+                with self._writing(path), open(path, "a", encoding="utf-8") as fh:
                     fh.write("".join(lines))
         return out
 
@@ -310,17 +376,31 @@ class RecordLog(Generic[R]):
 
     _ino_of_handle: int | None = None
 
+    def _drop_handle(self, size: int) -> None:
+        """After a failed append: close the handle (its buffer cannot be written) and cut the part of
+        the line that reached the file, so the log ends with a complete line."""
+        with contextlib.suppress(OSError):
+            self._fh.close()
+        self._fh = None
+        with contextlib.suppress(OSError):
+            os.truncate(self.path, size)
+
     def append(self, record: R) -> None:
         text = record.model_dump_json()
         redacted = self._redactor.json_text(text)
         if redacted != text:  # a secret in the record (an answer echoing the key): kept as written
             text, record = redacted, self.record_type.model_validate_json(redacted)
         line = (text + "\n").encode("utf-8")
-        with self.locked():
+        with self.locked(), self._writing():
             fh = self._handle()
-            alone = self._ino == self._ino_of_handle and os.fstat(fh.fileno()).st_size == self._read_to
-            fh.write(line)
-            fh.flush()
+            size = os.fstat(fh.fileno()).st_size
+            alone = self._ino == self._ino_of_handle and size == self._read_to
+            try:
+                fh.write(line)
+                fh.flush()
+            except OSError:
+                self._drop_handle(size)
+                raise
             if alone:  # nobody else appended since we last read: no need to parse our own line
                 self._read_to += len(line)
             else:
@@ -347,15 +427,26 @@ class RecordLog(Generic[R]):
         self._lock_fd = -1
 
     def release_claims(self) -> None:
-        """Forget the claims file when no live process holds a claim any more."""
+        """Take this process's claims out of the claims file, and remove the file once no live
+        process holds a claim in it: two runs of one command leave no hidden file, whichever ends
+        first. A claims file that cannot be rewritten (a full disk) is left as it is."""
         with self.locked():
             self._read_claims()
-            others = [k for k in self._claims if self._claimed_by_other(k)]
             path = self._side(".claims")
-            if not others and path.exists():
-                path.unlink()
-                self._claims.clear()
-                self._claims_read_to = 0
+            others = {k: who for k, who in self._claims.items() if self._claimed_by_other(k)}
+            tmp = path.with_name(path.name + ".tmp")
+            try:
+                if not others:
+                    path.unlink(missing_ok=True)
+                elif len(others) < len(self._claims):
+                    lines = [json.dumps({"k": k, "h": h, "p": p, "s": s}) + "\n" for k, (h, p, s) in others.items()]
+                    tmp.write_text("".join(lines), encoding="utf-8")
+                    os.replace(tmp, path)
+            except OSError:
+                with contextlib.suppress(OSError):
+                    tmp.unlink(missing_ok=True)
+            self._claims_read_to, self._claims_ino = 0, None
+            self._claims.clear()
 
     def compact(self, order: Iterable[str]) -> None:
         """Rewrite as one line per key (its latest line, bytes unchanged), in ``order`` then the
@@ -373,13 +464,19 @@ class RecordLog(Generic[R]):
             if ids == list(latest) and len(latest) == n_lines:
                 return  # already one line per key, in order
             tmp = self.path.with_name(self.path.name + ".tmp")
-            with open(self.path, "rb") as src, open(tmp, "wb") as dst:
-                for k in ids:
-                    offset, length = latest[k]
-                    src.seek(offset)
-                    dst.write(src.read(length))
-                dst.flush()
-                os.fsync(dst.fileno())
-            os.replace(tmp, self.path)
+            with self._writing():
+                try:
+                    with open(self.path, "rb") as src, open(tmp, "wb") as dst:
+                        for k in ids:
+                            offset, length = latest[k]
+                            src.seek(offset)
+                            dst.write(src.read(length))
+                        dst.flush()
+                        os.fsync(dst.fileno())
+                    os.replace(tmp, self.path)
+                except OSError:
+                    with contextlib.suppress(OSError):
+                        tmp.unlink(missing_ok=True)
+                    raise
             self._ino = None  # re-read from the start next time
             self._read_to = 0

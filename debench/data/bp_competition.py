@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from debench.core.errors import DataError
+from debench.core.user_files import DEBATE_FILE, read_text
 from debench.data.base import Doc, Speech, register_adapter
 from debench.data.files import as_int, panelbench_fields, read_csv, read_panelbench_debate
 from debench.data.transcript import SpeechHeader, format_transcript
@@ -48,7 +49,7 @@ def round_names(directory: Path) -> dict[str, str]:
     if not path.exists():
         return {}
     names = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in read_text(path, DEBATE_FILE).splitlines():
         doc_id, _, rest = line.partition("\t")
         names[doc_id.strip()] = rest.split(":", 1)[0].strip()
     return names

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from debench.core.errors import DataError
+from debench.core.user_files import DATA_FILE, DEBATE_FILE, open_bounded, read_bytes
 from debench.data.base import Doc, Speech, register_adapter
 from debench.data.transcript import SpeechHeader, format_transcript
 
@@ -179,13 +180,26 @@ def parse_transcript(text: str) -> tuple[list[Speech], dict[str, Any]]:
     return speeches, {"motion": _motion(text), "parse_warnings": warnings, "n_pois": n_pois}
 
 
+def _member_text(zf: zipfile.ZipFile, info: zipfile.ZipInfo, archive: Path) -> str:
+    """One transcript of the archive, unpacked no further than the ceiling of one debate's file."""
+    with zf.open(info) as member:
+        data = member.read(DEBATE_FILE.max_bytes + 1)
+    if len(data) > DEBATE_FILE.max_bytes:
+        raise DataError(
+            f"member {info.filename} unpacks to more than {DEBATE_FILE.max_bytes:,} bytes, the ceiling of "
+            "one debate's file (docs/errors.md, Ceilings)",
+            path=str(archive),
+        )
+    return data.decode("utf-8", errors="replace")
+
+
 def _read_transcripts(directory: Path) -> dict[str, tuple[str, str]]:
     """normalized name -> (file stem, text), from the zip or an extracted folder."""
     out: dict[str, tuple[str, str]] = {}
     archive = directory / "Cleaned Speeches.zip"
-    if archive.is_file():
+    if archive.exists():
         try:
-            with zipfile.ZipFile(archive) as zf:
+            with open_bounded(archive, DATA_FILE) as raw, zipfile.ZipFile(raw) as zf:
                 for info in zf.infolist():
                     name = info.filename
                     if (
@@ -196,7 +210,7 @@ def _read_transcripts(directory: Path) -> dict[str, tuple[str, str]]:
                     ):
                         continue
                     stem = Path(name).stem
-                    out[normalize_name(stem)] = (stem, zf.read(info).decode("utf-8", errors="replace"))
+                    out[normalize_name(stem)] = (stem, _member_text(zf, info, archive))
         except zipfile.BadZipFile:
             raise DataError("not a readable zip archive", path=str(archive)) from None
         return out
@@ -205,7 +219,7 @@ def _read_transcripts(directory: Path) -> dict[str, tuple[str, str]]:
         if d.is_dir():
             for p in sorted(d.rglob("*.txt")):
                 if "__MACOSX" not in p.parts:
-                    out[normalize_name(p.stem)] = (p.stem, p.read_text(encoding="utf-8", errors="replace"))
+                    out[normalize_name(p.stem)] = (p.stem, read_bytes(p, DEBATE_FILE).decode("utf-8", errors="replace"))
             return out
     raise DataError(
         "no transcripts: expected 'Cleaned Speeches.zip' or a 'cleaned_speeches/' folder", path=str(directory)
@@ -230,9 +244,10 @@ def read_scores(path: Path) -> dict[str, dict[str, Any]]:
     import pandas as pd
 
     try:
-        df = pd.read_excel(path)
-    except FileNotFoundError:
-        raise DataError("file not found", path=str(path)) from None
+        with open_bounded(path, DATA_FILE) as fh:
+            df = pd.read_excel(fh)
+    except DataError:
+        raise
     except Exception as exc:  # noqa: BLE001 - openpyxl raises many kinds for a broken file
         raise DataError(f"not a readable spreadsheet ({exc.__class__.__name__})", path=str(path)) from None
     df.columns = [str(c).strip() for c in df.columns]

@@ -1,21 +1,17 @@
-"""Reading the files of published data sets; every problem is a one-line DataError naming the
-file (and the column or key)."""
+"""Reading the files of published data sets through ``debench.core.user_files`` (regular files
+within their ceilings; YAML without aliases or a key given twice); every problem is a one-line
+DataError naming the file (and the column or key)."""
 
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from debench.core.errors import DataError
-
-SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-"""libyaml's safe loader when PyYAML has it (~20-30x faster than the pure-Python one, the same
-values), else the pure one: for task files and for data sets of YAML files (DebateArt and BP are
-two per debate)."""
+from debench.core.user_files import DATA_FILE, DEBATE_FILE, load_yaml, open_bounded
 
 
 def read_csv(path: Path, required: list[str]) -> list[dict[str, str]]:
@@ -31,7 +27,7 @@ def iter_csv(path: Path, required: list[str]) -> Iterator[dict[str, str]]:
     """
     csv.field_size_limit(1 << 30)  # speeches are long cells; the default cap is 128 KiB
     try:
-        with open(path, encoding="utf-8-sig", newline="") as fh:
+        with open_bounded(path, DATA_FILE) as raw, io.TextIOWrapper(raw, encoding="utf-8-sig", newline="") as fh:
             reader = csv.DictReader(fh)
             columns = reader.fieldnames or []
             missing = [c for c in required if c not in columns]
@@ -41,8 +37,6 @@ def iter_csv(path: Path, required: list[str]) -> Iterator[dict[str, str]]:
                 if None in row:
                     raise DataError(f"line {reader.line_num}: more cells than columns", path=str(path))
                 yield {k: "" if v is None else v for k, v in row.items()}
-    except FileNotFoundError:
-        raise DataError("file not found", path=str(path)) from None
     except (csv.Error, UnicodeDecodeError) as exc:
         raise DataError(f"not a readable CSV ({exc.__class__.__name__})", path=str(path)) from None
 
@@ -77,12 +71,8 @@ def as_bool(cell: str, path: Path, column: str) -> bool:
 
 
 def read_yaml(path: Path) -> Any:
-    try:
-        return yaml.load(path.read_text(encoding="utf-8"), Loader=SAFE_LOADER)
-    except FileNotFoundError:
-        raise DataError("file not found", path=str(path)) from None
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise DataError(f"not readable YAML ({exc.__class__.__name__})", path=str(path)) from None
+    """One debate's YAML file."""
+    return load_yaml(path, DEBATE_FILE)
 
 
 def read_panelbench_debate(directory: Path, doc_id: str) -> tuple[dict[str, Any], list[Any], Path, Path]:

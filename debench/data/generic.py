@@ -1,6 +1,7 @@
 """The generic adapter: a task over any table of records, written in YAML only.
 
-Records come from a local file — JSONL (read with ``jsonlines``), CSV, Parquet, or a folder
+Records come from a local file — JSONL, CSV, Parquet (each read through ``debench.core.user_files``:
+a regular file within its ceiling, JSON lines without a key given twice), or a folder
 written by ``datasets``' ``save_to_disk`` — or from a Hugging Face data set through
 ``datasets.load_dataset(repo_id, config, split=..., revision=...)``. ``dataset.fields`` (see
 ``debench.task.config.FieldMap``) says which column is the id, the text or speeches, the gold answer and
@@ -21,6 +22,7 @@ from typing import Any
 from debench.core.errors import DataError, UserError
 from debench.core.jsonl import iter_jsonl_objects
 from debench.core.paths import portable_path
+from debench.core.user_files import DATA_FILE, open_bounded, parse_json
 from debench.data.base import ADAPTERS, Adapter, Doc, LoadedDataset, Speech
 from debench.data.files import read_csv
 from debench.data.transcript import SIDE_AND_SPEAKER, format_transcript
@@ -47,7 +49,8 @@ def read_parquet(path: Path) -> list[dict[str, Any]]:
     import pyarrow.parquet as pq
 
     try:
-        rows: list[dict[str, Any]] = pq.read_table(path).to_pylist()
+        with open_bounded(path, DATA_FILE) as fh:
+            rows: list[dict[str, Any]] = pq.read_table(fh).to_pylist()
         return rows
     except (pa.ArrowException, OSError) as exc:
         raise DataError(f"not a readable Parquet file ({type(exc).__name__})", path=str(path)) from None
@@ -92,12 +95,8 @@ def _typed_csv(rows: list[dict[str, str]], fm: FieldMap, path: Path) -> list[dic
     cell that reads as a number is that number (a whole number as an int, as in JSON)."""
     for i, row in enumerate(rows):
         if fm.speeches is not None:
-            try:
-                row[fm.speeches.field] = json.loads(row[fm.speeches.field])
-            except json.JSONDecodeError:
-                raise DataError(
-                    f"record {i + 1}: the speeches cell is not a JSON list", path=str(path), field=fm.speeches.field
-                ) from None
+            cell = row[fm.speeches.field].encode("utf-8")
+            row[fm.speeches.field] = parse_json(cell, path, DataError, at=f"record {i + 1}'s speeches cell")
         if not fm.label_map:
             try:
                 number = float(row[fm.gold])

@@ -43,15 +43,12 @@ from typing import Any
 import numpy as np
 from scipy.sparse import csr_matrix
 
-from debench.core.errors import UserError
 from debench.data.base import Doc
 from debench.metrics.annotators import human_ratings
 from debench.metrics.base import Draws, Evaluate, Metric, register_metric
 from debench.metrics.likert import judge_scores
+from debench.metrics.params import DEFAULT_ALPHA, DEFAULT_EPSILON, DEFAULT_MIN_DOCS, AltTestArgs
 
-DEFAULT_EPSILON = 0.1
-DEFAULT_ALPHA = 0.05
-DEFAULT_MIN_DOCS = 30
 MIN_ANNOTATORS = 3
 PASS_RATE = 0.5
 NO_CI = "no CI: a share of annotators decided by tests"
@@ -79,16 +76,8 @@ class Ratings:
         alpha: float = DEFAULT_ALPHA,
         min_docs: int = DEFAULT_MIN_DOCS,
     ) -> Ratings:
-        if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0 <= epsilon < 1:
-            raise UserError(
-                f"alt-test: epsilon must be a number in [0, 1), got {epsilon!r}", field="metrics.args.epsilon"
-            )
-        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-            raise UserError(f"alt-test: alpha must be a number in (0, 1), got {alpha!r}", field="metrics.args.alpha")
-        if isinstance(min_docs, bool) or not isinstance(min_docs, int) or min_docs < 2:
-            raise UserError(
-                f"alt-test: min_docs must be an integer >= 2, got {min_docs!r}", field="metrics.args.min_docs"
-            )
+        """The table, with the test's settings (checked against ``AltTestArgs`` when the task file
+        was loaded)."""
         rows = [human_ratings(d) for d in docs]
         ids = sorted({a for _, who in rows for a in who}, key=lambda a: (str(type(a)), a))
         index = {a: i for i, a in enumerate(ids)}
@@ -329,6 +318,7 @@ for _metric in (
         bind=_bind_winning_rate,
         description="Alt-test winning rate: share of annotators the judge beats (passes at >= 0.5)",
         no_ci=NO_CI,
+        params=AltTestArgs,
     ),
     Metric(
         name="advantage_probability",
@@ -336,6 +326,7 @@ for _metric in (
         bind=_bind_advantage,
         description="Alt-test advantage probability: how often the judge aligns with the other annotators at "
         "least as well as the left-out one",
+        params=AltTestArgs,
     ),
 ):
     register_metric(_metric)

@@ -19,8 +19,7 @@ from scipy.sparse import csr_matrix
 
 from debench.core.errors import UserError
 from debench.data.base import Doc
-
-DEFAULT_MIN_SHARED = 50
+from debench.metrics.params import DEFAULT_MIN_SHARED
 
 
 def human_ratings(doc: Doc) -> tuple[list[int], list[Any]]:

@@ -29,6 +29,7 @@ import numpy as np
 
 from debench.core.registries import Registry
 from debench.data.base import Doc
+from debench.metrics.params import MetricArgs
 
 NOT_FINITE = "the value is not a finite number"
 
@@ -104,6 +105,9 @@ class Metric:
     description: str = ""
     no_ci: str | None = None
     """Why the metric has no bootstrap CI (e.g. a count of test decisions); None: it has one."""
+    params: type[MetricArgs] | None = None
+    """The arguments ``prepare`` takes (``debench.metrics.params``), checked when a task file is
+    loaded; None: it takes none."""
 
     def value(self, state: Any, preds: np.ndarray, idx: np.ndarray | None = None) -> float | None:
         """The value on the documents at positions ``idx`` (default: all of them once)."""
@@ -138,12 +142,19 @@ Finish = Callable[[np.ndarray], Draws]
 
 
 def register_sum_metric(
-    name: str, terms: Terms, finish: Finish, *, higher_is_better: bool = True, description: str = ""
+    name: str,
+    terms: Terms,
+    finish: Finish,
+    *,
+    higher_is_better: bool = True,
+    description: str = "",
+    params: type[MetricArgs] | None = None,
 ) -> Metric:
     """A metric that is a function of per-document terms summed over the documents.
 
     ``terms(preds, targets, **args)`` returns an (n, F) array, one row per document, computed once
-    per set of predictions; ``finish(sums)`` turns the (b, F) weighted sums into values.
+    per set of predictions; ``finish(sums)`` turns the (b, F) weighted sums into values. ``params``
+    declares the ``args`` it takes (``Metric.params``).
     """
 
     def prepare(docs: Sequence[Doc], **args: Any) -> tuple[np.ndarray, dict[str, Any]]:
@@ -163,6 +174,7 @@ def register_sum_metric(
             bind=bind,
             higher_is_better=higher_is_better,
             description=description or (terms.__doc__ or "").strip().splitlines()[0],
+            params=params,
         )
     )
 

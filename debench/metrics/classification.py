@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from debench.metrics.base import Draws, ratio, register_sum_metric, safe_divide
+from debench.metrics.params import LabelsArgs, ValueMapArgs
 
 VERDICT_VALUES = {"pro": 0.0, "tie": 0.5, "con": 1.0}
 
@@ -101,10 +102,14 @@ def _kappa(sums: np.ndarray) -> Draws:
 
 
 register_sum_metric(
-    "rmse", _rmse_terms, partial(ratio, empty="no documents", transform=np.sqrt), higher_is_better=False
+    "rmse",
+    _rmse_terms,
+    partial(ratio, empty="no documents", transform=np.sqrt),
+    higher_is_better=False,
+    params=ValueMapArgs,
 )
 register_sum_metric("accuracy", _accuracy_terms, partial(ratio, empty="no documents"))
-register_sum_metric("macro_f1", _f1_terms, _macro_f1)
+register_sum_metric("macro_f1", _f1_terms, _macro_f1, params=LabelsArgs)
 register_sum_metric(
     "cohen_kappa",
     _kappa_terms,

@@ -42,14 +42,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from debench.core.errors import UserError
 from debench.data.base import Doc
-from debench.metrics.annotators import DEFAULT_MIN_SHARED, PairTable, annotator_pairs
+from debench.metrics.annotators import PairTable, annotator_pairs
 from debench.metrics.base import Draws, Evaluate, Metric, register_metric, safe_divide
 from debench.metrics.likert import LIKERT, categories, judge_scores
+from debench.metrics.params import DEFAULT_MIN_SHARED, DEFAULT_WEIGHTS, KappaArgs
 
-DEFAULT_WEIGHTS = "quadratic"
-WEIGHTINGS = ("linear", "quadratic")
 BLOCK_ELEMENTS = 1 << 17
 """Pairs are taken a few at a time: per-pair arrays hold at most this many (pair, resample) values."""
 
@@ -69,12 +67,6 @@ def _embedding(weights: str, n_categories: int) -> Embed:
 
 def _largest_term(weights: str, n_categories: int) -> float:
     return float((n_categories - 1) ** 2 if weights == "quadratic" else max(n_categories - 1, 1))
-
-
-def _check_weights(weights: str) -> str:
-    if weights not in WEIGHTINGS:
-        raise UserError(f"kappa weights must be one of {', '.join(WEIGHTINGS)}, got {weights!r}")
-    return weights
 
 
 def _no_pairs(min_shared: int) -> str:
@@ -151,7 +143,7 @@ class _KappaState:
 def _prepare(
     docs: Sequence[Doc], *, min_shared: int = DEFAULT_MIN_SHARED, weights: str = DEFAULT_WEIGHTS
 ) -> _KappaState:
-    return _KappaState(table=annotator_pairs(docs, min_shared), weights=_check_weights(weights), min_shared=min_shared)
+    return _KappaState(table=annotator_pairs(docs, min_shared), weights=weights, min_shared=min_shared)
 
 
 def _bind_loo(state: _KappaState, preds: np.ndarray) -> Evaluate:
@@ -194,6 +186,7 @@ register_metric(
         name="kappa_loo",
         prepare=_prepare,
         bind=_bind_loo,
+        params=KappaArgs,
         description="Leave-one-out weighted Cohen's kappa: the judge replaces either annotator of each pair "
         "sharing >= min_shared speeches; mean over pairs and positions",
     )
@@ -203,6 +196,7 @@ register_metric(
         name="kappa_human",
         prepare=_prepare,
         bind=_bind_human,
+        params=KappaArgs,
         description="Mean weighted Cohen's kappa between the humans of the same annotator pairs (reference)",
     )
 )

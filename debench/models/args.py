@@ -36,10 +36,18 @@ from debench.core.options import key_value_parts
 from debench.core.redact import is_secret_name
 from debench.models.llama_cpp_settings import LlamaCppSettings
 
+MAX_WAIT_S = 86_400.0
+"""The longest a client setting may wait, in seconds (a day): a request timeout, a retry delay, a
+server's start-up. Past it, the clients' timers overflow (``timeout=inf`` failed every request)."""
 
-class GenerationArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
+class _Args(BaseModel):
+    """Model arguments: unknown keys refused, numbers finite (``inf`` and ``nan`` are refused)."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+
+class GenerationArgs(_Args):
     temperature: float | None = Field(default=None, ge=0, le=2)
     top_p: float | None = Field(default=None, gt=0, le=1)
     top_k: int | None = Field(default=None, ge=0)
@@ -52,13 +60,11 @@ class GenerationArgs(BaseModel):
     repetition_penalty: float | None = Field(default=None, gt=0)
 
 
-class ClientArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    timeout: float | None = Field(default=None, gt=0)
+class ClientArgs(_Args):
+    timeout: float | None = Field(default=None, gt=0, le=MAX_WAIT_S)
     max_retries: int | None = Field(default=None, ge=0)
-    base_delay: float | None = Field(default=None, ge=0)
-    max_delay: float | None = Field(default=None, gt=0)
+    base_delay: float | None = Field(default=None, ge=0, le=MAX_WAIT_S)
+    max_delay: float | None = Field(default=None, gt=0, le=MAX_WAIT_S)
     connect_grace: float | None = Field(default=None, ge=0, le=3600)
     client: Literal["auto", "http", "litellm"] = "auto"
     grammar: bool = False
@@ -74,9 +80,7 @@ _WORD = r"^[A-Za-z0-9_.:+-]+$"
 """A single token (a dtype, a quantization method, a revision): never a flag or a second argument."""
 
 
-class ServerArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class ServerArgs(_Args):
     revision: str | None = Field(default=None, pattern=_WORD)
     tensor_parallel_size: int | None = Field(default=None, ge=1)
     data_parallel_size: int | None = Field(default=None, ge=1)
@@ -86,7 +90,7 @@ class ServerArgs(BaseModel):
     quantization: str | None = Field(default=None, pattern=_WORD)
     server_args: str | None = None
     vllm_command: str | None = None
-    startup_timeout: float | None = Field(default=None, gt=0)
+    startup_timeout: float | None = Field(default=None, gt=0, le=MAX_WAIT_S)
 
 
 GENERATION_KEYS = tuple(GenerationArgs.model_fields)
@@ -103,6 +107,7 @@ _TYPE_WORDS = {
     "int_parsing": "a whole number",
     "bool_parsing": "true or false",
     "int_from_float": "a whole number",
+    "finite_number": "a finite number",
 }
 
 

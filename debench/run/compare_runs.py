@@ -16,7 +16,7 @@ from debench.metrics.names import STATUS_METRICS
 from debench.metrics.paired import paired_bootstrap, paired_permutation
 from debench.run.task_lookup import load_task
 from debench.scoring.predictions import load_predictions
-from debench.scoring.results import Results, load_results
+from debench.scoring.results import Results, load_results, samples_log_path
 from debench.scoring.scores import scored_pairs
 from debench.task.config import TaskConfig
 
@@ -102,11 +102,7 @@ def _check_comparable(ra: Results, rb: Results, path_b: Path) -> None:
 
 def _run_records(path: Path, results: Results, task: TaskConfig, docs: list[Doc]) -> dict[str, SampleRecord]:
     """A run's records, read from the samples log beside its results file."""
-    if not results.samples_file:
-        raise UserError("the results name no samples file", path=str(path), field="samples_file")
-    samples = Path(path).parent / results.samples_file
-    if not samples.is_file():
-        raise UserError("the samples file the results name is not beside them", path=str(samples))
+    samples = samples_log_path(results, path)
     ids = {rec.doc_id for rec in read_records(samples)}
     return {rec.doc_id: rec for rec in load_predictions(samples, task, [d for d in docs if d.doc_id in ids])}
 

@@ -26,6 +26,7 @@ from debench.core.options import (
     Repeats,
     Seconds,
 )
+from debench.core.user_files import JUDGING_MANUAL, read_text
 from debench.data.base import Doc, LoadedDataset
 from debench.data.loading import Documents, run_documents
 from debench.data.prompts import check_templates
@@ -266,11 +267,7 @@ def with_judging_manual(task: TaskConfig, path: Path) -> TaskConfig:
     """The task with its ``judging_manual`` prompt variable read from ``path``."""
     if "judging_manual" not in task.prompt.variables:
         raise UserError(f"task '{task.name}' uses no judging manual", field="--judging-manual")
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"cannot read the judging manual ({exc.__class__.__name__})", path=str(path)) from None
-    variables = {**task.prompt.variables, "judging_manual": text}
+    variables = {**task.prompt.variables, "judging_manual": read_text(path, JUDGING_MANUAL)}
     return task.model_copy(update={"prompt": task.prompt.model_copy(update={"variables": variables})})
 
 

@@ -1,4 +1,5 @@
-"""Reading a task YAML file: ``yaml.safe_load``, ``include:`` bases, prompt files, validation
+"""Reading a task YAML file (``debench.core.user_files``: within bounds, no YAML alias, no key given
+twice), ``include:`` bases, prompt files, validation
 against ``debench.task.config.TaskConfig``, and the names it uses (metrics, reports) checked against their
 registries. Any problem is one ``UserError`` naming the file and the field."""
 
@@ -7,29 +8,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-import yaml
-
 from debench.core.errors import UserError, first_problem
-from debench.data.files import SAFE_LOADER
+from debench.core.user_files import PROMPT_FILE, TASK_FILE, load_yaml, read_text
 
 if TYPE_CHECKING:  # imported where used: listing tasks (``read_summary``) needs no pydantic model
+    from debench.metrics.params import MetricArgs
     from debench.task.config import TaskConfig
 
 
 def _read_yaml(path: Path) -> dict[str, Any]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserError("task file not found", path=str(path)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"cannot read task file ({exc.__class__.__name__})", path=str(path)) from None
-    try:
-        raw = yaml.load(text, Loader=SAFE_LOADER)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or "invalid YAML"
-        raise UserError(f"invalid YAML{where}: {problem}", path=str(path)) from None
+    """A task file's fields: through ``debench.core.user_files`` (a regular file within its ceiling,
+    YAML without aliases or a key given twice)."""
+    raw = load_yaml(path, TASK_FILE)
     if not isinstance(raw, dict):
         raise UserError("a task file must be a mapping of fields", path=str(path))
     return raw
@@ -128,9 +118,9 @@ def _read_prompt_files(raw: dict[str, Any], files: dict[str, Path], path: Path) 
     variables = dict(prompt.get("variables") or {})
     for name, file in files.items():
         try:
-            variables[name] = file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            raise UserError(f"cannot read prompt file {file}", path=str(path), field=f"prompt.files.{name}") from None
+            variables[name] = read_text(file, PROMPT_FILE)
+        except UserError as exc:
+            raise UserError(f"cannot read prompt file {exc}", path=str(path), field=f"prompt.files.{name}") from None
     prompt["variables"] = variables
 
 
@@ -150,6 +140,7 @@ def load_task_file(path: str | Path) -> TaskConfig:
         extra = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
         raise UserError(f"{msg}{extra}", path=str(path), field=where or "<root>") from None
     check_names(task, path)
+    check_parser_groups(task, path)
     task.dataset._base_dir = path.parent  # the generic adapter's dataset.file is relative to the task file
     return task
 
@@ -187,16 +178,16 @@ def check_names(task: TaskConfig, path: Path) -> None:
     from debench.metrics.names import BUILTIN_REPORTS, STATUS_METRICS
 
     for i, m in enumerate(task.metrics):
-        if m.name in STATUS_METRICS or m.name in declared("debench.metrics"):
-            continue
-        from debench.metrics.base import METRICS
+        if m.name not in STATUS_METRICS and m.name not in declared("debench.metrics"):
+            from debench.metrics.base import METRICS
 
-        if m.name not in METRICS:
-            raise UserError(
-                METRICS.unknown_message(m.name, f", {', '.join(STATUS_METRICS)}"),
-                path=str(path),
-                field=f"metrics.{i}.name",
-            )
+            if m.name not in METRICS:
+                raise UserError(
+                    METRICS.unknown_message(m.name, f", {', '.join(STATUS_METRICS)}"),
+                    path=str(path),
+                    field=f"metrics.{i}.name",
+                )
+        check_metric_args(task, i, path)
     from debench.metrics.names import ALT_TEST_METRICS
 
     alt = [(i, m) for i, m in enumerate(task.metrics) if m.name in ALT_TEST_METRICS]
@@ -215,3 +206,41 @@ def check_names(task: TaskConfig, path: Path) -> None:
 
         if r not in REPORTS:
             raise UserError(REPORTS.unknown_message(r), path=str(path), field=f"reports.{i}")
+
+
+def check_metric_args(task: TaskConfig, i: int, path: Path) -> None:
+    """The task's ``i``-th metric's arguments against the metric's declaration
+    (``debench.metrics.params``): an unknown argument, a value of the wrong type or out of range is
+    one line naming the field, before any request (a status metric takes none)."""
+    from debench.metrics.names import STATUS_METRICS
+    from debench.metrics.params import refuse_bad_args
+
+    m = task.metrics[i]
+    params = None if m.name in STATUS_METRICS else metric_params(m.name)
+    refuse_bad_args(m.name, params, m.args, field=f"metrics.{i}.args", path=str(path))
+
+
+def metric_params(name: str) -> type[MetricArgs] | None:
+    """The declaration of metric ``name``'s arguments: debench's own from
+    ``debench.metrics.params.BUILTIN_PARAMS`` (none of its code imported: no numpy before the first
+    request), an installed plug-in's from its ``Metric`` (its module is imported)."""
+    from debench.core.entry_points import declared
+    from debench.metrics.params import BUILTIN_PARAMS
+
+    item = declared("debench.metrics").get(name)
+    if item is not None and item.distribution == "debench":
+        return BUILTIN_PARAMS.get(name)
+    from debench.metrics.base import METRICS
+
+    return METRICS.get(name).params
+
+
+def check_parser_groups(task: TaskConfig, path: Path) -> None:
+    """The groups the parser reads exist in its patterns (``parser.group: 99`` with a one-group
+    pattern would make every answer a parse failure): one line naming the field, at load."""
+    from debench.task.parsing import group_problem
+
+    problem = group_problem(task.parser)
+    if problem is not None:
+        field, why = problem
+        raise UserError(why, path=str(path), field=f"parser.{field}")

@@ -121,5 +121,28 @@ def validate_results_dict(data: dict[str, Any]) -> None:
 
 
 def load_results(path: str | Path) -> Results:
-    """A results file, validated; a missing or malformed one is a one-line ``UserError``."""
+    """A results file, validated (``debench.core.json_schema.read_json_model``: read within bounds,
+    a refusal names the first field that is wrong, ``metrics.kendall_tau_c.ci95: …``)."""
     return read_json_model(path, Results, "results file")
+
+
+def samples_log_path(results: Results, results_path: str | Path) -> Path:
+    """The samples log a results file names, which sits in the results file's folder: a name
+    leading out of it (``../../etc/passwd``, an absolute path, a link pointing out) or a log that
+    is not there is a one-line ``UserError``."""
+    from debench.core.errors import UserError
+
+    if not results.samples_file:
+        raise UserError("the results name no samples file", path=str(results_path), field="samples_file")
+    folder = Path(results_path).parent.resolve()
+    samples_path = (folder / results.samples_file).resolve()
+    if not samples_path.is_relative_to(folder) or samples_path == folder:
+        raise UserError(
+            f"'{results.samples_file}' is not a file in the results file's folder: "
+            "a samples log sits beside its results",
+            path=str(results_path),
+            field="samples_file",
+        )
+    if not samples_path.exists():
+        raise UserError("samples log not found (it must sit beside the results file)", path=str(samples_path))
+    return samples_path

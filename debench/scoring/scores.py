@@ -15,6 +15,7 @@ from debench.data.samples import SampleRecord
 from debench.metrics.base import get_metric
 from debench.metrics.bootstrap import point_and_ci, proportion_ci
 from debench.metrics.names import STATUS_METRICS
+from debench.metrics.params import refuse_bad_args
 from debench.metrics.reports import get_report
 from debench.task.config import TaskConfig
 
@@ -113,6 +114,7 @@ def metric_values(
             metrics[mc.name] = _status_metric(mc.name, statuses)
             continue
         metric = get_metric(mc.name)
+        refuse_bad_args(mc.name, metric.params, mc.args, field=f"metrics.{i}.args")  # a task built in code, too
         # metrics with the same prepare and args share its state (metrics/base.py): the two kappas'
         # annotator pairs, the alt-test's ratings table are built once
         key = (metric.prepare, json.dumps(mc.args, sort_keys=True, default=repr))

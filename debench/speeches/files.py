@@ -12,6 +12,7 @@ from pydantic import BaseModel
 
 from debench.core.atomic import write_atomic
 from debench.core.errors import DataError
+from debench.core.user_files import DATA_FILE, open_bounded
 from debench.data.files import read_csv
 
 COLUMNS = ["id", "topic", "source", "text"]
@@ -44,7 +45,12 @@ def read_speeches(path: Path) -> list[SpeechRow]:
 
 
 def file_hash(path: Path) -> str:
-    return "sha256:" + hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    """sha256 of the file's bytes as they are."""
+    h = hashlib.sha256()
+    with open_bounded(path, DATA_FILE) as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return "sha256:" + h.hexdigest()
 
 
 def write_speeches(path: Path, rows: list[SpeechRow]) -> None:

@@ -25,6 +25,7 @@ from debench.core.errors import UserError
 from debench.core.options import DataOptions, DataSource, JobOptions, PerTopic, SpeechTokens, Temperature, Words
 from debench.core.record_log import RecordLog
 from debench.core.text import trim_to_words, word_count
+from debench.core.user_files import TOPICS_FILE, read_text
 from debench.data.loading import load_task_data
 from debench.models.base import Model
 from debench.models.calls import Caller
@@ -110,10 +111,7 @@ def ibm_topics(data_source: DataSource = "auto", data_dir: str | None = None) ->
 
 
 def read_topics(path: Path) -> list[str]:
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"cannot read the topics file ({exc.__class__.__name__})", path=str(path)) from None
+    lines = read_text(path, TOPICS_FILE).splitlines()
     topics = [t.strip() for t in lines if t.strip() and not t.lstrip().startswith("#")]
     if not topics:
         raise UserError("no topics (one per line)", path=str(path))

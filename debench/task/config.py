@@ -1,6 +1,6 @@
 """The typed task definition: what a task YAML file may contain.
 
-Task files are data: ``debench.run.task_files`` reads them with ``yaml.safe_load`` and validates them
+Task files are data: ``debench.run.task_files`` reads them as YAML (``debench.core.user_files``) and validates them
 against these classes; nothing in them is executed (templates are rendered in a sandboxed Jinja2
 environment, regexes are compiled and checked at load time).
 """

@@ -22,7 +22,7 @@ import regex
 
 from debench.task.config import ParserConfig
 from debench.task.quotes import mask_quoted
-from debench.task.transforms import TRANSFORMS, ParseFailure
+from debench.task.transforms import TRANSFORMS, ParseFailure, group_read
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,22 @@ def _compiled(patterns: tuple[str, ...], flags: tuple[str, ...]) -> tuple[Any, .
     for name in flags:
         f |= _FLAGS[name]
     return tuple(regex.compile(p, f) for p in patterns)
+
+
+def group_problem(cfg: ParserConfig) -> tuple[str, str] | None:
+    """A group the parser reads that a pattern does not have (every answer would be a parse
+    failure): (the field, why), or None. Checked when a task file is loaded."""
+    need, field = group_read(cfg.transform, cfg.transform_args) if cfg.transform else (cfg.group, "group")
+    if isinstance(need, bool) or not isinstance(need, (int, str)) or (isinstance(need, int) and need < 0):
+        return field, f"{need!r} is not a group: a group is 0 (the whole match), 1, 2, ... or a group's name"
+    for i, pattern in enumerate(_compiled(tuple(cfg.patterns), tuple(cfg.flags))):
+        has = need in pattern.groupindex if isinstance(need, str) else need <= pattern.groups
+        if not has:
+            return field, (
+                f"pattern {i} has {pattern.groups} group(s) and no group {need!r}: "
+                "every answer would be a parse failure"
+            )
+    return None
 
 
 def _convert(value: Any, type_: str) -> Any:

@@ -47,6 +47,17 @@ def _compare_scores(m: re.Match[str], args: dict[str, Any]) -> str:
     return compare_scores(a, b, args)
 
 
+def group_read(name: str, args: dict[str, Any]) -> tuple[Any, str]:
+    """The highest group of its match the transform ``name`` reads, and the field that says so:
+    groups 1 and 2 for ``compare_scores`` and ``number_pair``, ``transform_args.group`` (default 1)
+    for ``json`` and ``split_list``; (0, ...) for another transform (the whole match is always there)."""
+    if name in ("compare_scores", "number_pair"):
+        return 2, "transform"
+    if name in ("json", "split_list"):
+        return args.get("group", 1), "transform_args.group"
+    return 0, "transform"
+
+
 @register_transform("json")
 def _json(m: re.Match[str], args: dict[str, Any]) -> Any:
     """The matched group parsed as JSON (lists of houses, role->score objects)."""

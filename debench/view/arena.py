@@ -4,13 +4,13 @@ are marked *split*."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from debench.arena.tournament import DebateRecord, JudgeVerdict
 from debench.core.errors import UserError
 from debench.core.record_log import read_log
+from debench.core.user_files import RUN_CONFIG, load_json
 
 
 def _winner(v: JudgeVerdict) -> str:
@@ -94,7 +94,8 @@ def _debate_view(r: DebateRecord) -> dict[str, Any]:
 def _rounds(folder: Path) -> Any:
     """The speeches per debate the run's ``arena_config.json`` says ("?" without one)."""
     config = folder / "arena_config.json"
-    return json.loads(config.read_text(encoding="utf-8")).get("rounds", "?") if config.is_file() else "?"
+    data = load_json(config, RUN_CONFIG) if config.exists() else None
+    return data.get("rounds", "?") if isinstance(data, dict) else "?"
 
 
 def build_arena_view(folder: Path) -> dict[str, Any]:

@@ -10,6 +10,7 @@ mappings (speaker scores) are neither right nor wrong here.
 from __future__ import annotations
 
 import json
+import logging
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -21,13 +22,14 @@ import numpy as np
 
 from debench.core.errors import UserError
 from debench.core.numeric import fmt, fmt_ci
+from debench.core.record_log import torn_tail
 from debench.data.base import Doc
 from debench.data.loading import load_task_data
 from debench.data.samples import SampleRecord, read_records
 from debench.metrics.base import METRICS, get_metric
 from debench.metrics.names import STATUS_METRICS
 from debench.run.task_lookup import load_task
-from debench.scoring.results import Results, load_results
+from debench.scoring.results import Results, load_results, samples_log_path
 
 NUMERIC_TOLERANCE = 0.5
 
@@ -144,16 +146,6 @@ def _sample(record: SampleRecord, doc: Doc | None) -> dict[str, Any]:
     }
 
 
-def _samples_path(results: Results, results_path: Path) -> Path:
-    """The samples log the results name, beside them."""
-    if not results.samples_file:
-        raise UserError("the results name no samples file", path=str(results_path), field="samples_file")
-    samples_path = Path(results_path).parent / results.samples_file
-    if not samples_path.exists():
-        raise UserError("samples log not found (it must sit beside the results file)", path=str(samples_path))
-    return samples_path
-
-
 def _better(name: str) -> str:
     """Which way a metric is better ("—" for the status metrics and a metric not installed here)."""
     if name in STATUS_METRICS or name not in METRICS:
@@ -187,10 +179,23 @@ def _counts(samples: list[dict[str, Any]]) -> dict[str, int]:
     return counts
 
 
+def log_note(samples_path: Path, n_records: int, results: Results) -> str:
+    """What the page says (and the command warns) when the samples log is incomplete: its last line
+    cut short, or fewer records than the results count; "" when it is whole."""
+    torn = torn_tail(samples_path)
+    if not torn and n_records >= results.n_samples:
+        return ""
+    why = "its last line is cut short (not shown)" if torn else "it holds fewer records than the results count"
+    note = f"the samples log is incomplete: {why}; {n_records} of the {results.n_samples} samples are shown"
+    logging.getLogger(__name__).warning("%s: %s", samples_path, note)
+    return note
+
+
 def build_view(results_path: Path, *, data_dir: str | None = None) -> dict[str, Any]:
     """Everything the report shows (before redaction)."""
     results = load_results(results_path)
-    records = read_records(_samples_path(results, results_path))
+    samples_path = samples_log_path(results, results_path)
+    records = read_records(samples_path)
     found = find_docs(results, data_dir)
     samples = [_sample(r, found.docs.get(r.doc_id)) for r in records]
     metrics = [
@@ -209,6 +214,7 @@ def build_view(results_path: Path, *, data_dir: str | None = None) -> dict[str, 
         "alt_test": _alt_test(results.reports.get("alt_test")),
         "chart": chart([(r.prediction, r.target, r.doc_id) for r in records if r.status == "ok"]),
         "docs_note": found.note,
+        "log_note": log_note(samples_path, len(records), results),
         "counts": _counts(samples),
         "samples": samples,
         "results_file": Path(results_path).name,
