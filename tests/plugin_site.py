@@ -38,6 +38,16 @@ def install(
     )
 
 
+def user_task(folder: Path, name: str, metrics: list[str]) -> Path:
+    """A task of the user's own in ``folder``: the shipped debateart_winner with these metrics."""
+    folder.mkdir(parents=True, exist_ok=True)
+    task = folder / f"{name}.yaml"
+    task.write_text(
+        f"include: debateart_winner\nname: {name}\nmetrics:\n" + "".join(f"  - name: {m}\n" for m in metrics)
+    )
+    return task
+
+
 def env(site: Path, cache: Path) -> dict[str, str]:
     """A command's environment with ``site`` beside debench and a response cache of its own."""
     return {"PYTHONPATH": str(site), "DEBENCH_CACHE_DIR": str(cache)}

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from clihelp import run_cli
-from plugin_site import answer_kind, env, install
+from plugin_site import answer_kind, env, install, user_task
 
 KINDS = {"debench.models": {"answer": "acme_judge.kinds:KIND"}}
 
@@ -91,14 +91,6 @@ BAD_METRICS = """
 """
 
 
-def _task_with(folder: Path, metric: str) -> Path:
-    """A task of the user's own: the shipped debateart_winner plus one metric."""
-    folder.mkdir(exist_ok=True)
-    task = folder / f"dw_{metric}.yaml"
-    task.write_text(f"include: debateart_winner\nname: dw_{metric}\nmetrics:\n  - name: accuracy\n  - name: {metric}\n")
-    return task
-
-
 @pytest.mark.parametrize(
     ("metric", "expected"),
     [
@@ -123,7 +115,7 @@ def test_a_failing_metric_is_one_line_before_any_document_is_judged(tmp_path: Pa
     site = tmp_path / "site"
     entries = {"raises": "acme_metrics:RAISES", "a_float": "acme_metrics:FLOAT", "gone": "acme_gone:GONE"}
     install(site, "acme-metrics", "0.1.0", {"acme_metrics.py": BAD_METRICS}, {"debench.metrics": entries})
-    task = _task_with(tmp_path / "tasks", metric)
+    task = user_task(tmp_path / "tasks", f"dw_{metric}", ["accuracy", metric])
     code, err, out = _eval(site, tmp_path, "--task", str(task), "--model", "baseline/first")
     assert code == 2 and expected in _one_line(err) and not out.exists()
 
@@ -152,7 +144,7 @@ def test_a_metric_failing_only_on_the_run_s_answers_is_one_line_after_it(tmp_pat
     install(
         site, "acme-metrics", "0.1.0", {"acme_metrics.py": PICKY}, {"debench.metrics": {"picky": "acme_metrics:PICKY"}}
     )
-    task = _task_with(tmp_path / "tasks", "picky")
+    task = user_task(tmp_path / "tasks", "dw_picky", ["accuracy", "picky"])
     code, err, out = _eval(site, tmp_path, "--task", str(task), "--model", "baseline/first")
     assert code == 2 and _one_line(err).endswith("raised AssertionError in bind: only a perfect judge")
     assert len(next(out.rglob("samples_*.jsonl")).read_text().splitlines()) == 4

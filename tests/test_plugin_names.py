@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from clihelp import run_cli
-from plugin_site import answer_kind, env, install
+from plugin_site import answer_kind, env, install, user_task
 
 from debench.core.provider_names import litellm_providers, server_prefixes
 from debench.testing.stub_server import StubServer, fixed_responder
@@ -96,16 +96,19 @@ def test_plugins_check_names_both_packages_of_a_clash(tmp_path: Path) -> None:
     assert [r["distribution"] for r in rows if r["name"] == "accuracy" and "problem" not in r] == ["debench"]
 
     # a task using the name two packages declare is refused before anything runs, naming both
-    task = tmp_path / "dw_bacc.yaml"
-    task.write_text("include: debateart_winner\nname: dw_bacc\nmetrics:\n  - name: bacc\n")
+    refused = _refused_eval(site, tmp_path, ["bacc"])
+    assert "metric 'bacc' is declared by package acme-a 1.0 (bacc = acme_a:ACCURACY) and package acme-b 2.0" in refused
+
+
+def _refused_eval(site: Path, tmp: Path, metrics: list[str]) -> str:
+    """``eval`` of a task of the user's own with ``metrics``: refused before anything runs; its line."""
+    task = user_task(tmp / "tasks", "dw_mine", metrics)
     proc = run_cli(
-        "eval", "--task", str(task), "--model", "baseline/first", "--limit", "4", "--output-dir", str(tmp_path / "out"),
-        env=env(site, tmp_path / "cache"),
+        "eval", "--task", str(task), "--model", "baseline/first", "--limit", "4", "--output-dir", str(tmp / "out"),
+        env=env(site, tmp / "cache"),
     )  # fmt: skip
-    assert proc.returncode == 2 and not (tmp_path / "out").exists()
-    assert (
-        "metric 'bacc' is declared by package acme-a 1.0 (bacc = acme_a:ACCURACY) and package acme-b 2.0" in proc.stderr
-    )
+    assert proc.returncode == 2 and not (tmp / "out").exists() and proc.stderr.count("\n") == 1, proc.stderr
+    return proc.stderr
 
 
 SNEAKY = """
@@ -128,17 +131,10 @@ SNEAKY = """
 def test_a_module_registering_a_name_debench_has_is_refused(tmp_path: Path) -> None:
     site = tmp_path / "site"
     install(site, "acme-sneaky", "0.1.0", {"acme_sneaky.py": SNEAKY}, {"debench.metrics": {"sneaky": "acme_sneaky"}})
-    task = tmp_path / "dw_sneaky.yaml"
-    task.write_text("include: debateart_winner\nname: dw_sneaky\nmetrics:\n  - name: accuracy\n  - name: sneaky\n")
-    proc = run_cli(
-        "eval", "--task", str(task), "--model", "baseline/first", "--limit", "4", "--output-dir", str(tmp_path / "out"),
-        env=env(site, tmp_path / "cache"),
-    )  # fmt: skip
-    assert proc.returncode == 2 and not (tmp_path / "out").exists()
     assert (
         "entry point 'sneaky = acme_sneaky' in group debench.metrics of package acme-sneaky: its module registers "
         "the metric 'accuracy', a name debench already has"
-    ) in proc.stderr
+    ) in _refused_eval(site, tmp_path, ["accuracy", "sneaky"])
 
 
 def test_the_server_kind_s_prefixes_are_litellm_s_providers() -> None:

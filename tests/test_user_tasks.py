@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from clihelp import run_cli
 from conftest import DATA_DIR
-from plugin_site import env, install
+from plugin_site import env, install, user_task
 
 from debench.core.errors import UserError
 from debench.run.task_files import load_task_file, tasks_dir
@@ -70,11 +70,7 @@ def test_a_user_task_with_a_plugin_metric_validates_and_compares(tmp_path: Path)
     site = tmp_path / "site"
     install(site, "acme-bacc", "0.1.0", {"acme_bacc.py": BACC}, {"debench.metrics": {"bacc": "acme_bacc:BACC"}})
     folder = tmp_path / "mytasks"
-    folder.mkdir()
-    (folder / "dw_bacc.yaml").write_text(
-        "include: debateart_winner\nname: dw_bacc\nmetrics:\n  - name: accuracy\n  - name: bacc\n"
-        "  - name: parse_failure_rate\n"
-    )
+    user_task(folder, "dw_bacc", ["accuracy", "bacc", "parse_failure_rate"])
     environ = {**env(site, tmp_path / "cache"), "DEBENCH_DATA_DIR": str(DATA_DIR)}
     results = []
     for model in ("baseline/first", "baseline/last"):
