@@ -100,6 +100,25 @@ def test_plugins_check_names_both_packages_of_a_clash(tmp_path: Path) -> None:
     assert "metric 'bacc' is declared by package acme-a 1.0 (bacc = acme_a:ACCURACY) and package acme-b 2.0" in refused
 
 
+def test_a_judge_method_two_packages_declare_is_refused_naming_both(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    method = (
+        "from debench.plugin_types import record_from_response\n\nasync def judge(ctx, doc):\n    raise ValueError\n"
+    )
+    for dist in ("acme-c", "acme-d"):
+        module = dist.replace("-", "_")
+        install(site, dist, "1.0", {f"{module}.py": method}, {"debench.methods": {"twice": f"{module}:judge"}})
+    proc = run_cli(
+        "eval", "--task", "debateart_winner", "--model", "baseline/first", "--method", "twice", "--limit", "4",
+        "--output-dir", str(tmp_path / "out"), env=env(site, tmp_path / "cache"),
+    )  # fmt: skip
+    assert proc.returncode == 2 and not (tmp_path / "out").exists() and proc.stderr.count("\n") == 1, proc.stderr
+    assert (
+        "judge method 'twice' is declared by package acme-c 1.0 (twice = acme_c:judge) and package acme-d"
+        in proc.stderr
+    )
+
+
 def _refused_eval(site: Path, tmp: Path, metrics: list[str]) -> str:
     """``eval`` of a task of the user's own with ``metrics``: refused before anything runs; its line."""
     task = user_task(tmp / "tasks", "dw_mine", metrics)

@@ -170,7 +170,7 @@ def _scan(group: str) -> tuple[dict[str, Declared], dict[str, Clash]]:
     clashes: dict[str, Clash] = {}
     for name, items in sorted(by_name.items()):
         ours = next((i for i in items if i.ours), None)
-        theirs = tuple(i for i in items if not i.ours)
+        theirs = tuple(sorted((i for i in items if not i.ours), key=lambda i: i.distribution))
         if ours is not None:
             usable[name] = ours
             if theirs:
