@@ -57,6 +57,7 @@ from debench.run.pipeline import (
     build_results,
     evaluate_tasks,
     select_docs,
+    task_plugins,
 )
 from debench.task.config import TaskConfig
 
@@ -266,6 +267,7 @@ def score(
         n_bootstrap=opts.n_bootstrap,
         samples_file=None,
         method=task_cfg.method,
+        plugins=task_plugins(task_cfg, None),
     )
     if opts.output is not None:
         if opts.plots:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 from debench.core.json_schema import document_schema, schema_path
 
@@ -250,6 +250,20 @@ class Rating(BaseModel):
     higher_is_better: bool
     scores: dict[str, RatedScore]
     ranking: list[str] = Field(description="models by score, best first (equal scores by name)")
+    plugin: dict[str, str] | None = Field(
+        default=None,
+        description="a plug-in's method: its package (distribution), version and the sha256 of its module files; "
+        "absent for debench's own",
+    )
+
+    @model_serializer(mode="wrap")
+    def _plugin_only_when_one(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """``plugin`` is written only for another package's method (debench's own ratings are
+        written as before)."""
+        out: dict[str, Any] = handler(self)
+        if out.get("plugin") is None:
+            out.pop("plugin", None)
+        return out
 
 
 class ArenaRanking(JudgeRanking):

@@ -15,6 +15,8 @@ from debench.arena.bt_bootstrap import score_groups
 from debench.arena.judgment_table import JudgmentTable
 from debench.arena.ranking_file import RatedScore, Rating
 from debench.arena.topic_bootstrap import TopicDraws, interval
+from debench.core.entry_points import Declared, PluginError
+from debench.core.errors import UserError
 from debench.core.registries import Registry
 
 
@@ -44,14 +46,35 @@ def _not_a_rating(obj: object) -> str | None:
     return None
 
 
+class GuardedRating:
+    """Another package's rating method: what its ``scores`` raises (but its own ``UserError``), or
+    an answer that is not an array of numbers, is one line naming it."""
+
+    def __init__(self, inner: RatingMethod, item: Declared):
+        self.inner = inner
+        self.item = item
+        self.description = str(inner.description)
+        self.higher_is_better = bool(inner.higher_is_better)
+
+    def scores(self, table: JudgmentTable, weights: np.ndarray) -> np.ndarray:
+        try:
+            return np.asarray(self.inner.scores(table, weights), dtype=float)
+        except UserError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a plug-in's failure, reported as one line naming it
+            raise PluginError(self.item.failed(exc, "scores")) from None
+
+
+def _guarded(method: RatingMethod, item: Declared) -> RatingMethod:
+    return GuardedRating(method, item)
+
+
 RATINGS: Registry[RatingMethod] = Registry(
-    "rating method", field="--rating", group="debench.arena_ratings", check=_not_a_rating
+    "rating method", field="--rating", group="debench.arena_ratings", check=_not_a_rating, guard=_guarded
 )
 
 
 def _checked(name: str, values: np.ndarray, rows: int, n_models: int) -> np.ndarray:
-    from debench.core.errors import UserError
-
     out = np.asarray(values, dtype=float)
     if out.shape != (rows, n_models):
         raise UserError(
@@ -77,9 +100,12 @@ def rate(name: str, table: JudgmentTable, models: Sequence[int], draws: TopicDra
     finite = {k: sign * s.score for k, s in scores.items() if np.isfinite(s.score)}
     groups = score_groups(finite)
     ranking = sorted(finite, key=lambda k: (groups[k], k))
+    entry = RATINGS.entry(name)
+    plugin = entry.identity() if entry is not None else None
     return Rating(
         description=str(method.description),
         higher_is_better=bool(method.higher_is_better),
         scores=scores,
         ranking=ranking,
+        plugin=plugin.code() if plugin is not None else None,
     )

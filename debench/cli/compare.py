@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from debench.cli.tasks import include_path_option, include_paths
 from debench.core.ceilings import MAX_BOOTSTRAP
 from debench.core.numeric import fmt, fmt_ci
 
@@ -20,15 +21,19 @@ from debench.core.numeric import fmt, fmt_ci
 @click.option(
     "--output", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Also write the comparison as JSON."
 )
+@include_path_option
 def compare_cmd(results_a, results_b, test, n_resamples, seed, data_dir, output) -> None:
     """Paired test of two runs of the same task on the same documents (A minus B): for each metric,
-    which direction is better and which run wins (or that the difference is not significant at 0.05)."""
+    which direction is better and which run wins (or that the difference is not significant at 0.05).
+    A run of a task of your own: --include-path with its folder or file, as for eval."""
     import json
 
     from debench.core.atomic import write_atomic
     from debench.run.compare_runs import compare_runs
 
-    res = compare_runs(results_a, results_b, test=test, n=n_resamples, seed=seed, data_dir=data_dir)
+    res = compare_runs(
+        results_a, results_b, test=test, n=n_resamples, seed=seed, data_dir=data_dir, include_paths=include_paths()
+    )
     click.echo(f"{res['task']}: A = {results_a}  B = {results_b}  ({res['n_common']} common documents, paired {test})")
     click.echo(f"  {'metric':<20} {'better':<6} {'A':>8} {'B':>8} {'A-B':>8}  {'95% CI of A-B':>19}  {'p':>7}  verdict")
     for name, m in res["metrics"].items():

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import click
 
+from debench.cli.tasks import include_path_option, include_paths
+
 DEFAULT_REPORTED = Path("leaderboard/reported.json")
 DEFAULT_TRUSTED = Path("leaderboard/trusted_endpoints.yaml")
 DEFAULT_MAINTAINERS = Path("leaderboard/maintainers.yaml")
@@ -143,6 +145,7 @@ def build_cmd(
     help="API key for the self-check's model (never written anywhere).",
 )
 @spot_check_model_args_option
+@include_path_option
 @click.pass_context
 def validate_cmd(
     ctx: click.Context,
@@ -163,6 +166,8 @@ def validate_cmd(
     accounted for by a results file. Anything else refuses the submission (one line naming the file
     and field, exit code 2). Passing validation does not rank an entry: only the leaderboard's own
     run of every document, through an endpoint the maintainers trust, is ranked (docs/leaderboard.md).
+    A run of a task of your own is checked against its file with --include-path (folder or file), as
+    for eval (the leaderboard takes only debench's own tasks).
     """
     from debench.core.errors import UserError
     from debench.core.redact import remember_secret
@@ -172,7 +177,9 @@ def validate_cmd(
     remember_secret(api_key)
     operator = _operator_args(spot_check_model_args)
     folders = any(p.is_dir() for p in submissions)
-    ok, errors = validate_all(find_results_files(submissions), data_dir=data_dir, folders=folders)
+    ok, errors = validate_all(
+        find_results_files(submissions), data_dir=data_dir, folders=folders, include_paths=include_paths()
+    )
     for sub in ok:
         r = sub.results
         scope = f"first {sub.n_docs} of {sub.n_docs_total} documents" if sub.partial else f"all {sub.n_docs} documents"

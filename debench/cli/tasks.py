@@ -18,15 +18,16 @@ def _remember(ctx: click.Context, _param: click.Parameter, value: tuple[str, ...
 
 
 def include_path_option(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``--include-path DIR`` (repeatable): the task files in DIR become tasks (and groups) known by
-    name, as lm-eval's ``--include_path``. Read back with ``selected_tasks``."""
+    """``--include-path DIR`` (repeatable): the task files in DIR (or the one task file given) become
+    tasks (and groups) known by name, as lm-eval's ``--include_path``. Read back with
+    ``selected_tasks`` or ``include_paths``."""
     return click.option(
         "--include-path",
         multiple=True,
         expose_value=False,
         callback=_remember,
-        type=click.Path(file_okay=False),
-        help="A folder of task YAML files whose tasks and groups can then be named (repeatable).",
+        type=click.Path(),
+        help="A folder of task YAML files, or one task file, whose tasks and groups can then be named (repeatable).",
     )(fn)
 
 

@@ -7,6 +7,12 @@ code is imported when it is first used, so a plug-in that fails to import or dec
 wrong is one line (naming its package and entry point) for the command that uses it, and never
 breaks another.
 
+No takeover: a name debench already has (its own entry points, and for ``debench.models`` the
+model-string prefixes its ``server`` kind serves: ``core.provider_names``) is never another
+package's, and a name two other packages declare is neither's (``clash``). A plug-in's code is
+identified by its package, version and a hash of its module files (``Declared.identity``); debench's
+own components have no such identity, so they change no fingerprint, file name or cache key.
+
 ``docs/plugins.md`` describes each group and the interface its components implement
 (``debench.plugin_types``).
 """
@@ -14,11 +20,16 @@ breaks another.
 from __future__ import annotations
 
 import functools
+import logging
 from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
 
 from debench.core.errors import UserError
+from debench.core.plugin_sources import sources_sha256
+from debench.core.provider_names import server_prefixes
+
+log = logging.getLogger(__name__)
 
 GROUPS: dict[str, str] = {
     "debench.models": "model kind",
@@ -27,6 +38,29 @@ GROUPS: dict[str, str] = {
     "debench.arena_ratings": "rating method",
 }
 """The plug-in groups and what their components are called in messages."""
+
+OURS = "debench"
+"""The distribution whose entry points are debench's own components."""
+
+
+@dataclass(frozen=True)
+class PluginIdentity:
+    """What identifies a plug-in's code: its package, version and the sha256 of its module files
+    (an editable install keeps its version while its source changes)."""
+
+    group: str
+    name: str
+    distribution: str
+    version: str
+    sources_sha256: str
+
+    def code(self) -> dict[str, str]:
+        """What enters a model identity or a run fingerprint: which code ran."""
+        return {"distribution": self.distribution, "version": self.version, "sources_sha256": self.sources_sha256}
+
+    def record(self) -> dict[str, str]:
+        """What a results file records of it (``config.plugins``)."""
+        return {"group": self.group, "name": self.name, **self.code()}
 
 
 @dataclass(frozen=True)
@@ -37,38 +71,145 @@ class Declared:
     name: str
     value: str
     distribution: str
+    version: str = "?"
 
     @property
     def where(self) -> str:
         return f"entry point '{self.name} = {self.value}' in group {self.group} of package {self.distribution}"
 
+    @property
+    def ours(self) -> bool:
+        return self.distribution == OURS
 
-class PluginError(UserError):
-    """A plug-in that cannot be loaded or does not fit its group's interface."""
+    @property
+    def package(self) -> str:
+        return f"package {self.distribution} {self.version}"
 
+    @property
+    def described(self) -> str:
+        """``metric 'bacc' of package acme 0.2.0 (entry point 'bacc = acme.m:BACC')``: who to blame."""
+        kind = GROUPS.get(self.group, self.group)
+        return f"{kind} '{self.name}' of {self.package} (entry point '{self.name} = {self.value}')"
 
-def _distribution(ep: metadata.EntryPoint, names: dict[Any, str]) -> str:
-    """The name of the package declaring ``ep``; ``names`` keeps the names already read (reading
-    one parses the package's whole METADATA file: once per package, not once per entry point)."""
-    dist = getattr(ep, "dist", None)
-    if dist is None:
-        return "?"
-    if dist not in names:
-        names[dist] = str(dist.metadata["Name"] or "?")
-    return names[dist]
+    def failed(self, exc: BaseException, step: str = "") -> str:
+        """One line: this plug-in raised ``exc`` (in ``step``: ``make``, ``generate``, ``scores``, ...)."""
+        detail = " ".join(str(exc).split())[:300]
+        where = f" in {step}" if step else ""
+        return f"{self.described} raised {type(exc).__name__}{where}{': ' + detail if detail else ''}"
+
+    def identity(self) -> PluginIdentity | None:
+        """The plug-in's identity; None for debench's own components (their code is debench's)."""
+        return None if self.ours else _identity(self)
 
 
 @functools.cache
-def declared(group: str) -> dict[str, Declared]:
-    """The entry points of ``group`` by name (nothing imported). Two packages declaring one name:
-    the first found wins, except that debench's own entry is never shadowed."""
-    out: dict[str, Declared] = {}
-    names: dict[Any, str] = {}
+def _identity(item: Declared) -> PluginIdentity:
+    module = item.value.partition(":")[0].strip()
+    return PluginIdentity(item.group, item.name, item.distribution, item.version, sources_sha256(module))
+
+
+class PluginError(UserError):
+    """A plug-in that cannot be loaded, does not fit its group's interface, or failed: one line
+    naming its package and entry point (exit 2)."""
+
+
+class PluginFailure(Exception):
+    """A plug-in's model kind or judge method failed on one sample: the sample is an error whose
+    text names the plug-in (retried on resume); when it fails on every sample the run stops with
+    this line (``PluginError``)."""
+
+
+@dataclass(frozen=True)
+class Clash:
+    """A name more than one package declares, or one debench already serves."""
+
+    group: str
+    name: str
+    others: tuple[Declared, ...]
+    """The other packages' entries, none of which is used."""
+    kept: str | None
+    """Which of debench's components has the name (``its own entry point``, ``a model prefix of its
+    server kind ...``), or None: two other packages declare it and no one serves it."""
+
+    @property
+    def message(self) -> str:
+        kind = GROUPS.get(self.group, self.group)
+        theirs = " and ".join(f"{d.package} ({d.name} = {d.value})" for d in self.others)
+        if self.kept is None:
+            return (
+                f"{kind} '{self.name}' is declared by {theirs}: neither is used; uninstall one of them "
+                "or ask its authors to rename it"
+            )
+        return (
+            f"{kind} '{self.name}' of {theirs} takes a name debench already has ({self.kept}): "
+            "debench's is used and this entry is ignored; rename it in its package"
+        )
+
+
+def _package(ep: metadata.EntryPoint, packages: dict[Any, tuple[str, str]]) -> tuple[str, str]:
+    """The name and version of the package declaring ``ep``; ``packages`` keeps those already read
+    (reading them parses the package's whole METADATA file: once per package, not once per entry
+    point)."""
+    dist = getattr(ep, "dist", None)
+    if dist is None:
+        return "?", "?"
+    if dist not in packages:
+        meta = dist.metadata
+        packages[dist] = (str(meta["Name"] or "?"), str(meta["Version"] or "?"))
+    return packages[dist]
+
+
+@functools.cache
+def _scan(group: str) -> tuple[dict[str, Declared], dict[str, Clash]]:
+    """The usable entries of ``group`` by name, and its clashes (nothing imported)."""
+    by_name: dict[str, list[Declared]] = {}
+    packages: dict[Any, tuple[str, str]] = {}
     for ep in metadata.entry_points(group=group):
-        item = Declared(group, ep.name, ep.value, _distribution(ep, names))
-        if ep.name not in out or item.distribution == "debench":
-            out[ep.name] = item
-    return dict(sorted(out.items()))
+        by_name.setdefault(ep.name, []).append(Declared(group, ep.name, ep.value, *_package(ep, packages)))
+    usable: dict[str, Declared] = {}
+    clashes: dict[str, Clash] = {}
+    for name, items in sorted(by_name.items()):
+        ours = next((i for i in items if i.ours), None)
+        theirs = tuple(sorted((i for i in items if not i.ours), key=lambda i: i.distribution))
+        if ours is not None:
+            usable[name] = ours
+            if theirs:
+                clashes[name] = Clash(group, name, theirs, "its own entry point")
+        elif len({i.distribution for i in theirs}) > 1:
+            clashes[name] = Clash(group, name, theirs, None)
+        elif group == "debench.models" and name in server_prefixes():
+            clashes[name] = Clash(group, name, theirs, f"a model prefix of its server kind: {server_prefixes()[name]}")
+        else:
+            usable[name] = theirs[0]
+    return usable, clashes
+
+
+def declared(group: str) -> dict[str, Declared]:
+    """The entry points of ``group`` by name that debench uses (nothing imported): debench's own,
+    and another package's when no one else has its name (``clashes``)."""
+    return _scan(group)[0]
+
+
+def clashes(group: str) -> dict[str, Clash]:
+    """The names of ``group`` that another package may not have: debench's own (its entry points,
+    the model prefixes of its server kind) or declared by two packages."""
+    return _scan(group)[1]
+
+
+_warned: set[tuple[str, str]] = set()
+
+
+def check_clash(group: str, name: str) -> None:
+    """For a command that uses ``name``: a name two packages declare is refused (one line naming
+    both); a plug-in's entry shadowed by debench's is said once (a warning naming both packages)."""
+    clash = clashes(group).get(name)
+    if clash is None:
+        return
+    if clash.kept is None:
+        raise PluginError(clash.message)
+    if (group, name) not in _warned:
+        _warned.add((group, name))
+        log.warning(clash.message)
 
 
 def load(item: Declared) -> Any:
@@ -86,10 +227,13 @@ def bad_declaration(item: Declared, why: str) -> PluginError:
 
 
 def listing() -> list[Declared]:
-    """Every component of every group, built-in or installed, by group then name."""
+    """Every component of every group, built-in or installed, by group then name (the entries a
+    clash leaves unused apart: ``clashes``)."""
     return [item for group in GROUPS for item in declared(group).values()]
 
 
 def forget() -> None:
     """Read the entry points again at the next look-up (after a package is installed in-process)."""
-    declared.cache_clear()
+    _scan.cache_clear()
+    _identity.cache_clear()
+    _warned.clear()

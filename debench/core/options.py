@@ -109,9 +109,12 @@ DataSource = Literal["auto", "hub", "local", "sample"]
 
 
 def _known_method(value: str) -> str:
-    from debench.core.entry_points import declared
+    from debench.core.entry_points import clashes, declared
 
     names = declared("debench.methods")
+    clash = clashes("debench.methods").get(value)
+    if value not in names and clash is not None:
+        raise ValueError(clash.message)
     if value not in names:
         close = difflib.get_close_matches(value, list(names), n=1)
         hint = f"; did you mean '{close[0]}'?" if close else ""

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from debench.core.entry_points import Declared, PluginFailure
 from debench.core.registries import Registry
 from debench.data.base import Doc
 from debench.data.prompts import Message
 from debench.data.samples import SampleRecord
 from debench.models.base import Model
 from debench.models.calls import Caller, CallResult
+from debench.models.plugin_model import PASSED_ON
 from debench.task.config import GenerationConfig, TaskConfig
 
 TASK_GRAMMAR = object()
@@ -47,15 +51,34 @@ JudgeMethod = Callable[[JudgeContext, Doc], Awaitable[SampleRecord]]
 
 
 def _not_a_method(obj: object) -> str | None:
-    return (
-        None
-        if callable(obj)
-        else f"expected an async function (JudgeContext, Doc) -> SampleRecord, got {type(obj).__name__}"
-    )
+    if inspect.iscoroutinefunction(obj) or inspect.iscoroutinefunction(getattr(obj, "__call__", None)):  # noqa: B004
+        return None
+    what = "a function that is not async (def, not async def)" if callable(obj) else type(obj).__name__
+    return f"expected an async function (JudgeContext, Doc) -> SampleRecord, got {what}"
+
+
+def _guarded(method: JudgeMethod, item: Declared) -> JudgeMethod:
+    """Another package's method: what its code raises (but a ``UserError``, its own one-line
+    message, and the model's failures, which ``ctx.call`` raises) is a ``PluginFailure`` naming it,
+    as is an answer that is not a ``SampleRecord``."""
+
+    @functools.wraps(method)
+    async def guarded(ctx: JudgeContext, doc: Doc) -> SampleRecord:
+        try:
+            record = await method(ctx, doc)
+        except PASSED_ON:
+            raise
+        except Exception as exc:
+            raise PluginFailure(item.failed(exc)) from exc
+        if not isinstance(record, SampleRecord):
+            raise PluginFailure(f"{item.described}: returned {type(record).__name__}, not a debench SampleRecord")
+        return record
+
+    return guarded
 
 
 METHODS: Registry[JudgeMethod] = Registry(
-    "judge method", field="--method", group="debench.methods", check=_not_a_method
+    "judge method", field="--method", group="debench.methods", check=_not_a_method, guard=_guarded
 )
 """The judge methods by the name ``--method`` and a task's ``method:`` take: entry points of
 ``debench.methods`` (debench's own in its pyproject.toml; docs/plugins.md)."""

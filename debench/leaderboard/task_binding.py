@@ -13,20 +13,22 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 from debench.leaderboard.files import refusal
-from debench.run.task_lookup import installed_task
+from debench.run.task_lookup import named_task
 from debench.scoring.results import Results
 from debench.task.config import TaskConfig
 
 
-def bound_task(results: Results, path: Path) -> TaskConfig:
-    """The task of debench's own task directory (never a file named by the submission)."""
+def bound_task(results: Results, path: Path, include_paths: Sequence[str | Path] = ()) -> TaskConfig:
+    """The task of debench's own task directory (never a file named by the submission), or of the
+    include paths the user gave ``validate``."""
     from debench.run.pipeline import task_identity, task_sha
 
     name = results.task.name
-    task = installed_task(name)
+    task = named_task(name, include_paths)
     if task is None:
         raise refusal(path, "task.name", f"unknown task '{name}' (`debench tasks` lists the tasks)")
     if results.task.version != task.version:

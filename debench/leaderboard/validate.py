@@ -129,16 +129,21 @@ class ValidatedSubmission:
 
 
 def validate_submission(
-    path: str | Path, *, data_dir: str | Path | None = None, job_run: bool = False
+    path: str | Path,
+    *,
+    data_dir: str | Path | None = None,
+    job_run: bool = False,
+    include_paths: Sequence[str | Path] = (),
 ) -> ValidatedSubmission:
-    """Validate one results file and its samples log; raises ``UserError`` with the reason."""
+    """Validate one results file and its samples log; raises ``UserError`` with the reason.
+    ``include_paths``: a user's task files (``validate --include-path``), never the leaderboard's."""
     from debench.run.pipeline import select_docs, task_sha
     from debench.scoring.scores import score
 
     path = Path(path)
     data_dir = data_dir or os.environ.get("DEBENCH_DATA_DIR") or None
     results = read_results(path)
-    task = bound_task(results, path)
+    task = bound_task(results, path, include_paths)
     check_method(results, task, path)
     real = checked_real_data(task, results, path, data_dir)
     identity = check_identity(results, task, path)
@@ -228,6 +233,7 @@ def validate_all(
     data_dir: str | Path | None = None,
     folders: bool = False,
     merged_first: Sequence[str] = (),
+    include_paths: Sequence[str | Path] = (),
 ) -> tuple[list[ValidatedSubmission], list[UserError]]:
     """Validate every results file given; returns the accepted ones and the refusals.
 
@@ -247,7 +253,7 @@ def validate_all(
             errors += folder_problems(folder)
     for path in files:
         try:
-            sub = validate_submission(path, data_dir=data_dir)
+            sub = validate_submission(path, data_dir=data_dir, include_paths=include_paths)
         except UserError as exc:
             errors.append(exc)
             continue

@@ -22,14 +22,18 @@ where the condition is checked, never guessed later from a missing number.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
 
 import numpy as np
 
+from debench.core.entry_points import Declared, PluginError
+from debench.core.errors import UserError
 from debench.core.registries import Registry
 from debench.data.base import Doc
 from debench.metrics.params import MetricArgs
+
+R = TypeVar("R")
 
 NOT_FINITE = "the value is not a finite number"
 
@@ -122,7 +126,54 @@ def _not_a_metric(obj: object) -> str | None:
     return None
 
 
-METRICS: Registry[Metric] = Registry("metric", group="debench.metrics", check=_not_a_metric)
+def _plugin_step(item: Declared, step: str, call: Callable[..., R], *args: Any, **kwargs: Any) -> R:
+    """One step of another package's metric; what it raises (but its own ``UserError``) is one line
+    naming it."""
+    try:
+        return call(*args, **kwargs)
+    except UserError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a plug-in's failure, reported as one line naming it
+        raise PluginError(item.failed(exc, step)) from None
+
+
+def _checked_draws(item: Declared, draws: object, b: int) -> Draws:
+    """What a plug-in metric's evaluate returned, when it is ``Draws`` of ``b`` values."""
+    if (
+        not isinstance(draws, Draws)
+        or np.shape(draws.values) != (b,)
+        or np.shape(draws.reason) != (b,)
+        or not np.issubdtype(np.asarray(draws.values).dtype, np.floating)
+    ):
+        shape = f" of shape {np.shape(draws.values)}" if isinstance(draws, Draws) else ""
+        raise PluginError(
+            f"{item.described} returned {type(draws).__name__}{shape}, expected Draws of {b} float values "
+            "(Draws.of(values), or ratio(...) in register_sum_metric's finish)"
+        )
+    return draws
+
+
+def _guarded(metric: Metric, item: Declared) -> Metric:
+    """Another package's metric: what its ``prepare``, ``bind`` and evaluation raise, or an
+    evaluation that is not ``Draws`` of one value per resample, is one line naming it."""
+
+    def prepare(docs: Sequence[Doc], **args: Any) -> Any:
+        return _plugin_step(item, "prepare", metric.prepare, docs, **args)
+
+    def bind(state: Any, preds: np.ndarray) -> Evaluate:
+        evaluate = _plugin_step(item, "bind", metric.bind, state, preds)
+        if not callable(evaluate):
+            raise PluginError(f"{item.described}: bind returned {type(evaluate).__name__}, not a function of counts")
+
+        def checked(counts: np.ndarray) -> Draws:
+            return _checked_draws(item, _plugin_step(item, "evaluate", evaluate, counts), len(counts))
+
+        return checked
+
+    return replace(metric, prepare=prepare, bind=bind)
+
+
+METRICS: Registry[Metric] = Registry("metric", group="debench.metrics", check=_not_a_metric, guard=_guarded)
 """The metrics by the name a task file lists under ``metrics:``: entry points of ``debench.metrics``
 (each naming a ``Metric`` or a module that registers one with ``register_metric``)."""
 
@@ -173,7 +224,7 @@ def register_sum_metric(
             prepare=prepare,
             bind=bind,
             higher_is_better=higher_is_better,
-            description=description or (terms.__doc__ or "").strip().splitlines()[0],
+            description=description or next(iter((terms.__doc__ or "").strip().splitlines()), ""),
             params=params,
         )
     )

@@ -19,6 +19,10 @@ Two kinds of keys:
   answers (``revision``, ``dtype``, ``quantization``, ``max_model_len``, ``server_args``) are part
   of the identity; the others only say where and how fast (``debench.models.vllm``).
 
+A plug-in's model kind may declare keys of its own (its ``args``: a pydantic model, typed like
+these): given for such a kind, they are kept apart (``ModelArgs.own``), checked against its
+declaration by ``kind_args`` and recorded in its models' identity.
+
 An unknown key (with a did-you-mean), a value of the wrong type or a key the model kind does not
 use is a one-line error (exit code 2) before anything runs.
 """
@@ -117,6 +121,8 @@ class ModelArgs(BaseModel):
     generation: GenerationArgs = Field(default_factory=GenerationArgs)
     client: ClientArgs = Field(default_factory=ClientArgs)
     server: ServerArgs = Field(default_factory=ServerArgs)
+    own: dict[str, str] = Field(default_factory=dict)
+    """Keys a plug-in's model kind declares itself (its ``args``), as given: checked by ``kind_args``."""
 
     @property
     def generation_overrides(self) -> dict[str, Any]:
@@ -142,7 +148,12 @@ class ModelArgs(BaseModel):
         gen = {**self.generation.model_dump(exclude_unset=True), **other.generation.model_dump(exclude_unset=True)}
         cli = {**self.client.model_dump(exclude_unset=True), **other.client.model_dump(exclude_unset=True)}
         srv = {**self.server.model_dump(exclude_unset=True), **other.server.model_dump(exclude_unset=True)}
-        return ModelArgs(generation=GenerationArgs(**gen), client=ClientArgs(**cli), server=ServerArgs(**srv))
+        return ModelArgs(
+            generation=GenerationArgs(**gen),
+            client=ClientArgs(**cli),
+            server=ServerArgs(**srv),
+            own=self.own | other.own,
+        )
 
 
 def _pairs(text: str, sep: str, where: str) -> dict[str, str]:
@@ -158,19 +169,36 @@ def _pairs(text: str, sep: str, where: str) -> dict[str, str]:
     return out
 
 
-def _unknown(key: str, where: str) -> UserError:
-    known = [*GENERATION_KEYS, *CLIENT_KEYS, *SERVER_KEYS]
+def _unknown(key: str, where: str, own: frozenset[str] = frozenset()) -> UserError:
+    known = [*GENERATION_KEYS, *CLIENT_KEYS, *SERVER_KEYS, *sorted(own)]
     close = difflib.get_close_matches(key, known, n=1)
     hint = f"; did you mean '{close[0]}'?" if close else f" (known: {', '.join(known)})"
     return UserError(f"{where}: unknown model argument '{key}'{hint}")
 
 
-def parse_model_args(text: str | None, where: str = "--model-args", sep: str = ",") -> ModelArgs:
-    """``key=value,key=value`` -> ``ModelArgs``; raises a one-line ``UserError``."""
+def _invalid(exc: ValidationError, raw: dict[str, str], where: str) -> UserError:
+    """A value of the wrong type, in one line: ``--model-args: timeout=abc: expected a number``."""
+    err = exc.errors()[0]
+    key = str(err["loc"][-1]) if err.get("loc") else "?"
+    value = raw.get(key, "")
+    shown = "***" if is_secret_name(key) else value
+    expected = _TYPE_WORDS.get(err.get("type", "")) or (
+        "one word (letters, digits, _ . : + -)" if err.get("type") == "string_pattern_mismatch" else None
+    )
+    why = f"expected {expected}" if expected else err.get("msg", "invalid value").lower()
+    return UserError(f"{where}: {key}={shown}: {why}")
+
+
+def parse_model_args(
+    text: str | None, where: str = "--model-args", sep: str = ",", own: frozenset[str] = frozenset()
+) -> ModelArgs:
+    """``key=value,key=value`` -> ``ModelArgs``; raises a one-line ``UserError``. ``own``: the keys
+    the model kind declares itself (kept in ``ModelArgs.own``, checked by ``kind_args``)."""
     raw = _pairs(text or "", sep, where)
     gen: dict[str, Any] = {}
     cli: dict[str, Any] = {}
     srv: dict[str, Any] = {}
+    kind: dict[str, str] = {}
     for key, value in raw.items():
         if key in GENERATION_KEYS:
             gen[key] = value.split("|") if key == "stop" else value
@@ -178,27 +206,22 @@ def parse_model_args(text: str | None, where: str = "--model-args", sep: str = "
             cli[key] = value
         elif key in SERVER_KEYS:
             srv[key] = value
+        elif key in own:
+            kind[key] = value
         else:
-            raise _unknown(key, where)
+            raise _unknown(key, where, own)
     try:
-        return ModelArgs(generation=GenerationArgs(**gen), client=ClientArgs(**cli), server=ServerArgs(**srv))
+        return ModelArgs(generation=GenerationArgs(**gen), client=ClientArgs(**cli), server=ServerArgs(**srv), own=kind)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        key = str(err["loc"][-1]) if err.get("loc") else "?"
-        value = raw.get(key, "")
-        shown = "***" if is_secret_name(key) else value
-        expected = _TYPE_WORDS.get(err.get("type", "")) or (
-            "one word (letters, digits, _ . : + -)" if err.get("type") == "string_pattern_mismatch" else None
-        )
-        why = f"expected {expected}" if expected else err.get("msg", "invalid value").lower()
-        raise UserError(f"{where}: {key}={shown}: {why}") from None
+        raise _invalid(exc, raw, where) from None
 
 
-def split_model_spec(spec: str) -> tuple[str, ModelArgs]:
+def split_model_spec(spec: str, own: frozenset[str] = frozenset()) -> tuple[str, ModelArgs]:
     """``openai/x@temperature=0.7;max_tokens=64`` -> (``openai/x``, its arguments).
 
     Keys after ``@`` are the same as ``--model-args``' (``;``-separated), except secrets: a key
-    there would become part of the model's name in results and rankings."""
+    there would become part of the model's name in results and rankings. ``own``: the keys the
+    model kind declares itself."""
     base, at, rest = spec.partition("@")
     base = base.strip()
     if not at:
@@ -207,7 +230,18 @@ def split_model_spec(spec: str) -> tuple[str, ModelArgs]:
     for key in _pairs(rest, ";", where):
         if is_secret_name(key):
             raise UserError(f"{where}: give {key} with --api-key or the environment, not in the model name")
-    return base, parse_model_args(rest, where, sep=";")
+    return base, parse_model_args(rest, where, sep=";", own=own)
+
+
+def kind_args(declared: type[BaseModel] | None, given: dict[str, str], name: str) -> BaseModel | None:
+    """The keys a model kind declares itself (``declared``: its ``args`` model), typed and checked
+    as the built-in keys are; None for a kind that declares none."""
+    if declared is None:
+        return None
+    try:
+        return declared(**given)
+    except ValidationError as exc:
+        raise _invalid(exc, given, f"model argument for {name}") from None
 
 
 def check_kind(args: ModelArgs, keys: frozenset[str], name: str) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from debench.core.entry_points import PluginIdentity
 from debench.data.base import Doc
 from debench.data.prompts import Message
 from debench.task.config import GenerationConfig, TaskConfig
@@ -163,6 +164,11 @@ class Model(abc.ABC):
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         pass
+
+    def plugins(self) -> list[PluginIdentity]:
+        """The plug-ins (other packages' model kinds) whose code makes this model's answers: none for
+        debench's own kinds (``debench.models.plugin_model``)."""
+        return []
 
     def describe(self) -> dict[str, Any]:
         """What results files record about the model: its name, kind and identity."""

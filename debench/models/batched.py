@@ -35,6 +35,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from debench.core.atomic import write_json_record
+from debench.core.entry_points import PluginIdentity
 from debench.core.errors import UserError
 from debench.models.base import ContextOverflow, Model, ModelResponse, PermanentModelError, Request, Usage
 from debench.models.cache import cache_key
@@ -105,6 +106,9 @@ class BatchedModel(Model):
 
     def describe(self) -> dict[str, Any]:
         return {**self.inner.describe(), "batch": True}
+
+    def plugins(self) -> list[PluginIdentity]:
+        return self.inner.plugins()
 
     def not_sent(self, generation: Any) -> list[str]:
         return self.inner.not_sent(generation)

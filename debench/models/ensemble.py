@@ -16,6 +16,7 @@ import asyncio
 from collections.abc import Iterable
 from typing import Any
 
+from debench.core.entry_points import PluginIdentity
 from debench.core.errors import UserError
 from debench.data.transcript import debate_text
 from debench.models.aggregate import check_aggregate, combine
@@ -42,6 +43,9 @@ class EnsembleModel(Model):
 
     def identity(self) -> dict[str, Any]:
         return {"name": self.name, "aggregate": self.aggregate, "members": [m.identity() for m in self.members]}
+
+    def plugins(self) -> list[PluginIdentity]:
+        return [p for m in self.members for p in m.plugins()]
 
     def describe(self) -> dict[str, Any]:
         return {

@@ -50,6 +50,7 @@ from debench.run.pipeline import (
     RunOptions,
     dataset_info,
     run_config,
+    run_plugins,
     run_stem,
     select_docs,
     task_info,
@@ -171,7 +172,7 @@ async def run_memorization(task: TaskConfig, task_path: Path, model: Model, opts
             probe="metadata_only",
         ),
         samples_file=samples_path.name,
-        versions=package_versions(),
+        versions=package_versions(run_plugins(task, METHOD, model)),
         created_at=now_iso(),
     )
     write_json_record(report_path, report)

@@ -29,6 +29,7 @@ from debench.run.pipeline import (
     dataset_info,
     ensure_method_supported,
     run_config,
+    run_plugins,
     run_stem,
     task_info,
     usage_info,
@@ -183,7 +184,7 @@ async def run_probes(
         ),
         samples_file=samples_path.name,
         pairs_file=pairs_path.name,
-        versions=package_versions(),
+        versions=package_versions(run_plugins(task, method, model)),
         created_at=now_iso(),
     )
     write_atomic(pairs_path, "".join(lines))

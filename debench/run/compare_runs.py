@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from debench.data.samples import SampleRecord, read_records
 from debench.metrics.base import get_metric
 from debench.metrics.names import STATUS_METRICS
 from debench.metrics.paired import paired_bootstrap, paired_permutation
-from debench.run.task_lookup import load_task
+from debench.run.task_lookup import TaskIndex, load_task
 from debench.scoring.predictions import load_predictions
 from debench.scoring.results import Results, load_results, samples_log_path
 from debench.scoring.scores import scored_pairs
@@ -53,11 +54,20 @@ def winner(diff: float | None, p_value: float | None, higher_is_better: bool, al
 
 
 def compare_runs(
-    path_a: Path, path_b: Path, *, test: str = "bootstrap", n: int = 10000, seed: int = 0, data_dir: str | None = None
+    path_a: Path,
+    path_b: Path,
+    *,
+    test: str = "bootstrap",
+    n: int = 10000,
+    seed: int = 0,
+    data_dir: str | None = None,
+    include_paths: Sequence[str | Path] = (),
 ) -> dict[str, Any]:
+    """Runs A and B of one task, metric by metric; ``include_paths`` (folders of task files or task
+    files) make a user's task known by its name, as for ``eval``."""
     ra, rb = load_results(path_a), load_results(path_b)
     _check_comparable(ra, rb, path_b)
-    task, _ = load_task(ra.task.name)
+    task = TaskIndex(include_paths).lookup(ra.task.name)[0][0].task if include_paths else load_task(ra.task.name)[0]
     dataset = load_task_data(task, "local" if data_dir else "auto", data_dir)
     if dataset.content_hash != ra.dataset.content_hash:
         raise UserError(

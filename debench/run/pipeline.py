@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 from pydantic import Field
 
 from debench.core.atomic import write_json_record
+from debench.core.entry_points import PluginIdentity, declared
 from debench.core.errors import UserError
 from debench.core.options import (
     DataOptions,
@@ -31,6 +33,7 @@ from debench.data.base import Doc, LoadedDataset
 from debench.data.loading import Documents, run_documents
 from debench.data.prompts import check_templates
 from debench.data.samples import SampleRecord
+from debench.judging.base import get_method
 from debench.models.base import Model
 from debench.models.factory import make_judge
 from debench.models.managed_server import server_scope
@@ -219,6 +222,26 @@ def usage_info(records: list[SampleRecord], n_requests: int) -> UsageInfo:
     )
 
 
+def task_plugins(task: TaskConfig, method: str | None) -> list[PluginIdentity]:
+    """The plug-ins (other packages' components, with their code's identity) of a task's run: its
+    judge method (``method``; None: the run asks no model) and its metrics."""
+    wanted = [("debench.methods", method)] if method is not None else []
+    wanted += [("debench.metrics", m.name) for m in task.metrics]
+    found: list[PluginIdentity] = []
+    for group, name in wanted:
+        entry = declared(group).get(name)
+        plugin = entry.identity() if entry is not None else None
+        if plugin is not None and plugin not in found:
+            found.append(plugin)
+    return found
+
+
+def run_plugins(task: TaskConfig, method: str, model: Model) -> list[PluginIdentity]:
+    """Every plug-in a run uses: its model's kinds (an ensemble's members'), judge method and metrics;
+    none when it uses only debench's own components."""
+    return [*dict.fromkeys(model.plugins()), *task_plugins(task, method)]
+
+
 def build_results(
     task: TaskConfig,
     model_info: dict[str, Any],
@@ -231,7 +254,9 @@ def build_results(
     n_bootstrap: int | None,
     samples_file: str | None,
     method: str,
+    plugins: Sequence[PluginIdentity] = (),
 ) -> Results:
+    """The results of a run: ``plugins`` (``run_plugins``) are named with their versions."""
     from debench.scoring.results import ModelInfo, Results, now_iso, package_versions
     from debench.scoring.scores import score
 
@@ -249,7 +274,7 @@ def build_results(
         dataset=dataset_info(dataset),
         reports=report.reports,
         samples_file=samples_file,
-        versions=package_versions(),
+        versions=package_versions(plugins),
         created_at=now_iso(),
     )
 
@@ -283,6 +308,17 @@ def load_documents(task: TaskConfig, task_path: Path, opts: RunOptions) -> tuple
     return dataset, docs
 
 
+def check_task_plugins(task: TaskConfig, method: str, docs: Documents) -> None:
+    """Before the first request: the task's metrics from other packages computed on its first
+    documents (``debench.scoring.scores.check_plugin_metrics``); their modules were loaded with
+    the task file, the judge method with the command."""
+    names = {p.name for p in task_plugins(task, method) if p.group == "debench.metrics"}
+    if names:
+        from debench.scoring.scores import check_plugin_metrics  # numpy: only for a plug-in's metric
+
+        check_plugin_metrics(task, docs.gold, names)
+
+
 def generation_record(task: TaskConfig, model: Model) -> dict[str, Any]:
     """The generation settings requests were sent with: the task's, with the model's own on top;
     settings the provider does not accept (and so were not sent) are listed apart."""
@@ -309,7 +345,10 @@ def run_config(
 ) -> dict[str, Any]:
     """The ``config`` block of every file a run that asks a model writes (eval's results, a probe
     report, a speech-rating report): the task file, the method and generation settings, what the
-    command adds (``specific``), then the run options, the fingerprint and the command line."""
+    command adds (``specific``), then the run options, the fingerprint and the command line; with
+    other packages' components, each one's package, version and sha256 of its module files
+    (``plugins``)."""
+    plugins = run_plugins(task, method, model)
     return {
         "task_file": task_file_label(task_path),
         "method": method,
@@ -322,6 +361,7 @@ def run_config(
         "use_cache": opts.use_cache,
         "fingerprint": fingerprint,
         "command": opts.command,
+        **({"plugins": [p.record() for p in plugins]} if plugins else {}),
     }
 
 
@@ -333,6 +373,8 @@ async def evaluate_tasks(selection: TaskSelection, judge: JudgeSpec, opts: EvalO
     tasks = [(task, path) for task, path in selection.tasks]
     if opts.judging_manual is not None:
         tasks = [(with_judging_manual(t, opts.judging_manual), p) for t, p in tasks]
+    for task, _ in tasks:  # every task's judge method loaded and checked before the first request
+        get_method(opts.method or task.method)
     with server_scope():
         model = make_judge(judge, seed=opts.seed)
         try:
@@ -364,6 +406,7 @@ async def evaluate_task(task: TaskConfig, task_path: Path, model: Model, opts: E
     if opts.repeats > 1:
         check_repeats(task, model, opts)
     dataset, docs = load_documents(task, task_path, opts)
+    check_task_plugins(task, method, docs)
     if opts.repeats <= 1:
         out, _ = await _run_once(task, task_path, model, opts, method, dataset, docs, None)
         return out
@@ -474,6 +517,7 @@ async def _run_once(
         n_bootstrap=opts.n_bootstrap,
         samples_file=samples_path.name,
         method=method,
+        plugins=run_plugins(task, method, run_model),
     )
     from debench.core.charts import speech_rating_plots
     from debench.scoring.results import write_results

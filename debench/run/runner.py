@@ -26,6 +26,7 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel
 from tqdm import tqdm
 
+from debench.core.entry_points import PluginError, PluginFailure, declared
 from debench.core.errors import UserError
 from debench.core.record_log import RecordLog
 from debench.core.redact import Redactor
@@ -82,15 +83,22 @@ def run_fingerprint(
 ) -> str:
     """Everything that changes the samples: a rerun with the same fingerprint resumes its log.
 
-    ``identity`` is the model's (``Model.identity()``, recorded in results as ``model.identity``),
-    so a fingerprint can be recomputed from a results file; ``repeat`` is the repeat index of
-    ``eval --repeats`` (``config.repeat``)."""
+    ``identity`` is the model's (``Model.identity()``, recorded in results as ``model.identity``;
+    a plug-in model's names the plug-in's code), so a fingerprint can be recomputed from a results
+    file; ``repeat`` is the repeat index of ``eval --repeats`` (``config.repeat``). A judge method
+    of another package enters with its code (``method_plugin``: package, version, sha256 of its
+    module files, as installed), so an upgraded or edited method never resumes the samples of the
+    old one; debench's own methods enter by name only."""
     parts: dict[str, Any] = {
         "task": task.model_dump(mode="json", exclude=set(SCORING_SIDE)),
         "model": identity,
         "data": content_hash,
         "method": method,
     }
+    entry = declared("debench.methods").get(method)
+    plugin = entry.identity() if entry is not None else None
+    if plugin is not None:
+        parts["method_plugin"] = plugin.code()
     if repeat is not None:
         parts["repeat"] = repeat
     payload = json.dumps(parts, sort_keys=True)
@@ -115,9 +123,8 @@ async def _execute(job: Job, redactor: Redactor) -> BaseModel:
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # noqa: BLE001 - permanent, or transient past its retry cap: recorded, retried on resume
-        text = (
-            str(exc) if isinstance(exc, (PermanentModelError, TransientModelError)) else f"{type(exc).__name__}: {exc}"
-        )
+        own_words = (PermanentModelError, TransientModelError, PluginFailure)
+        text = str(exc) if isinstance(exc, own_words) else f"{type(exc).__name__}: {exc}"
         return _attempted(job.failure("error", redactor.text(text)[:500]), exc)
 
 
@@ -248,19 +255,37 @@ def error_summary(records: Sequence[BaseModel]) -> list[tuple[str, int]]:
 
 
 @dataclass
+class PluginFailures:
+    """The plug-in failures (``PluginFailure``) of one run's documents: when every document of the
+    run ends in one, the run stops with its line (``check``)."""
+
+    first: str | None = None
+
+    def check(self, records: Sequence[SampleRecord]) -> None:
+        """A ``PluginError`` when a plug-in failed in this run and no document has an answer."""
+        if self.first is not None and records and all(r.status == "error" for r in records):
+            raise PluginError(f"{self.first} (on all {len(records)} documents; their samples are kept as errors)")
+
+
+@dataclass
 class JudgeDocJob:
     """Judge one document with a judge method."""
 
     ctx: JudgeContext
     method: JudgeMethod
     doc: Doc
+    failures: PluginFailures
 
     @property
     def key(self) -> str:
         return self.doc.doc_id
 
     async def run(self) -> SampleRecord:
-        return await self.method(self.ctx, self.doc)
+        try:
+            return await self.method(self.ctx, self.doc)
+        except PluginFailure as exc:
+            self.failures.first = self.failures.first or str(exc)
+            raise
 
     def failure(self, status: FailureStatus, error: str) -> SampleRecord:
         return SampleRecord(doc_id=self.doc.doc_id, status=status, error=error, target=self.doc.target)
@@ -290,8 +315,9 @@ async def run_samples(
         store_messages=settings.store_messages,
     )
     order = [d.doc_id for d in documents.gold]
+    failures = PluginFailures()
     try:
-        jobs = (JudgeDocJob(ctx, method, d) for d in documents)
+        jobs = (JudgeDocJob(ctx, method, d, failures) for d in documents)
         await run_jobs(
             jobs,
             log_,
@@ -306,4 +332,5 @@ async def run_samples(
         caller.close()
         await model.aclose()  # release pooled connections; a model reopens them on its next call
     records = [log_.existing[d] for d in order if d in log_.existing]
+    failures.check(records)
     return records, caller

@@ -81,12 +81,32 @@ def _inside(name: Any, base: Path, root: Path, path: Path, field: str, what: str
     )
 
 
+def _shipped_include(name: Any, path: Path) -> Path | None:
+    """The shipped task an ``include:`` names by its name (``include: debateart_winner``, no file
+    suffix, no folder), when no file of that name is beside the task file."""
+    if not isinstance(name, str) or Path(name).suffix in (".yaml", ".yml") or "/" in name or "\\" in name:
+        return None
+    if (path.parent / name).exists():
+        return None
+    own = tasks_dir()
+    shipped = own / f"{name}.yaml"
+    if not shipped.is_file():
+        known = sorted(p.stem for p in own.glob("*.yaml") if not p.name.startswith("_"))
+        raise UserError(
+            f"include '{name}' is neither a file beside the task file nor one of debench's tasks "
+            f"({', '.join(known)}); name a file with its .yaml suffix",
+            path=str(path),
+            field="include",
+        )
+    return shipped
+
+
 def _resolve_includes(path: Path, root: Path | None = None, depth: int = 0) -> tuple[dict[str, Any], dict[str, Path]]:
     """The task file's fields, with ``include: other.yaml`` (a file in the task file's folder, or
-    one of debench's own task files) read first and overridden key by key; and the file each
-    ``prompt.files`` entry names, resolved against the folder of the file that declares it.
-    ``root``: the folder every file named may lie in — the named task file's own (for debench's own
-    task files, ``tasks/``)."""
+    one of debench's own task files, by its path or by its task's name: ``include: debateart_winner``)
+    read first and overridden key by key; and the file each ``prompt.files`` entry names, resolved
+    against the folder of the file that declares it. ``root``: the folder every file named may lie
+    in — the named task file's own (for debench's own task files, ``tasks/``)."""
     root = path.parent.resolve() if root is None else root
     raw = _read_yaml(path)
     own_files = _prompt_file_paths(raw, path, root)
@@ -95,6 +115,10 @@ def _resolve_includes(path: Path, root: Path | None = None, depth: int = 0) -> t
         return raw, own_files
     if depth >= 3:
         raise UserError("includes nested more than 3 deep", path=str(path), field="include")
+    shipped = _shipped_include(inc, path)
+    if shipped is not None:
+        base, base_files = _resolve_includes(shipped, tasks_dir().resolve(), depth + 1)
+        return _merge(base, raw), {**base_files, **own_files}
     base_path, base_root = _inside(inc, path.parent, root, path, "include", "include")
     base, base_files = _resolve_includes(base_path, base_root, depth + 1)
     return _merge(base, raw), {**base_files, **own_files}
@@ -173,20 +197,26 @@ def check_names(task: TaskConfig, path: Path) -> None:
     if task.dataset.adapter not in ADAPTERS:
         raise UserError(ADAPTERS.unknown_message(task.dataset.adapter), path=str(path), field="dataset.adapter")
     # debench's own metric and report names are known without importing their code (numpy,
-    # scipy): a run starts sooner; only another name loads a registry
-    from debench.core.entry_points import declared
+    # scipy): a run starts sooner; another package's metric is loaded and checked here, before any
+    # document is judged; any other name loads the registry
+    from debench.core.entry_points import check_clash, declared
     from debench.metrics.names import BUILTIN_REPORTS, STATUS_METRICS
 
     for i, m in enumerate(task.metrics):
-        if m.name not in STATUS_METRICS and m.name not in declared("debench.metrics"):
+        entry = declared("debench.metrics").get(m.name)
+        if m.name not in STATUS_METRICS and (entry is None or not entry.ours):
             from debench.metrics.base import METRICS
 
-            if m.name not in METRICS:
-                raise UserError(
-                    METRICS.unknown_message(m.name, f", {', '.join(STATUS_METRICS)}"),
-                    path=str(path),
-                    field=f"metrics.{i}.name",
-                )
+            if entry is not None:
+                METRICS.get(m.name)
+            else:
+                check_clash("debench.metrics", m.name)
+                if m.name not in METRICS:
+                    raise UserError(
+                        METRICS.unknown_message(m.name, f", {', '.join(STATUS_METRICS)}"),
+                        path=str(path),
+                        field=f"metrics.{i}.name",
+                    )
         check_metric_args(task, i, path)
     from debench.metrics.names import ALT_TEST_METRICS
 

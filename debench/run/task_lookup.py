@@ -149,8 +149,12 @@ def group_members(tasks: Iterable[tuple[str, str | None]]) -> dict[str, list[str
 
 
 def _folder_files(folder: Path, option: str) -> list[Path]:
+    """The task files of a folder; ``--include-path`` also takes one task file."""
+    if option == "--include-path" and folder.is_file() and folder.suffix in YAML_SUFFIXES:
+        return [folder]
     if not folder.is_dir():
-        raise UserError("not a folder of task files", path=str(folder), field=option)
+        what = "a folder of task files or a task file" if option == "--include-path" else "a folder of task files"
+        raise UserError(f"not {what}", path=str(folder), field=option)
     files = task_files(folder)
     if not files:
         raise UserError(
@@ -230,3 +234,13 @@ def installed_task(name: str) -> TaskConfig | None:
     if name not in task_names():
         return None
     return load_task_file(tasks_dir() / f"{name}.yaml")
+
+
+def named_task(name: str, include_paths: Sequence[str | Path] = ()) -> TaskConfig | None:
+    """The task called ``name``: debench's own, or one of the include paths' (folders of task files
+    or task files, as ``eval --include-path`` takes them), so a run of a user's task is validated
+    against the file it was run with (``validate --include-path``); None when no task has that name."""
+    if not include_paths:
+        return installed_task(name)
+    entry = TaskIndex(include_paths).tasks.get(name)
+    return entry.task if entry is not None else None

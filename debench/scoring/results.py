@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import platform
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from debench.core.atomic import write_json_record
+from debench.core.entry_points import PluginIdentity
 from debench.core.json_schema import document_schema, read_json_model, schema_path, validate_with_schema_file
 from debench.scoring.scores import MetricValue
 
@@ -88,11 +90,15 @@ class Results(BaseModel):
     reports: dict[str, Any] = Field(default_factory=dict)
     samples_file: str | None = Field(default=None, description="per-sample JSONL, relative to this file")
     plots: list[str] = Field(default_factory=list, description="SVG plots written beside this file (file names)")
-    versions: dict[str, str | None]
+    versions: dict[str, str | None] = Field(
+        description="python, debench, the packages that change its numbers, and each plug-in's package the run used"
+    )
     created_at: str
 
 
-def package_versions() -> dict[str, str | None]:
+def package_versions(plugins: Sequence[PluginIdentity] = ()) -> dict[str, str | None]:
+    """The versions of Python, debench and the packages that change its numbers, and of each
+    plug-in's package the run used (``plugins``: by its distribution name)."""
     from debench.core.version import debench_version
 
     out: dict[str, str | None] = {"python": platform.python_version(), "debench": debench_version()}
@@ -101,6 +107,7 @@ def package_versions() -> dict[str, str | None]:
             out[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             out[name] = None
+    out.update({p.distribution: p.version for p in plugins})
     return out
 
 

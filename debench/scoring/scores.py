@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from itertools import pairwise
 from typing import Any
 
@@ -91,6 +91,24 @@ def score(
         n_not_completed=statuses.count("not_completed"),
         reports=reports,
     )
+
+
+DRY_RUN_DOCS = 20
+"""Documents a plug-in metric is first computed on, before any document is judged."""
+
+
+def check_plugin_metrics(task: TaskConfig, docs: Sequence[Doc], names: Collection[str]) -> None:
+    """The task's metrics ``names`` (other packages'), each computed on the first documents with
+    their gold values as the predictions (a perfect judge), before any document is judged: a metric
+    that raises or answers other than ``Draws`` is one line naming it (``debench.metrics.base``),
+    not a traceback after the whole run."""
+    sample = list(docs[:DRY_RUN_DOCS])
+    gold = np.empty(len(sample), dtype=object)
+    gold[:] = [d.target for d in sample]
+    for mc in task.metrics:
+        if mc.name in names:
+            metric = get_metric(mc.name)
+            metric.value(metric.prepare(sample, **mc.args), gold)
 
 
 def alt_test_args(task: TaskConfig) -> dict[str, Any] | None:

@@ -33,6 +33,7 @@ from debench.run.pipeline import (
     dataset_info,
     ensure_method_supported,
     run_config,
+    run_plugins,
     run_stem,
     task_info,
     usage_info,
@@ -262,7 +263,7 @@ async def rate_speeches(
         ),
         samples_file=samples_path.name,
         plots=_sources_chart(sources, title, file_sources, report_path),
-        versions=package_versions(),
+        versions=package_versions(run_plugins(task, task.method, model)),
         created_at=now_iso(),
     )
     write_json_record(report_path, report)

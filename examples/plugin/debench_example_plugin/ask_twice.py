@@ -3,11 +3,7 @@
 
 from __future__ import annotations
 
-from debench.data.base import Doc
-from debench.data.prompts import build_messages
-from debench.data.samples import SampleRecord
-from debench.judging.base import JudgeContext
-from debench.judging.direct import record_from_response
+from debench.plugin_types import Doc, JudgeContext, SampleRecord, build_messages, record_from_response
 
 
 async def ask_twice(ctx: JudgeContext, doc: Doc) -> SampleRecord:

@@ -7,9 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from debench.core.errors import UserError
-from debench.models.base import Model, ModelResponse, Request
-from debench.models.kinds import ModelRequest
+from debench.plugin_types import Model, ModelRequest, ModelResponse, Request, UserError
 
 
 class CueModel(Model):

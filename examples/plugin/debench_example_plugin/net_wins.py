@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from debench.arena.judgment_table import JudgmentTable
+from debench.plugin_types import JudgmentTable
 
 
 @dataclass(frozen=True)

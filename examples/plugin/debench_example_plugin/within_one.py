@@ -7,7 +7,7 @@ from functools import partial
 
 import numpy as np
 
-from debench.metrics.base import Metric, ratio, register_sum_metric
+from debench.plugin_types import Metric, ratio, register_sum_metric
 
 
 def _within_one_terms(preds: np.ndarray, targets: np.ndarray) -> np.ndarray:
