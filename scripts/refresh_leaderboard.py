@@ -131,6 +131,19 @@ def _parser() -> argparse.ArgumentParser:
         "--queue", type=Path, default=REPO / "leaderboard" / "queue.json", help="the merge-order queue of entries"
     )
     ap.add_argument(
+        "--ledger",
+        type=Path,
+        default=None,
+        help="what the job's runs spent, refresh by refresh (read; written with --reproduce; default: OUT/ledger.json)",
+    )
+    ap.add_argument(
+        "--validated",
+        type=Path,
+        default=None,
+        help="what earlier refreshes validated, by content: an entry recorded there is not validated again (written "
+        "with --reproduce; default: OUT/validated.json, with --pr-base the base's, beside BASE_DIR)",
+    )
+    ap.add_argument(
         "--data-dir",
         default=os.environ.get("DEBENCH_DATA_DIR"),
         help="real data (default: $DEBENCH_DATA_DIR; else the Hub)",
@@ -229,16 +242,26 @@ def main(argv: list[str]) -> int:
 def _build(args: argparse.Namespace, maint: Maintainers) -> Built:
     """The refresh's build of the submissions tree (with ``--reproduce``, running what awaits the job)."""
     from debench.leaderboard.publish import build
+    from debench.leaderboard.queue import merge_order
     from debench.leaderboard.reproduce import ReproduceRun
+    from debench.leaderboard.validation_record import Validations
     from debench.models.args import parse_model_args
 
     operator = parse_model_args(args.model_args, "--model-args") if args.model_args else None
     run = (
-        ReproduceRun(out_dir=args.reproduced, maintainers=maint, data_dir=args.data_dir, model_args=operator)
+        ReproduceRun(
+            out_dir=args.reproduced,
+            maintainers=maint,
+            ledger_path=args.ledger or args.out / "ledger.json",
+            data_dir=args.data_dir,
+            model_args=operator,
+        )
         if args.reproduce
         else None
     )
-    return build(
+    validated = args.validated or (args.pr_base.parent if args.pr_base is not None else args.out) / "validated.json"
+    validations = Validations.read(validated)
+    built = build(
         args.submissions,
         None,
         data_dir=args.data_dir,
@@ -250,20 +273,22 @@ def _build(args: argparse.Namespace, maint: Maintainers) -> Built:
         reproduced_dir=args.reproduced,
         queue_path=args.queue,
         merged=sorted(p.name for p in args.pr_base.iterdir() if p.is_dir()) if args.pr_base is not None else (),
+        merge_positions=merge_order(args.submissions.resolve().parent.parent) if args.pr_base is None else None,
+        validations=validations,
     )
+    if args.reproduce:
+        validations.save(validated)
+    return built
 
 
 def _gate_problems(built: Built, new_folder: str | None, maint: Maintainers) -> list[str]:
-    """What the gate refuses: whatever the refresh would not build, and an allowlisted identity of
-    the new folder whose settings overflow its window or pass its ceilings."""
-    from debench.leaderboard.allowlist_checks import gate_problem
+    """What the gate refuses: whatever the refresh would not build, and an identity of the new
+    folder above a ceiling of its canonical judge (``canonical.gate_problem``)."""
+    from debench.leaderboard.canonical import canonical_judges, gate_problem
 
+    judges = canonical_judges(maint)
     problems = [str(e) for e in built.errors]
-    problems += [
-        f"{s.results_path}: {p}"
-        for s in built.published
-        if s.submission == new_folder and (p := gate_problem(s, maint))
-    ]
+    problems += [str(p) for s in built.published if s.submission == new_folder and (p := gate_problem(s, judges))]
     return problems
 
 

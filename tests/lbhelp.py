@@ -263,3 +263,41 @@ def refresh_main(*argv: str) -> tuple[int, str, str]:
 def smollm2_results(subs: Path) -> Path:
     (res,) = (subs / "local__smollm2").glob("results_*.json")
     return res
+
+
+def without_endpoint(results: Path) -> None:
+    """The results file as a run of the provider's public API records it: no ``api_base`` (a run
+    through the stub records the stub's), its fingerprint recomputed with debench's own function."""
+    from debench.run.runner import run_fingerprint
+    from debench.run.task_lookup import installed_task
+
+    def edit(d: dict[str, Any]) -> None:
+        for block in (d["model"], d["model"]["identity"]):
+            block.pop("api_base", None)
+        task = installed_task(d["task"]["name"])
+        assert task is not None
+        d["config"]["fingerprint"] = run_fingerprint(
+            task, d["model"]["identity"], d["dataset"]["content_hash"], d["task"]["method"]
+        )
+
+    edit_json(results, edit)
+
+
+def variant(results: Path, dest: Path, change: Callable[[dict[str, Any]], Any]) -> Path:
+    """A copy of a run (results file and samples log) in folder ``dest`` with its identity changed by
+    ``change`` and its fingerprint recomputed (the file names kept: the gate reads names from the file)."""
+    from debench.run.runner import run_fingerprint
+    from debench.run.task_lookup import installed_task
+
+    res, _ = copy_submission(results, dest)
+
+    def edit(d: dict[str, Any]) -> None:
+        change(d["model"]["identity"])
+        task = installed_task(d["task"]["name"])
+        assert task is not None
+        d["config"]["fingerprint"] = run_fingerprint(
+            task, d["model"]["identity"], d["dataset"]["content_hash"], d["task"]["method"]
+        )
+
+    edit_json(res, edit)
+    return res
