@@ -17,19 +17,22 @@ the submissions: the script imports debench from its own checkout, refuses to ru
 no bytecode into it, and prints which debench judged.
 
 A rank is the leaderboard's own number (``debench.leaderboard.verify``, ``reproduce``): with
-``--reproduce`` every entry whose model the maintainers' allowlist (``--maintainers``) names
-exactly and the trusted endpoints (``--trusted``) reach is run by this job on every document,
+``--reproduce`` every canonical judge a submission nominates — a model the maintainers' allowlist
+(``--maintainers``) names exactly, with one of its methods, that the trusted endpoints
+(``--trusted``) reach — is run by this job with the maintainers' settings on every document,
 through the trusted endpoint, without the response cache, in queue order (``--queue``, merge
-order) and within the budgets; the run is final and written under ``--reproduced`` (the workflow
-commits it). Only those runs' numbers are ranked, beside the submitted ones. What cannot be read,
+order, new entries in the order the checkout's history received them) and within the budgets it
+counts itself (the ledger: ``--ledger``); the run is final and written under ``--reproduced`` (the
+workflow commits it). Only those runs are ranked, one row per judge; every nomination's numbers are
+compared with its judge's row. What was validated before is not validated again (``--validated``). What cannot be read,
 built or run is listed with its reason and the others are built: the refresh exits 0. Every line
 printed goes through ``public_text`` (no control character, no leading ``::``, no absolute path).
 
 With ``--pr-base BASE_DIR`` the pull request's tree must differ from the base branch's by exactly
 one new submission folder of regular files and nothing else (``debench.leaderboard.pull_request``);
-then any refusal — and an allowlisted identity whose settings overflow its model's window or pass
-its ``max_tokens`` ceiling, a duplicate of a merged judge, a second results file for a task, a
-shared samples log, a control character in a name — fails it with exit code 2; nothing is run.
+then any refusal — and a llama.cpp identity of an allowlisted model above the maintainers' ``n_ctx``,
+a duplicate of a merged judge that is not canonical, a second results file for a task, a shared
+samples log, a name that does not read as what it is — fails it with exit code 2; nothing is run.
 With ``--push REPO_ID`` the page, the JSON, its schema, the validated files of the entries on the
 page and the job's runs of them are copied (never following a link) and uploaded to a Hugging Face
 Hub data set in one commit.

@@ -191,3 +191,43 @@ def test_new_entries_are_queued_in_merge_order_not_name_order(tmp_path: Path) ->
     q = extend(Queue(), ["aa_squatter/results_x.json", "zz_vendor/results_x.json"], order)
     assert q.entries == ["zz_vendor/results_x.json", "aa_squatter/results_x.json"]
     assert merge_order(tmp_path / "not-a-checkout") == {}
+
+
+def test_a_stopped_run_records_the_requests_under_way_and_starts_no_other(tmp_path: Path) -> None:
+    """A budget reached before one job's request: the jobs already asking finish and are recorded
+    (they were paid for), the run then ends, and no job starts after it."""
+    from debench.core.record_log import RecordLog
+    from debench.data.samples import SampleRecord
+    from debench.run.runner import run_jobs
+
+    started: list[str] = []
+    release = asyncio.Event()
+
+    class Job:
+        def __init__(self, key: str) -> None:
+            self.key = key
+
+        async def run(self) -> SampleRecord:
+            started.append(self.key)
+            if self.key == "stop":  # while "slow" waits for its answer
+                release.set()
+                raise BudgetReached("refresh", Budget(requests=1, tokens=1))
+            if self.key == "slow":
+                await release.wait()
+            return SampleRecord(doc_id=self.key, status="ok", prediction=1)
+
+        def failure(self, status: Any, error: str) -> SampleRecord:
+            return SampleRecord(doc_id=self.key, status=status, error=error)
+
+    async def main() -> None:
+        log = RecordLog(tmp_path / "log.jsonl", SampleRecord, "doc_id")
+        try:
+            await run_jobs([Job("slow"), Job("stop"), Job("later")], log, concurrency=2, progress=False)
+        finally:
+            log.close()
+
+    with pytest.raises(BudgetReached):
+        asyncio.run(main())
+    from debench.data.samples import read_records
+
+    assert [r.doc_id for r in read_records(tmp_path / "log.jsonl")] == ["slow"] and "later" not in started
