@@ -107,18 +107,9 @@ def estimate_run(task: TaskConfig, docs: Iterable[Doc], method: str, judge: Mode
     """Requests and tokens the run of ``judge`` with ``method`` on ``docs`` can cost at most
     (see the module docstring)."""
     from debench.judging.base import JudgeContext, get_method
-    from debench.models.calls import Caller
-    from debench.task.grammars import load_grammar
 
     counting = _CountingModel(judge, counter)
-    ctx = JudgeContext(
-        task=task,
-        model=counting,
-        caller=Caller(None),
-        generation=task.generation,
-        grammar_text=load_grammar(task.generation.grammar),
-        store_messages=False,
-    )
+    ctx = JudgeContext.stand_in(task, counting, store_messages=False)
     judge_doc = get_method(method)
 
     async def every() -> None:
