@@ -3,13 +3,14 @@
 An ``Allowance`` is the run's ``models.calls.RequestGuard``: before each request is sent it counts
 the prompt (``debench.leaderboard.estimate.prompt_counter``), reserves that plus the request's
 ``max_tokens``, and refuses — ``BudgetReached``, which stops the run between two requests, never
-in the middle of one, once the requests under way have ended and been recorded — when the reservation would pass what is left of any of its budgets (the
-entry's, the refresh's, the month's) or when the refresh's wall time would run out before a
-request of the run's mean duration could end. Whatever the submission claims, a run spends at most
-its budgets: the reservations of the requests in flight are held against them, and what a request
-cost once it ends is the larger of the provider's count and the job's own (its prompt as counted
-plus its answer, at most ``max_tokens``), a failed or cancelled request its whole reservation. Each request's cost is
-handed to ``on_spend`` (the ledger line of the run).
+in the middle of one, once the requests under way have ended and been recorded — when the
+reservation would pass what is left of any of its budgets (the entry's, the refresh's, the
+month's) or when the refresh's wall time would run out before a request of the run's mean
+duration could end. Whatever the submission claims, a run spends at most its budgets: the
+reservations of the requests in flight are held against them, and what a request cost once it
+ends is the larger of the provider's count and the job's own (its prompt as counted plus its
+answer, at most ``max_tokens``), a failed or cancelled request its whole reservation. Each
+request's cost is handed to ``on_spend`` (the ledger line of the run).
 """
 
 from __future__ import annotations

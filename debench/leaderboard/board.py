@@ -58,7 +58,8 @@ class Canonical(BaseModel):
     variant: str | None = Field(description="the canonical variant's name (null: the model's plain judge)")
     method: str
     settings: dict[str, Any] = Field(
-        description="the maintainers' settings the job ran (model arguments on top of the task's prompts, parser and generation settings)"
+        description="the maintainers' settings the job ran (model arguments on top of the task's prompts, parser and "
+        "generation settings)"
     )
     endpoints: list[str] = Field(description="the trusted endpoints the job ran it through")
     nominations: list[str] = Field(
@@ -75,7 +76,8 @@ class ComparisonInfo(BaseModel):
         description="paired bootstrap 95% interval of the difference over the documents"
     )
     within_noise: bool | None = Field(
-        description="the difference's interval holds 0: the submitted number is within the run-to-run noise the job measured"
+        description="the difference's interval holds 0: the submitted number is within the run-to-run noise the job "
+        "measured"
     )
     agreement: float = Field(description="share of documents with the same outcome in both runs")
     n_docs: int
@@ -90,18 +92,22 @@ class WaitingRun(BaseModel):
 
 class Entry(BaseModel):
     id: str = Field(
-        description="<submission folder>/<results file name>, or reproduced/<judge folder>/<results file name> for a canonical judge's row; unique"
+        description="<submission folder>/<results file name>, or reproduced/<judge folder>/<results file name> for a "
+        "canonical judge's row; unique"
     )
     judge: str = Field(
         description="the judge: a canonical judge's id (verified rows), else a key of the model identity and method"
     )
     standing: Literal["verified", "self_reported", "baseline"] = Field(
-        description="verified: a canonical judge's row, the leaderboard's own run on every document with the maintainers' settings (only these are ranked); "
-        "self_reported: a validated submission, never ranked (a nomination is compared with its judge's row); baseline: re-run by the leaderboard, a reference line, never ranked"
+        description="verified: a canonical judge's row, the leaderboard's own run on every document with the "
+        "maintainers' settings (only these are ranked); "
+        "self_reported: a validated submission, never ranked (a nomination is compared with its judge's row); "
+        "baseline: re-run by the leaderboard, a reference line, never ranked"
     )
     standing_reason: str = Field(description="what reproduced it, or why it is self-reported")
     rank: int | None = Field(
-        description="1 = best point estimate of the primary metric among the ranked (verified) entries; null: not ranked"
+        description="1 = best point estimate of the primary metric among the ranked (verified) entries; null: not "
+        "ranked"
     )
     tier: int | None = Field(
         description="1 = the leader's tier: entries whose 95% CI overlaps their tier leader's; null: not ranked"
@@ -109,7 +115,8 @@ class Entry(BaseModel):
     unranked_reason: str | None = Field(description="why the entry is shown but not ranked (null when ranked)")
     baseline_level: Literal["chance", "heuristic"] | None = Field(
         default=None,
-        description="a baseline's kind of reference: chance (random, majority, constant) or heuristic (length, first / last speaker, longest)",
+        description="a baseline's kind of reference: chance (random, majority, constant) or heuristic (length, first / "
+        "last speaker, longest)",
     )
     model: str
     model_kind: str
@@ -118,7 +125,8 @@ class Entry(BaseModel):
     method: str
     submission: str | None = Field(description="the submission folder (null: a canonical judge's row)")
     results_file: str = Field(
-        description="path relative to the leaderboard folder (submissions/<folder>/… or, for a canonical judge's row, reproduced/<judge>/…)"
+        description="path relative to the leaderboard folder (submissions/<folder>/… or, for a canonical judge's row, "
+        "reproduced/<judge>/…)"
     )
     samples_file: str
     created_at: str
@@ -131,7 +139,8 @@ class Entry(BaseModel):
     n_not_completed: int
     incomplete_share: float = Field(description="(n_errors + n_not_completed) / n_docs")
     left_out_share: float = Field(
-        description="documents the metrics leave out / n_docs: errors, not completed, and parse failures when the task excludes them; above max_left_out_share an entry is not ranked"
+        description="documents the metrics leave out / n_docs: errors, not completed, and parse failures when the task "
+        "excludes them; above max_left_out_share an entry is not ranked"
     )
     total_tokens: int
     cost_usd: float | None
@@ -215,10 +224,12 @@ class Leaderboard(BaseModel):
     n_submissions: int
     max_incomplete_share: float = Field(description="largest error + not-completed share a submission may have")
     max_left_out_share: float = Field(
-        description="largest share of documents the metrics may leave out (errors, not completed, parse failures) for an entry to be ranked"
+        description="largest share of documents the metrics may leave out (errors, not completed, parse failures) for "
+        "an entry to be ranked"
     )
     min_overall_judges: int = Field(
-        description="verified judges (baselines aside) that must share the overall task set before an overall ranking is shown"
+        description="verified judges (baselines aside) that must share the overall task set before an overall ranking "
+        "is shown"
     )
     overall_tasks: list[str] = Field(description="the task set every overall rank uses: fixed by the maintainers' file")
     overall_waiting: str | None = Field(description="what the overall ranking waits for (null once it is shown)")

@@ -59,8 +59,9 @@ class RefreshBudget(Budget):
     wall_minutes: int = Field(
         gt=0,
         le=GITHUB_JOB_MINUTES - 30,
-        description="minutes one refresh may spend running models: a run still going then stops between two requests "
-        "and is resumed by the next refresh (what it judged is kept); at most 330, inside GitHub's 360-minute job limit",
+        description="minutes one refresh may spend running models: a run still going then stops between two "
+        "requests and is resumed by the next refresh (what it judged is kept); at most 330, inside GitHub's "
+        "360-minute job limit",
     )
 
 

@@ -160,7 +160,8 @@ def canonical_model(judge: CanonicalJudge, endpoint: Endpoint, operator: ModelAr
     made = {k: v for k, v in model.identity().items() if k != "api_base"}
     if made != judge.identity:
         raise UserError(
-            f"the leaderboard's model for {judge.id} is not the canonical one (the machine's --model-args change its identity)",
+            f"the leaderboard's model for {judge.id} is not the canonical one (the machine's --model-args change its "
+            f"identity)",
             field="reproduction",
         )
     return model

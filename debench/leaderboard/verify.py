@@ -137,7 +137,8 @@ def _committed_run(judge: CanonicalJudge, task: TaskConfig, ctx: _Verifying) -> 
     made = {k: v for k, v in rep.identity.items() if k != "api_base"}
     if meta.get("judge") != judge.id or made != judge.identity or rep.results.task.method != judge.method:
         raise UserError(
-            f"the run at {results.name} is not the canonical judge {judge.id}'s (its identity, method or record differ)",
+            f"the run at {results.name} is not the canonical judge {judge.id}'s "
+            "(its identity, method or record differ)",
             path=str(results),
             field="config.reproduction",
         )
@@ -170,7 +171,8 @@ def _held_back(judge: CanonicalJudge, task: TaskConfig, endpoint: Endpoint, run:
     for scope, left in run.left().items():
         if not cost.fits_in(left):
             return (
-                f"waits for the leaderboard's own run: its estimate ({cost.requests:,} requests, {cost.tokens:,} tokens) "
+                f"waits for the leaderboard's own run: its estimate ({cost.requests:,} requests, {cost.tokens:,} "
+                f"tokens) "
                 f"does not fit what is left of {scope}'s budget ({left.requests:,} requests, {left.tokens:,} tokens)"
             )
     return None
