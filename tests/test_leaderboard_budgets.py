@@ -212,8 +212,10 @@ def test_a_stopped_run_records_the_requests_under_way_and_starts_no_other(tmp_pa
             if self.key == "stop":  # while "slow" waits for its answer
                 release.set()
                 raise BudgetReached("refresh", Budget(requests=1, tokens=1))
-            if self.key == "slow":
+            if self.key == "slow":  # its answer comes a few turns of the loop after the budget is reached
                 await release.wait()
+                for _ in range(5):
+                    await asyncio.sleep(0)
             return SampleRecord(doc_id=self.key, status="ok", prediction=1)
 
         def failure(self, status: Any, error: str) -> SampleRecord:
