@@ -138,7 +138,7 @@ def test_the_gate_compares_modes(tmp_path: Path) -> None:
     os.chmod(script, 0o644)
     (new,) = (pr / "newcomer").glob("results_*.json")
     os.chmod(new, 0o755)
-    with pytest.raises(UserError, match="is an executable file: a submission holds regular files of data only"):
+    with pytest.raises(UserError, match="is an executable file: a submission holds regular files only"):
         compare_trees(pr, base)
 
 

@@ -268,9 +268,9 @@ def test_a_refresh_spends_its_budgets_and_the_queue_behind_an_expensive_entry_mo
     big = variant(honest, lb / "submissions" / "big", lambda i: i.update(name="gpt-4o-2024-08-06"))
     edit_json(big, lambda d: d["model"].update(name="gpt-4o-2024-08-06"))
     _queue(lb, expensive, mini, big)
-    text = MAINTAINERS.read_text().replace("requests: 4000", "requests: 30")
+    text = MAINTAINERS.read_text().replace("requests: 4000\n", "requests: 30\n")  # per refresh: one run of 22
     maint = tmp_path / "maintainers.yaml"
-    maint.write_text(text.replace("requests: 2000", "requests: 30"))
+    maint.write_text(text.replace("requests: 2000\n", "requests: 30\n"))  # per entry
     code, _, err, board = _refresh(lb, "--reproduce", "--maintainers", str(maint))
     assert code == 0, err
     by_folder = {e["submission"]: e for e in entries_of(board, TASK)["self_reported"]}

@@ -92,9 +92,9 @@ def test_a_genuine_new_submission_is_accepted(trees: tuple[Path, Path], new_base
         "baseline__length",
         "baseline__random-seed1",
     }
-    assert [e["model"] for e in t["verified"]] == ["local/smollm2"] and t[
-        "self_reported"
-    ] == []  # ranked with the job's own run
+    # the canonical judge's row is the job's own run; the submission nominating it is compared with it
+    assert [e["model"] for e in t["verified"]] == ["local/smollm2"] and t["verified"][0]["submission"] is None
+    assert [e["nominates"] for e in t["self_reported"]] == ["local/smollm2/direct"]
 
 
 def test_rewriting_an_existing_submission_is_refused(

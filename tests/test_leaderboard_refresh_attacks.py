@@ -126,7 +126,7 @@ def test_an_n_ctx_above_the_maintainers_is_refused_at_the_gate_and_a_smaller_one
 
 def test_an_entry_above_the_per_entry_budget_is_never_run(tmp_path: Path) -> None:
     subs = _tree(tmp_path)
-    text = (REPO / "leaderboard" / "maintainers.yaml").read_text().replace("requests: 2000", "requests: 100")
+    text = (REPO / "leaderboard" / "maintainers.yaml").read_text().replace("requests: 2000\n", "requests: 100\n")
     maint = tmp_path / "maintainers.yaml"
     maint.write_text(text)
     code, _, err, board = _refresh(subs, "--reproduce", maintainers=maint)  # no model is started: it would take hours

@@ -7,8 +7,8 @@ maintainers' settings — a submission only nominates one.
   the job's runs of it under ``leaderboard/reproduced/`` — one run per judge and task, whoever
   nominated it, so a judge is paid for and ranked once.
 * ``nominated``: the canonical judge a submission nominates, or why it nominates none (then it is
-  self-reported, never run). A submission nominates a judge when its model is that entry's exact
-  id, its method one of the entry's, its endpoint trusted, and the requests its settings make are
+  self-reported, never run). A submission nominates a judge when its endpoint is trusted, its
+  model is that entry's exact id, its method one of the entry's, and the requests its settings make are
   the canonical ones (``request_settings``: the task's generation settings with the identity's on
   top, so an explicit ``max_tokens`` equal to the task's or ``temperature=0`` on a task at 0 is the
   same judge; a seed at temperature 0 changes nothing; the endpoint is the job's). Any setting that
@@ -105,12 +105,12 @@ def nominated(
     name = str(ident.get("name", ""))
     if "members" in ident:
         return "an ensemble is never a canonical judge (the maintainers' allowlist names single models)"
-    of_model = [j for j in judges if j.allowed.model == name]
-    if not of_model:
-        return f"{name} is not a model of the maintainers' allowlist (leaderboard/maintainers.yaml)"
     t = trust(ident, trusted)
     if not t.ok:
         return str(t.reason)
+    of_model = [j for j in judges if j.allowed.model == name]
+    if not of_model:
+        return f"{name} is not a model of the maintainers' allowlist (leaderboard/maintainers.yaml)"
     method = sub.results.task.method
     candidates = [j for j in of_model if j.method == method]
     if not candidates:

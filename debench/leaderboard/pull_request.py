@@ -124,9 +124,8 @@ def _check_new_entry(entry: os.DirEntry[str], results: set[str], known: dict[str
     kind = _kind(entry.stat(follow_symlinks=False).st_mode)
     what, cap = known.get(entry.name, ("", 0))
     if kind != "file":
-        raise UserError(
-            f"is {_a(kind)}: a submission holds regular files of data only (mode 644, not executable)", path=str(path)
-        )
+        nothing_executable = " (mode 644: nothing executable)" if kind == "executable file" else ""
+        raise UserError(f"is {_a(kind)}: a submission holds regular files only{nothing_executable}", path=str(path))
     if entry.name in results:
         regular_file(path, MAX_RESULTS_BYTES, "results file")
     elif what == "samples file" and entry.name.startswith(SAMPLES_PREFIX) and entry.name.endswith(".jsonl"):
