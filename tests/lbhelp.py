@@ -301,3 +301,37 @@ def variant(results: Path, dest: Path, change: Callable[[dict[str, Any]], Any]) 
 
     edit_json(res, edit)
     return res
+
+
+def gate(pr: Path, base: Path, out: Path) -> tuple[int, str, str]:
+    """The pull-request gate of checkout ``pr`` against checkout ``base`` (the refresh script with
+    ``--pr-base``, in this process): (exit code, stdout, stderr)."""
+    return refresh_main(
+        "--submissions",
+        str(pr / "leaderboard" / "submissions"),
+        "--pr-base",
+        str(base / "leaderboard" / "submissions"),
+        "--out",
+        str(out),
+        "--data-dir",
+        str(DATA_DIR),
+    )
+
+
+def refresh_board(lb: Path, *extra: str) -> tuple[int, str, str, dict[str, Any]]:
+    """The refresh script on the leaderboard folder ``lb`` (its submissions, runs, queue, ledger and
+    page all inside it), in this process: (exit code, stdout, stderr, the board built, or {})."""
+    code, out, err = refresh_main(
+        "--submissions",
+        str(lb / "submissions"),
+        "--out",
+        str(lb),
+        "--reproduced",
+        str(lb / "reproduced"),
+        "--queue",
+        str(lb / "queue.json"),
+        "--data-dir",
+        str(DATA_DIR),
+        *extra,
+    )
+    return code, out, err, board_json(lb) if (lb / "leaderboard.json").exists() else {}

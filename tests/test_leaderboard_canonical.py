@@ -20,12 +20,12 @@ from conftest import DATA_DIR, real_data_dir
 from lbhelp import (
     MAINTAINERS,
     REPO,
-    board_json,
     copy_submission,
     edit_json,
     edit_records,
     entries_of,
-    refresh_main,
+    gate,
+    refresh_board,
     rescore,
     stub_eval,
     variant,
@@ -62,15 +62,20 @@ def provider(monkeypatch: pytest.MonkeyPatch) -> Iterator[StubServer]:
         yield srv
 
 
-@pytest.fixture(scope="module")
-def honest(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A vendor's honest run of the model on bp_top_team, recorded as a run of OpenAI's public API (no api_base)."""
+def _vendor_run(out: Path, *extra: str) -> Path:
+    """A vendor's honest run of the model on bp_top_team (the stub answering as the provider's
+    model), recorded as a run of OpenAI's public API: no api_base."""
     real_data_dir("debatrix_panelbench")
     with pytest.MonkeyPatch.context() as mp, StubServer(responder=judge) as srv:
         mp.setenv("OPENAI_API_KEY", "sk-the-vendors-key")
-        results = stub_eval(tmp_path_factory.mktemp("honest"), srv.base_url, TASK, MODEL)
+        results = stub_eval(out, srv.base_url, TASK, MODEL, *extra)
     without_endpoint(results)
     return results
+
+
+@pytest.fixture(scope="module")
+def honest(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _vendor_run(tmp_path_factory.mktemp("honest"))
 
 
 def _forged(honest: Path, dest: Path) -> Path:
@@ -85,23 +90,6 @@ def _forged(honest: Path, dest: Path) -> Path:
     edit_records(samples, gold)
     rescore(res)
     return res
-
-
-def _refresh(lb: Path, *extra: str) -> tuple[int, str, str, dict[str, Any]]:
-    code, out, err = refresh_main(
-        "--submissions",
-        str(lb / "submissions"),
-        "--out",
-        str(lb),
-        "--reproduced",
-        str(lb / "reproduced"),
-        "--queue",
-        str(lb / "queue.json"),
-        "--data-dir",
-        str(DATA_DIR),
-        *extra,
-    )
-    return code, out, err, board_json(lb) if (lb / "leaderboard.json").exists() else {}
 
 
 def _queue(lb: Path, *results: Path) -> None:
@@ -130,7 +118,7 @@ def test_one_row_and_one_paid_run_per_canonical_judge_whatever_the_nominations(
     for k, gen in enumerate(hostile.values()):
         variant(honest, subs / f"hostile{k}", lambda i, gen=gen: i.update(generation=gen))
     _queue(lb, squatter, vendor)  # the squatter merged first
-    code, _, err, board = _refresh(lb, "--reproduce")
+    code, _, err, board = refresh_board(lb, "--reproduce")
     assert code == 0, err
     assert board["not_built"] == []  # nothing refused as a copy: the vendor's own entry included
     groups = entries_of(board, TASK)
@@ -161,7 +149,7 @@ def test_one_row_and_one_paid_run_per_canonical_judge_whatever_the_nominations(
         assert entry["nominates"] is None and what in entry["standing_reason"], entry["standing_reason"]
     # a run once made is final and paid once: the next refresh asks nothing
     before = len(provider.stats.requests)
-    code, _, err, board = _refresh(lb, "--reproduce")
+    code, _, err, board = refresh_board(lb, "--reproduce")
     assert code == 0, err
     assert len(provider.stats.requests) == before and len(entries_of(board, TASK)["verified"]) == 1
     ledger = json.loads((lb / "ledger.json").read_text())
@@ -174,33 +162,27 @@ def test_hostile_settings_under_a_competitors_name_are_never_run_nor_ranked(
     lb = tmp_path / "leaderboard"
     for k, gen in enumerate(({"temperature": 2}, {"temperature": 1, "seed": 5}, {"stop": ["Winner"]})):
         variant(honest, lb / "submissions" / f"competitor{k}", lambda i, gen=gen: i.update(generation=gen))
-    code, _, err, board = _refresh(lb, "--reproduce")
+    code, _, err, board = refresh_board(lb, "--reproduce")
     assert code == 0, err
     groups = entries_of(board, TASK)
     assert groups["verified"] == [] and provider.stats.requests == []
     assert all("settings differ from the canonical judge" in e["standing_reason"] for e in groups["self_reported"])
 
 
-def _gate(base: Path, pr: Path, out: Path) -> tuple[int, str, str]:
-    return refresh_main(
-        "--submissions",
-        str(pr / "leaderboard" / "submissions"),
-        "--pr-base",
-        str(base / "leaderboard" / "submissions"),
-        "--out",
-        str(out),
-        "--data-dir",
-        str(DATA_DIR),
-    )
+def _pull_request(tmp_path: Path, results: Path, folder: str, merged: Any = None) -> tuple[int, str, str]:
+    """The gate of a pull request adding ``results`` as ``folder`` to a base holding what ``merged`` puts there."""
+    base = tmp_path / "base"
+    (base / "leaderboard" / "submissions").mkdir(parents=True)
+    if merged is not None:
+        merged(base / "leaderboard" / "submissions")
+    pr = tmp_path / "pr"
+    shutil.copytree(base, pr)
+    copy_submission(results, pr / "leaderboard" / "submissions" / folder)
+    return gate(pr, base, tmp_path / "board")
 
 
 def test_the_vendors_pull_request_after_a_squatters_is_accepted(honest: Path, tmp_path: Path) -> None:
-    base = tmp_path / "base"
-    _forged(honest, base / "leaderboard" / "submissions" / "squatter")
-    pr = tmp_path / "pr"
-    shutil.copytree(base, pr)
-    copy_submission(honest, pr / "leaderboard" / "submissions" / "openai")
-    code, out, err = _gate(base, pr, tmp_path / "board")
+    code, out, err = _pull_request(tmp_path, honest, "openai", lambda subs: _forged(honest, subs / "squatter"))
     assert code == 0, (out, err)
     assert "adds only leaderboard/submissions/openai/" in out
 
@@ -210,19 +192,10 @@ def test_an_honest_debatrix_submission_of_an_allowlisted_model_passes_the_gate(t
     with the model's window (128,000 tokens) and refuse the run. (Debatrix-H, whose prompts carry
     the speeches so far, passes the window with the stub's count of words; the allowlist ranks the
     model with Debatrix-F, so this one is self-reported, and accepted.)"""
-    real_data_dir("debatrix_panelbench")
-    with pytest.MonkeyPatch.context() as mp, StubServer(responder=judge) as srv:
-        mp.setenv("OPENAI_API_KEY", "sk-the-vendors-key")
-        results = stub_eval(tmp_path / "run", srv.base_url, TASK, MODEL, "--method", "debatrix-h", "--limit", "1")
-    without_endpoint(results)
+    results = _vendor_run(tmp_path / "run", "--method", "debatrix-h", "--limit", "1")
     recs = [json.loads(line) for line in (results.parent / json.loads(results.read_text())["samples_file"]).open()]
     assert all(len(r["steps"]) == 106 for r in recs) and max(r["prompt_tokens"] for r in recs) > 128_000
-    base = tmp_path / "base"
-    (base / "leaderboard" / "submissions").mkdir(parents=True)
-    pr = tmp_path / "pr"
-    shutil.copytree(base, pr)
-    copy_submission(results, pr / "leaderboard" / "submissions" / "openai-debatrix")
-    code, out, err = _gate(base, pr, tmp_path / "board")
+    code, out, err = _pull_request(tmp_path, results, "openai-debatrix")
     assert code == 0, (out, err)
     assert "ranked with the method(s) debatrix-f, direct (the maintainers' allowlist), not debatrix-h" in out
 
@@ -235,33 +208,7 @@ def test_a_refresh_spends_its_budgets_and_the_queue_behind_an_expensive_entry_mo
     Then two canonical judges under a per-refresh budget that holds one run: the first refresh runs
     one, the second the other; neither passes the refresh's budget."""
     lb = tmp_path / "leaderboard"
-    with StubServer(responder=judge) as srv, pytest.MonkeyPatch.context() as mp:
-        mp.setenv("OPENAI_BASE_URL", srv.base_url)
-        mp.setenv("OPENAI_API_KEY", "sk-the-vendors-key")
-        from lbhelp import cli
-
-        got = cli(
-            "eval",
-            "--task",
-            TASK,
-            "--model",
-            MODEL,
-            "--method",
-            "debatrix-f",
-            "--limit",
-            "1",
-            "--output-dir",
-            str(tmp_path / "dbx"),
-            "--data-source",
-            "local",
-            "--data-dir",
-            str(DATA_DIR),
-            "--no-progress",
-            "--no-cache",
-        )
-        assert got.exit_code == 0, got.stderr
-    (dbx,) = (tmp_path / "dbx").rglob("results_*.json")
-    without_endpoint(dbx)
+    dbx = _vendor_run(tmp_path / "dbx", "--method", "debatrix-f", "--limit", "1")
     edit_json(dbx, lambda d: d["usage"].update(n_requests=1, prompt_tokens=5, completion_tokens=5, total_tokens=10))
     expensive, _ = copy_submission(dbx, lb / "submissions" / "aaa_debatrix")
     mini, _ = copy_submission(honest, lb / "submissions" / "mini")
@@ -271,7 +218,7 @@ def test_a_refresh_spends_its_budgets_and_the_queue_behind_an_expensive_entry_mo
     text = MAINTAINERS.read_text().replace("requests: 4000\n", "requests: 30\n")  # per refresh: one run of 22
     maint = tmp_path / "maintainers.yaml"
     maint.write_text(text.replace("requests: 2000\n", "requests: 30\n"))  # per entry
-    code, _, err, board = _refresh(lb, "--reproduce", "--maintainers", str(maint))
+    code, _, err, board = refresh_board(lb, "--reproduce", "--maintainers", str(maint))
     assert code == 0, err
     by_folder = {e["submission"]: e for e in entries_of(board, TASK)["self_reported"]}
     assert "never run: the leaderboard's estimate" in by_folder["aaa_debatrix"]["standing_reason"]
@@ -279,7 +226,7 @@ def test_a_refresh_spends_its_budgets_and_the_queue_behind_an_expensive_entry_mo
     assert len(provider.stats.requests) == 22 and by_folder["mini"]["comparison"] is not None
     assert [w["judge"] for w in board["waiting"]] == ["gpt-4o-2024-08-06/direct"]
     assert "does not fit what is left of refresh's budget" in board["waiting"][0]["reason"]
-    code, _, err, board = _refresh(lb, "--reproduce", "--maintainers", str(maint))  # the next refresh
+    code, _, err, board = refresh_board(lb, "--reproduce", "--maintainers", str(maint))  # the next refresh
     assert code == 0, err
     assert len(provider.stats.requests) == 44 and board["waiting"] == []
     assert sorted(e["judge"] for e in entries_of(board, TASK)["verified"]) == ["gpt-4o-2024-08-06/direct", JUDGE]

@@ -21,6 +21,7 @@ from lbhelp import (
     copy_submission,
     eval_run,
     forge_gpt_perfect,
+    gate,
     refresh_main,
     submissions_tree,
 )
@@ -49,19 +50,6 @@ def trees(tmp_path: Path) -> tuple[Path, Path]:
     pr = tmp_path / "pr"
     shutil.copytree(base, pr, symlinks=True)
     return pr, base
-
-
-def gate(pr: Path, base: Path, out: Path) -> tuple[int, str, str]:
-    return refresh_main(
-        "--submissions",
-        str(pr / "leaderboard" / "submissions"),
-        "--pr-base",
-        str(base / "leaderboard" / "submissions"),
-        "--out",
-        str(out),
-        "--data-dir",
-        str(DATA_DIR),
-    )
 
 
 def refused_by_gate(pr: Path, base: Path, tmp_path: Path, *expected: str) -> str:

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DATA_DIR, real_data_dir
-from lbhelp import REPO, SEEDS, edit_json, refresh_main, variant
+from conftest import real_data_dir
+from lbhelp import REPO, SEEDS, edit_json, gate, refresh_board, variant
 
 TASK = "ibm_speech_likert"
 pytestmark = pytest.mark.slow  # each validates the 631-speech submission, a few times
@@ -37,24 +37,9 @@ def _variant(subs: Path, folder: str, change: Any) -> Path:
 
 
 def _refresh(subs: Path, *extra: str, maintainers: Path | None = None) -> tuple[int, str, str, dict[str, Any]]:
-    lb = subs.parent
-    code, out, err = refresh_main(
-        "--submissions",
-        str(subs),
-        "--out",
-        str(lb),
-        "--reproduced",
-        str(lb / "reproduced"),
-        "--queue",
-        str(lb / "queue.json"),
-        "--data-dir",
-        str(DATA_DIR),
-        "--maintainers",
-        str(maintainers or REPO / "leaderboard" / "maintainers.yaml"),
-        *extra,
+    return refresh_board(
+        subs.parent, "--maintainers", str(maintainers or REPO / "leaderboard" / "maintainers.yaml"), *extra
     )
-    board = json.loads((lb / "leaderboard.json").read_text()) if (lb / "leaderboard.json").exists() else {}
-    return code, out, err, board
 
 
 def _task(board: dict[str, Any]) -> dict[str, Any]:
@@ -102,9 +87,7 @@ def _gate(tmp_path: Path, change: Any) -> tuple[int, str, str]:
     pr = tmp_path / "pr" / "leaderboard" / "submissions"
     shutil.copytree(base, pr)
     change(pr)
-    return refresh_main(
-        "--submissions", str(pr), "--pr-base", str(base), "--out", str(tmp_path / "board"), "--data-dir", str(DATA_DIR)
-    )
+    return gate(tmp_path / "pr", tmp_path / "base", tmp_path / "board")
 
 
 def test_a_later_nomination_of_a_merged_canonical_judge_is_accepted_at_the_gate(tmp_path: Path) -> None:
