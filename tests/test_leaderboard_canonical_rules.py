@@ -17,7 +17,7 @@ from debench.leaderboard.canonical import CanonicalJudge, canonical_judges, gate
 from debench.leaderboard.maintainers import load_maintainers
 from debench.leaderboard.trusted import load_trusted
 from debench.leaderboard.validate import one_row_per_judge
-from debench.metrics.names import primary_metric
+from debench.metrics.names import STATUS_METRICS, primary_metric
 from debench.run.task_lookup import installed_task
 
 MODEL = "gpt-4o-mini-2024-07-18"
@@ -87,6 +87,10 @@ def test_what_is_not_a_canonical_judge_says_why() -> None:
     members = [{"name": MODEL, "send_grammar": False, "api_base": ["https://api.openai.com/v1"]}] * 2
     ens = {"name": f"ensemble-majority({MODEL},{MODEL})", "aggregate": "majority", "members": members}
     assert "an ensemble is never a canonical judge" in str(nominated(_sub(ens), judges, trusted))
+    # a member's own endpoint is the submitter's, and the reason says so
+    mine = {**members[0], "api_base": ["http://127.0.0.1:9/v1"]}
+    own = nominated(_sub({**ens, "members": [members[0], mine]}), judges, trusted)
+    assert f"member {MODEL}: its api_base http://127.0.0.1:9/v1" in str(own) and "can never verify" in str(own), own
 
 
 def test_a_named_variant_is_a_judge_of_its_own(tmp_path: Any) -> None:
@@ -171,3 +175,20 @@ def test_one_definition_of_the_primary_metric() -> None:
         results = SimpleNamespace(metrics={n: SimpleNamespace(value=0.5, ci95=None, n=1) for n in names})
         got = group_primary(results)  # type: ignore[arg-type]
         assert got is not None and got.name == _columns(task)[0] == primary_metric(names), name
+
+
+def test_a_task_of_status_rates_only_is_refused_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 42, item 6: such a task raised StopIteration in verify (reported as "the leaderboard's
+    run failed"); it is refused where the results file is bound to its task, naming the field."""
+    from debench.leaderboard import task_binding
+    from debench.scoring.results import load_results
+
+    real = installed_task("bp_top_team")
+    assert real is not None
+    rates = real.model_copy(update={"metrics": [m for m in real.metrics if m.name in STATUS_METRICS]})
+    assert rates.metrics and primary_metric([m.name for m in rates.metrics]) is None
+    monkeypatch.setattr(task_binding, "installed_task", lambda name: rates)
+    (path,) = (MAINTAINERS.parent / "submissions" / "baseline__first").glob("results_bp_top_team_*.json")
+    with pytest.raises(UserError) as err:
+        task_binding.bound_task(load_results(path), path)
+    assert err.value.field == "task.name" and "no metric that measures the judge (only status rates)" in str(err.value)

@@ -14,7 +14,8 @@ maintainers' settings — a submission only nominates one.
   same judge; a seed at temperature 0 changes nothing; the endpoint is the job's). Any setting that
   differs — a ``stop``, a temperature, a seed at a temperature above 0, another ``n_ctx`` — makes
   the entry self-reported with the difference as its reason: it never reaches the job's run. An
-  ensemble is never a canonical judge (the allowlist names single models).
+  ensemble is never a canonical judge (the allowlist names single models); its reason also names a
+  member whose endpoint is the submitter's own (a member's ``api_base`` is checked as a single model's).
 * ``gate_problem``: the ceiling a nomination's identity may not pass, refused at the pull request
   (one line naming the file and field): a llama.cpp ``n_ctx`` above the one the job serves the
   model with (the maintainers' value).
@@ -103,9 +104,10 @@ def nominated(
     """The canonical judge ``sub`` nominates, or why it nominates none (see the module docstring)."""
     ident = sub.identity
     name = str(ident.get("name", ""))
-    if "members" in ident:
-        return "an ensemble is never a canonical judge (the maintainers' allowlist names single models)"
     t = trust(ident, trusted)
+    if "members" in ident:  # a member's own endpoint is said too: it is the submitter's, whatever the allowlist
+        member = f"; {t.reason}" if t.reason and t.reason.startswith("member ") else ""
+        return f"an ensemble is never a canonical judge (the maintainers' allowlist names single models){member}"
     if not t.ok:
         return str(t.reason)
     of_model = [j for j in judges if j.allowed.model == name]
