@@ -85,7 +85,7 @@ def test_a_deeply_nested_file_is_one_line_without_a_traceback(tmp_path: Path) ->
     _refused(res, str(res), "nested more than")
     assert entry_problems([res]) == {}  # the gate's own look at the file does not crash either
     res.write_text(original)
-    edit_lines(samples, lambda ls: [ls[0][:-1] + ', "steps": ' + "[" * 5000 + "]" * 5000 + "}", *ls[1:]])
+    edit_lines(samples, lambda ls: [ls[0][:-1] + ', "x": ' + "[" * 5000 + "]" * 5000 + "}", *ls[1:]])
     _refused(res, str(samples), "line 1: nested more than")
 
 

@@ -31,7 +31,6 @@ model echoing one; either way it must not be published. The refusal names the fi
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import stat
 from collections.abc import Callable, Iterator
@@ -123,23 +122,22 @@ def _depth_above(value: Any, ceiling: int) -> bool:
 
 
 def parse_json(data: bytes, path: Path, line: int | None = None) -> Any:
-    """A submission file's JSON (``line``: one line of a log), at most ``MAX_JSON_DEPTH`` deep; a
-    one-line ``UserError`` naming the file (and line) otherwise — never a traceback."""
-    at = f"line {line}: " if line is not None else ""
-    too_deep = _err(path, f"{at}nested more than {MAX_JSON_DEPTH} levels deep (debench writes at most 6)")
+    """A submission file's JSON (``line``: one line of a log), read as every user file is
+    (``core.user_files.parse_json``: not UTF-8, not JSON or a key given twice is one line naming the
+    file and where) and at most ``MAX_JSON_DEPTH`` deep — never a traceback."""
+    from debench.core.ceilings import MAX_NESTING
+    from debench.core.user_files import parse_json as parse_user_json
+
+    at = f"line {line}" if line is not None else None
+    too_deep = _err(
+        path, f"{at + ': ' if at else ''}nested more than {MAX_JSON_DEPTH} levels deep (debench writes at most 6)"
+    )
     try:
-        value = json.loads(data)
-    except UnicodeDecodeError:
-        raise _err(path, f"{at}not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        where = (
-            f"line {line}: not valid JSON ({exc.msg})"
-            if line is not None
-            else f"malformed JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
-        )
-        raise _err(path, where) from None
-    except RecursionError:  # nested past what the parser itself follows
-        raise too_deep from None
+        value = parse_user_json(data, path, at=at)
+    except UserError as exc:
+        if f"nested more than {MAX_NESTING} levels deep" in str(exc):  # past the parser's own bound
+            raise too_deep from None
+        raise
     if _depth_above(value, MAX_JSON_DEPTH):
         raise too_deep
     return value
