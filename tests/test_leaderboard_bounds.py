@@ -93,6 +93,9 @@ def test_a_samples_record_with_a_key_debench_does_not_write_is_refused(tmp_path:
     res, samples = _copy(tmp_path / "s")
     edit_lines(samples, lambda ls: [ls[0][:-1] + ', "note": "<script>' + "x" * 100_000 + '</script>"}', *ls[1:]])
     _refused(res, str(samples), "field 'note'", "line 1: not a field of a samples-log record")
+    # a key debench does write, given a second time: the one JSON reader refuses it (the last would win)
+    edit_lines(samples, lambda ls: [ls[0][:-1] + ', "steps": null}', *ls[1:]])
+    _refused(res, str(samples), "field 'steps'", "line 1: the key is given twice in one object")
 
 
 @pytest.mark.parametrize(
