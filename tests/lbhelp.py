@@ -318,10 +318,10 @@ def gate(pr: Path, base: Path, out: Path) -> tuple[int, str, str]:
     )
 
 
-def refresh_board(lb: Path, *extra: str) -> tuple[int, str, str, dict[str, Any]]:
-    """The refresh script on the leaderboard folder ``lb`` (its submissions, runs, queue, ledger and
-    page all inside it), in this process: (exit code, stdout, stderr, the board built, or {})."""
-    code, out, err = refresh_main(
+def board_args(lb: Path, *extra: str) -> list[str]:
+    """The refresh script's arguments for the leaderboard folder ``lb``: its submissions, runs, queue,
+    ledger and page all inside it, on the real data."""
+    return [
         "--submissions",
         str(lb / "submissions"),
         "--out",
@@ -333,5 +333,11 @@ def refresh_board(lb: Path, *extra: str) -> tuple[int, str, str, dict[str, Any]]
         "--data-dir",
         str(DATA_DIR),
         *extra,
-    )
+    ]
+
+
+def refresh_board(lb: Path, *extra: str) -> tuple[int, str, str, dict[str, Any]]:
+    """The refresh script on the leaderboard folder ``lb`` (``board_args``), in this process:
+    (exit code, stdout, stderr, the board built, or {})."""
+    code, out, err = refresh_main(*board_args(lb, *extra))
     return code, out, err, board_json(lb) if (lb / "leaderboard.json").exists() else {}

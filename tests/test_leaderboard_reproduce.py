@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from conftest import DATA_DIR, real_data_dir
-from lbhelp import REPO, edit_records, rescore, samples_of, without_endpoint
+from lbhelp import REPO, board_args, edit_records, rescore, samples_of, without_endpoint
 
 from debench.data.samples import SampleRecord
 from debench.leaderboard.compare import compare
@@ -31,22 +31,7 @@ TASK = "ibm_speech_likert"
 
 
 def _refresh(root: Path, *extra: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    lb = root / "leaderboard"
-    cmd = [
-        sys.executable,
-        str(REPO / "scripts" / "refresh_leaderboard.py"),
-        "--submissions",
-        str(lb / "submissions"),
-        "--out",
-        str(lb),
-        "--reproduced",
-        str(lb / "reproduced"),
-        "--queue",
-        str(lb / "queue.json"),
-        "--data-dir",
-        str(DATA_DIR),
-        *extra,
-    ]
+    cmd = [sys.executable, str(REPO / "scripts" / "refresh_leaderboard.py"), *board_args(root / "leaderboard", *extra)]
     return subprocess.run(
         cmd, capture_output=True, text=True, check=False, env={**os.environ, **(env or {})}, timeout=1800
     )
