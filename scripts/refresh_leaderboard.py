@@ -17,19 +17,22 @@ the submissions: the script imports debench from its own checkout, refuses to ru
 no bytecode into it, and prints which debench judged.
 
 A rank is the leaderboard's own number (``debench.leaderboard.verify``, ``reproduce``): with
-``--reproduce`` every entry whose model the maintainers' allowlist (``--maintainers``) names
-exactly and the trusted endpoints (``--trusted``) reach is run by this job on every document,
+``--reproduce`` every canonical judge a submission nominates — a model the maintainers' allowlist
+(``--maintainers``) names exactly, with one of its methods, that the trusted endpoints
+(``--trusted``) reach — is run by this job with the maintainers' settings on every document,
 through the trusted endpoint, without the response cache, in queue order (``--queue``, merge
-order) and within the budgets; the run is final and written under ``--reproduced`` (the workflow
-commits it). Only those runs' numbers are ranked, beside the submitted ones. What cannot be read,
+order, new entries in the order the checkout's history received them) and within the budgets it
+counts itself (the ledger: ``--ledger``); the run is final and written under ``--reproduced`` (the
+workflow commits it). Only those runs are ranked, one row per judge; every nomination's numbers are
+compared with its judge's row. What was validated before is not validated again (``--validated``). What cannot be read,
 built or run is listed with its reason and the others are built: the refresh exits 0. Every line
 printed goes through ``public_text`` (no control character, no leading ``::``, no absolute path).
 
 With ``--pr-base BASE_DIR`` the pull request's tree must differ from the base branch's by exactly
 one new submission folder of regular files and nothing else (``debench.leaderboard.pull_request``);
-then any refusal — and an allowlisted identity whose settings overflow its model's window or pass
-its ``max_tokens`` ceiling, a duplicate of a merged judge, a second results file for a task, a
-shared samples log, a control character in a name — fails it with exit code 2; nothing is run.
+then any refusal — and a llama.cpp identity of an allowlisted model above the maintainers' ``n_ctx``,
+a duplicate of a merged judge that is not canonical, a second results file for a task, a shared
+samples log, a name that does not read as what it is — fails it with exit code 2; nothing is run.
 With ``--push REPO_ID`` the page, the JSON, its schema, the validated files of the entries on the
 page and the job's runs of them are copied (never following a link) and uploaded to a Hugging Face
 Hub data set in one commit.
@@ -131,6 +134,19 @@ def _parser() -> argparse.ArgumentParser:
         "--queue", type=Path, default=REPO / "leaderboard" / "queue.json", help="the merge-order queue of entries"
     )
     ap.add_argument(
+        "--ledger",
+        type=Path,
+        default=None,
+        help="what the job's runs spent, refresh by refresh (read; written with --reproduce; default: OUT/ledger.json)",
+    )
+    ap.add_argument(
+        "--validated",
+        type=Path,
+        default=None,
+        help="what earlier refreshes validated, by content: an entry recorded there is not validated again (written "
+        "with --reproduce; default: OUT/validated.json, with --pr-base the base's, beside BASE_DIR)",
+    )
+    ap.add_argument(
         "--data-dir",
         default=os.environ.get("DEBENCH_DATA_DIR"),
         help="real data (default: $DEBENCH_DATA_DIR; else the Hub)",
@@ -229,16 +245,26 @@ def main(argv: list[str]) -> int:
 def _build(args: argparse.Namespace, maint: Maintainers) -> Built:
     """The refresh's build of the submissions tree (with ``--reproduce``, running what awaits the job)."""
     from debench.leaderboard.publish import build
+    from debench.leaderboard.queue import merge_order
     from debench.leaderboard.reproduce import ReproduceRun
+    from debench.leaderboard.validation_record import Validations
     from debench.models.args import parse_model_args
 
     operator = parse_model_args(args.model_args, "--model-args") if args.model_args else None
     run = (
-        ReproduceRun(out_dir=args.reproduced, maintainers=maint, data_dir=args.data_dir, model_args=operator)
+        ReproduceRun(
+            out_dir=args.reproduced,
+            maintainers=maint,
+            ledger_path=args.ledger or args.out / "ledger.json",
+            data_dir=args.data_dir,
+            model_args=operator,
+        )
         if args.reproduce
         else None
     )
-    return build(
+    validated = args.validated or (args.pr_base.parent if args.pr_base is not None else args.out) / "validated.json"
+    validations = Validations.read(validated)
+    built = build(
         args.submissions,
         None,
         data_dir=args.data_dir,
@@ -250,20 +276,22 @@ def _build(args: argparse.Namespace, maint: Maintainers) -> Built:
         reproduced_dir=args.reproduced,
         queue_path=args.queue,
         merged=sorted(p.name for p in args.pr_base.iterdir() if p.is_dir()) if args.pr_base is not None else (),
+        merge_positions=merge_order(args.submissions.resolve().parent.parent) if args.pr_base is None else None,
+        validations=validations,
     )
+    if args.reproduce:
+        validations.save(validated)
+    return built
 
 
 def _gate_problems(built: Built, new_folder: str | None, maint: Maintainers) -> list[str]:
-    """What the gate refuses: whatever the refresh would not build, and an allowlisted identity of
-    the new folder whose settings overflow its window or pass its ceilings."""
-    from debench.leaderboard.allowlist_checks import gate_problem
+    """What the gate refuses: whatever the refresh would not build, and an identity of the new
+    folder above a ceiling of its canonical judge (``canonical.gate_problem``)."""
+    from debench.leaderboard.canonical import canonical_judges, gate_problem
 
+    judges = canonical_judges(maint)
     problems = [str(e) for e in built.errors]
-    problems += [
-        f"{s.results_path}: {p}"
-        for s in built.published
-        if s.submission == new_folder and (p := gate_problem(s, maint))
-    ]
+    problems += [str(p) for s in built.published if s.submission == new_folder and (p := gate_problem(s, judges))]
     return problems
 
 

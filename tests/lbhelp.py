@@ -263,3 +263,81 @@ def refresh_main(*argv: str) -> tuple[int, str, str]:
 def smollm2_results(subs: Path) -> Path:
     (res,) = (subs / "local__smollm2").glob("results_*.json")
     return res
+
+
+def without_endpoint(results: Path) -> None:
+    """The results file as a run of the provider's public API records it: no ``api_base`` (a run
+    through the stub records the stub's), its fingerprint recomputed with debench's own function."""
+    from debench.run.runner import run_fingerprint
+    from debench.run.task_lookup import installed_task
+
+    def edit(d: dict[str, Any]) -> None:
+        for block in (d["model"], d["model"]["identity"]):
+            block.pop("api_base", None)
+        task = installed_task(d["task"]["name"])
+        assert task is not None
+        d["config"]["fingerprint"] = run_fingerprint(
+            task, d["model"]["identity"], d["dataset"]["content_hash"], d["task"]["method"]
+        )
+
+    edit_json(results, edit)
+
+
+def variant(results: Path, dest: Path, change: Callable[[dict[str, Any]], Any]) -> Path:
+    """A copy of a run (results file and samples log) in folder ``dest`` with its identity changed by
+    ``change`` and its fingerprint recomputed (the file names kept: the gate reads names from the file)."""
+    from debench.run.runner import run_fingerprint
+    from debench.run.task_lookup import installed_task
+
+    res, _ = copy_submission(results, dest)
+
+    def edit(d: dict[str, Any]) -> None:
+        change(d["model"]["identity"])
+        task = installed_task(d["task"]["name"])
+        assert task is not None
+        d["config"]["fingerprint"] = run_fingerprint(
+            task, d["model"]["identity"], d["dataset"]["content_hash"], d["task"]["method"]
+        )
+
+    edit_json(res, edit)
+    return res
+
+
+def gate(pr: Path, base: Path, out: Path) -> tuple[int, str, str]:
+    """The pull-request gate of checkout ``pr`` against checkout ``base`` (the refresh script with
+    ``--pr-base``, in this process): (exit code, stdout, stderr)."""
+    return refresh_main(
+        "--submissions",
+        str(pr / "leaderboard" / "submissions"),
+        "--pr-base",
+        str(base / "leaderboard" / "submissions"),
+        "--out",
+        str(out),
+        "--data-dir",
+        str(DATA_DIR),
+    )
+
+
+def board_args(lb: Path, *extra: str) -> list[str]:
+    """The refresh script's arguments for the leaderboard folder ``lb``: its submissions, runs, queue,
+    ledger and page all inside it, on the real data."""
+    return [
+        "--submissions",
+        str(lb / "submissions"),
+        "--out",
+        str(lb),
+        "--reproduced",
+        str(lb / "reproduced"),
+        "--queue",
+        str(lb / "queue.json"),
+        "--data-dir",
+        str(DATA_DIR),
+        *extra,
+    ]
+
+
+def refresh_board(lb: Path, *extra: str) -> tuple[int, str, str, dict[str, Any]]:
+    """The refresh script on the leaderboard folder ``lb`` (``board_args``), in this process:
+    (exit code, stdout, stderr, the board built, or {})."""
+    code, out, err = refresh_main(*board_args(lb, *extra))
+    return code, out, err, board_json(lb) if (lb / "leaderboard.json").exists() else {}

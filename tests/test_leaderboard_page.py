@@ -147,7 +147,7 @@ def mixed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any
     assert not errors, errors
     kept = [(s, standing[(s.task.name, s.results.model.name)], "given for this page") for s in ok]
     out = tmp_path_factory.mktemp("mixed")
-    board = build_leaderboard(kept, subs)
+    board = build_leaderboard(kept)
     write_leaderboard(board, out)
     return out / "index.html", json.loads((out / "leaderboard.json").read_text())
 
@@ -287,13 +287,18 @@ def test_the_committed_page_ranks_only_the_leaderboards_own_numbers(
     shown = driver.execute_script(EXTRACT)
     assert shown["lede"].startswith("A rank is the leaderboard's own number.") and "self-reported" in shown["lede"]
     _check_page(shown, board)
-    # the job's own run of the embedded model on all 631 speeches: ranked with its own numbers, the submitted beside
-    # them
+    # the canonical judge local/smollm2/direct: the job's own run on all 631 speeches, ranked with its own
+    # numbers; the submission nominating it is self-reported, compared with that run
     (smollm2,) = [e for t in board["tasks"] for e in t["verified"]]
-    rep = smollm2["reproduction"]
-    assert smollm2["model"] == "local/smollm2" and smollm2["rank"] == 1 and rep["n_docs"] == 631 and rep["within_noise"]
+    (nominee,) = [e for t in board["tasks"] for e in t["self_reported"]]
+    rep = nominee["comparison"]
+    assert smollm2["model"] == "local/smollm2" and smollm2["rank"] == 1 and smollm2["n_docs"] == 631
+    assert smollm2["canonical"]["judge"] == "local/smollm2/direct" and smollm2["canonical"]["settings"] == {}
+    assert nominee["nominates"] == "local/smollm2/direct" and rep["n_docs"] == 631 and rep["within_noise"]
     assert smollm2["metrics"]["kendall_tau_c"]["value"] == rep["reproduced"] != rep["submitted"]
-    assert [e for t in board["tasks"] for e in t["self_reported"]] == [] and board["waiting"] == []
+    assert nominee["rank"] is None and board["waiting"] == []
+    settings = driver.find_elements("css selector", f'tr[data-entry="{smollm2["id"]}"] .sub.settings')
+    assert [s.get_attribute("textContent") for s in settings] == ["the task's own settings"]  # the row shows them
     assert not driver.find_elements("css selector", ".waiting-list li")
     assert all(e["rank"] is None for t in board["tasks"] for e in t["baselines"])
     # the overall task set is the maintainers'; the overview waits for two verified judges and says so

@@ -21,6 +21,7 @@ from lbhelp import (
     copy_submission,
     eval_run,
     forge_gpt_perfect,
+    gate,
     refresh_main,
     submissions_tree,
 )
@@ -51,19 +52,6 @@ def trees(tmp_path: Path) -> tuple[Path, Path]:
     return pr, base
 
 
-def gate(pr: Path, base: Path, out: Path) -> tuple[int, str, str]:
-    return refresh_main(
-        "--submissions",
-        str(pr / "leaderboard" / "submissions"),
-        "--pr-base",
-        str(base / "leaderboard" / "submissions"),
-        "--out",
-        str(out),
-        "--data-dir",
-        str(DATA_DIR),
-    )
-
-
 def refused_by_gate(pr: Path, base: Path, tmp_path: Path, *expected: str) -> str:
     code, out, err = gate(pr, base, tmp_path / "board")
     assert code == 2, (out, err)
@@ -92,9 +80,9 @@ def test_a_genuine_new_submission_is_accepted(trees: tuple[Path, Path], new_base
         "baseline__length",
         "baseline__random-seed1",
     }
-    assert [e["model"] for e in t["verified"]] == ["local/smollm2"] and t[
-        "self_reported"
-    ] == []  # ranked with the job's own run
+    # the canonical judge's row is the job's own run; the submission nominating it is compared with it
+    assert [e["model"] for e in t["verified"]] == ["local/smollm2"] and t["verified"][0]["submission"] is None
+    assert [e["nominates"] for e in t["self_reported"]] == ["local/smollm2/direct"]
 
 
 def test_rewriting_an_existing_submission_is_refused(

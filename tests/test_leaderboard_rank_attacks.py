@@ -146,10 +146,11 @@ def test_the_same_answers_typed_in_as_a_trusted_providers_model_are_not_ranked(g
         (entry,) = groups["self_reported"]
         assert groups["verified"] == [] and entry["model"] == name and entry["rank"] is None
         if name == "openai/gpt-4o":
-            assert "not a model id of the maintainers' allowlist" in entry["standing_reason"]
-        else:  # no key in the environment: it waits, never ranked with the submitted numbers
-            assert "OPENAI_API_KEY" in entry["standing_reason"] and board_json(out)["waiting"] == [
-                f"{folder}/{res.name}"
+            assert "not a model of the maintainers' allowlist" in entry["standing_reason"]
+        else:  # no key in the environment: the canonical judge's run waits; the answers are never ranked
+            assert "OPENAI_API_KEY" in entry["standing_reason"] and entry["nominates"] == f"{name}/direct"
+            assert [(w["judge"], w["nominated_by"]) for w in board_json(out)["waiting"]] == [
+                (f"{name}/direct", f"{folder}/{res.name}")
             ]
 
 

@@ -89,7 +89,7 @@ def board():
     ]
     ok, errors = validate_all(files, data_dir=DATA_DIR)
     assert not errors, errors
-    return build_leaderboard(_kept(ok), SEEDS)
+    return build_leaderboard(_kept(ok))
 
 
 @pytest.mark.real_data("ranks the committed submissions, which validate only against the real data's content hashes")
@@ -144,7 +144,7 @@ def test_the_overall_ranking_waits_for_two_verified_judges(board) -> None:
     ]
     ok, _ = validate_all(files, data_dir=DATA_DIR)
     one = build_leaderboard(
-        [(ok[0], "verified", "given"), (ok[1], "self_reported", "given"), (ok[2], "baseline", "given")], SEEDS
+        [(ok[0], "verified", "given"), (ok[1], "self_reported", "given"), (ok[2], "baseline", "given")]
     )
     assert [r.model for r in one.overview] == [ok[0].results.model.name] and one.overview[0].overall_rank is None
     assert one.overall_waiting is not None and "at least 2 verified judges" in one.overall_waiting
@@ -152,7 +152,7 @@ def test_the_overall_ranking_waits_for_two_verified_judges(board) -> None:
     (t,) = one.tasks
     assert t.verified[0].rank == 1 and t.self_reported[0].rank is None and t.baselines[0].rank is None
     assert t.self_reported[0].unranked_reason == "self-reported: given"
-    two = build_leaderboard([(ok[0], "verified", "given"), (ok[1], "verified", "given")], SEEDS)
+    two = build_leaderboard([(ok[0], "verified", "given"), (ok[1], "verified", "given")])
     assert two.overall_waiting is None and sorted(r.overall_rank for r in two.overview) in ([1, 2], [1, 1])
 
 
@@ -167,7 +167,7 @@ def test_partial_runs_are_shown_not_ranked(tmp_path: Path) -> None:
     part = validate_submission(
         eval_run(tmp_path, "ibm_speech_likert", "baseline/length", "--limit", "200"), data_dir=DATA_DIR
     )
-    b = build_leaderboard(_kept([full, part]), tmp_path)
+    b = build_leaderboard(_kept([full, part]))
     (t,) = b.tasks
     assert [e.model for e in t.verified] == ["baseline/random", "baseline/length"]
     assert t.verified[1].rank is None and t.verified[1].unranked_reason == "covers only the first 200 documents"

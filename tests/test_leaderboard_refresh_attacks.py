@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DATA_DIR, real_data_dir
-from lbhelp import REPO, SEEDS, edit_json, refresh_main
+from conftest import real_data_dir
+from lbhelp import REPO, SEEDS, edit_json, gate, refresh_board, variant
 
 TASK = "ibm_speech_likert"
 pytestmark = pytest.mark.slow  # each validates the 631-speech submission, a few times
@@ -31,47 +31,15 @@ def _tree(tmp_path: Path) -> Path:
 
 
 def _variant(subs: Path, folder: str, change: Any) -> Path:
-    """A copy of the embedded model's submission in ``folder`` with its identity changed by
-    ``change`` and its fingerprint recomputed (file names kept: the gate reads names from the file)."""
-    from debench.run.runner import run_fingerprint
-    from debench.run.task_lookup import installed_task
-
-    src = subs / "local__smollm2"
-    dest = subs / folder
-    shutil.copytree(src, dest)
-    (results,) = dest.glob("results_*.json")
-    task = installed_task(TASK)
-    assert task is not None
-
-    def edit(d: dict[str, Any]) -> None:
-        change(d["model"]["identity"])
-        d["config"]["fingerprint"] = run_fingerprint(
-            task, d["model"]["identity"], d["dataset"]["content_hash"], d["task"]["method"]
-        )
-
-    edit_json(results, edit)
-    return results
+    """A copy of the embedded model's submission in ``folder`` with its identity changed by ``change``."""
+    (results,) = (subs / "local__smollm2").glob("results_*.json")
+    return variant(results, subs / folder, change)
 
 
 def _refresh(subs: Path, *extra: str, maintainers: Path | None = None) -> tuple[int, str, str, dict[str, Any]]:
-    lb = subs.parent
-    code, out, err = refresh_main(
-        "--submissions",
-        str(subs),
-        "--out",
-        str(lb),
-        "--reproduced",
-        str(lb / "reproduced"),
-        "--queue",
-        str(lb / "queue.json"),
-        "--data-dir",
-        str(DATA_DIR),
-        "--maintainers",
-        str(maintainers or REPO / "leaderboard" / "maintainers.yaml"),
-        *extra,
+    return refresh_board(
+        subs.parent, "--maintainers", str(maintainers or REPO / "leaderboard" / "maintainers.yaml"), *extra
     )
-    board = json.loads((lb / "leaderboard.json").read_text()) if (lb / "leaderboard.json").exists() else {}
-    return code, out, err, board
 
 
 def _task(board: dict[str, Any]) -> dict[str, Any]:
@@ -89,7 +57,7 @@ def test_an_entry_that_cannot_be_read_is_listed_and_the_others_are_built(tmp_pat
     assert str(tmp_path) not in out + err + json.dumps(board)
 
 
-def test_seed_variants_at_temperature_0_are_one_row_and_the_first_merged_is_kept(tmp_path: Path) -> None:
+def test_seed_variants_at_temperature_0_nominate_one_canonical_judge_run_once(tmp_path: Path) -> None:
     subs = _tree(tmp_path)
     for k in range(1, 4):
         _variant(subs, f"a_seed{k}", lambda ident, k=k: ident.update(generation={"seed": k}))
@@ -104,41 +72,44 @@ def test_seed_variants_at_temperature_0_are_one_row_and_the_first_merged_is_kept
     code, _, err, board = _refresh(subs)
     assert code == 0, err
     rows = _task(board)["self_reported"]
-    assert [e["submission"] for e in rows] == ["local__smollm2"]  # merged first, though "a_seed…" sorts first
-    assert len(board["not_built"]) == 3 and all(
-        "as the submission in folder local__smollm2/" in n for n in board["not_built"]
-    )
+    assert board["not_built"] == [] and len(rows) == 4  # every nomination accepted, none refused as a copy
+    assert {e["nominates"] for e in rows} == {"local/smollm2/direct"}
+    # one run of the judge waits, nominated first by the folder merged first, though "a_seed…" sorts first
+    assert [(w["judge"], w["nominated_by"].split("/")[0]) for w in board["waiting"]] == [
+        ("local/smollm2/direct", "local__smollm2")
+    ]
 
 
-def test_a_copy_of_a_merged_judge_is_refused_at_the_gate_naming_its_folder(tmp_path: Path) -> None:
+def _gate(tmp_path: Path, change: Any) -> tuple[int, str, str]:
+    """The gate of a pull request adding a folder ``change`` makes (given the pull request's submissions)."""
     base = tmp_path / "base" / "leaderboard" / "submissions"
     shutil.copytree(_tree(tmp_path / "b"), base)
     pr = tmp_path / "pr" / "leaderboard" / "submissions"
     shutil.copytree(base, pr)
-    shutil.copytree(pr / "local__smollm2", pr / "aaa_copy")
-    code, out, err = refresh_main(
-        "--submissions", str(pr), "--pr-base", str(base), "--out", str(tmp_path / "board"), "--data-dir", str(DATA_DIR)
-    )
-    assert code == 2, (out, err)
-    assert "aaa_copy" in err and "as the submission in folder local__smollm2/" in err
+    change(pr)
+    return gate(tmp_path / "pr", tmp_path / "base", tmp_path / "board")
 
 
-def test_an_identity_whose_window_overflows_is_refused_at_the_gate(tmp_path: Path) -> None:
-    base = tmp_path / "base" / "leaderboard" / "submissions"
-    shutil.copytree(_tree(tmp_path / "b"), base)
-    pr = tmp_path / "pr" / "leaderboard" / "submissions"
-    shutil.copytree(base, pr)
-    _variant(pr, "small_ctx", lambda ident: ident.update(n_ctx=1024))
-    code, out, err = refresh_main(
-        "--submissions", str(pr), "--pr-base", str(base), "--out", str(tmp_path / "board"), "--data-dir", str(DATA_DIR)
-    )
+def test_a_later_nomination_of_a_merged_canonical_judge_is_accepted_at_the_gate(tmp_path: Path) -> None:
+    code, out, err = _gate(tmp_path, lambda pr: shutil.copytree(pr / "local__smollm2", pr / "aaa_copy"))
+    assert code == 0, (out, err)
+    assert "aaa_copy/" in out and "nominates the canonical judge local/smollm2/direct" in out
+
+
+def test_an_n_ctx_above_the_maintainers_is_refused_at_the_gate_and_a_smaller_one_is_self_reported(
+    tmp_path: Path,
+) -> None:
+    code, out, err = _gate(tmp_path / "big", lambda pr: _variant(pr, "big_ctx", lambda i: i.update(n_ctx=700_000)))
     assert code == 2, (out, err)
-    assert "n_ctx 1024" in err and "overflow" in err
+    assert "big_ctx/" in err and "field 'model.identity.n_ctx': n_ctx 700000 is above the 4096" in err
+    code, out, err = _gate(tmp_path / "small", lambda pr: _variant(pr, "small_ctx", lambda i: i.update(n_ctx=1024)))
+    assert code == 0, (out, err)
+    assert "n_ctx 1024 (canonical: not set)" in out
 
 
 def test_an_entry_above_the_per_entry_budget_is_never_run(tmp_path: Path) -> None:
     subs = _tree(tmp_path)
-    text = (REPO / "leaderboard" / "maintainers.yaml").read_text().replace("requests: 2000", "requests: 100")
+    text = (REPO / "leaderboard" / "maintainers.yaml").read_text().replace("requests: 2000\n", "requests: 100\n")
     maint = tmp_path / "maintainers.yaml"
     maint.write_text(text)
     code, _, err, board = _refresh(subs, "--reproduce", maintainers=maint)  # no model is started: it would take hours

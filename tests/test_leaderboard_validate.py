@@ -197,7 +197,7 @@ def test_fewer_bootstrap_resamples_rejected(genuine: Path, tmp_path: Path) -> No
 def test_truncated_json(genuine: Path, tmp_path: Path) -> None:
     res, _ = _copy(genuine, tmp_path / "s")
     res.write_text(res.read_text()[:500])
-    _rejected(res, str(res), "malformed JSON")
+    _rejected(res, str(res), "not valid JSON")
 
 
 def test_schema_violation(genuine: Path, tmp_path: Path) -> None:

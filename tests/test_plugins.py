@@ -306,15 +306,9 @@ def test_a_metric_appended_to_a_task_keeps_every_submission(plugin_site: Path, t
         )  # the other figures as the files state them
         if name == "ibm_speech_likert":
             rescored += 1
-            # a ranked entry's numbers are the job's own run (leaderboard/reproduced/), the others the submitted ones
-            samples = (
-                entry["reproduction"]["samples_file"]
-                if entry.get("reproduction")
-                else f"submissions/{entry['samples_file']}"
-            )
-            records = [
-                json.loads(line) for line in (out.parent / "repo" / "leaderboard" / samples).read_text().splitlines()
-            ]
+            # a ranked row's numbers are the job's own run (leaderboard/reproduced/), the others the submitted ones
+            samples = out.parent / "repo" / "leaderboard" / entry["samples_file"]
+            records = [json.loads(line) for line in samples.read_text().splitlines()]
             ok = [r for r in records if r["status"] == "ok"]
             assert entry["metrics"]["within_one"]["value"] == pytest.approx(
                 sum(abs(r["prediction"] - r["target"]) <= 1 for r in ok) / len(ok)

@@ -469,7 +469,7 @@ def test_the_leaderboard_job_runs_an_allowlisted_vllm_entry_by_serving_its_weigh
     """The refresh job's own run: a vllm/ model listed under ``served`` and on the maintainers'
     allowlist is run on every document by a server the job starts with its own settings (never the
     submitter's api_base); the committed run makes it verified, and a later build runs nothing."""
-    from lbhelp import refresh_main
+    from lbhelp import refresh_board
 
     assert (
         cli(
@@ -489,34 +489,21 @@ def test_the_leaderboard_job_runs_an_allowlisted_vllm_entry_by_serving_its_weigh
     )
     maint = tmp_path / "maintainers.yaml"
     maint.write_text(
-        'schema_version: "1.0"\nbudgets:\n  per_entry: {requests: 5000, tokens: 50000000}\n'
-        "  per_refresh: {requests: 5000, tokens: 50000000}\n"
-        "allowlist:\n  - {model: vllm/org/judge-7b, context_window: 32768, max_tokens: 512}\noverall_tasks: []\n"
+        'schema_version: "2.0"\nbudgets:\n  per_entry: {requests: 5000, tokens: 50000000}\n'
+        "  per_refresh: {requests: 5000, tokens: 50000000, wall_minutes: 60}\n"
+        "  per_month: {requests: 5000, tokens: 50000000}\n"
+        "allowlist:\n  - {model: vllm/org/judge-7b, methods: [direct], settings: {revision: abc123}}\n"
+        "overall_tasks: []\n"
     )
     n_servers = len(fake.records())
-    args = [
-        "--submissions",
-        str(lb / "submissions"),
-        "--out",
-        str(lb),
-        "--reproduced",
-        str(lb / "reproduced"),
-        "--queue",
-        str(lb / "queue.json"),
-        "--data-dir",
-        str(DATA_DIR),
-        "--trusted",
-        str(trusted),
-        "--maintainers",
-        str(maint),
-    ]
-    code, out, err = refresh_main(*args, "--reproduce", "--model-args", "tensor_parallel_size=4")
+    args = ("--trusted", str(trusted), "--maintainers", str(maint))
+    code, out, err, _ = refresh_board(lb, *args, "--reproduce", "--model-args", "tensor_parallel_size=4")
     assert code == 0, err
     assert "(1 reproduced and ranked" in out, out
     spot = fake.records()[n_servers]
     assert spot["argv"][:3] == ["vllm", "serve", "org/judge-7b"] and "abc123" in spot["argv"] and "4" in spot["argv"]
     assert list((lb / "reproduced" / sub.name).glob("results_*.json"))
-    code, out, err = refresh_main(*args)  # a later build without a model: the committed run still ranks it
+    code, out, err, _ = refresh_board(lb, *args)  # a later build without a model: the committed run still ranks it
     assert code == 0 and "(1 reproduced and ranked" in out, err
     assert len(fake.records()) == n_servers + 1
     assert no_process_left(fake)

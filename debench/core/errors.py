@@ -35,3 +35,9 @@ def first_problem(exc: ValidationError) -> tuple[str | None, str]:
     problem: what a one-line ``UserError`` about a file's contents names."""
     first = exc.errors()[0]
     return ".".join(str(p) for p in first["loc"]) or None, str(first["msg"])
+
+
+class RunStopped(UserError):
+    """Stops a run between two requests (the leaderboard's budgets, ``debench.run.runner.run_jobs``):
+    the jobs already under way finish and are recorded — what was paid for is kept — and none
+    starts after it; the run then ends with this error."""

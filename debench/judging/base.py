@@ -32,6 +32,21 @@ class JudgeContext:
     grammar_text: str | None
     store_messages: bool = True
 
+    @classmethod
+    def stand_in(cls, task: TaskConfig, model: Model, *, store_messages: bool = True) -> JudgeContext:
+        """A context asking a stand-in ``model`` (one that replays or counts requests, sends
+        nothing) with the task's own settings and grammar, through a caller without a cache."""
+        from debench.task.grammars import load_grammar
+
+        return cls(
+            task=task,
+            model=model,
+            caller=Caller(None),
+            generation=task.generation,
+            grammar_text=load_grammar(task.generation.grammar),
+            store_messages=store_messages,
+        )
+
     async def call(
         self,
         messages: list[Message],

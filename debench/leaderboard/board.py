@@ -11,10 +11,13 @@ the refresh job's run on every document (``reproduction``), the submitted ones s
 (``submitted_metrics``); entries waiting for the job's run are listed (``waiting``); the overall
 task set is the maintainers'.
 
-Two keys of version 4.0 are left from the spot check of 8 documents that the job's own run of every
-document replaced: each entry's ``provenance.spot_check`` is always null and ``removed`` is always
-empty. They stay so that the files keep the shape schema 4.0 gives them; the next schema version
-drops them.
+Version 5.0 ranks canonical judges: a verified entry is the row of an allowlisted model × method
+(``canonical``: its judge id, variant and the maintainers' settings the job ran), carrying the
+job's own run (its files under ``reproduced/``); every submission is self-reported, and one that
+nominates a canonical judge says which (``nominates``) and how its numbers compare with the
+judge's run (``comparison``); ``waiting`` lists the judges' runs waiting, with why; paths are
+relative to the leaderboard folder. The always-null ``provenance.spot_check`` and always-empty
+``removed`` of version 4.0 are gone.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from debench.leaderboard.provenance import Provenance
 from debench.leaderboard.reported import Reported
 from debench.scoring.scores import MetricValue
 
-LEADERBOARD_SCHEMA_VERSION = "4.0"
+LEADERBOARD_SCHEMA_VERSION = "5.0"
 SCHEMA_PATH = schema_path("leaderboard.schema.json")
 
 
@@ -49,12 +52,22 @@ class HumanReference(BaseModel):
     value: MetricValue
 
 
-class ReproductionInfo(BaseModel):
-    results_file: str = Field(
-        description="the job's results file, relative to the leaderboard folder (reproduced/<folder>/<name>)"
+class Canonical(BaseModel):
+    judge: str = Field(description="the canonical judge's id: <model>[+<variant>]/<method>")
+    model: str = Field(description="the exact model id of the maintainers' allowlist")
+    variant: str | None = Field(description="the canonical variant's name (null: the model's plain judge)")
+    method: str
+    settings: dict[str, Any] = Field(
+        description="the maintainers' settings the job ran (model arguments on top of the task's prompts, parser and "
+        "generation settings)"
     )
-    samples_file: str
     endpoints: list[str] = Field(description="the trusted endpoints the job ran it through")
+    nominations: list[str] = Field(
+        description="ids of the submissions nominating this judge (their numbers are self-reported)"
+    )
+
+
+class ComparisonInfo(BaseModel):
     metric: str = Field(description="the primary metric compared")
     submitted: float | None
     reproduced: float | None
@@ -63,35 +76,38 @@ class ReproductionInfo(BaseModel):
         description="paired bootstrap 95% interval of the difference over the documents"
     )
     within_noise: bool | None = Field(
-        description="the difference's interval holds 0: the submitted number is within the "
-        "run-to-run noise the job measured"
+        description="the difference's interval holds 0: the submitted number is within the run-to-run noise the job "
+        "measured"
     )
     agreement: float = Field(description="share of documents with the same outcome in both runs")
     n_docs: int
 
 
-class EntryProvenance(Provenance):
-    """What validation established (``Provenance``), with the always-null ``spot_check`` key schema 4.0 keeps."""
-
-    spot_check: None = Field(
-        default=None,
-        description="always null: the spot check it recorded was replaced by the leaderboard's own run "
-        "of every document (reproduction)",
-    )
+class WaitingRun(BaseModel):
+    judge: str = Field(description="the canonical judge's id")
+    task: str
+    nominated_by: str = Field(description="the id of its first nomination")
+    reason: str = Field(description="why it waits")
 
 
 class Entry(BaseModel):
-    id: str = Field(description="<submission folder>/<results file name>, unique")
-    judge: str = Field(description="id of the judge: its model identity and method (one entry per judge and task)")
+    id: str = Field(
+        description="<submission folder>/<results file name>, or reproduced/<judge folder>/<results file name> for a "
+        "canonical judge's row; unique"
+    )
+    judge: str = Field(
+        description="the judge: a canonical judge's id (verified rows), else a key of the model identity and method"
+    )
     standing: Literal["verified", "self_reported", "baseline"] = Field(
-        description="verified: run by the leaderboard's own job on every document through a trusted endpoint, its "
-        "metrics the job's (only these are ranked); self_reported: validated, not reproduced, never ranked; baseline: "
-        "re-run by the leaderboard, a reference line, never ranked"
+        description="verified: a canonical judge's row, the leaderboard's own run on every document with the "
+        "maintainers' settings (only these are ranked); "
+        "self_reported: a validated submission, never ranked (a nomination is compared with its judge's row); "
+        "baseline: re-run by the leaderboard, a reference line, never ranked"
     )
     standing_reason: str = Field(description="what reproduced it, or why it is self-reported")
     rank: int | None = Field(
-        description="1 = best point estimate of the primary metric among the ranked "
-        "(verified) entries; null: not ranked"
+        description="1 = best point estimate of the primary metric among the ranked (verified) entries; null: not "
+        "ranked"
     )
     tier: int | None = Field(
         description="1 = the leader's tier: entries whose 95% CI overlaps their tier leader's; null: not ranked"
@@ -99,16 +115,19 @@ class Entry(BaseModel):
     unranked_reason: str | None = Field(description="why the entry is shown but not ranked (null when ranked)")
     baseline_level: Literal["chance", "heuristic"] | None = Field(
         default=None,
-        description="a baseline's kind of reference: chance (random, majority, constant) or heuristic (length, "
-        "first / last speaker, longest)",
+        description="a baseline's kind of reference: chance (random, majority, constant) or heuristic (length, first / "
+        "last speaker, longest)",
     )
     model: str
     model_kind: str
     identity: dict[str, Any] = Field(description="the model identity recorded in the results file")
     is_baseline: bool
     method: str
-    submission: str
-    results_file: str = Field(description="path relative to the submissions directory")
+    submission: str | None = Field(description="the submission folder (null: a canonical judge's row)")
+    results_file: str = Field(
+        description="path relative to the leaderboard folder (submissions/<folder>/… or, for a canonical judge's row, "
+        "reproduced/<judge>/…)"
+    )
     samples_file: str
     created_at: str
     n_docs: int = Field(description="documents covered by the run")
@@ -126,16 +145,18 @@ class Entry(BaseModel):
     total_tokens: int
     cost_usd: float | None
     reports: dict[str, Any] = Field(default_factory=dict)
-    provenance: EntryProvenance
-    submitted_metrics: dict[str, MetricValue] | None = Field(
-        default=None,
-        description="a verified entry's self-reported numbers (its metrics are the leaderboard's own run's)",
+    provenance: Provenance
+    canonical: Canonical | None = Field(
+        default=None, description="a verified entry: the canonical judge whose row it is, with the settings the job ran"
     )
-    reproduction: ReproductionInfo | None = Field(
-        default=None, description="the leaderboard's own run of this entry (verified entries)"
+    nominates: str | None = Field(
+        default=None, description="a self-reported entry nominating a canonical judge: the judge's id"
+    )
+    comparison: ComparisonInfo | None = Field(
+        default=None, description="a nomination's numbers against the canonical judge's run (null while the run waits)"
     )
     queue_position: int | None = Field(
-        default=None, description="position in the queue of entries awaiting the leaderboard's run"
+        default=None, description="position of the nominated judge's run among the runs waiting (null: not waiting)"
     )
 
 
@@ -180,7 +201,9 @@ class OverviewCell(BaseModel):
 class OverviewRow(BaseModel):
     judge: str = Field(description="Entry.judge")
     model: str
+    variant: str | None = Field(default=None, description="a canonical variant's name")
     method: str
+    submission: str | None = Field(default=None, description="a self-reported judge's submission folder")
     standing: Literal["verified", "self_reported"]
     cells: dict[str, OverviewCell] = Field(description="task name -> the judge's primary metric on it")
     n_tasks: int = Field(description="tasks with an entry of this judge")
@@ -201,12 +224,12 @@ class Leaderboard(BaseModel):
     n_submissions: int
     max_incomplete_share: float = Field(description="largest error + not-completed share a submission may have")
     max_left_out_share: float = Field(
-        description="largest share of documents the metrics may leave out (errors, not completed, parse "
-        "failures) for an entry to be ranked"
+        description="largest share of documents the metrics may leave out (errors, not completed, parse failures) for "
+        "an entry to be ranked"
     )
     min_overall_judges: int = Field(
-        description="verified judges (baselines aside) that must share the overall task set "
-        "before an overall ranking is shown"
+        description="verified judges (baselines aside) that must share the overall task set before an overall ranking "
+        "is shown"
     )
     overall_tasks: list[str] = Field(description="the task set every overall rank uses: fixed by the maintainers' file")
     overall_waiting: str | None = Field(description="what the overall ranking waits for (null once it is shown)")
@@ -215,14 +238,9 @@ class Leaderboard(BaseModel):
         description="verified judges: ranked overall first (by overall rank, once shown), then the others"
     )
     overview_self_reported: list[OverviewRow] = Field(description="self-reported judges, never ranked")
-    removed: tuple[()] = Field(
-        default=(),
-        description="always empty: the spot check that took entries off the page was replaced by the leaderboard's "
-        "own run (a run that fails leaves its entry self-reported)",
-    )
     reported: Reported = Field(description="numbers reported in papers, not verified, never ranked")
-    waiting: list[str] = Field(
-        default_factory=list, description="entries waiting in the queue for the leaderboard's own run, in queue order"
+    waiting: list[WaitingRun] = Field(
+        default_factory=list, description="canonical judges' runs waiting for the leaderboard's job, in queue order"
     )
     not_built: list[str] = Field(
         default_factory=list, description="submission files the job could not read, build or run, each with its reason"

@@ -20,34 +20,29 @@ Ranks, tiers and the overall rank are computed by ``debench.leaderboard.ranking`
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from debench.leaderboard.board import (
+    Canonical,
+    ComparisonInfo,
     Entry,
-    EntryProvenance,
     HumanReference,
     Leaderboard,
     MetricColumn,
     OverviewCell,
     OverviewRow,
-    ReproductionInfo,
     TaskBoard,
+    WaitingRun,
 )
 from debench.leaderboard.provenance import MAX_INCOMPLETE_SHARE
 from debench.leaderboard.ranking import competition_ranks, overall_ranks, tiers
 from debench.leaderboard.reported import Reported
 from debench.leaderboard.validate import ValidatedSubmission
-from debench.leaderboard.verify import Reproduction, Standing
-from debench.metrics.names import STATUS_METRICS
+from debench.leaderboard.verify import Kept, Nomination, Reproduction, Standing, Waiting, entry_id, row_id
+from debench.metrics.names import HUMAN_REFERENCE_FOR, STATUS_METRICS, is_human_reference, judge_metrics, primary_metric
 from debench.task.config import TaskConfig
-
-# Metrics that measure the humans against each other: shown as a reference row under the judge
-# metric they are the yardstick for, not as a column of their own.
-HUMAN_REFERENCE_FOR = {
-    "kappa_human": "kappa_loo",
-    "krippendorff_alpha_human": "krippendorff_alpha",
-}
 
 MAX_LEFT_OUT_SHARE = MAX_INCOMPLETE_SHARE
 """Largest share of documents an entry's metrics may leave out (errors, not completed, parse
@@ -58,8 +53,6 @@ MIN_OVERALL_JUDGES = 2
 CHANCE_BASELINES = ("random", "majority", "constant")
 
 _STATUS_DIRECTION = {"parse_failure_rate": False, "completion_rate": True}
-
-Kept = tuple[ValidatedSubmission, Standing, str]
 
 
 def metric_column(name: str, primary: bool) -> MetricColumn:
@@ -79,28 +72,43 @@ def metric_column(name: str, primary: bool) -> MetricColumn:
     )
 
 
-def _is_reference(name: str, metric_names: set[str]) -> bool:
-    return name in HUMAN_REFERENCE_FOR or (name.endswith("_human") and name[: -len("_human")] in metric_names)
-
-
 def _reference_target(name: str) -> str:
     return HUMAN_REFERENCE_FOR.get(name, name[: -len("_human")])
 
 
-def _relative(path: Path, root: Path) -> Path:
-    try:
-        return path.resolve().relative_to(root.resolve())
-    except ValueError:
-        return Path(path.name)
+@dataclass(frozen=True)
+class _Context:
+    """What a task's entries are built with: the canonical judges' rows, the nominations, the waiting runs."""
+
+    rows: Mapping[str, Reproduction]
+    nominations: Mapping[str, Nomination]
+    waiting: Sequence[Waiting]
+
+    def position(self, judge: str, task: str) -> int | None:
+        at = [i for i, w in enumerate(self.waiting) if (w.judge, w.task) == (judge, task)]
+        return at[0] + 1 if at else None
+
+    def canonical(self, rep: Reproduction) -> Canonical:
+        a = rep.judge.allowed
+        nominations = [
+            eid for eid, n in self.nominations.items() if (n.judge.id, n.task) == (rep.judge.id, rep.run.task.name)
+        ]
+        return Canonical(
+            judge=rep.judge.id,
+            model=a.model,
+            variant=a.variant,
+            method=rep.judge.method,
+            settings=rep.judge.settings,
+            endpoints=rep.endpoints,
+            nominations=nominations,
+        )
 
 
-def _reproduction_info(sub: ValidatedSubmission, rep: Reproduction) -> ReproductionInfo:
-    c = rep.comparison
-    folder = f"reproduced/{sub.submission}"
-    return ReproductionInfo(
-        results_file=f"{folder}/{rep.run.results_path.name}",
-        samples_file=f"{folder}/{rep.run.samples_path.name}",
-        endpoints=rep.endpoints,
+def _comparison(n: Nomination | None) -> ComparisonInfo | None:
+    if n is None or n.comparison is None:
+        return None
+    c = n.comparison
+    return ComparisonInfo(
         metric=c.metric,
         submitted=c.submitted,
         reproduced=c.reproduced,
@@ -112,27 +120,21 @@ def _reproduction_info(sub: ValidatedSubmission, rep: Reproduction) -> Reproduct
     )
 
 
-def _entry(
-    sub: ValidatedSubmission,
-    standing: Standing,
-    reason: str,
-    root: Path,
-    rep: Reproduction | None = None,
-    queue_position: int | None = None,
-) -> Entry:
-    """The page's entry of ``sub``; a verified entry carries the numbers of the leaderboard's own
-    run (``rep``), its submitted ones apart."""
-    own = rep.run if rep is not None else sub
-    r = own.results
-    rel = _relative(sub.results_path, root)
+def _entry(sub: ValidatedSubmission, standing: Standing, reason: str, ctx: _Context) -> Entry:
+    """The page's entry of ``sub``: a canonical judge's row when it is one of the job's runs."""
+    r = sub.results
+    rep = ctx.rows.get(row_id(sub)) if standing == "verified" else None
+    eid = row_id(sub) if rep is not None else entry_id(sub)
+    nom = ctx.nominations.get(eid)
+    rel = Path("reproduced" if rep is not None else "submissions", sub.submission, sub.results_path.name)
     level: Literal["chance", "heuristic"] | None = None
     if standing == "baseline":
         level = (
             "chance" if str(r.model.name).removeprefix("baseline/").split(":")[0] in CHANCE_BASELINES else "heuristic"
         )
     return Entry(
-        id=f"{sub.submission}/{sub.results_path.name}",
-        judge=sub.judge_key,
+        id=eid,
+        judge=rep.judge.id if rep is not None else sub.judge_key,
         standing=standing,
         standing_reason=reason,
         rank=None,
@@ -144,26 +146,27 @@ def _entry(
         identity=sub.identity,
         is_baseline=r.model.kind == "baseline",
         method=r.task.method,
-        submission=sub.submission,
+        submission=None if rep is not None else sub.submission,
         results_file=rel.as_posix(),
         samples_file=(rel.parent / sub.samples_path.name).as_posix(),
         created_at=sub.results.created_at,
-        n_docs=own.n_docs,
-        partial=own.partial,
-        metrics=own.metrics,
+        n_docs=sub.n_docs,
+        partial=sub.partial,
+        metrics=sub.metrics,
         n_samples=r.n_samples,
         n_parse_failures=r.n_parse_failures,
         n_errors=r.n_errors,
         n_not_completed=r.n_not_completed,
-        incomplete_share=(r.n_errors + r.n_not_completed) / own.n_docs if own.n_docs else 0.0,
-        left_out_share=own.left_out / own.n_docs if own.n_docs else 0.0,
+        incomplete_share=(r.n_errors + r.n_not_completed) / sub.n_docs if sub.n_docs else 0.0,
+        left_out_share=sub.left_out / sub.n_docs if sub.n_docs else 0.0,
         total_tokens=r.usage.total_tokens,
         cost_usd=r.usage.cost_usd,
-        reports=own.reports,
-        provenance=EntryProvenance(**sub.provenance.model_dump()),
-        submitted_metrics=sub.metrics if rep is not None else None,
-        reproduction=_reproduction_info(sub, rep) if rep is not None else None,
-        queue_position=queue_position,
+        reports=sub.reports,
+        provenance=sub.provenance,
+        canonical=ctx.canonical(rep) if rep is not None else None,
+        nominates=nom.judge.id if nom is not None else None,
+        comparison=_comparison(nom),
+        queue_position=ctx.position(nom.judge.id, sub.task.name) if nom is not None else None,
     )
 
 
@@ -216,13 +219,13 @@ def _by_value(entries: list[Entry], primary: str, higher_is_better: bool) -> lis
 
 def _columns(task: TaskConfig) -> tuple[str, list[MetricColumn], bool]:
     """(the primary metric, the judge metric columns, whether higher is better on the primary): the
-    human-human references are not columns, and the primary is the first judge metric that is not a
-    status metric."""
+    human-human references are not columns, and the primary is ``metrics.names.primary_metric``
+    (validation refuses a task without one)."""
     names = [m.name for m in task.metrics]
-    name_set = set(names)
-    judge_names = [n for n in names if not _is_reference(n, name_set)]
-    primary = next((n for n in judge_names if n not in STATUS_METRICS), judge_names[0] if judge_names else names[0])
-    columns = [metric_column(n, n == primary) for n in judge_names]
+    primary = primary_metric(names)
+    if primary is None:
+        raise ValueError(f"task {task.name} has no primary metric (task_binding refuses it)")
+    columns = [metric_column(n, n == primary) for n in judge_metrics(names)]
     higher = next(c.higher_is_better for c in columns if c.primary) if columns else True
     return primary, columns, higher
 
@@ -232,7 +235,7 @@ def _human_references(task: TaskConfig, entries: list[Entry]) -> list[HumanRefer
     the entry with the largest n."""
     names = [m.name for m in task.metrics]
     refs: list[HumanReference] = []
-    for n in (n for n in names if _is_reference(n, set(names))):
+    for n in (n for n in names if is_human_reference(n, names)):
         best = max((e for e in entries if n in e.metrics), key=lambda e: (not e.partial, e.metrics[n].n), default=None)
         if best is not None and best.metrics[n].value is not None:
             refs.append(
@@ -246,24 +249,11 @@ def _human_references(task: TaskConfig, entries: list[Entry]) -> list[HumanRefer
     return refs
 
 
-def task_board(
-    task: TaskConfig,
-    kept: list[Kept],
-    root: Path,
-    reproductions: Mapping[str, Reproduction] | None = None,
-    waiting: Sequence[str] = (),
-) -> TaskBoard:
+def task_board(task: TaskConfig, kept: list[Kept], ctx: _Context) -> TaskBoard:
     from debench.run.pipeline import task_sha
 
     primary, columns, higher = _columns(task)
-    reps = reproductions or {}
-
-    def entry_of(s: ValidatedSubmission, standing: Standing, reason: str) -> Entry:
-        eid = f"{s.submission}/{s.results_path.name}"
-        rep = reps.get(eid) if standing == "verified" else None
-        return _entry(s, standing, reason, root, rep, waiting.index(eid) + 1 if eid in waiting else None)
-
-    entries = [entry_of(s, standing, reason) for s, standing, reason in kept]
+    entries = [_entry(s, standing, reason, ctx) for s, standing, reason in kept]
     verified = rank_entries([e for e in entries if e.standing == "verified"], primary, higher)
     self_reported = _by_value([e for e in entries if e.standing == "self_reported"], primary, higher)
     baselines = _by_value([e for e in entries if e.standing == "baseline"], primary, higher)
@@ -296,12 +286,15 @@ def _rows(tasks: list[TaskBoard], standing: Literal["verified", "self_reported"]
         group = t.verified if standing == "verified" else t.self_reported
         ranked = sum(1 for e in t.verified if e.rank is not None)
         for e in group:
+            variant = e.canonical.variant if e.canonical is not None else None
             row = rows.setdefault(
-                e.judge,
+                e.judge if standing == "verified" else f"{e.judge} {e.submission}",
                 OverviewRow(
                     judge=e.judge,
                     model=e.model,
+                    variant=variant,
                     method=e.method,
+                    submission=e.submission if standing == "self_reported" else None,
                     standing=standing,
                     cells={},
                     n_tasks=0,
@@ -341,7 +334,9 @@ def overview(
         if j in standing:
             row.mean_rank, row.overall_rank = standing[j]
     ordered = sorted(rows.values(), key=_overall_order)
-    self_rows = sorted(_rows(tasks, "self_reported").values(), key=lambda r: (r.model, r.method, r.judge))
+    self_rows = sorted(
+        _rows(tasks, "self_reported").values(), key=lambda r: (r.model, r.method, r.judge, r.submission or "")
+    )
     return overall_tasks, ordered, self_rows, None if shown else _overall_waiting(rows, values, overall_tasks)
 
 
@@ -385,15 +380,18 @@ def _overall_waiting(
 
 def build_leaderboard(
     kept: Iterable[Kept],
-    root: Path,
     *,
     reported: Reported | None = None,
     title: str = "debench leaderboard",
-    reproductions: Mapping[str, Reproduction] | None = None,
-    waiting: Sequence[str] = (),
+    rows: Mapping[str, Reproduction] | None = None,
+    nominations: Mapping[str, Nomination] | None = None,
+    waiting: Sequence[Waiting] = (),
     overall_tasks: Sequence[str] | None = None,
     not_built: Sequence[str] = (),
 ) -> Leaderboard:
+    """The leaderboard of ``kept`` (each validated entry with its standing and reason; a verified
+    one that is a job's run in ``rows`` is its canonical judge's row; paths are written relative to
+    the leaderboard folder: ``submissions/…``, ``reproduced/…``)."""
     from debench.core.version import debench_version
 
     by_task: dict[str, list[Kept]] = {}
@@ -402,23 +400,24 @@ def build_leaderboard(
     for item in kept:
         by_task.setdefault(item[0].task.name, []).append(item)
         tasks[item[0].task.name] = item[0].task
-    boards = [task_board(tasks[name], by_task[name], root, reproductions, waiting) for name in sorted(by_task)]
-    fixed, rows, self_rows, overall_waiting = overview(boards, overall_tasks)
+    ctx = _Context(rows or {}, nominations or {}, waiting)
+    boards = [task_board(tasks[name], by_task[name], ctx) for name in sorted(by_task)]
+    fixed, ranked_rows, self_rows, overall_waiting = overview(boards, overall_tasks)
     stamps = [s.results.created_at for s, _, _ in kept]
     return Leaderboard(
         title=title,
         generated_at=max(stamps) if stamps else None,
         debench_version=debench_version(),
-        n_submissions=len({s.submission for s, _, _ in kept}),
+        n_submissions=len({s.submission for s, _, _ in kept if row_id(s) not in ctx.rows}),
         max_incomplete_share=MAX_INCOMPLETE_SHARE,
         max_left_out_share=MAX_LEFT_OUT_SHARE,
         min_overall_judges=MIN_OVERALL_JUDGES,
         overall_tasks=fixed,
         overall_waiting=overall_waiting,
         tasks=boards,
-        overview=rows,
+        overview=ranked_rows,
         overview_self_reported=self_rows,
         reported=reported or Reported(papers=[], rows=[]),
-        waiting=list(waiting),
+        waiting=[WaitingRun(judge=w.judge, task=w.task, nominated_by=w.nominated_by, reason=w.reason) for w in waiting],
         not_built=list(not_built),
     )

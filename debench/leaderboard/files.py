@@ -31,10 +31,9 @@ model echoing one; either way it must not be published. The refusal names the fi
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -49,6 +48,13 @@ prompts are 2.9 MB, a DebateBench run with 32k-token prompts about 4 MB)."""
 MAX_LINE_BYTES = 4_000_000
 """One line of a samples log (one document's record, its prompt and Debatrix steps included)."""
 MAX_PLOT_BYTES = 1_000_000
+MAX_LINES = 100_000
+"""Lines of any file of a submission (a samples log holds one per document: the largest task has 631)."""
+MAX_BLANK_LINES = 16
+"""Blank lines of any file of a submission (debench writes none inside a log): a log padded with
+millions of them under the size cap would cost the gate and every refresh minutes to read."""
+MAX_JSON_DEPTH = 32
+"""Nesting of a results file or a samples-log record (debench's are at most 6 deep)."""
 
 RESULTS_PREFIX, SAMPLES_PREFIX = "results_", "samples_"
 _CHUNK = 1 << 20
@@ -103,15 +109,45 @@ def read_small(path: Path, cap: int, what: str) -> bytes:
     return data
 
 
+def _depth_above(value: Any, ceiling: int) -> bool:
+    """Whether ``value`` nests more than ``ceiling`` levels of lists and objects (stops as soon as it does)."""
+    stack = [(value, 1)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, dict | list):
+            if depth > ceiling:
+                return True
+            stack.extend((c, depth + 1) for c in (v.values() if isinstance(v, dict) else v))
+    return False
+
+
+def parse_json(data: bytes, path: Path, line: int | None = None) -> Any:
+    """A submission file's JSON (``line``: one line of a log), read as every user file is
+    (``core.user_files.parse_json``: not UTF-8, not JSON or a key given twice is one line naming the
+    file and where) and at most ``MAX_JSON_DEPTH`` deep — never a traceback."""
+    from debench.core.ceilings import MAX_NESTING
+    from debench.core.user_files import parse_json as parse_user_json
+
+    at = f"line {line}" if line is not None else None
+    too_deep = _err(
+        path, f"{at + ': ' if at else ''}nested more than {MAX_JSON_DEPTH} levels deep (debench writes at most 6)"
+    )
+    try:
+        value = parse_user_json(data, path, at=at)
+    except UserError as exc:
+        if f"nested more than {MAX_NESTING} levels deep" in str(exc):  # past the parser's own bound
+            raise too_deep from None
+        raise
+    if _depth_above(value, MAX_JSON_DEPTH):
+        raise too_deep
+    return value
+
+
 def read_json_object(path: Path, cap: int, what: str) -> dict[str, Any]:
     """A small JSON document (a results file): a regular file within ``cap``, a JSON
-    object, holding no key (``refuse_planted_keys``); one-line ``UserError`` otherwise."""
-    try:
-        data = json.loads(read_small(path, cap, what))
-    except UnicodeDecodeError:
-        raise _err(path, f"cannot read the {what} (UnicodeDecodeError)") from None
-    except json.JSONDecodeError as exc:
-        raise _err(path, f"malformed JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+    object at most ``MAX_JSON_DEPTH`` deep, holding no key (``refuse_planted_keys``); one-line
+    ``UserError`` otherwise."""
+    data = parse_json(read_small(path, cap, what), path)
     if not isinstance(data, dict):
         raise _err(path, f"malformed {what}: expected a JSON object")
     refuse_planted_keys(data, path)
@@ -121,10 +157,11 @@ def read_json_object(path: Path, cap: int, what: str) -> dict[str, Any]:
 def iter_lines(
     path: Path, what: str, cap: int = MAX_SAMPLES_BYTES, max_line: int = MAX_LINE_BYTES
 ) -> Iterator[tuple[int, bytes]]:
-    """(line number, line) of a regular file read line by line: at most ``cap`` bytes in all and
-    ``max_line`` per line, so memory stays bounded whatever the file holds."""
+    """(line number, line) of a regular file read line by line: at most ``cap`` bytes in all,
+    ``max_line`` per line, ``MAX_LINES`` lines and ``MAX_BLANK_LINES`` blank ones, so memory and
+    time stay bounded whatever the file holds."""
     regular_file(path, cap, what)
-    total = 0
+    total = blank = 0
     try:
         with open_regular(path) as fh:
             n = 0
@@ -134,10 +171,14 @@ def iter_lines(
                     return
                 n += 1
                 total += len(line)
+                blank += not line.strip()
                 if len(line) > max_line:
                     raise _err(path, f"line {n} is longer than {max_line:,} bytes, the cap of one record")
                 if total > cap:
                     raise _err(path, f"the {what} grew above the {cap:,}-byte cap while it was read")
+                if n > MAX_LINES or blank > MAX_BLANK_LINES:
+                    kind, most = ("blank lines", MAX_BLANK_LINES) if blank > MAX_BLANK_LINES else ("lines", MAX_LINES)
+                    raise _err(path, f"line {n}: more than {most:,} {kind}, the ceiling of a submission's {what}")
                 yield n, line
     except OSError as exc:
         raise _err(path, f"cannot read the {what} ({exc.strerror or type(exc).__name__})") from None
@@ -174,8 +215,8 @@ def _names(results: Path) -> tuple[str | None, list[str]]:
     """(samples file, plots) a results file names, when it can be read; (None, []) otherwise
     (validation then says what is wrong with it)."""
     try:
-        data = json.loads(read_small(results, MAX_RESULTS_BYTES, "results file"))
-    except (UserError, ValueError):
+        data = parse_json(read_small(results, MAX_RESULTS_BYTES, "results file"), results)
+    except UserError:
         return None, []
     if not isinstance(data, dict):
         return None, []
@@ -210,9 +251,10 @@ def referenced(folder: Path) -> dict[str, tuple[str, int]]:
     return out
 
 
-def folder_problems(folder: Path) -> list[UserError]:
+def folder_problems(folder: Path, scan: Callable[[Path, int], None] | None = None) -> list[UserError]:
     """Everything wrong with a submission folder's entries (see the module docstring); the
-    results files' own contents are ``debench validate``'s."""
+    results files' own contents are ``debench validate``'s. ``scan``: how a file is scanned for
+    keys (default ``scan_for_keys``; a build with a validation record scans each content once)."""
     known = referenced(folder)
     errors: list[UserError] = []
     for entry in sorted(os.scandir(folder), key=lambda e: e.name):
@@ -235,7 +277,7 @@ def folder_problems(folder: Path) -> list[UserError]:
             what, cap = known[entry.name]
             try:
                 regular_file(path, cap, what)
-                scan_for_keys(path, cap)
+                (scan or scan_for_keys)(path, cap)
             except UserError as exc:
                 errors.append(exc)
     return errors

@@ -243,6 +243,13 @@ def sections(board: Leaderboard) -> list[TaskSection]:
     return out
 
 
+def settings_text(settings: dict[str, Any]) -> str:
+    """A canonical judge's settings in one line (``temperature=0.7, seed=1``; the task's own when empty)."""
+    if not settings:
+        return "the task's own settings"
+    return ", ".join(f"{k}={json.dumps(v) if isinstance(v, list) else v}" for k, v in settings.items())
+
+
 def render_page(board: Leaderboard) -> str:
     return render(
         "leaderboard.html.j2",
@@ -254,6 +261,7 @@ def render_page(board: Leaderboard) -> str:
         verified_count=sum(len(t.verified) for t in board.tasks),
         fmt=fmt,
         num_attr=num_attr,
+        settings=settings_text,
         metric_label=metric_label,
         human_refs=_human_refs,
         overview_tasks=_overview_tasks,

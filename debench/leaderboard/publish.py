@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from debench.core.atomic import write_atomic
@@ -25,6 +25,7 @@ from debench.leaderboard.reported import load_reported
 from debench.leaderboard.reproduce import ReproduceRun
 from debench.leaderboard.trusted import TrustedEndpoints, load_trusted
 from debench.leaderboard.validate import ValidatedSubmission, validate_all
+from debench.leaderboard.validation_record import Validations
 from debench.leaderboard.verify import entry_id, verify_all
 
 
@@ -64,6 +65,8 @@ def build(
     reproduced_dir: Path | None = None,
     queue_path: Path | None = None,
     merged: Sequence[str] = (),
+    merge_positions: Mapping[str, int] | None = None,
+    validations: Validations | None = None,
 ) -> Built:
     """Validate every submission under ``results_dir``, decide each one's standing
     (``debench.leaderboard.verify``; with ``reproduce``, run the leaderboard's own run of the
@@ -75,33 +78,43 @@ def build(
     ``maintainers_path``: budgets, allowlist, overall task set (None: nothing is reproduced);
     ``reproduced_dir``: the job's runs (default: ``results_dir``'s sibling ``reproduced``);
     ``queue_path``: the merge-order queue (read; written back with new entries when reproducing);
-    ``merged``: folders already merged (the gate: the base's), kept before any other of one judge.
+    ``merged``: folders already merged (the gate: the base's), kept before any other of one judge;
+    ``merge_positions``: folder -> the order the default branch received it (``queue.merge_order``),
+    the order of the entries the queue does not hold yet; ``validations``: what earlier builds
+    validated (``validation_record``: each content validated once; None: everything in full).
     """
     folders, errors = submission_folders(results_dir)
     reported = load_reported(reported_path) if reported_path is not None else None
     trusted, maint = _maintainers_files(trusted_path, maintainers_path)
     reproduced_dir = reproduced_dir or results_dir.parent / "reproduced"
     queue = read_queue(queue_path) if queue_path is not None else Queue()
-    ok, refused = _validated(folders, data_dir, [*queue.folders(), *merged])
+    ok, refused = _validated(folders, data_dir, [*queue.folders(), *merged], validations)
     errors += refused
     if errors and not skip_invalid:
         raise errors[0]
-    queued = _queued(ok, queue, queue_path if reproduce is not None else None)
-    got = verify_all(queued, trusted, maint, run=reproduce, out_dir=reproduced_dir, data_dir=data_dir)
+    queued = _queued(ok, queue, queue_path if reproduce is not None else None, merge_positions)
+    got = verify_all(
+        queued, trusted, maint, run=reproduce, out_dir=reproduced_dir, data_dir=data_dir, validator=validations
+    )
+    errors += got.refused
+    if got.refused and not skip_invalid:
+        raise got.refused[0]
     roots = [(results_dir, "submissions"), (reproduced_dir, "reproduced")]
     kept = [(s, st, public_text(reason, roots)) for s, st, reason in got.kept]
     board = build_leaderboard(
         kept,
-        results_dir,
         reported=reported,
-        reproductions=got.reproductions,
-        waiting=got.waiting,
+        rows=got.rows,
+        nominations=got.nominations,
+        waiting=[replace(w, reason=public_text(w.reason, roots)) for w in got.waiting],
         overall_tasks=maint.overall_tasks if maintainers_path is not None else None,
         not_built=[public_text(str(e), roots) for e in errors],
     )
     if out_dir is not None:
         write_leaderboard(board, out_dir)
-    return Built(board, [s for s, _, _ in kept], errors, reproduced_dir, [r.run for r in got.reproductions.values()])
+    runs = [r.run for r in got.rows.values()]
+    submitted = [s for s, _, _ in kept if all(s is not r for r in runs)]
+    return Built(board, submitted, errors, reproduced_dir, runs)
 
 
 def _maintainers_files(
@@ -114,22 +127,29 @@ def _maintainers_files(
 
 
 def _validated(
-    folders: list[Path], data_dir: str | Path | None, merged_first: Sequence[str]
+    folders: list[Path], data_dir: str | Path | None, merged_first: Sequence[str], validations: Validations | None
 ) -> tuple[list[ValidatedSubmission], list[UserError]]:
     """The submissions of the folders that validate, and the refusals: the entry rules' first, then
     the folders' problems and the validations' refusals."""
     files = [f for folder in folders for f in results_files(folder)]
     rules = entry_problems(files)
     ok, refused = validate_all(
-        [f for f in files if f not in rules], data_dir=data_dir, folders=True, merged_first=merged_first
+        [f for f in files if f not in rules],
+        data_dir=data_dir,
+        folders=True,
+        merged_first=merged_first,
+        one_per_judge=False,
+        validator=validations,
     )
     return ok, [*rules.values(), *refused]
 
 
-def _queued(subs: list[ValidatedSubmission], queue: Queue, write_to: Path | None) -> list[ValidatedSubmission]:
-    """The entries in queue order, the ones it does not hold yet appended (``queue.extend``); the
-    extended queue is written to ``write_to`` (the refresh job that reproduces)."""
-    queue = extend(queue, [entry_id(s) for s in subs])
+def _queued(
+    subs: list[ValidatedSubmission], queue: Queue, write_to: Path | None, merged: Mapping[str, int] | None
+) -> list[ValidatedSubmission]:
+    """The entries in queue order, the ones it does not hold yet appended in merge order
+    (``queue.extend``); the extended queue is written to ``write_to`` (the refresh job that reproduces)."""
+    queue = extend(queue, [entry_id(s) for s in subs], merged)
     if write_to is not None:
         write_queue(queue, write_to)
     order = {e: i for i, e in enumerate(queue.entries)}

@@ -5,9 +5,11 @@ The gate compares two trees, never a list of names: the pull request's ``leaderb
 ``compare_trees`` refuses the pull request (``UserError``, one line) unless
 
 * ``PR_DIR`` holds exactly one folder ``BASE_DIR`` does not (a name of letters, digits, ``.``,
-  ``_`` and ``-``), and every other folder and file of either tree is in the other, byte for byte:
-  nothing rewritten, deleted or added elsewhere;
-* the new folder holds regular files only (no symbolic link, no sub-folder, no other file type):
+  ``_`` and ``-``), and every other folder and file of either tree is in the other, byte for byte
+  and with the same mode (executable or not: a change of mode is a change): nothing rewritten,
+  deleted or added elsewhere;
+* the new folder holds regular files only (no symbolic link, no sub-folder, no other file type,
+  nothing executable):
   ``results_*.json`` files and the ``samples_*.jsonl`` logs they name — each file referenced by a
   results file, within its size cap (``debench.leaderboard.files``); no plot, no lock file, no
   spot-check record of the previous version;
@@ -42,8 +44,12 @@ def _kind(mode: int) -> str:
     if stat.S_ISDIR(mode):
         return "folder"
     if stat.S_ISREG(mode):
-        return "file"
+        return "executable file" if mode & 0o111 else "file"  # git records a file's mode: 644 or 755
     return "special file"
+
+
+def _a(kind: str) -> str:
+    return ("an " if kind[0] in "aeiou" else "a ") + kind
 
 
 def _entries(root: Path, skip: tuple[str, ...] = ()) -> dict[str, tuple[str, Path]]:
@@ -69,7 +75,7 @@ def _same(a: tuple[str, Path], b: tuple[str, Path]) -> bool:
         return False
     if a[0] == "symbolic link":
         return os.readlink(a[1]) == os.readlink(b[1])
-    if a[0] == "file":
+    if a[0] in ("file", "executable file"):
         return filecmp.cmp(a[1], b[1], shallow=False)
     return True
 
@@ -87,7 +93,7 @@ def _diff(pr: dict[str, tuple[str, Path]], base: dict[str, tuple[str, Path]]) ->
                 (
                     rel,
                     "changes this "
-                    + (base[rel][0] if pr[rel][0] == base[rel][0] else f"{base[rel][0]} into a {pr[rel][0]}"),
+                    + (base[rel][0] if pr[rel][0] == base[rel][0] else f"{base[rel][0]} into {_a(pr[rel][0])}"),
                 )
             )
     return out
@@ -118,7 +124,8 @@ def _check_new_entry(entry: os.DirEntry[str], results: set[str], known: dict[str
     kind = _kind(entry.stat(follow_symlinks=False).st_mode)
     what, cap = known.get(entry.name, ("", 0))
     if kind != "file":
-        raise UserError(f"is a {kind}: a submission holds regular files only", path=str(path))
+        nothing_executable = " (mode 644: nothing executable)" if kind == "executable file" else ""
+        raise UserError(f"is {_a(kind)}: a submission holds regular files only{nothing_executable}", path=str(path))
     if entry.name in results:
         regular_file(path, MAX_RESULTS_BYTES, "results file")
     elif what == "samples file" and entry.name.startswith(SAMPLES_PREFIX) and entry.name.endswith(".jsonl"):

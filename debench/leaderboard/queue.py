@@ -1,25 +1,24 @@
 """The queue of entries awaiting the leaderboard's own run: ``leaderboard/queue.json``, merge order.
 
-The refresh job runs on every push to the default branch, so the order in which it first sees an
-entry is the order of the merges. It appends each entry it has not seen (entries first seen by the
-same refresh, which came with one merge, in path order) and never reorders: reproductions run in
-this order while the budget allows (``debench.leaderboard.verify``), and of two entries of one
-judge the one queued first is kept (``validate_all(merged_first=…)``). The job writes the file and
+The refresh job appends each entry it has not seen, in the order the default branch received the
+folders (``merge_order``: the first-parent history of the checkout, never the folders' names —
+two merges one refresh sees together are queued in the order they were merged), and never
+reorders: canonical judges are run in the order of their first nomination while the budgets allow
+(``debench.leaderboard.verify``), and of two self-reported entries of one judge the one queued
+first is kept. The job writes the file and
 the workflow commits it; a pull request may not touch it (it lies outside
 ``leaderboard/submissions/``).
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 
-from debench.core.atomic import write_atomic
-from debench.core.errors import UserError, first_problem
+from debench.leaderboard.job_files import read_job_file, write_job_file
 
 QUEUE_FILE = "queue.json"
 
@@ -40,20 +39,57 @@ class Queue(BaseModel):
 
 
 def read_queue(path: Path) -> Queue:
-    if not path.exists():
-        return Queue()
-    try:
-        return Queue.model_validate(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError) as exc:
-        where, msg = first_problem(exc) if isinstance(exc, ValidationError) else (None, type(exc).__name__)
-        raise UserError(f"not a leaderboard queue ({msg})", path=str(path), field=where) from None
+    return read_job_file(path, Queue, "queue")
 
 
-def extend(queue: Queue, entries: Iterable[str]) -> Queue:
-    """The queue with the entries it does not hold yet appended, in path order."""
-    new = sorted(e for e in set(entries) if e not in queue.entries)
+def extend(queue: Queue, entries: Iterable[str], merged: Mapping[str, int] | None = None) -> Queue:
+    """The queue with the entries it does not hold yet appended: in the order their folders were
+    merged (``merged``: folder -> position, ``merge_order``), then in path order."""
+    order = merged or {}
+    new = sorted(
+        (e for e in set(entries) if e not in queue.entries),
+        key=lambda e: (order.get(e.split("/", 1)[0], len(order)), e),
+    )
     return Queue(entries=[*queue.entries, *new])
 
 
+def merge_order(repo: Path, submissions: str = "leaderboard/submissions") -> dict[str, int]:
+    """Submission folder -> its position in the order the default branch received it: the
+    first-parent history of the checkout (merges compared with their first parent), oldest first.
+    Empty when the checkout has no history to read (then new entries are queued in path order)."""
+    import subprocess
+
+    try:
+        log = subprocess.run(
+            [
+                "git",
+                "-C",
+                str(repo),
+                "log",
+                "--first-parent",
+                "-m",
+                "--reverse",
+                "--relative",
+                "--diff-filter=A",
+                "--name-only",
+                "--format=",
+                "--",
+                submissions,
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=120,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    order: dict[str, int] = {}
+    for line in log.splitlines():
+        rest = line.strip().removeprefix(submissions.rstrip("/") + "/")
+        if rest != line.strip() and "/" in rest:
+            order.setdefault(rest.split("/", 1)[0], len(order))
+    return order
+
+
 def write_queue(queue: Queue, path: Path) -> None:
-    write_atomic(path, json.dumps(queue.model_dump(mode="json"), indent=1) + "\n")
+    write_job_file(queue, path)

@@ -1,8 +1,8 @@
 """The model a results file's ``model.identity`` names, rebuilt: the identity must come out the same.
 
-Two things rebuild a recorded model: the leaderboard's own run of an entry
-(``debench.leaderboard.reproduce``, through the endpoint the job trusts) and the submitter's
-self-check (``debench.leaderboard.self_check``, through the endpoint the identity names). The
+The submitter's self-check (``debench.leaderboard.self_check``) rebuilds a recorded model, through
+the endpoint the identity names. (The leaderboard's own run never rebuilds a submitted identity: it
+runs the canonical judge the maintainers' settings make, ``debench.leaderboard.reproduce``.) The
 model is made from the identity's name, api base, generation settings (an ensemble: its members)
 and the operator's own settings on top — those outside the identity (``tensor_parallel_size``,
 ``vllm_command``, …); a setting that would change the identity is refused, like any other rebuild
@@ -51,7 +51,7 @@ def _server_settings(identity: dict[str, Any], operator: ModelArgs | None) -> di
             raise UserError(
                 f"{identity.get('name')} was served with server_args {shlex.join(server_args)}: flags for vllm serve "
                 "on this machine are used only when the operator gives the same ones (server_args=… in "
-                "--spot-check-model-args, or the refresh script's --model-args)",
+                "--spot-check-model-args)",
                 field="model.identity.server",
             )
         server["server_args"] = given
@@ -87,38 +87,30 @@ def model_from_identity(
     identity: dict[str, Any],
     api_key: str | Callable[[dict[str, Any]], str | None] | None,
     operator: ModelArgs | None = None,
-    own_endpoint: bool = False,
 ) -> Model:
     """The model a results file's ``model.identity`` names, rebuilt (its identity must come out the
     same). ``api_key``: one key, or a function giving each (member) identity its key; ``operator``:
-    the rebuilding machine's own settings (the self-check's ``--spot-check-model-args``, the refresh
-    script's ``--model-args``). ``own_endpoint``: the leaderboard's own run never goes where the
-    submitter's requests went: the recorded ``api_base`` is dropped, the model reaches the endpoint
-    of the job's environment, and the identities are compared without it (the endpoint the job
-    reached is recorded with its run)."""
+    the rebuilding machine's own settings (the self-check's ``--spot-check-model-args``)."""
     from debench.models.ensemble import EnsembleModel
     from debench.models.factory import make_model, model_kind
 
     if "members" in identity:
-        members = [model_from_identity(m, api_key, operator, own_endpoint) for m in identity["members"]]
+        members = [model_from_identity(m, api_key, operator) for m in identity["members"]]
         model: Model = EnsembleModel(members, str(identity.get("aggregate")))
     else:
         name = str(identity.get("name", ""))
         kind = model_kind(name)
         seed = int(identity.get("seed", 0)) if kind == "baseline" else 0
         args = _args_of(identity, kind, operator) if kind != "baseline" else ModelArgs()
-        bases = None if own_endpoint else identity.get("api_base") or None
+        bases = identity.get("api_base") or None
         key = api_key(identity) if callable(api_key) else api_key
         model = make_model(name, api_bases=list(bases) if bases else None, api_key=key, model_args=args, seed=seed)
-    _refuse_other_identity(model.identity(), identity, own_endpoint)
+    _refuse_other_identity(model.identity(), identity)
     return model
 
 
-def _refuse_other_identity(rebuilt: dict[str, Any], recorded: dict[str, Any], own_endpoint: bool) -> None:
-    """``UserError`` naming the fields in which the rebuilt model's identity differs from the recorded
-    one (``own_endpoint``: compared without ``api_base``)."""
-    if own_endpoint:
-        rebuilt, recorded = ({k: v for k, v in d.items() if k != "api_base"} for d in (rebuilt, recorded))
+def _refuse_other_identity(rebuilt: dict[str, Any], recorded: dict[str, Any]) -> None:
+    """``UserError`` naming the fields in which the rebuilt model's identity differs from the recorded one."""
     if rebuilt != recorded:
         differs = sorted(k for k in {*rebuilt, *recorded} if rebuilt.get(k) != recorded.get(k))
         raise UserError(

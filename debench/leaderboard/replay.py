@@ -21,9 +21,7 @@ from debench.data.prompts import messages_sha256
 from debench.data.samples import SampleRecord
 from debench.judging.base import JudgeContext, get_method
 from debench.models.base import Model, ModelResponse, Request
-from debench.models.calls import Caller
 from debench.task.config import TaskConfig
-from debench.task.grammars import load_grammar
 
 
 class PromptNotInRecord(Exception):
@@ -59,13 +57,7 @@ class ReplayModel(Model):
 def replay(task: TaskConfig, method: str, doc: Doc, rec: SampleRecord) -> SampleRecord | list[dict[str, str]]:
     """The replayed record, or the first prompt the installed task renders that the record does not hold."""
     model = ReplayModel(rec.steps)
-    ctx = JudgeContext(
-        task=task,
-        model=model,
-        caller=Caller(None),
-        generation=task.generation,
-        grammar_text=load_grammar(task.generation.grammar),
-    )
+    ctx = JudgeContext.stand_in(task, model)
 
     async def run() -> SampleRecord:
         return await get_method(method)(ctx, doc)

@@ -1,92 +1,132 @@
-"""The leaderboard's own run of an entry: every document, through the trusted endpoint, final.
+"""The leaderboard's own run of a canonical judge on a task: every document, the maintainers'
+settings, through the trusted endpoint, within budgets the job counts itself, final.
 
-A submission nominates a judge (identity, method, task) and brings its own numbers, which stay
-visible as self-reported. For an identity the maintainers' allowlist names exactly
-(``debench.leaderboard.maintainers``) and the trusted endpoints can reach
-(``debench.leaderboard.trusted``), the refresh job runs the task itself:
+A submission nominates a canonical judge (``debench.leaderboard.canonical``); the refresh job runs
+the judge, never the submission:
 
-* on **every document** of the task's real data (not a sample), with the submission's method, the
-  model rebuilt from ``model.identity`` (its identity must come out the same), through the trusted
-  endpoint with the maintainers' key (or the model the job serves), **without the response cache**;
+* the model is made from the maintainers' settings (``leaderboard/maintainers.yaml``) — its identity
+  must be the canonical one — and reaches the trusted endpoint with the maintainers' key (or is the
+  model the job serves); nothing the submitter wrote (a ``stop``, a temperature, a seed, a context
+  size, an ``api_base``) reaches it;
+* on **every document** of the task's real data, with the judge's method, **without the response
+  cache**;
 * **final**: a document the model cannot answer (too long for its window, an error, a refusal) is
-  recorded as the job got it and scored so, never retried, skipped or re-drawn. A refresh that is
-  interrupted continues with the documents that have no record yet; a document with a record is
-  never asked again;
-* **within budget**: before it starts, the entry's estimate (requests and tokens) must fit the
-  per-entry budget and what is left of the refresh's; while it runs it stops when the entry's
-  budget is spent, and the documents it did not judge are recorded as not completed (final too).
+  recorded as the job got it and scored so, never retried, skipped or re-drawn; a document with a
+  record is never asked again;
+* **within budgets** (``debench.leaderboard.allowance``): every request is admitted against what is
+  left of the entry's budget (over every refresh the run took: the ledger), the refresh's, the
+  month's and the refresh's wall time. A run that reaches the entry's budget ends: the documents
+  it did not judge are recorded as not completed (final too). A run stopped by the refresh's
+  budgets or its time waits: what it judged is kept and the next refresh resumes it.
 
-The run is written as an ordinary results file and samples log, under
-``leaderboard/reproduced/<submission folder>/`` with the submission's file names (the same
-fingerprint); the results file's ``config.reproduction`` names what it reproduced (the submitted
-results file and its sha256) and the endpoint. The workflow commits them as they are made (the
-records are appended document by document). Every build validates them like a submission (every
-metric recomputed from the samples) except for the 5% error cap: the job's failures are the
-model's, and an entry whose metrics leave out more than 5% is shown but not ranked.
-
-Whether an entry is allowlisted, what the gate refuses of its settings and what its run is
-estimated to cost are ``debench.leaderboard.allowlist_checks``.
+The run is an ordinary results file and samples log under ``leaderboard/reproduced/<judge folder>/``,
+named by the run fingerprint of the canonical identity (one run per judge and task); its results
+file is written once every document has a record, its ``config.reproduction`` naming the judge,
+its settings and the endpoint. The workflow commits the samples log as it grows and the ledger
+with it. Every build validates the run like a submission (every metric recomputed from the
+samples) except for the 5% error cap: the job's failures are the model's, and a run whose metrics
+leave out more than 5% is shown but not ranked.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import time
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from debench.core.errors import UserError
 from debench.data.base import Doc, LoadedDataset
 from debench.data.samples import SampleRecord
-from debench.leaderboard.files import sha256_file
+from debench.leaderboard.allowance import Allowance, BudgetReached, Scope
+from debench.leaderboard.canonical import CanonicalJudge
+from debench.leaderboard.estimate import PromptCounter
+from debench.leaderboard.ledger import Ledger, read_ledger, write_ledger
 from debench.leaderboard.maintainers import Budget, Maintainers
 from debench.leaderboard.trusted import Endpoint
-from debench.leaderboard.validate import ValidatedSubmission
 from debench.models.args import ModelArgs
 from debench.models.base import Model
+from debench.run.runner import RunSettings
+from debench.task.config import TaskConfig
 
-if TYPE_CHECKING:
-    from debench.run.runner import RunSettings
-
-CHUNK = 16
-"""Documents run between two looks at the entry's budget (at most one chunk more is spent)."""
 BUDGET_STOP = "not judged: the leaderboard's budget for one entry ran out"
 
 
-@dataclass
-class Spend:
-    requests: int = 0
-    tokens: int = 0
-
-    def add(self, records: list[SampleRecord], requests: int) -> None:
-        self.requests += requests
-        self.tokens += sum(r.prompt_tokens + r.completion_tokens for r in records)
-
-    def below(self, budget: Budget) -> bool:
-        """Both counts strictly below the budget's: there is room to run another chunk."""
-        return self.requests < budget.requests and self.tokens < budget.tokens
+def _minus(a: Budget, b: Budget) -> Budget:
+    return Budget(requests=max(0, a.requests - b.requests), tokens=max(0, a.tokens - b.tokens))
 
 
 @dataclass
 class ReproduceRun:
-    """The refresh job's reproductions (``--reproduce``)."""
+    """The refresh job's runs (``--reproduce``): where they go, what they may spend, the ledger."""
 
     out_dir: Path
-    """``leaderboard/reproduced``: one folder per submission folder."""
+    """``leaderboard/reproduced``: one folder per canonical judge."""
     maintainers: Maintainers
+    ledger_path: Path
     data_dir: str | Path | None = None
     model_args: ModelArgs | None = None
-    chunk: int = CHUNK
-    spent: Spend = field(default_factory=Spend)
-    """What this refresh has spent so far (all entries)."""
+    """The machine's own settings for the models it runs (those outside an identity)."""
+    started: datetime = field(default_factory=lambda: datetime.now(UTC))
+    clock: float = field(default_factory=time.monotonic)
+    ledger: Ledger = field(init=False)
 
-    def paths(self, sub: ValidatedSubmission) -> tuple[Path, Path]:
-        folder = self.out_dir / sub.submission
-        return folder / sub.results_path.name, folder / sub.samples_path.name
+    def __post_init__(self) -> None:
+        self.ledger = read_ledger(self.ledger_path)
+
+    @property
+    def refresh(self) -> str:
+        return self.started.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    @property
+    def month(self) -> str:
+        return self.started.strftime("%Y-%m")
+
+    @property
+    def deadline(self) -> float:
+        return self.clock + 60 * self.maintainers.budgets.per_refresh.wall_minutes
+
+    def left(self) -> dict[Scope, Budget]:
+        """What is left of this refresh's budget and of the month's."""
+        b = self.maintainers.budgets
+        return {
+            "refresh": _minus(b.per_refresh, self.ledger.spent(refresh=self.refresh)),
+            "month": _minus(b.per_month, self.ledger.spent(month=self.month)),
+        }
+
+    def entry_left(self, judge: CanonicalJudge, task: TaskConfig) -> Budget:
+        """What is left of one entry's budget for the judge's run of ``task`` (over every refresh)."""
+        return _minus(self.maintainers.budgets.per_entry, self.ledger.spent(judge=judge.id, task=task.name))
+
+    def allowance(self, judge: CanonicalJudge, task: TaskConfig, counter: PromptCounter) -> Allowance:
+        """The run's allowance; each request's cost goes into this refresh's ledger line, written at once."""
+        line = self.ledger.line(self.refresh, self.month, "reproduction", judge.id, task.name)
+
+        def spend(requests: int, tokens: int, seconds: float) -> None:
+            line.requests += requests
+            line.tokens += tokens
+            line.seconds = round(line.seconds + seconds, 3)
+            write_ledger(self.ledger, self.ledger_path)
+
+        return Allowance({"entry": self.entry_left(judge, task), **self.left()}, self.deadline, counter, spend)
+
+    def paths(self, judge: CanonicalJudge, task: TaskConfig, dataset: LoadedDataset) -> tuple[Path, Path]:
+        return run_paths(self.out_dir, judge, task, dataset)
 
 
-def _records_by_doc(samples: Path) -> dict[str, SampleRecord]:
+def run_paths(out_dir: Path, judge: CanonicalJudge, task: TaskConfig, dataset: LoadedDataset) -> tuple[Path, Path]:
+    """The results file and samples log of the judge's run of ``task`` under ``out_dir``: named by
+    the run fingerprint of the canonical identity (one run per judge and task)."""
+    from debench.run.pipeline import run_stem
+    from debench.run.runner import run_fingerprint
+
+    stem = run_stem(task, run_fingerprint(task, judge.identity, dataset.content_hash, judge.method))
+    folder = out_dir / judge.folder
+    return folder / f"results_{stem}.json", folder / f"samples_{stem}.jsonl"
+
+
+def records_by_doc(samples: Path) -> dict[str, SampleRecord]:
     """The records the job's samples log holds so far, by document (none when it does not exist yet)."""
     from debench.data.samples import read_records
 
@@ -100,128 +140,100 @@ def _stop(samples_path: Path, docs: list[Doc], why: str) -> None:
     log = RecordLog(samples_path, SampleRecord, "doc_id")
     try:
         for d in docs:
-            log.append(SampleRecord(doc_id=d.doc_id, status="not_completed", error=why))
+            log.append(SampleRecord(doc_id=d.doc_id, status="not_completed", error=why, target=d.target))
     finally:
         log.close()
 
 
-def _rebuilt_model(sub: ValidatedSubmission, run: ReproduceRun, key: Callable[[dict[str, Any]], str | None]) -> Model:
-    """The model the entry's identity names, reaching the job's endpoint (``rebuild``)."""
-    from debench.leaderboard.rebuild import model_from_identity
+def canonical_model(judge: CanonicalJudge, endpoint: Endpoint, operator: ModelArgs | None) -> Model:
+    """The judge's model made from the maintainers' settings, with the machine's own settings that
+    leave the identity as it is and the maintainers' key; ``UserError`` when its identity is not
+    the canonical one."""
+    from debench.models.factory import as_model_args, make_model, model_kind
+    from debench.models.kinds import kind_keys
 
-    try:
-        return model_from_identity(sub.identity, key, run.model_args, own_endpoint=True)
-    except UserError as exc:
+    name = judge.allowed.model
+    args = as_model_args(judge.settings)
+    if operator is not None:
+        args = args.merged(operator.restricted(kind_keys(model_kind(name))))
+    model = make_model(name, api_key=endpoint.api_key(), model_args=args)
+    made = {k: v for k, v in model.identity().items() if k != "api_base"}
+    if made != judge.identity:
         raise UserError(
-            f"the leaderboard cannot build the model {sub.results.model.name}: {exc}",
-            path=str(sub.results_path),
+            f"the leaderboard's model for {judge.id} is not the canonical one (the machine's --model-args change its "
+            f"identity)",
             field="reproduction",
-        ) from None
-
-
-def _judge_the_rest(
-    sub: ValidatedSubmission, docs: list[Doc], model: Model, settings: RunSettings, run: ReproduceRun
-) -> int:
-    """Judge, a chunk at a time, the documents the job's samples log holds no record of, while the
-    entry's budget allows; the rest are recorded as not completed. Returns the requests the entry
-    took in all (this refresh's and earlier ones')."""
-    from debench.run.runner import run_samples
-
-    samples_path = run.paths(sub)[1]
-    budget = run.maintainers.budgets.per_entry
-    entry = Spend()
-    done = _records_by_doc(samples_path)
-    entry.add(
-        list(done.values()),
-        sum(max(1, r.attempts) for r in done.values() if r.status in ("ok", "parse_failure", "error")),
-    )
-    n_requests = entry.requests
-    todo = [d for d in docs if d.doc_id not in done]
-    while todo:
-        if not entry.below(budget):
-            _stop(samples_path, todo, f"{BUDGET_STOP} ({entry.requests} requests, {entry.tokens} tokens)")
-            break
-        chunk, todo = todo[: run.chunk], todo[run.chunk :]
-        records, caller = asyncio.run(run_samples(sub.task, chunk, model, samples_path, settings))
-        entry.add(records, caller.n_requests)
-        run.spent.add(records, caller.n_requests)
-        n_requests += caller.n_requests
-    return n_requests
+        )
+    return model
 
 
 def reproduce(
-    sub: ValidatedSubmission,
-    endpoints: tuple[Endpoint, ...],
-    run: ReproduceRun,
-    key: Callable[[dict[str, Any]], str | None],
-) -> Path:
-    """Run (or continue) the entry's reproduction and write its results file; returns its path.
-    ``UserError`` when the model cannot be built or the run cannot be made."""
+    judge: CanonicalJudge, task: TaskConfig, endpoint: Endpoint, run: ReproduceRun, counter: PromptCounter
+) -> Path | None:
+    """Run (or resume) the judge's run of ``task``; the results file once every document has its
+    record, None when the run waits for a later refresh (see the module docstring). ``UserError``
+    when the model cannot be made or the run cannot be made."""
     from debench.leaderboard.real_data import REAL_DATA
-    from debench.run.runner import RunSettings
+    from debench.run.runner import run_samples
 
-    results_path, samples_path = run.paths(sub)
-    samples_path.parent.mkdir(parents=True, exist_ok=True)
-    model = _rebuilt_model(sub, run, key)
-    dataset = REAL_DATA.get(sub.task, run.data_dir)
+    dataset = REAL_DATA.get(task, run.data_dir)
     docs = list(dataset.docs)
+    results_path, samples_path = run.paths(judge, task, dataset)
+    samples_path.parent.mkdir(parents=True, exist_ok=True)
+    model = canonical_model(judge, endpoint, run.model_args)
+    allowance = run.allowance(judge, task, counter)
     settings = RunSettings(
-        concurrency=model.default_concurrency, use_cache=False, progress=False, method=sub.results.task.method
+        concurrency=model.default_concurrency, use_cache=False, progress=False, method=judge.method, guard=allowance
     )
-    n_requests = _judge_the_rest(sub, docs, model, settings, run)
-    _write_results(sub, endpoints, run, model, dataset, settings, n_requests)
+    try:
+        asyncio.run(run_samples(task, docs, model, samples_path, settings))
+    except BudgetReached as stop:
+        if stop.scope != "entry":
+            return None
+        done = records_by_doc(samples_path)
+        _stop(samples_path, [d for d in docs if d.doc_id not in done], f"{BUDGET_STOP} ({stop})")
+    _write_results(judge, task, endpoint, run, model, dataset)
     return results_path
 
 
 def _write_results(
-    sub: ValidatedSubmission,
-    endpoints: tuple[Endpoint, ...],
-    run: ReproduceRun,
-    model: Model,
-    dataset: LoadedDataset,
-    settings: RunSettings,
-    n_requests: int,
+    judge: CanonicalJudge, task: TaskConfig, endpoint: Endpoint, run: ReproduceRun, model: Model, dataset: LoadedDataset
 ) -> None:
-    """The job's results file of every record its samples log holds, naming what it reproduced."""
+    """The job's results file of every record its samples log holds, naming the judge it ran."""
     from debench.run.pipeline import EvalOptions, build_results, run_config
     from debench.run.runner import run_fingerprint
     from debench.run.task_files import tasks_dir
     from debench.scoring.results import write_results
 
-    method = sub.results.task.method
-    results_path, samples_path = run.paths(sub)
+    results_path, samples_path = run.paths(judge, task, dataset)
     docs = list(dataset.docs)
-    by_id = _records_by_doc(samples_path)
+    by_id = records_by_doc(samples_path)
     records = [by_id[d.doc_id] for d in docs if d.doc_id in by_id]
-    fp = run_fingerprint(sub.task, model.identity(), dataset.content_hash, method)
+    spent = run.ledger.spent(judge=judge.id, task=task.name)
     opts = EvalOptions(use_cache=False, data_source="local", command=["scripts/refresh_leaderboard.py", "--reproduce"])
     config = run_config(
-        sub.task,
-        tasks_dir() / f"{sub.task.name}.yaml",
+        task,
+        tasks_dir() / f"{task.name}.yaml",
         model,
         opts,
-        method=method,
-        concurrency=settings.concurrency,
-        fingerprint=fp,
-        parser=sub.task.parser.model_dump(),
-        scoring=sub.task.scoring.model_dump(),
-        n_bootstrap=sub.task.scoring.n_bootstrap,
+        method=judge.method,
+        concurrency=model.default_concurrency,
+        fingerprint=run_fingerprint(task, model.identity(), dataset.content_hash, judge.method),
+        parser=task.parser.model_dump(),
+        scoring=task.scoring.model_dump(),
+        n_bootstrap=task.scoring.n_bootstrap,
     )
-    config["reproduction"] = {
-        "of": f"{sub.submission}/{sub.results_path.name}",
-        "submitted_sha256": sha256_file(sub.results_path),
-        "endpoints": [e.id for e in endpoints],
-    }
+    config["reproduction"] = {"judge": judge.id, "settings": judge.settings, "endpoints": [endpoint.id]}
     results = build_results(
-        sub.task,
+        task,
         model.describe(),
         dataset,
         docs,
         records,
         config=config,
-        n_requests=n_requests,
+        n_requests=spent.requests,
         n_bootstrap=None,
         samples_file=samples_path.name,
-        method=method,
+        method=judge.method,
     )
     write_results(results, results_path)

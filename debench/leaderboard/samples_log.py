@@ -17,10 +17,16 @@ from typing import Any
 from pydantic import ValidationError
 
 from debench.core.errors import first_problem
-from debench.core.jsonl import iter_jsonl_objects
 from debench.data.base import Doc
 from debench.data.samples import SampleRecord, slim
-from debench.leaderboard.files import MAX_SAMPLES_BYTES, iter_lines, refusal, refuse_planted_keys, regular_file
+from debench.leaderboard.files import (
+    MAX_SAMPLES_BYTES,
+    iter_lines,
+    parse_json,
+    refusal,
+    refuse_planted_keys,
+    regular_file,
+)
 from debench.leaderboard.provenance import RecordChecker
 from debench.leaderboard.public_text import excerpt
 from debench.scoring.results import Results
@@ -55,8 +61,10 @@ def read_samples(
     known = {d.doc_id for d in all_docs}
     first_line: dict[str, int] = {}
     kept: dict[str, SampleRecord] = {}
-    for n, obj in iter_jsonl_objects(samples, "samples file", lines=iter_lines(samples, "samples file")):
-        rec = _record_of(obj, samples, n)
+    for n, line in iter_lines(samples, "samples file"):
+        if not line.strip():
+            continue
+        rec = _record_of(parse_json(line, samples, n), samples, n)
         doc_id = rec.doc_id
         if doc_id not in known:
             raise refusal(samples, "doc_id", f"line {n}: unknown document '{doc_id}' for task {task.name}")
@@ -82,8 +90,18 @@ def read_samples(
     return [kept[d.doc_id] for d in docs]
 
 
-def _record_of(obj: dict[str, Any], samples: Path, n: int) -> SampleRecord:
-    """Line ``n``'s object as a samples-log record holding no key."""
+def _record_of(obj: Any, samples: Path, n: int) -> SampleRecord:
+    """Line ``n``'s object as a samples-log record holding no key and nothing but a record's fields
+    (what a log holds is published with it)."""
+    if not isinstance(obj, dict):
+        raise refusal(samples, None, f"line {n}: expected a JSON object")
+    unknown = sorted(k for k in obj if k not in SampleRecord.model_fields)
+    if unknown:
+        raise refusal(
+            samples,
+            unknown[0],
+            f"line {n}: not a field of a samples-log record (debench writes no other; it would be published)",
+        )
     refuse_planted_keys(obj, samples, line=n)
     try:
         return SampleRecord.model_validate(obj)

@@ -6,8 +6,8 @@
 * When only the task's scoring side changed since the run (``config_sha256`` differs: a metric
   added or changed, see ``debench.task.config.SCORING_SIDE``), the submission is *re-scored*: only
   the metrics scored as they are now (``scored_as_now``) are compared with the file.
-* The run's ``config.limit`` and bootstrap resamples are well-formed, and the resamples at least
-  the task's (a re-scored run is re-scored with at least the task's).
+* The run's ``config.limit`` and bootstrap resamples are well-formed, the resamples at least the
+  task's (a re-scored run is re-scored with at least the task's) and at most ``MAX_N_BOOTSTRAP``.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from debench.leaderboard.files import refusal
+from debench.metrics.names import primary_metric
 from debench.run.task_lookup import named_task
 from debench.scoring.results import Results
 from debench.task.config import TaskConfig
@@ -31,6 +32,12 @@ def bound_task(results: Results, path: Path, include_paths: Sequence[str | Path]
     task = named_task(name, include_paths)
     if task is None:
         raise refusal(path, "task.name", f"unknown task '{name}' (`debench tasks` lists the tasks)")
+    if primary_metric([m.name for m in task.metrics]) is None:
+        raise refusal(
+            path,
+            "task.name",
+            f"task {name} has no metric that measures the judge (only status rates): nothing to rank by",
+        )
     if results.task.version != task.version:
         raise refusal(
             path,
@@ -86,6 +93,11 @@ def scored_as_now(results: Results, task: TaskConfig) -> set[str]:
     return {m["name"] for m in now["metrics"] if json.dumps(m, sort_keys=True) in earlier}
 
 
+MAX_N_BOOTSTRAP = 10_000
+"""Bootstrap resamples a submission's numbers may be computed with: validation recomputes every CI
+with the run's count, and each resample costs about 0.3 ms per metric on 631 documents."""
+
+
 def limit_and_bootstrap(
     task: TaskConfig, results: Results, path: Path, rescored: bool = False
 ) -> tuple[int | None, int]:
@@ -97,6 +109,13 @@ def limit_and_bootstrap(
     n_boot = results.config.get("n_bootstrap", task.scoring.n_bootstrap)
     if isinstance(n_boot, bool) or not isinstance(n_boot, int) or n_boot < 0:
         raise refusal(path, "config.n_bootstrap", f"must be a non-negative integer, got {json.dumps(n_boot)}")
+    if n_boot > MAX_N_BOOTSTRAP:
+        raise refusal(
+            path,
+            "config.n_bootstrap",
+            f"{n_boot:,} bootstrap resamples is above the {MAX_N_BOOTSTRAP:,} a submission may ask the leaderboard to "
+            f"recompute (the task's are {task.scoring.n_bootstrap:,})",
+        )
     if rescored:
         return limit, max(n_boot, task.scoring.n_bootstrap)
     if n_boot < task.scoring.n_bootstrap:

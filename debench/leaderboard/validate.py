@@ -41,10 +41,10 @@ holding a key).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from debench.core.errors import UserError
 from debench.data.base import Doc
@@ -227,6 +227,34 @@ def duplicate_error(sub: ValidatedSubmission, first: ValidatedSubmission) -> Use
     )
 
 
+class EntryValidator(Protocol):
+    """How ``validate_all`` validates an entry and scans a file for keys
+    (``debench.leaderboard.validation_record.Validations``: each content once)."""
+
+    def validate(self, path: Path, *, data_dir: str | Path | None, job_run: bool = False) -> ValidatedSubmission: ...
+
+    def scan(self, path: Path, cap: int) -> None: ...
+
+
+def one_row_per_judge(
+    subs: Iterable[ValidatedSubmission], exempt: Callable[[ValidatedSubmission], bool] = lambda s: False
+) -> tuple[list[ValidatedSubmission], list[UserError]]:
+    """The entries with one per judge and task (the first, in the order given), and the refusals of
+    the others as duplicates; an ``exempt`` entry is kept whatever it duplicates (a nomination of a
+    canonical judge: a comparison, never a row of its own)."""
+    kept: list[ValidatedSubmission] = []
+    errors: list[UserError] = []
+    seen: dict[tuple[str, str], ValidatedSubmission] = {}
+    for sub in subs:
+        key = (sub.task.name, sub.judge_key)
+        if key in seen and not exempt(sub):
+            errors.append(duplicate_error(sub, seen[key]))
+            continue
+        seen.setdefault(key, sub)
+        kept.append(sub)
+    return kept, errors
+
+
 def validate_all(
     paths: Iterable[str | Path],
     *,
@@ -234,36 +262,41 @@ def validate_all(
     folders: bool = False,
     merged_first: Sequence[str] = (),
     include_paths: Sequence[str | Path] = (),
+    one_per_judge: bool = True,
+    validator: EntryValidator | None = None,
 ) -> tuple[list[ValidatedSubmission], list[UserError]]:
     """Validate every results file given; returns the accepted ones and the refusals.
 
     ``merged_first``: submission folder names in merge order; their files are validated first, so
     of two entries of one judge the one merged first is kept and the other refused as its
-    duplicate (then path order). A file that cannot be read at all (any exception) is a refusal
-    naming it, never a crash of the whole build."""
+    duplicate (then path order) — unless ``one_per_judge`` is off (the leaderboard's build, which
+    keeps every nomination of a canonical judge). ``validator``: validates each entry and scans
+    each file (default: in full, ``validate_submission``). A file that cannot be read at all (any
+    exception) is a refusal naming it, never a crash of the whole build."""
     ok: list[ValidatedSubmission] = []
     errors: list[UserError] = []
-    seen: dict[tuple[str, str], ValidatedSubmission] = {}
     rank: dict[str, int] = {}
     for name in merged_first:  # a folder's first place counts (the queue names a folder once per results file)
         rank.setdefault(name, len(rank))
     files = sorted((Path(p) for p in paths), key=lambda p: (rank.get(p.parent.name, len(rank)), p))
     if folders:
         for folder in sorted({p.parent for p in files}):
-            errors += folder_problems(folder)
+            errors += folder_problems(folder, validator.scan if validator is not None else None)
     for path in files:
         try:
-            sub = validate_submission(path, data_dir=data_dir, include_paths=include_paths)
+            sub = (
+                validator.validate(path, data_dir=data_dir)
+                if validator is not None
+                else validate_submission(path, data_dir=data_dir, include_paths=include_paths)
+            )
         except UserError as exc:
             errors.append(exc)
             continue
         except Exception as exc:  # noqa: BLE001 - one unreadable entry never stops the others
             errors.append(UserError(f"cannot be read ({type(exc).__name__})", path=str(path)))
             continue
-        key = (sub.task.name, sub.judge_key)
-        if key in seen:
-            errors.append(duplicate_error(sub, seen[key]))
-            continue
-        seen[key] = sub
         ok.append(sub)
-    return ok, errors
+    if not one_per_judge:
+        return ok, errors
+    ok, duplicates = one_row_per_judge(ok)
+    return ok, errors + duplicates

@@ -1,23 +1,25 @@
-"""Which validated entries the leaderboard reproduced: **a rank is the leaderboard's own number**.
-
-Every validated submission gets a standing:
+"""Each validated entry's standing: **a rank is the leaderboard's own number**, one row per canonical judge.
 
 * ``baseline``: a baseline, every prediction re-derived by running it. A reference line (chance or
   heuristic level), never ranked.
-* ``verified``: a model entry the leaderboard's refresh job ran itself on every document through
-  the trusted endpoint (``debench.leaderboard.reproduce``). Its row carries the job's numbers —
-  the submitted ones are shown beside them, with the difference and whether it lies within the
-  noise the job measured (``debench.leaderboard.compare``). Only these are ranked, and only with
-  the job's numbers.
-* ``self_reported``: everything else that validated, shown with the submitted numbers, never
-  ranked; the reason says why (not on the maintainers' allowlist, its endpoint is the submitter's,
-  it waits in the queue, its run could not be made, …).
+* ``verified``: the row of a canonical judge on a task (``debench.leaderboard.canonical``): the
+  refresh job's own run of it (``debench.leaderboard.reproduce``), validated. Only these are
+  ranked, with the job's numbers. The row belongs to the model and method, not to a folder: one
+  run, one row, whoever nominated it.
+* ``self_reported``: every submission that validated. One that nominates a canonical judge is
+  compared with the judge's run — the difference on the primary metric and whether it lies
+  within the run-to-run noise (``debench.leaderboard.compare``): its numbers are its claim, shown,
+  never ranked. Every later nomination of the same judge (its vendor's own included) is accepted
+  the same way, never refused as a copy and never run again. Any other entry says why it is not a
+  nomination (not on the allowlist, settings that differ from the canonical ones, the submitter's
+  own endpoint, …).
 
-Entries are taken in queue order (merge order, ``debench.leaderboard.queue``). With ``run`` (the
-refresh job: ``--reproduce``) an entry without a finished reproduction is run when its estimate
-fits the per-entry budget and what is left of the refresh's; the others wait. Anything that goes
-wrong with one entry — a model that cannot be built, an exception of any kind — is that entry's
-reason, never the end of the build.
+Canonical judges are taken in the order of their first nomination (the queue: merge order). With
+``run`` (the refresh job: ``--reproduce``), a judge's run that is not finished is started or
+resumed when its estimate (``debench.leaderboard.estimate``, counted by the job) fits what is left
+of its entry's budget, the refresh's and the month's; else it waits, and the judges behind it go
+on. Anything that goes wrong with one judge — a model that cannot be made, an exception of any kind
+— is the reason its nominations give, never the end of the build.
 """
 
 from __future__ import annotations
@@ -28,69 +30,73 @@ from pathlib import Path
 from typing import Literal
 
 from debench.core.errors import UserError
-from debench.leaderboard.allowlist_checks import allowlisted, estimate, gate_problem
+from debench.leaderboard.canonical import CanonicalJudge, canonical_judges, nominated
 from debench.leaderboard.compare import Comparison, compare
 from debench.leaderboard.maintainers import Maintainers
-from debench.leaderboard.reproduce import ReproduceRun, reproduce
-from debench.leaderboard.trusted import Trust, TrustedEndpoints, trust
-from debench.leaderboard.validate import ValidatedSubmission, validate_submission
-from debench.models.managed_server import server_scope
+from debench.leaderboard.reproduce import ReproduceRun, records_by_doc, reproduce, run_paths
+from debench.leaderboard.trusted import Endpoint, TrustedEndpoints, trust
+from debench.leaderboard.validate import EntryValidator, ValidatedSubmission, one_row_per_judge, validate_submission
+from debench.metrics.names import primary_metric
+from debench.task.config import TaskConfig
 
 Standing = Literal["verified", "self_reported", "baseline"]
+Kept = tuple[ValidatedSubmission, Standing, str]
 
 
 @dataclass(frozen=True)
 class Reproduction:
-    """The job's own run of an entry, validated, and how the submitted numbers compare with it."""
+    """The job's run of a canonical judge on a task, validated: a ranked row."""
 
+    judge: CanonicalJudge
     run: ValidatedSubmission
-    comparison: Comparison
     endpoints: list[str]
+
+
+@dataclass(frozen=True)
+class Nomination:
+    """A submission nominating a canonical judge, compared with the judge's run (None while it waits)."""
+
+    judge: CanonicalJudge
+    task: str
+    comparison: Comparison | None
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """A canonical judge's run of a task that has not finished, and why."""
+
+    judge: str
+    task: str
+    nominated_by: str
+    reason: str
 
 
 @dataclass
 class Standings:
-    kept: list[tuple[ValidatedSubmission, Standing, str]] = field(default_factory=list)
-    reproductions: dict[str, Reproduction] = field(default_factory=dict)
-    """Entry id (``<folder>/<results file>``) -> the job's run of it."""
-    waiting: list[str] = field(default_factory=list)
-    """Entry ids waiting for the job's run, in queue order."""
+    kept: list[Kept] = field(default_factory=list)
+    rows: dict[str, Reproduction] = field(default_factory=dict)
+    """Row id (``row_id``) -> the job's run it shows."""
+    nominations: dict[str, Nomination] = field(default_factory=dict)
+    """Entry id of a nominating submission -> the judge it nominates and the comparison."""
+    waiting: list[Waiting] = field(default_factory=list)
+    """Canonical judges' runs waiting, in queue order."""
+    refused: list[UserError] = field(default_factory=list)
+    """Entries refused as a second row of a judge that is not canonical (``validate.one_row_per_judge``)."""
 
 
 def entry_id(sub: ValidatedSubmission) -> str:
+    """A submission's id: ``<folder>/<results file>``."""
     return f"{sub.submission}/{sub.results_path.name}"
 
 
-def _committed_reproduction(
-    sub: ValidatedSubmission, run_results: Path, data_dir: str | Path | None
-) -> Reproduction | str | None:
-    """The committed reproduction of ``sub``, validated and compared; a reason when it does not
-    check out; None when there is none (or it is unfinished)."""
-    from debench.leaderboard.files import sha256_file
-
-    if not run_results.exists():
-        return None
-    rep = validate_submission(run_results, data_dir=data_dir, job_run=True)
-    meta = rep.results.config.get("reproduction") or {}
-    if meta.get("of") != entry_id(sub):
-        return f"the reproduction at {run_results.name} names {meta.get('of')!r}, not this entry"
-    if meta.get("submitted_sha256") != sha256_file(sub.results_path):
-        return (
-            "the submitted results file changed after the leaderboard reproduced it: remove the "
-            "reproduction so the job runs it again"
-        )
-    if rep.partial or rep.n_docs != rep.n_docs_total:
-        return None
-    primary = next(
-        m.name for m in sub.task.metrics if m.name in sub.results.metrics and not m.name.endswith(("_rate", "_human"))
-    )
-    cmp = compare(sub.task, rep.docs, sub.records, rep.records, primary)
-    return Reproduction(rep, cmp, list(meta.get("endpoints") or []))
+def row_id(run: ValidatedSubmission) -> str:
+    """A canonical judge's row id: ``reproduced/<judge folder>/<results file>``."""
+    return f"reproduced/{run.submission}/{run.results_path.name}"
 
 
 @dataclass(frozen=True)
 class _Verifying:
-    """What every entry's standing is decided with, and where the outcomes gather."""
+    """What every standing is decided with, and where the outcomes gather."""
 
     trusted: TrustedEndpoints
     maint: Maintainers
@@ -98,83 +104,150 @@ class _Verifying:
     out_dir: Path
     data_dir: str | Path | None
     acc: Standings
+    validator: EntryValidator | None
 
 
 _BASELINE_REASON = "a baseline: every prediction re-derived by running it; a reference line, never ranked"
 
 
-def _reproducible(sub: ValidatedSubmission, trusted: TrustedEndpoints, maint: Maintainers) -> Trust | str:
-    """The trusted endpoints the job would run the entry through, or why it is never reproduced
-    (not trusted, not allowlisted, settings the gate refuses)."""
-    t = trust(sub.identity, trusted)
+def _endpoint(judge: CanonicalJudge, trusted: TrustedEndpoints) -> Endpoint:
+    t = trust(judge.identity, trusted)
     if not t.ok:
-        return str(t.reason)
-    allowed = allowlisted(sub, maint)
-    if isinstance(allowed, str):
-        return allowed
-    return gate_problem(sub, maint) or t
+        raise UserError(f"no trusted endpoint reaches the canonical judge {judge.id}: {t.reason}")
+    return t.endpoints[0]
 
 
-def _held_back(sub: ValidatedSubmission, t: Trust, maint: Maintainers, run: ReproduceRun) -> tuple[str, bool] | None:
-    """Why the job does not run the entry now, and whether it waits for a later refresh; None: run it."""
-    cost = estimate(sub, maint)
-    entry, refresh = maint.budgets.per_entry, maint.budgets.per_refresh
-    if cost.requests > entry.requests or cost.tokens > entry.tokens:
-        return (
-            f"not reproduced: reproducing it is estimated at {cost.requests} requests and {cost.tokens} tokens, above "
-            f"one entry's budget ({entry.requests} requests, {entry.tokens} tokens)"
-        ), False
-    if run.spent.requests + cost.requests > refresh.requests or run.spent.tokens + cost.tokens > refresh.tokens:
-        return "waits in the queue for the leaderboard's own run (this refresh's budget is spent)", True
-    missing = [e.key_env for e in t.endpoints if e.kind == "provider" and not e.api_key()]
-    if missing:
-        return f"waits for the leaderboard's own run, which needs the maintainers' key {missing[0]} (a CI secret)", True
+def _paths(judge: CanonicalJudge, task: TaskConfig, ctx: _Verifying) -> tuple[Path, Path]:
+    from debench.leaderboard.real_data import REAL_DATA
+
+    return run_paths(ctx.out_dir, judge, task, REAL_DATA.get(task, ctx.data_dir))
+
+
+def _committed_run(judge: CanonicalJudge, task: TaskConfig, ctx: _Verifying) -> Reproduction | None:
+    """The judge's finished run of ``task``, validated; None when there is none yet. ``UserError``
+    when a committed run is not the judge's."""
+    results, _ = _paths(judge, task, ctx)
+    if not results.exists():
+        return None
+    if ctx.validator is not None:
+        rep = ctx.validator.validate(results, data_dir=ctx.data_dir, job_run=True)
+    else:
+        rep = validate_submission(results, data_dir=ctx.data_dir, job_run=True)
+    meta = rep.results.config.get("reproduction") or {}
+    made = {k: v for k, v in rep.identity.items() if k != "api_base"}
+    if meta.get("judge") != judge.id or made != judge.identity or rep.results.task.method != judge.method:
+        raise UserError(
+            f"the run at {results.name} is not the canonical judge {judge.id}'s "
+            "(its identity, method or record differ)",
+            path=str(results),
+            field="config.reproduction",
+        )
+    if rep.partial:
+        return None
+    return Reproduction(judge, rep, [str(e) for e in meta.get("endpoints") or []])
+
+
+def _held_back(judge: CanonicalJudge, task: TaskConfig, endpoint: Endpoint, run: ReproduceRun) -> str | None:
+    """Why the job does not run the judge on ``task`` now (it waits), or None: run it. Raises
+    ``UserError`` when the run would never fit one entry's budget."""
+    from debench.leaderboard.estimate import estimate_run, prompt_counter
+    from debench.leaderboard.real_data import REAL_DATA
+    from debench.leaderboard.reproduce import canonical_model
+
+    if endpoint.kind == "provider" and not endpoint.api_key():
+        return f"waits for the leaderboard's own run, which needs the maintainers' key {endpoint.key_env} (a CI secret)"
+    docs = REAL_DATA.get(task, run.data_dir).docs
+    done = records_by_doc(run.paths(judge, task, REAL_DATA.get(task, run.data_dir))[1])
+    model = canonical_model(judge, endpoint, run.model_args)
+    cost = estimate_run(
+        task, [d for d in docs if d.doc_id not in done], judge.method, model, prompt_counter(judge.allowed.model)
+    )
+    entry = run.maintainers.budgets.per_entry
+    if not done and not cost.fits_in(entry):
+        raise UserError(
+            f"never run: the leaderboard's estimate of {judge.id} on {task.name} is {cost.requests:,} requests and "
+            f"{cost.tokens:,} tokens, above one entry's budget ({entry.requests:,} requests, {entry.tokens:,} tokens)"
+        )
+    for scope, left in run.left().items():
+        if not cost.fits_in(left):
+            return (
+                f"waits for the leaderboard's own run: its estimate ({cost.requests:,} requests, {cost.tokens:,} "
+                f"tokens) "
+                f"does not fit what is left of {scope}'s budget ({left.requests:,} requests, {left.tokens:,} tokens)"
+            )
     return None
 
 
-def _run_now(sub: ValidatedSubmission, t: Trust, run: ReproduceRun) -> None:
-    keys = {e.model: e.api_key() for e in t.endpoints}
-    with server_scope():
-        reproduce(sub, t.endpoints, run, lambda ident: keys.get(str(ident.get("name"))))
+def _run_of(judge: CanonicalJudge, task: TaskConfig, ctx: _Verifying) -> Reproduction | str:
+    """The judge's finished run of ``task`` (made now by the refresh job when it fits), or why it
+    waits; ``UserError`` when it is never made."""
+    endpoint = _endpoint(judge, ctx.trusted)
+    got = _committed_run(judge, task, ctx)
+    if got is None and ctx.run is not None:
+        held = _held_back(judge, task, endpoint, ctx.run)
+        if held is not None:
+            return held
+        from debench.leaderboard.estimate import prompt_counter
+        from debench.models.managed_server import server_scope
+
+        with server_scope():
+            reproduce(judge, task, endpoint, ctx.run, prompt_counter(judge.allowed.model))
+        got = _committed_run(judge, task, ctx)
+    if got is None:
+        return f"waits in the queue for the leaderboard's own run through {endpoint.id}"
+    return got
 
 
-def _verified_reason(got: Reproduction) -> str:
-    c = got.comparison
+def _comparison_reason(judge: CanonicalJudge, c: Comparison) -> str:
     noise = "within" if c.within_noise else "outside" if c.within_noise is not None else "cannot say (undefined)"
     return (
-        f"reproduced by the leaderboard on all {c.n_docs} documents through {', '.join(got.endpoints)}: ranked with "
-        f"its own numbers; the submitted {c.metric} differs by {_fmt(c.difference)} ({noise} the run-to-run noise), "
+        f"nominates the canonical judge {judge.id}, ranked with the leaderboard's own run; these numbers are the "
+        f"submitter's claim: {c.metric} differs by {_fmt(c.difference)} ({noise} the run-to-run noise), "
         f"{c.agreement:.0%} of the answers agree"
     )
 
 
-def _standing(sub: ValidatedSubmission, ctx: _Verifying) -> tuple[Standing, str]:
-    if sub.results.model.kind == "baseline":
-        return "baseline", _BASELINE_REASON
-    t = _reproducible(sub, ctx.trusted, ctx.maint)
-    if isinstance(t, str):
-        return "self_reported", f"not reproduced: {t}"
-    results_path = ctx.out_dir / sub.submission / sub.results_path.name
-    got = _committed_reproduction(sub, results_path, ctx.data_dir)
-    if got is None and ctx.run is not None:
-        held = _held_back(sub, t, ctx.maint, ctx.run)
-        if held is not None:
-            reason, waits = held
-            if waits:
-                ctx.acc.waiting.append(entry_id(sub))
-            return "self_reported", reason
-        _run_now(sub, t, ctx.run)
-        got = _committed_reproduction(sub, results_path, ctx.data_dir)
+def _verified_reason(rep: Reproduction) -> str:
+    n = rep.run.n_docs
+    return (
+        f"the canonical judge {rep.judge.id}: the leaderboard's own run on all {n} documents with the maintainers' "
+        f"settings, through {', '.join(rep.endpoints)}; ranked with its own numbers"
+    )
+
+
+def _judge_outcome(judge: CanonicalJudge, noms: list[ValidatedSubmission], ctx: _Verifying) -> None:
+    """The judge's row (when its run is finished) and its nominations' standings."""
+    task = noms[0].task
+    acc = ctx.acc
+    try:
+        got = _run_of(judge, task, ctx)
+    except UserError as exc:
+        got = f"is not reproduced: {exc}"
+    except Exception as exc:  # noqa: BLE001 - one judge that cannot be run never stops the others
+        got = f"is not reproduced: the leaderboard's run failed ({type(exc).__name__})"
+    else:
+        if isinstance(got, str):
+            acc.waiting.append(Waiting(judge.id, task.name, entry_id(noms[0]), got))
     if isinstance(got, str):
-        return "self_reported", f"not reproduced: {got}"
-    if got is None:
-        ctx.acc.waiting.append(entry_id(sub))
-        return (
-            "self_reported",
-            f"waits in the queue for the leaderboard's own run through {', '.join(e.id for e in t.endpoints)}",
-        )
-    ctx.acc.reproductions[entry_id(sub)] = got
-    return "verified", _verified_reason(got)
+        for sub in noms:
+            acc.kept.append((sub, "self_reported", f"nominates the canonical judge {judge.id}, which {got}"))
+            acc.nominations[entry_id(sub)] = Nomination(judge, task.name, None)
+        return
+    acc.kept.append((got.run, "verified", _verified_reason(got)))
+    acc.rows[row_id(got.run)] = got
+    primary = primary_metric([m.name for m in task.metrics])
+    assert primary is not None  # validation refuses a task without one (task_binding)
+    for sub in noms:
+        c = compare(task, sub.docs, sub.records, got.run.records, primary)
+        acc.kept.append((sub, "self_reported", _comparison_reason(judge, c)))
+        acc.nominations[entry_id(sub)] = Nomination(judge, task.name, c)
+
+
+def _nominee(sub: ValidatedSubmission, judges: list[CanonicalJudge], trusted: TrustedEndpoints) -> CanonicalJudge | str:
+    try:
+        return nominated(sub, judges, trusted)
+    except Exception as exc:  # noqa: BLE001 - one entry that cannot be read never stops the others
+        return f"its identity cannot be compared with the canonical judges' ({type(exc).__name__})"
 
 
 def _fmt(v: float | None) -> str:
@@ -189,16 +262,25 @@ def verify_all(
     run: ReproduceRun | None = None,
     out_dir: Path,
     data_dir: str | Path | None = None,
+    validator: EntryValidator | None = None,
 ) -> Standings:
-    """Every entry's standing, in the order given (queue order); one entry's failure is its reason."""
+    """Every entry's standing, in the order given (queue order) — see the module docstring.
+    ``validator``: validates the job's runs (default: in full)."""
     acc = Standings()
-    ctx = _Verifying(trusted, maint, run, out_dir, data_dir or os.environ.get("DEBENCH_DATA_DIR") or None, acc)
+    data_dir = data_dir or os.environ.get("DEBENCH_DATA_DIR") or None
+    ctx = _Verifying(trusted, maint, run, out_dir, data_dir, acc, validator)
+    judges = canonical_judges(maint)
+    nominee = {entry_id(s): _nominee(s, judges, trusted) for s in subs if s.results.model.kind != "baseline"}
+    subs, acc.refused = one_row_per_judge(subs, lambda s: isinstance(nominee.get(entry_id(s)), CanonicalJudge))
+    groups: dict[tuple[str, str], tuple[CanonicalJudge, list[ValidatedSubmission]]] = {}
     for sub in subs:
-        try:
-            standing, reason = _standing(sub, ctx)
-        except UserError as exc:
-            standing, reason = "self_reported", f"not reproduced: {exc}"
-        except Exception as exc:  # noqa: BLE001 - one entry that cannot be run never stops the others
-            standing, reason = "self_reported", f"not reproduced: the leaderboard's run failed ({type(exc).__name__})"
-        acc.kept.append((sub, standing, reason))
+        got = nominee.get(entry_id(sub))
+        if got is None:
+            acc.kept.append((sub, "baseline", _BASELINE_REASON))
+        elif isinstance(got, str):
+            acc.kept.append((sub, "self_reported", f"not reproduced: {got}"))
+        else:
+            groups.setdefault((got.id, sub.task.name), (got, []))[1].append(sub)
+    for judge, noms in groups.values():
+        _judge_outcome(judge, noms, ctx)
     return acc

@@ -3,7 +3,9 @@
 A call applies the model's own generation settings over the caller's, looks the answer up in the
 response cache (a hit makes no request), checks that the prompt fits the model's context window
 (a prompt that does not is ``ContextOverflow``: *not completed*, never sent), asks the model, stores
-the answer, and counts the requests made (retries included).
+the answer, and counts the requests made (retries included). A caller may carry a ``RequestGuard``
+(the leaderboard's budgets): it is asked before every request is sent — it stops the run by
+raising — and told what each one cost, the answer or the failure (a cancelled call included).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
+from typing import Protocol
 
 from debench.data.base import Doc
 from debench.data.prompts import Message
@@ -38,14 +41,32 @@ def check_fits(model: Model, messages: list[Message], max_tokens: int) -> None:
         )
 
 
+class RequestGuard(Protocol):
+    """Asked before each request a caller sends, and told what it cost."""
+
+    def admit(self, messages: list[Message], max_tokens: int) -> object:
+        """A ticket for the request about to be sent; raises (a ``UserError``) to stop the run before it."""
+        ...
+
+    def settle(self, ticket: object, response: ModelResponse | None, attempts: int) -> None:
+        """The admitted request ended: its answer, or None when it failed or was cancelled."""
+        ...
+
+
 class Caller:
     """Calls through one response cache; ``n_requests`` counts the requests made (retries and the
     attempts of calls that failed included)."""
 
     def __init__(
-        self, cache: ResponseCache | None = None, *, seed_offset: int | None = None, max_in_flight: int | None = None
+        self,
+        cache: ResponseCache | None = None,
+        *,
+        seed_offset: int | None = None,
+        max_in_flight: int | None = None,
+        guard: RequestGuard | None = None,
     ):
         self.cache = cache
+        self.guard = guard
         self.n_requests = 0
         self._slots = asyncio.Semaphore(max_in_flight) if max_in_flight else None
         """Bounds the requests in flight when a job makes several at once (Debatrix's columns)."""
@@ -84,21 +105,33 @@ class Caller:
             model.check_ready()  # a missing key or dependency: one line, before the first request
             check_fits(model, messages, gen.max_tokens)
         started = time.perf_counter()
+        response = await self._send(model, request)
+        if key is not None and self.cache is not None:
+            self.cache.put(key, response)
+        return CallResult(response, False, time.perf_counter() - started)
+
+    async def _send(self, model: Model, request: Request) -> ModelResponse:
+        """One request (and its retries) to the model: admitted by the guard, counted, settled."""
+        guard = self.guard if model.makes_requests else None
+        ticket = guard.admit(request.messages, request.generation.max_tokens) if guard is not None else None
         try:
             if self._slots is None:
                 response = await model.generate(request)
             else:
                 async with self._slots:
                     response = await model.generate(request)
-        except Exception as exc:
-            if model.makes_requests:  # a call that failed made requests too (its error carries them)
-                self.n_requests += getattr(exc, "attempts", 0)
+        except BaseException as exc:
+            attempts = getattr(exc, "attempts", 0)
+            if model.makes_requests and isinstance(exc, Exception):  # a failed call made requests too
+                self.n_requests += attempts
+            if guard is not None:
+                guard.settle(ticket, None, attempts)
             raise
-        if key is not None and self.cache is not None:
-            self.cache.put(key, response)
+        if guard is not None:
+            guard.settle(ticket, response, response.attempts)
         if model.makes_requests:
             self.n_requests += response.attempts
-        return CallResult(response, False, time.perf_counter() - started)
+        return response
 
     def close(self) -> None:
         if self.cache is not None:

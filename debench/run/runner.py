@@ -27,7 +27,7 @@ from pydantic import BaseModel
 from tqdm import tqdm
 
 from debench.core.entry_points import PluginError, PluginFailure, declared
-from debench.core.errors import UserError
+from debench.core.errors import RunStopped, UserError
 from debench.core.record_log import RecordLog
 from debench.core.redact import Redactor
 from debench.data.base import Doc
@@ -36,7 +36,7 @@ from debench.data.samples import SampleLog, SampleRecord
 from debench.judging.base import JudgeContext, JudgeMethod, get_method
 from debench.models.base import ContextOverflow, Model, PermanentModelError
 from debench.models.cache import ResponseCache
-from debench.models.calls import Caller
+from debench.models.calls import Caller, RequestGuard
 from debench.models.retry import TransientModelError
 from debench.task.config import SCORING_SIDE, TaskConfig
 from debench.task.grammars import load_grammar
@@ -57,6 +57,8 @@ class RunSettings:
     method: str | None = None
     repeat: int | None = None
     """Repeat k of ``eval --repeats``: requests carry the seed ``seed + k``."""
+    guard: RequestGuard | None = None
+    """Asked before every request (the leaderboard's budgets, ``models.calls.RequestGuard``)."""
 
 
 FailureStatus = Literal["error", "not_completed"]
@@ -223,21 +225,32 @@ async def run_jobs(
     Jobs are taken from ``jobs`` as workers become free (a generator is read as it goes, so a run
     holds about ``concurrency`` jobs at a time, not all of them) and claimed in small batches.
     ``total`` sizes the progress bar when ``jobs`` has no length. A job another live process has
-    claimed is left to it and waited for; if that process dies first, this run takes the job over."""
+    claimed is left to it and waited for; if that process dies first, this run takes the job over.
+    A job that raises ``RunStopped`` (a budget reached before its next request) ends the run once
+    the jobs under way have finished and been recorded: no job starts after it."""
     redactor = Redactor()
     if total is None and isinstance(jobs, Sized):
         total = len(jobs)
     bar = tqdm(total=total, desc=desc, unit=unit, disable=not progress, file=sys.stderr, dynamic_ncols=True)
     queue = _JobQueue(jobs, log_, max(1, min(concurrency, CLAIM_BATCH)), bar)
 
+    stopped: list[RunStopped] = []
+
     async def worker() -> None:
-        while (job := queue.next_job()) is not None:
-            log_.append(await _execute(job, redactor))
+        while not stopped and (job := queue.next_job()) is not None:
+            try:
+                record = await _execute(job, redactor)
+            except RunStopped as exc:
+                stopped.append(exc)
+                return
+            log_.append(record)
             bar.update(1)
 
     try:
         while True:
             await asyncio.gather(*(worker() for _ in range(concurrency)))
+            if stopped:
+                raise stopped[0]
             if not queue.waiting:
                 break
             await queue.wait_for_others()  # jobs another process is running: wait, or take over
@@ -305,7 +318,12 @@ async def run_samples(
     grammar_text = load_grammar(task.generation.grammar)
     model.prepare(documents, task)
     log_ = SampleLog(samples_path)
-    caller = Caller(open_cache(model, settings), seed_offset=settings.repeat, max_in_flight=settings.concurrency)
+    caller = Caller(
+        open_cache(model, settings),
+        seed_offset=settings.repeat,
+        max_in_flight=settings.concurrency,
+        guard=settings.guard,
+    )
     ctx = JudgeContext(
         task=task,
         model=model,

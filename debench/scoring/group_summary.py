@@ -1,8 +1,9 @@
 """The summary of a group run (``--task debateart``): one small JSON beside the tasks' results
 files naming each task, its results file and its primary metric.
 
-The primary metric of a task is the first metric of its task file that is not a status rate
-(``parse_failure_rate``, ``completion_rate``). Metrics of different tasks are not averaged:
+The primary metric of a task is ``debench.metrics.names.primary_metric``: the first metric of its
+task file that measures the judge and is not a status rate (``parse_failure_rate``,
+``completion_rate``), the definition the leaderboard ranks by too. Metrics of different tasks are not averaged:
 an RMSE and an accuracy do not add up.
 """
 
@@ -19,7 +20,7 @@ from pydantic import BaseModel, Field
 from debench.core.atomic import write_json_record
 from debench.core.json_schema import document_schema, schema_path
 from debench.metrics.base import get_metric
-from debench.metrics.names import STATUS_METRICS
+from debench.metrics.names import primary_metric as primary_metric_name
 from debench.scoring.results import Results, now_iso
 
 SCHEMA_VERSION = "1.0"
@@ -58,12 +59,13 @@ class GroupSummary(BaseModel):
 
 
 def primary_metric(results: Results) -> PrimaryMetric | None:
-    for name, m in results.metrics.items():
-        if name not in STATUS_METRICS:
-            return PrimaryMetric(
-                name=name, value=m.value, ci95=m.ci95, n=m.n, higher_is_better=get_metric(name).higher_is_better
-            )
-    return None
+    name = primary_metric_name(list(results.metrics))
+    if name is None:
+        return None
+    m = results.metrics[name]
+    return PrimaryMetric(
+        name=name, value=m.value, ci95=m.ci95, n=m.n, higher_is_better=get_metric(name).higher_is_better
+    )
 
 
 def build_group_summary(group: str, runs: Sequence[tuple[Results, Path]], where: Path) -> GroupSummary:
