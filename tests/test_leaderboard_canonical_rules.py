@@ -187,7 +187,7 @@ def test_a_task_of_status_rates_only_is_refused_in_one_line(monkeypatch: pytest.
     assert real is not None
     rates = real.model_copy(update={"metrics": [m for m in real.metrics if m.name in STATUS_METRICS]})
     assert rates.metrics and primary_metric([m.name for m in rates.metrics]) is None
-    monkeypatch.setattr(task_binding, "installed_task", lambda name: rates)
+    monkeypatch.setattr(task_binding, "named_task", lambda name, include_paths=(): rates)
     (path,) = (MAINTAINERS.parent / "submissions" / "baseline__first").glob("results_bp_top_team_*.json")
     with pytest.raises(UserError) as err:
         task_binding.bound_task(load_results(path), path)
