@@ -190,8 +190,9 @@ def published_files(subs: list[ValidatedSubmission]) -> list[Path]:
 def stage_for_hub(board_dir: Path, built: Built, submissions: Path, stage: Path) -> list[Path]:
     """Copy what the Hub data set receives into ``stage``: the page, the JSON, its schema, the
     canonical judges' cards, the job's runs and the validated files of the submissions on the page
-    — each a regular file copied without following a link; nothing else of the submissions tree (a link, a file no results file accounts for, a
-    refused submission) is copied. Returns the staged paths."""
+    — each a regular file copied without following a link; nothing else of the submissions tree (a
+    link, a file no results file accounts for, a refused submission) is copied. Returns the staged
+    paths."""
     staged = []
     for name in ("leaderboard.json", "index.html"):
         copy_regular(board_dir / name, stage / name)

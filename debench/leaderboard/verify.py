@@ -19,9 +19,9 @@ Canonical judges are taken in the order of their first nomination (the queue: me
 resumed when its estimate (``debench.leaderboard.estimate``, counted by the job) fits what is left
 of its entry's budget, the refresh's and the month's; else it waits, and the judges behind it go
 on. Anything that goes wrong with one judge — a model that cannot be made, an exception of any kind
-— is the reason its nominations give, never the end of the build. Once every judge's run is decided, each row's judge gets its
-memorization probe on the task (``job_probe``: run by the job within the same budgets, after the
-reproductions, or why not), which its card reads.
+— is the reason its nominations give, never the end of the build. Once every judge's run is
+decided, each row's judge gets its memorization probe on the task (``job_probe``: run by the job
+within the same budgets, after the reproductions, or why not), which its card reads.
 """
 
 from __future__ import annotations
