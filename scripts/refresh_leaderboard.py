@@ -223,7 +223,7 @@ def main(argv: list[str]) -> int:
             say(f"refused: {p}", err=True)
         say(f"refresh: {len(problems)} problem(s) in the pull request; nothing rebuilt", err=True)
         return 2
-    write_leaderboard(built.board, args.out)
+    write_leaderboard(built.board, args.out, built.cards)
     _report(built, args.out, say)
     if args.push:
         if not args.token:

@@ -105,7 +105,7 @@ def units() -> dict[str, Path]:
     return found
 
 
-MAY_IMPORT = re.compile(r"^May import: (.+)\.$", re.MULTILINE)
+MAY_IMPORT = re.compile(r"^May import: (.+?)\.$", re.MULTILINE | re.DOTALL)  # a long line may wrap
 
 
 def read_declaration(text: str, every: set[str]) -> set[str]:

@@ -232,3 +232,19 @@ def test_the_hub_receives_only_validated_files_and_no_link_is_followed(submissio
     assert not any(p.is_symlink() for p in stage.rglob("*"))
     environ = Path("/proc/self/environ").read_bytes().split(b"\0")[0]
     assert environ and not any(environ in p.read_bytes() for p in stage.rglob("*") if p.is_file())
+
+
+def test_the_committed_page_links_each_canonical_judges_card() -> None:
+    """Each ranked row of the committed board links its judge's card, built from the job's own run:
+    the card's overall status is the row's, and its first file is the row's run."""
+    lb = REPO / "leaderboard"
+    board = json.loads((lb / "leaderboard.json").read_text())
+    rows = [e for t in board["tasks"] for e in t["verified"]]
+    assert rows
+    page = (lb / "index.html").read_text()
+    for e in rows:
+        link = e["canonical"]["card"]
+        card = json.loads((lb / link["path"]).with_name("card.json").read_text())
+        assert card["overall"]["status"] == link["status"] and f'href="{link["path"]}"' in page
+        (files,) = [card["runs"][t] for t in card["tasks"] if e["results_file"].startswith("reproduced/")]
+        assert (lb / link["path"]).parent.joinpath(files[0]).resolve() == (lb / e["results_file"]).resolve()

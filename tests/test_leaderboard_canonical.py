@@ -28,6 +28,7 @@ from lbhelp import (
     refresh_board,
     rescore,
     stub_eval,
+    submissions_tree,
     variant,
     without_endpoint,
 )
@@ -60,6 +61,11 @@ def provider(monkeypatch: pytest.MonkeyPatch) -> Iterator[StubServer]:
         monkeypatch.setenv("OPENAI_BASE_URL", srv.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-the-maintainers-key")
         yield srv
+
+
+def _metadata_only(request: dict[str, Any]) -> bool:
+    """A prompt of the memorization probe: the debate without its speeches."""
+    return "The speeches of this debate are not shown" in json.dumps(request["messages"])
 
 
 def _vendor_run(out: Path, *extra: str) -> Path:
@@ -126,9 +132,10 @@ def test_one_row_and_one_paid_run_per_canonical_judge_whatever_the_nominations(
     assert row["judge"] == JUDGE and row["rank"] == 1 and row["submission"] is None
     assert row["canonical"]["settings"] == {} and row["canonical"]["endpoints"] == ["openai"]
     assert row["results_file"].startswith(f"reproduced/{MODEL}/")
-    # one paid run: 22 requests, none carrying a setting a submitter chose
+    # one paid run: 22 requests, then the judge's memorization probe (22 metadata-only prompts), none
+    # carrying a setting a submitter chose
     asked = provider.stats.requests
-    assert len(asked) == 22
+    assert len(asked) == 44 and sum(_metadata_only(r) for r in asked) == 22
     assert all("stop" not in r and "seed" not in r and "top_p" not in r for r in asked)
     assert {r.get("temperature") for r in asked} == {0.0} and {r["max_tokens"] for r in asked} == {400}
     by_folder = {e["submission"]: e for e in groups["self_reported"]}
@@ -153,7 +160,10 @@ def test_one_row_and_one_paid_run_per_canonical_judge_whatever_the_nominations(
     assert code == 0, err
     assert len(provider.stats.requests) == before and len(entries_of(board, TASK)["verified"]) == 1
     ledger = json.loads((lb / "ledger.json").read_text())
-    assert [(ln["judge"], ln["requests"]) for ln in ledger["lines"]] == [(JUDGE, 22)]
+    assert [(ln["judge"], ln["purpose"], ln["requests"]) for ln in ledger["lines"]] == [
+        (JUDGE, "reproduction", 22),
+        (JUDGE, "memorization", 22),
+    ]
 
 
 def test_hostile_settings_under_a_competitors_name_are_never_run_nor_ranked(
@@ -263,3 +273,62 @@ def test_a_run_stopped_by_the_refreshs_budget_is_resumed_not_paid_again(
     second = ReproduceRun(tmp_path / "reproduced", maint, tmp_path / "ledger.json", DATA_DIR)
     assert reproduce(j, task, endpoint, second, counter) is not None
     assert len(provider.stats.requests) == 22  # the documents judged before were not asked again
+
+
+def test_the_judges_card_is_the_jobs_own_and_its_memorization_probe_waits_for_the_budget(
+    honest: Path, provider: StubServer, tmp_path: Path
+) -> None:
+    """The squatter's forged nomination (accuracy 1.0) queues the judge; the job's run fits the
+    refresh's budget, its memorization probe (22 more requests) does not: the card, built from the
+    job's run and the committed baseline on the same documents, says memorization was not measured
+    and why, and the page links it. The next refresh runs the probe within its budget, counted in
+    the ledger, and the card reads its report."""
+    subs = submissions_tree(tmp_path, TASK, ("baseline/random",))
+    lb = subs.parent
+    squatter = _forged(honest, subs / "aaa_squatter")
+    _queue(lb, squatter)
+    maint = tmp_path / "maintainers.yaml"
+    text = MAINTAINERS.read_text().replace("requests: 4000\n", "requests: 30\n")  # per refresh: one run of 22
+    maint.write_text(text.replace("requests: 2000\n", "requests: 30\n"))  # per entry
+    code, _, err, board = refresh_board(lb, "--reproduce", "--maintainers", str(maint))
+    assert code == 0, err
+    (row,) = entries_of(board, TASK)["verified"]
+    link = row["canonical"]["card"]
+    assert (
+        link["path"] == f"cards/{MODEL}/direct/card.html"
+        and link["status"] == board_card(lb, link)["overall"]["status"]
+    )
+    assert f'href="{link["path"]}"' in (lb / "index.html").read_text()
+    card = board_card(lb, link)
+    (memorized,) = card["criteria"]["memorization"]["rows"]
+    assert memorized["status"] == "not_measured" and "the probe waits" in memorized["reason"]
+    assert "does not fit what is left of the refresh's budget" in memorized["reason"]
+    assert len(provider.stats.requests) == 22  # the probe sent nothing
+    # the card is the job's run: the row's numbers, the baseline beside them, never the squatter's claim
+    (agreement,) = card["criteria"]["agreement"]["rows"]
+    assert agreement["primary"]["number"]["value"] == row["metrics"]["accuracy"]["value"] < 0.6
+    assert list(agreement["baselines"]) == ["baseline/random"]
+    files = card["runs"][TASK]
+    assert not any("aaa_squatter" in f for f in files) and "1.0" not in json.dumps(agreement["primary"])
+    assert all((lb / link["path"]).parent.joinpath(f).resolve().is_file() for f in files)
+    assert (lb / link["path"]).parent.joinpath(files[0]).resolve() == (lb / row["results_file"]).resolve()
+
+    code, _, err, board = refresh_board(lb, "--reproduce", "--maintainers", str(maint))  # the next refresh
+    assert code == 0, err
+    probe = provider.stats.requests[22:]
+    assert len(probe) == 22 and all(_metadata_only(r) for r in probe)
+    assert all("stop" not in r and "seed" not in r and r.get("temperature") == 0.0 for r in probe)
+    ledger = json.loads((lb / "ledger.json").read_text())["lines"]
+    assert [(ln["purpose"], ln["requests"]) for ln in ledger] == [("reproduction", 22), ("memorization", 22)]
+    (row,) = entries_of(board, TASK)["verified"]
+    (memorized,) = board_card(lb, row["canonical"]["card"])["criteria"]["memorization"]["rows"]
+    assert memorized["status"] != "not_measured" and memorized["accuracy"]["n"] > 0, memorized
+    assert sorted(p.name.split("_")[0] for p in (lb / "reproduced" / MODEL).glob("memorization_*")) == [
+        "memorization",
+        "memorization",
+    ]
+
+
+def board_card(lb: Path, link: dict[str, Any]) -> dict[str, Any]:
+    """The ``card.json`` beside the card a leaderboard row links."""
+    return dict(json.loads((lb / link["path"]).with_name("card.json").read_text()))

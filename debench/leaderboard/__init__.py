@@ -22,7 +22,9 @@ are compared with that row (docs/leaderboard.md). Modules, lowest first:
   before every request), ``ledger`` (what every refresh spent), ``job_files`` (the files the job
   commits, read and written alike), ``reproduce`` (the run of every document), ``compare``
   (submitted against reproduced), ``queue`` (merge order), ``verify`` (each entry's standing:
-  a canonical judge's row, a nomination, self-reported or baseline); ``rebuild`` and
+  a canonical judge's row, a nomination, self-reported or baseline), ``job_probe`` (the job's
+  memorization probe of each row's judge, within the same budgets), ``job_cards`` (each canonical
+  judge's card, ``debench.card``, from the job's own runs; the page links it); ``rebuild`` and
   ``self_check`` are the submitter's own re-judging (``debench validate --spot-check``), which
   ranks nothing;
 * the page: ``reported`` (the papers' numbers), ``board`` (the JSON's models), ``ranking`` (ranks,
@@ -33,5 +35,6 @@ are compared with that row (docs/leaderboard.md). Modules, lowest first:
 
 Numbers are compared and written by ``debench.core.numeric``.
 
-May import: ``core``, ``task``, ``data``, ``models``, ``judging``, ``metrics``, ``scoring``, ``run``, ``view``.
+May import: ``core``, ``task``, ``data``, ``models``, ``judging``, ``metrics``, ``scoring``, ``run``, ``probes``,
+``card``, ``view``.
 """

@@ -18,6 +18,10 @@ nominates a canonical judge says which (``nominates``) and how its numbers compa
 judge's run (``comparison``); ``waiting`` lists the judges' runs waiting, with why; paths are
 relative to the leaderboard folder. The always-null ``provenance.spot_check`` and always-empty
 ``removed`` of version 4.0 are gone.
+
+Version 6.0 links each canonical judge's card (``canonical.card``: the path of its ``card.html``
+relative to the leaderboard folder, its overall status and why), built by the refresh job from its
+own runs and memorization probe (``debench.leaderboard.job_cards``).
 """
 
 from __future__ import annotations
@@ -26,12 +30,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from debench.card.model import Status
 from debench.core.json_schema import document_schema, schema_path, validate_with_schema_file
 from debench.leaderboard.provenance import Provenance
 from debench.leaderboard.reported import Reported
 from debench.scoring.scores import MetricValue
 
-LEADERBOARD_SCHEMA_VERSION = "5.0"
+LEADERBOARD_SCHEMA_VERSION = "6.0"
 SCHEMA_PATH = schema_path("leaderboard.schema.json")
 
 
@@ -52,6 +57,14 @@ class HumanReference(BaseModel):
     value: MetricValue
 
 
+class CardLink(BaseModel):
+    path: str = Field(
+        description="the judge card's card.html, relative to the leaderboard folder (card.json beside it)"
+    )
+    status: Status = Field(description="the card's overall status (pass, warn, fail, not_measured)")
+    reason: str = Field(description="the card's overall line: why that status")
+
+
 class Canonical(BaseModel):
     judge: str = Field(description="the canonical judge's id: <model>[+<variant>]/<method>")
     model: str = Field(description="the exact model id of the maintainers' allowlist")
@@ -64,6 +77,11 @@ class Canonical(BaseModel):
     endpoints: list[str] = Field(description="the trusted endpoints the job ran it through")
     nominations: list[str] = Field(
         description="ids of the submissions nominating this judge (their numbers are self-reported)"
+    )
+    card: CardLink | None = Field(
+        default=None,
+        description="the judge's card, built by the refresh job from its own runs (null: it could not be built, see "
+        "not_built)",
     )
 
 

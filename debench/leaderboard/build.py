@@ -26,6 +26,7 @@ from typing import Literal
 
 from debench.leaderboard.board import (
     Canonical,
+    CardLink,
     ComparisonInfo,
     Entry,
     HumanReference,
@@ -83,6 +84,7 @@ class _Context:
     rows: Mapping[str, Reproduction]
     nominations: Mapping[str, Nomination]
     waiting: Sequence[Waiting]
+    cards: Mapping[str, CardLink]
 
     def position(self, judge: str, task: str) -> int | None:
         at = [i for i, w in enumerate(self.waiting) if (w.judge, w.task) == (judge, task)]
@@ -101,6 +103,7 @@ class _Context:
             settings=rep.judge.settings,
             endpoints=rep.endpoints,
             nominations=nominations,
+            card=self.cards.get(rep.judge.id),
         )
 
 
@@ -388,10 +391,12 @@ def build_leaderboard(
     waiting: Sequence[Waiting] = (),
     overall_tasks: Sequence[str] | None = None,
     not_built: Sequence[str] = (),
+    cards: Mapping[str, CardLink] | None = None,
 ) -> Leaderboard:
     """The leaderboard of ``kept`` (each validated entry with its standing and reason; a verified
-    one that is a job's run in ``rows`` is its canonical judge's row; paths are written relative to
-    the leaderboard folder: ``submissions/…``, ``reproduced/…``)."""
+    one that is a job's run in ``rows`` is its canonical judge's row, linking the judge's card of
+    ``cards``, judge id -> link; paths are written relative to the leaderboard folder:
+    ``submissions/…``, ``reproduced/…``, ``cards/…``)."""
     from debench.core.version import debench_version
 
     by_task: dict[str, list[Kept]] = {}
@@ -400,7 +405,7 @@ def build_leaderboard(
     for item in kept:
         by_task.setdefault(item[0].task.name, []).append(item)
         tasks[item[0].task.name] = item[0].task
-    ctx = _Context(rows or {}, nominations or {}, waiting)
+    ctx = _Context(rows or {}, nominations or {}, waiting, cards or {})
     boards = [task_board(tasks[name], by_task[name], ctx) for name in sorted(by_task)]
     fixed, ranked_rows, self_rows, overall_waiting = overview(boards, overall_tasks)
     stamps = [s.results.created_at for s, _, _ in kept]

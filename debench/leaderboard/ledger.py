@@ -8,7 +8,8 @@ paid again; a Debatrix document cut off between two of its requests is asked aga
 step, and what its cut-off chain cost is in the ledger too). One line per refresh, purpose,
 judge and task; ``purpose`` says what the spend was for (``reproduction``: the job's run of a
 canonical judge on a task), so any other per-judge run the job makes is counted in the same
-ledger under the same budgets.
+ledger under the same budgets (``memorization``: the job's memorization probe of a canonical judge on
+a public debate task, ``debench.leaderboard.job_probe``).
 """
 
 from __future__ import annotations
@@ -22,13 +23,16 @@ from debench.leaderboard.job_files import read_job_file, write_job_file
 from debench.leaderboard.maintainers import Budget
 
 LEDGER_FILE = "ledger.json"
-Purpose = Literal["reproduction"]
+Purpose = Literal["reproduction", "memorization"]
 
 
 class LedgerLine(BaseModel):
     refresh: str = Field(description="when the refresh started (UTC, ISO 8601)")
     month: str = Field(pattern=r"^\d{4}-\d{2}$", description="the refresh's calendar month (UTC)")
-    purpose: Purpose = Field(description="what was run: reproduction (a canonical judge's run of a task)")
+    purpose: Purpose = Field(
+        description="what was run: reproduction (a canonical judge's run of a task) or memorization (its "
+        "memorization probe on the task)"
+    )
     judge: str = Field(description="the canonical judge's id")
     task: str
     requests: int = Field(ge=0, description="requests sent (retries included)")
@@ -41,7 +45,13 @@ class Ledger(BaseModel):
     lines: list[LedgerLine] = Field(default_factory=list)
 
     def spent(
-        self, *, refresh: str | None = None, month: str | None = None, judge: str | None = None, task: str | None = None
+        self,
+        *,
+        refresh: str | None = None,
+        month: str | None = None,
+        judge: str | None = None,
+        task: str | None = None,
+        purpose: Purpose | None = None,
     ) -> Budget:
         """The requests and tokens of the lines matching every criterion given."""
         lines = [
@@ -51,6 +61,7 @@ class Ledger(BaseModel):
             and (month is None or ln.month == month)
             and (judge is None or ln.judge == judge)
             and (task is None or ln.task == task)
+            and (purpose is None or ln.purpose == purpose)
         ]
         return Budget(requests=sum(ln.requests for ln in lines), tokens=sum(ln.tokens for ln in lines))
 

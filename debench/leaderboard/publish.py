@@ -17,6 +17,7 @@ from debench.leaderboard.board import SCHEMA_PATH, Leaderboard, validate_leaderb
 from debench.leaderboard.build import build_leaderboard
 from debench.leaderboard.entry_rules import entry_problems
 from debench.leaderboard.files import copy_regular, results_files, submission_folders
+from debench.leaderboard.job_cards import JobCard, card_error, job_card, write_job_cards
 from debench.leaderboard.maintainers import Maintainers, load_maintainers, no_maintainers
 from debench.leaderboard.page import render_page
 from debench.leaderboard.public_text import public_text
@@ -26,14 +27,16 @@ from debench.leaderboard.reproduce import ReproduceRun
 from debench.leaderboard.trusted import TrustedEndpoints, load_trusted
 from debench.leaderboard.validate import ValidatedSubmission, validate_all
 from debench.leaderboard.validation_record import Validations
-from debench.leaderboard.verify import entry_id, verify_all
+from debench.leaderboard.verify import Reproduction, Standings, entry_id, verify_all
 
 
-def write_leaderboard(board: Leaderboard, out_dir: Path) -> tuple[Path, Path]:
-    """Write ``leaderboard.json`` and ``index.html`` atomically; returns their paths."""
+def write_leaderboard(board: Leaderboard, out_dir: Path, cards: Sequence[JobCard] = ()) -> tuple[Path, Path]:
+    """Write ``leaderboard.json``, ``index.html`` and the canonical judges' ``cards`` (the page
+    links them) atomically; returns the paths of the first two."""
     out_dir.mkdir(parents=True, exist_ok=True)
     data = board.model_dump(mode="json")
     validate_leaderboard_dict(data)
+    write_job_cards(cards, out_dir)
     json_path, html_path = out_dir / "leaderboard.json", out_dir / "index.html"
     write_atomic(json_path, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
     write_atomic(html_path, render_page(board))
@@ -50,6 +53,8 @@ class Built:
     reproduced_dir: Path | None = None
     reproduced: list[ValidatedSubmission] = field(default_factory=list)
     """The leaderboard's own runs of the verified entries (published beside them)."""
+    cards: list[JobCard] = field(default_factory=list)
+    """The canonical judges' cards (written beside the page, which links them)."""
 
 
 def build(
@@ -99,6 +104,7 @@ def build(
     errors += got.refused
     if got.refused and not skip_invalid:
         raise got.refused[0]
+    cards = _cards(got, data_dir, errors)
     roots = [(results_dir, "submissions"), (reproduced_dir, "reproduced")]
     kept = [(s, st, public_text(reason, roots)) for s, st, reason in got.kept]
     board = build_leaderboard(
@@ -109,12 +115,32 @@ def build(
         waiting=[replace(w, reason=public_text(w.reason, roots)) for w in got.waiting],
         overall_tasks=maint.overall_tasks if maintainers_path is not None else None,
         not_built=[public_text(str(e), roots) for e in errors],
+        cards={c.judge: c.link for c in cards},
     )
     if out_dir is not None:
-        write_leaderboard(board, out_dir)
+        write_leaderboard(board, out_dir, cards)
     runs = [r.run for r in got.rows.values()]
     submitted = [s for s, _, _ in kept if all(s is not r for r in runs)]
-    return Built(board, submitted, errors, reproduced_dir, runs)
+    return Built(board, submitted, errors, reproduced_dir, runs, cards)
+
+
+def _cards(got: Standings, data_dir: str | Path | None, errors: list[UserError]) -> list[JobCard]:
+    """The card of each canonical judge with a row, from the job's runs, the baselines on the page and
+    the job's memorization probes; a card that cannot be built is listed among ``errors``."""
+    by_judge: dict[str, list[Reproduction]] = {}
+    for rep in got.rows.values():
+        by_judge.setdefault(rep.judge.id, []).append(rep)
+    baselines = [s for s, standing, _ in got.kept if standing == "baseline"]
+    cards = []
+    for judge_id, reps in by_judge.items():
+        judge = reps[0].judge
+        probes = {r.run.task.name: got.memorization[(judge_id, r.run.task.name)] for r in reps}
+        folder = f"cards/{judge.folder}/{judge.method}"
+        try:
+            cards.append(job_card(judge_id, folder, [r.run for r in reps], baselines, probes, data_dir))
+        except Exception as exc:  # noqa: BLE001 - a card that cannot be built never stops the build
+            errors.append(card_error(judge_id, exc))
+    return cards
 
 
 def _maintainers_files(
@@ -162,10 +188,11 @@ def published_files(subs: list[ValidatedSubmission]) -> list[Path]:
 
 
 def stage_for_hub(board_dir: Path, built: Built, submissions: Path, stage: Path) -> list[Path]:
-    """Copy what the Hub data set receives into ``stage``: the page, the JSON, its schema and the
-    validated files of the submissions on the page — each a regular file copied without following
-    a link; nothing else of the submissions tree (a link, a file no results file accounts for, a
-    refused submission) is copied. Returns the staged paths."""
+    """Copy what the Hub data set receives into ``stage``: the page, the JSON, its schema, the
+    canonical judges' cards, the job's runs and the validated files of the submissions on the page
+    — each a regular file copied without following a link; nothing else of the submissions tree (a
+    link, a file no results file accounts for, a refused submission) is copied. Returns the staged
+    paths."""
     staged = []
     for name in ("leaderboard.json", "index.html"):
         copy_regular(board_dir / name, stage / name)
@@ -176,6 +203,10 @@ def stage_for_hub(board_dir: Path, built: Built, submissions: Path, stage: Path)
         dest = stage / "submissions" / f.relative_to(submissions)
         copy_regular(f, dest)
         staged.append(dest)
+    for c in built.cards:
+        for name in ("card.json", "card.md", "card.html"):
+            copy_regular(board_dir / c.folder / name, stage / c.folder / name)
+            staged.append(stage / c.folder / name)
     if built.reproduced_dir is not None:
         for r in built.reproduced:
             for f in (r.results_path, r.samples_path):

@@ -42,7 +42,7 @@ from debench.data.samples import SampleRecord
 from debench.leaderboard.allowance import Allowance, BudgetReached, Scope
 from debench.leaderboard.canonical import CanonicalJudge
 from debench.leaderboard.estimate import PromptCounter
-from debench.leaderboard.ledger import Ledger, read_ledger, write_ledger
+from debench.leaderboard.ledger import Ledger, Purpose, read_ledger, write_ledger
 from debench.leaderboard.maintainers import Budget, Maintainers
 from debench.leaderboard.trusted import Endpoint
 from debench.models.args import ModelArgs
@@ -95,13 +95,17 @@ class ReproduceRun:
             "month": _minus(b.per_month, self.ledger.spent(month=self.month)),
         }
 
-    def entry_left(self, judge: CanonicalJudge, task: TaskConfig) -> Budget:
-        """What is left of one entry's budget for the judge's run of ``task`` (over every refresh)."""
-        return _minus(self.maintainers.budgets.per_entry, self.ledger.spent(judge=judge.id, task=task.name))
+    def entry_left(self, judge: CanonicalJudge, task: TaskConfig, purpose: Purpose = "reproduction") -> Budget:
+        """What is left of one entry's budget for the judge's run of ``task`` (over every refresh);
+        the memorization probe of a judge on a task is an entry of its own."""
+        spent = self.ledger.spent(judge=judge.id, task=task.name, purpose=purpose)
+        return _minus(self.maintainers.budgets.per_entry, spent)
 
-    def allowance(self, judge: CanonicalJudge, task: TaskConfig, counter: PromptCounter) -> Allowance:
+    def allowance(
+        self, judge: CanonicalJudge, task: TaskConfig, counter: PromptCounter, purpose: Purpose = "reproduction"
+    ) -> Allowance:
         """The run's allowance; each request's cost goes into this refresh's ledger line, written at once."""
-        line = self.ledger.line(self.refresh, self.month, "reproduction", judge.id, task.name)
+        line = self.ledger.line(self.refresh, self.month, purpose, judge.id, task.name)
 
         def spend(requests: int, tokens: int, seconds: float) -> None:
             line.requests += requests
@@ -109,7 +113,7 @@ class ReproduceRun:
             line.seconds = round(line.seconds + seconds, 3)
             write_ledger(self.ledger, self.ledger_path)
 
-        return Allowance({"entry": self.entry_left(judge, task), **self.left()}, self.deadline, counter, spend)
+        return Allowance({"entry": self.entry_left(judge, task, purpose), **self.left()}, self.deadline, counter, spend)
 
     def paths(self, judge: CanonicalJudge, task: TaskConfig, dataset: LoadedDataset) -> tuple[Path, Path]:
         return run_paths(self.out_dir, judge, task, dataset)

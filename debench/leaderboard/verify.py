@@ -19,7 +19,9 @@ Canonical judges are taken in the order of their first nomination (the queue: me
 resumed when its estimate (``debench.leaderboard.estimate``, counted by the job) fits what is left
 of its entry's budget, the refresh's and the month's; else it waits, and the judges behind it go
 on. Anything that goes wrong with one judge — a model that cannot be made, an exception of any kind
-— is the reason its nominations give, never the end of the build.
+— is the reason its nominations give, never the end of the build. Once every judge's run is
+decided, each row's judge gets its memorization probe on the task (``job_probe``: run by the job
+within the same budgets, after the reproductions, or why not), which its card reads.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from typing import Literal
 from debench.core.errors import UserError
 from debench.leaderboard.canonical import CanonicalJudge, canonical_judges, nominated
 from debench.leaderboard.compare import Comparison, compare
+from debench.leaderboard.job_probe import Probed, probe_memorization
 from debench.leaderboard.maintainers import Maintainers
 from debench.leaderboard.reproduce import ReproduceRun, records_by_doc, reproduce, run_paths
 from debench.leaderboard.trusted import Endpoint, TrustedEndpoints, trust
@@ -82,6 +85,8 @@ class Standings:
     """Canonical judges' runs waiting, in queue order."""
     refused: list[UserError] = field(default_factory=list)
     """Entries refused as a second row of a judge that is not canonical (``validate.one_row_per_judge``)."""
+    memorization: dict[tuple[str, str], Probed] = field(default_factory=dict)
+    """(judge id, task) of each row -> the job's memorization probe of it (``job_probe``)."""
 
 
 def entry_id(sub: ValidatedSubmission) -> str:
@@ -198,6 +203,16 @@ def _run_of(judge: CanonicalJudge, task: TaskConfig, ctx: _Verifying) -> Reprodu
     return got
 
 
+def _probed(judge: CanonicalJudge, task: TaskConfig, ctx: _Verifying) -> Probed:
+    """The job's memorization probe of the judge's row; what goes wrong is its reason, never the end of the build."""
+    try:
+        return probe_memorization(judge, task, _endpoint(judge, ctx.trusted), ctx.run, ctx.out_dir, ctx.data_dir)
+    except UserError as exc:
+        return Probed(None, f"memorization not measured: {exc}")
+    except Exception as exc:  # noqa: BLE001 - a probe that fails never stops the build
+        return Probed(None, f"memorization not measured: the leaderboard's probe failed ({type(exc).__name__})")
+
+
 def _comparison_reason(judge: CanonicalJudge, c: Comparison) -> str:
     noise = "within" if c.within_noise else "outside" if c.within_noise is not None else "cannot say (undefined)"
     return (
@@ -283,4 +298,6 @@ def verify_all(
             groups.setdefault((got.id, sub.task.name), (got, []))[1].append(sub)
     for judge, noms in groups.values():
         _judge_outcome(judge, noms, ctx)
+    for rep in acc.rows.values():  # after every reproduction: a probe never holds a ranked row up
+        acc.memorization[(rep.judge.id, rep.run.task.name)] = _probed(rep.judge, rep.run.task, ctx)
     return acc

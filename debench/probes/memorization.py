@@ -41,6 +41,7 @@ from debench.metrics.bootstrap import binomial_tail
 from debench.metrics.classification import is_correct
 from debench.models.base import Model
 from debench.models.baselines import majority_label
+from debench.models.calls import RequestGuard
 from debench.probes.metadata_only import metadata_only, published_refusal
 from debench.probes.report import Rate, StatusCounts
 from debench.probes.run import side_verdict_refusal
@@ -130,8 +131,11 @@ def _statuses(records: dict[str, SampleRecord], docs: list[Doc]) -> StatusCounts
     return StatusCounts(**counts)
 
 
-async def run_memorization(task: TaskConfig, task_path: Path, model: Model, opts: RunOptions) -> MemorizationOutput:
-    """Judge the metadata-only copies of the first ``opts.limit`` documents; write the report."""
+async def run_memorization(
+    task: TaskConfig, task_path: Path, model: Model, opts: RunOptions, guard: RequestGuard | None = None
+) -> MemorizationOutput:
+    """Judge the metadata-only copies of the first ``opts.limit`` documents; write the report.
+    ``guard``: asked before every request (the leaderboard job's budgets)."""
     refusal = memorization_refusal(task)
     if refusal is not None:
         raise UserError(refusal)
@@ -144,7 +148,7 @@ async def run_memorization(task: TaskConfig, task_path: Path, model: Model, opts
     out_dir = opts.model_dir(model)
     samples_path = out_dir / f"memorization_samples_{stem}.jsonl"
     report_path = out_dir / f"memorization_{stem}.json"
-    settings = opts.run_settings(model, METHOD)
+    settings = opts.run_settings(model, METHOD, guard=guard)
     records, caller = await run_samples(task, docs, model, samples_path, settings)
     by_id = {r.doc_id: r for r in records}
     recall = Recall.of(task, docs, by_id)
