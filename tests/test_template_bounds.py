@@ -118,9 +118,9 @@ def test_a_template_is_rendered_within_its_bounds_or_refused_in_one_line(
             + ("." if prints else "")
             + "{% endfor %}" * depth
         )
-    body += "{{ ns.s|length }}"
     if steps > 10**9:  # never reached by a rendering stopped at its time bound: one that ran its loops
         body += "{{ past_the_loops }}"  # to the end (and checked its clock only then) raises UndefinedError
+    body += "{{ ns.s|length }}"
     built = start * 2 ** len(joins)
     event(f"built past the bound: {built > MAX_OUTPUT_CHARS}, steps past 10^9: {steps > 10**9}")
     try:
