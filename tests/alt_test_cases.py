@@ -6,15 +6,17 @@ speeches and one judge's sample records: ``scoring_cases``'s IBM cases (three ra
 length, majority and constant baselines, a noisy judge with parse failures, errors and samples not
 completed, the parse-failure value mode, the first 60 speeches) plus an oracle, other epsilon /
 alpha / min_docs, the first 150 speeches with ``min_docs`` 10, and the chain-of-thought task.
-``answers(data_dir)`` gives, per case (``cases``), the alt-test's two metrics exactly as ``score`` computes them
-(each at its position in the task, so with the same bootstrap seed and 1,000 draws) and the
-``alt_test`` report; and the paired bootstrap and permutation tests of the two metrics.
+``answers(data_dir)`` gives, per case (``cases``), the alt-test's two metrics exactly as ``score``
+computes them (each with its own bootstrap seed, ``metric_seed``, over the documents in the order
+of their ids, with 1,000 draws) and the ``alt_test`` report; and the paired bootstrap and
+permutation tests of the two metrics.
 
 ``python tests/alt_test_cases.py [--data-dir DIR]`` rewrites ``tests/frozen/alt_test_answers.json``.
 It was first run on the implementation before the alt-test was vectorised (issue 46: scipy's
 ``ttest_1samp`` per annotator, at commit 0f38a01); ``tests/test_alt_test.py`` keeps the current code
 equal to it, every float to the last digit. Do not regenerate it to make that test pass: a change
-of answers is a change of behaviour.
+of answers is a change of behaviour. (Rewritten once on purpose by issue 42, when each metric's CI
+came to be seeded by its name: every value, the report and the paired tests the same; only CIs.)
 """
 
 from __future__ import annotations
@@ -36,11 +38,11 @@ from debench.data.loading import load_local
 from debench.data.samples import SampleRecord
 from debench.metrics.alt_test import alt_test_report
 from debench.metrics.base import get_metric
-from debench.metrics.bootstrap import point_and_ci
+from debench.metrics.bootstrap import metric_seed, point_and_ci
 from debench.metrics.names import ALT_TEST_METRICS
 from debench.metrics.paired import paired_bootstrap, paired_permutation
 from debench.run.task_lookup import load_task
-from debench.scoring.scores import MetricValue, alt_test_args, scored_pairs
+from debench.scoring.scores import MetricValue, alt_test_args, by_id, scored_pairs
 from debench.task.config import TaskConfig
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -85,11 +87,11 @@ def cases(data_dir: Path) -> Iterator[Case]:
 
 def alt_test_answers(task: TaskConfig, docs: list[Doc], records: dict[str, SampleRecord]) -> dict[str, Any]:
     """The alt-test's metrics and report as ``score`` gives them for these records (same seeds)."""
-    use_docs, preds = scored_pairs(task, docs, records)
+    use_docs, preds = by_id(*scored_pairs(task, docs, records))
     arr = np.empty(len(preds), dtype=object)
     arr[:] = preds
     out: dict[str, Any] = {"metrics": {}}
-    for i, mc in enumerate(task.metrics):
+    for mc in task.metrics:
         if mc.name in ALT_TEST_METRICS:
             metric = get_metric(mc.name)
             est = point_and_ci(
@@ -97,7 +99,7 @@ def alt_test_answers(task: TaskConfig, docs: list[Doc], records: dict[str, Sampl
                 metric.prepare(use_docs, **mc.args),
                 arr,
                 task.scoring.n_bootstrap,
-                task.scoring.bootstrap_seed + i,
+                metric_seed(task.scoring.bootstrap_seed, mc.name),
             )
             value = MetricValue(value=est.value, ci95=est.ci95, n=len(use_docs), note=est.note)
             out["metrics"][mc.name] = json.loads(value.model_dump_json())

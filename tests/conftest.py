@@ -19,12 +19,26 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 # The Hub is never contacted. huggingface_hub reads this once, when imported: set for the whole
 # test process and imported now, so that no test that unsets it (to test the online path with a
 # fake) decides the value for the commands run in this process after it (clihelp.run_cli)
 os.environ["HF_HUB_OFFLINE"] = "1"
 import huggingface_hub.constants  # noqa: F401 - imported with the variable set
+
+# The property-based tests (hypothesis): reproducible (derandomized: the same examples every run),
+# writing no example database into the tree, with no per-example deadline (no timing assertion);
+# each test bounds its own number of examples so that it stays in the fast tier. The autouse
+# fixtures below (an isolated cache, the llama.cpp guard) are the same for every example.
+settings.register_profile(
+    "debench",
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+settings.load_profile("debench")
 
 REPO = Path(__file__).resolve().parent.parent
 REAL_DATA_DIR = Path(os.environ.get("DEBENCH_DATA_DIR") or REPO.parent / "shared" / "datasets").resolve()

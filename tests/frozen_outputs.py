@@ -171,7 +171,7 @@ def adaptive_waves() -> dict[str, Any]:
             out[f"{','.join(order)} seed {seed} wave {wave}"] = frozen_form(
                 choose(order, 3, games, taken, k, seed, wave)
             )
-    for order in (["b", "a"], ["a", "b"]):  # one leg played: the models' order decides what is chosen
+    for order in (["b", "a"], ["a", "b"]):  # one leg played: in either order, its second leg and nothing else
         out[f"{','.join(order)}, one leg played"] = frozen_form(
             choose(order, 1, [Game("a", "b", 1.0)], [Slot(0, "a", "b")], 3, 0, 0)
         )

@@ -158,10 +158,10 @@ def test_loading_several_files(tmp_path: Path) -> None:
     got = load_judgment_files([a, b])
     for r in ({**row, "judge": "x", "side1_words": 10, "side1_model_id": "h"}, row):
         validate_with_schema_file(r, JUDGMENT_SCHEMA_PATH)
-    assert (
-        [got.judges[j] for j in got.judge] == ["x", "x", "y"]
-        and got.words[2].tolist() == [10, 12]
-        and got.winner.tolist() == [1, 1, 0]
+    assert (  # rows in (topic, side 1, side 2, judge) order, not the lines' order
+        [got.judges[j] for j in got.judge] == ["x", "y", "x"]
+        and got.words[1].tolist() == [10, 12]
+        and got.winner.tolist() == [1, 0, 1]
     )
     dup = _write(tmp_path / "dup.jsonl", [{**row, "judge": "x", "winner": 2}])
     with pytest.raises(

@@ -19,9 +19,10 @@ from clihelp import run_cli
 from debench.core.atomic import write_atomic
 from debench.core.errors import DataError, UserError
 from debench.core.record_log import RecordLog
+from debench.task.bounded_render import render
 from debench.task.config import FieldMap, ParserConfig
 from debench.task.parsing import MATCH_TIMEOUT_S, parse_answer
-from debench.task.prompt_sandbox import TemplateBoundError, render
+from debench.task.prompt_sandbox import TemplateBoundError
 from debench.testing.fixed_status import FixedStatusServer
 from debench.testing.stub_server import BatchPlan, FaultPlan, StubServer
 

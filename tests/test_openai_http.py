@@ -90,8 +90,8 @@ def test_permanent_error_fails_fast() -> None:
 
 
 def test_a_malformed_request_stops_the_run_at_once() -> None:
-    """A 422 (every request of a run is built the same way): one request, one line naming the URL
-    and the status."""
+    """A 422 (every request of a run is built the same way): one request, not retried, one line
+    naming the URL and the status (whether it stops the run: tests/test_refused_documents.py)."""
     err = {"error": {"message": "unsupported parameter", "type": "invalid_request_error", "code": "unprocessable"}}
     with (
         FixedStatusServer(422, err) as srv,
@@ -173,7 +173,8 @@ def test_classification_matches_the_litellm_path() -> None:
         return classify_http_exception(HTTPStatusError(status, msg, None))
 
     assert [kind(s) for s in (408, 409, 429, 500, 502, 503)] == ["transient"] * 6
-    assert [kind(s) for s in (400, 401, 402, 403, 404, 405, 422, 501)] == ["fatal"] * 8
+    assert [kind(s) for s in (401, 402, 403, 404, 405, 501)] == ["fatal"] * 6
+    assert kind(400) == kind(422) == "refused"  # fatal or the document's error: the runner decides
     assert kind(429, "You exceeded your current quota (insufficient_quota)") == "fatal"
     assert kind(400, "flagged by the content_filter") == kind(418) == "permanent"
     assert kind(400, "maximum context length exceeded") == "context"
@@ -191,7 +192,7 @@ def test_classification_matches_the_litellm_path() -> None:
     assert classify_exception(wrapped) == "unreachable"
     assert classify_exception(litellm.InternalServerError("boom", llm_provider="openai", model="x")) == "transient"
     assert classify_exception(litellm.NotFoundError("no such model", llm_provider="openai", model="x")) == "fatal"
-    assert classify_exception(litellm.BadRequestError("bad", llm_provider="openai", model="x")) == "fatal"
+    assert classify_exception(litellm.BadRequestError("bad", llm_provider="openai", model="x")) == "refused"
     assert classify_exception(litellm.AuthenticationError("no key", llm_provider="openai", model="x")) == "fatal"
     assert classify_exception(litellm.RateLimitError("slow", llm_provider="openai", model="x")) == "transient"
     # the same status rules (retry.classify_status) for litellm's exceptions that carry a status

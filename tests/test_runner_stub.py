@@ -271,8 +271,8 @@ def test_resume_after_interruption_loses_and_duplicates_nothing(tmp_path: Path, 
 
 def test_permanent_errors_fail_fast(tmp_path: Path) -> None:
     """A content filter's 400 (about one prompt) is not retried: exactly one request per sample,
-    recorded as an error with its one attempt. (A 400 / 401 / 404 / 422 / 501 stops the run: see
-    test_dead_endpoints.py and test_hostile_inputs.py.)"""
+    recorded as an error with its one attempt. (A 401 / 404 / 501 stops the run, and a 400 / 422
+    before any answer: see test_dead_endpoints.py, test_hostile_inputs.py, test_refused_documents.py.)"""
     err = {
         "error": {"message": "flagged by the safety system", "type": "invalid_request_error", "code": "content_filter"}
     }

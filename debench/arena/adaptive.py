@@ -26,6 +26,9 @@ played once (home and away stay balanced: a pair's legs as side 1 differ by at m
 new topic — the one least used so far — with the side-1 seat to the model that has had it less.
 No (pair, topic, side) is ever chosen twice. Equally useful choices are ordered by ``seed`` (a
 seeded shuffle of the candidates per wave), so a wave is a function of the judgments and the seed.
+Models are known by their place in the list given, never by their names: a pair is keyed in that
+order and equal strengths are ranked in it, so renaming the models (or listing the same ones in
+another order, which renames their places) renames the choices and changes nothing else.
 """
 
 from __future__ import annotations
@@ -47,6 +50,8 @@ _NODES, _WEIGHTS = np.polynomial.hermite_e.hermegauss(24)
 _WEIGHTS = _WEIGHTS / _WEIGHTS.sum()
 TIE_EPS = 1e-12
 """Utilities within this of the best are equally useful (the seeded order decides)."""
+TIE_LOGITS = 1e-9
+"""Strengths this close are equal in the ranking (the fit of a renamed problem differs by rounding)."""
 
 
 @dataclass(frozen=True)
@@ -77,8 +82,10 @@ class Belief:
     """Laplace covariance of the strengths."""
 
     def ranking(self) -> list[str]:
-        """Models by MAP strength, best first (then by name)."""
-        return sorted(self.models, key=lambda m: (-self.mean[self.models.index(m)], m))
+        """Models by MAP strength, best first; strengths equal to ``TIE_LOGITS`` in the models' order
+        (never by name: the choice is the same up to renaming)."""
+        order = sorted(range(len(self.models)), key=lambda n: (-round(float(self.mean[n]) / TIE_LOGITS), n))
+        return [self.models[n] for n in order]
 
     def adjacent(self) -> list[tuple[int, int]]:
         """Codes of the ranking's adjacent pairs, the better first."""
@@ -202,14 +209,14 @@ class _Taken:
     seat1: Counter[str] = field(default_factory=Counter)
 
     @classmethod
-    def of(cls, taken: Iterable[Slot]) -> _Taken:
+    def of(cls, taken: Iterable[Slot], position: dict[str, int]) -> _Taken:
+        """The state of the debates ``taken``; a pair is keyed in the models' order (``position``),
+        as ``open_pairs``, ``next_slot`` and ``add`` look it up, whatever the names."""
         state = cls(set(taken))
         for s in state.slots:
             state.legs[(s.side1, s.side2)] += 1
-            # Known mismatch (left as it was): keyed here by the alphabetically sorted pair, but
-            # open_pairs, next_slot and add use the pair in the models' order.
-            first, second = sorted((s.side1, s.side2))
-            state.per_pair_topic.setdefault((first, second), Counter())[s.topic] += 1
+            pair = (s.side1, s.side2) if position[s.side1] < position[s.side2] else (s.side2, s.side1)
+            state.per_pair_topic.setdefault(pair, Counter())[s.topic] += 1
             state.topic_use[s.topic] += 1
             state.seat1[s.side1] += 1
         return state
@@ -259,7 +266,7 @@ def choose(
     code = {m: n for n, m in enumerate(names)}
     b = belief(names, games)
     cov = b.cov.copy()
-    state = _Taken.of(taken)
+    state = _Taken.of(taken, code)
     rng = np.random.default_rng([seed, wave])
     pairs = [(x, y) for n, x in enumerate(names) for y in names[n + 1 :]]
     pairs = [pairs[n] for n in rng.permutation(len(pairs))]

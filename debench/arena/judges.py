@@ -26,7 +26,7 @@ PANEL = "(panel)"
 
 
 def by_judge(table: JudgmentTable) -> dict[str, JudgmentTable]:
-    """Each judge's verdicts, judges in order of first appearance."""
+    """Each judge's verdicts, judges in name order."""
     return {label: table.select(table.judge == k) for k, label in enumerate(table.judges)}
 
 
@@ -78,19 +78,21 @@ def coverage_note(table: JudgmentTable) -> str | None:
 
 def panel_verdicts(table: JudgmentTable) -> JudgmentTable:
     """One row per debate carrying the judges' majority verdict; words and sources from the first
-    line that has them."""
+    judge (in name order, then line order) whose line has them, whatever the order of the lines."""
     counts, gid, first = verdict_counts(table)
     panel = table.select(first)
-    rows = np.arange(len(table))
+    n = len(table)
+    rank = table.judge.astype(np.int64) * n + np.arange(n)
+    unset = (len(table.judges) + 1) * n
     fill = []
     for values in (table.words, table.sources):
         out = values[first].copy()
         for side in (0, 1):
             present = values[:, side] != MISSING
-            pick = np.full(len(first), len(table))
-            np.minimum.at(pick, gid[present], rows[present])
-            found = pick < len(table)
-            out[found, side] = values[pick[found], side]
+            pick = np.full(len(first), unset)
+            np.minimum.at(pick, gid[present], rank[present])
+            found = pick < unset
+            out[found, side] = values[pick[found] % n, side]
         fill.append(out)
     return JudgmentTable(
         topics=table.topics,

@@ -1,7 +1,8 @@
 """Judgments as columns (numpy arrays of codes), the form every statistic of ``arena rank`` reads.
 
-A million judgments are ~50 MB here instead of ~1 GB of objects. Topics and models are coded in
-sorted order of their names (sorting codes sorts names), judges in order of first appearance.
+A million judgments are ~50 MB here instead of ~1 GB of objects. Topics, models and judges are
+coded in sorted order of their names (sorting codes sorts names), so that nothing ``arena rank``
+reports depends on the order of the lines.
 ``leg`` tells a self-play debate's two legs apart (0, then 1: the second time a judge decided the
 same model against itself on a topic); every other debate has leg 0.
 
@@ -117,47 +118,57 @@ def build_table(
     debater_ids: dict[str, frozenset[str]],
     where: Callable[[int], str],
 ) -> JudgmentTable:
-    """Codes in order of appearance -> the table (topics and models recoded in name order, legs
-    numbered). A second verdict of one judge on one debate (a third on a self-play topic) is a
-    ``UserError`` naming both places (``where(row)``)."""
-    topic_order, model_order = _recode(topic_names), _recode(model_names)
-    topic, side1, side2 = topic_order[topic], model_order[side1], model_order[side2]
+    """Codes in order of appearance -> the table (topics, models and judges recoded in name order,
+    legs numbered, rows in the order of (topic, side 1, side 2, judge, leg), so that no statistic
+    depends on the order of the lines). A second verdict of one judge on one debate (a third on a
+    self-play topic) is a ``UserError`` naming both places (``where(row)``)."""
+    topic_order, model_order, judge_order = _recode(topic_names), _recode(model_names), _recode(judge_names)
+    topic, side1, side2, judge = topic_order[topic], model_order[side1], model_order[side2], judge_order[judge]
     ids, _ = group_ids(judge, topic, side1, side2)
     leg = _occurrence(ids)
-    allowed = np.where(side1 == side2, 2, 1)
-    bad = np.flatnonzero(leg >= allowed)
+    bad = np.flatnonzero(leg >= np.where(side1 == side2, 2, 1))
     if len(bad):
         row = int(bad[0])
-        first = int(np.flatnonzero(ids == ids[row])[0])
-        models, topics = sorted(model_names), sorted(topic_names)
-        s1, s2, t = models[side1[row]], models[side2[row]], topics[topic[row]]
-        name = judge_names[judge[row]]
-        who = (
-            "the unnamed judge (give each judge's lines a 'judge' field)"
-            if name == UNNAMED_JUDGE
-            else f"judge '{name}'"
-        )
-        what = (
-            f"a third judgment of the self-play debate of '{s1}' on '{t}'"
-            if s1 == s2
-            else f"a second judgment of '{s1}' vs '{s2}' on '{t}' in that order"
-        )
-        raise UserError(f"{where(row)}: {what} by {who}; the first is {where(first)}")
+        names = sorted(model_names), sorted(topic_names), sorted(judge_names)
+        raise _second_verdict(names, topic, side1, side2, judge, row, int(np.flatnonzero(ids == ids[row])[0]), where)
+    rows = np.lexsort((leg, judge, side2, side1, topic))
     return JudgmentTable(
         topics=sorted(topic_names),
         models=sorted(model_names),
-        judges=list(judge_names),
-        topic=topic.astype(np.int32),
-        side1=side1.astype(np.int32),
-        side2=side2.astype(np.int32),
-        judge=judge.astype(np.int32),
-        winner=winner.astype(np.int8),
-        leg=leg.astype(np.int8),
-        words=words,
-        sources=sources,
+        judges=sorted(judge_names),
+        topic=topic[rows].astype(np.int32),
+        side1=side1[rows].astype(np.int32),
+        side2=side2[rows].astype(np.int32),
+        judge=judge[rows].astype(np.int32),
+        winner=winner[rows].astype(np.int8),
+        leg=leg[rows].astype(np.int8),
+        words=words[rows],
+        sources=sources[rows],
         judge_ids=judge_ids,
         debater_ids=debater_ids,
     )
+
+
+def _second_verdict(
+    names: tuple[list[str], list[str], list[str]],
+    topic: np.ndarray,
+    side1: np.ndarray,
+    side2: np.ndarray,
+    judge: np.ndarray,
+    row: int,
+    first: int,
+    where: Callable[[int], str],
+) -> UserError:
+    """The refusal of line ``row``, a second verdict of its judge on the debate of line ``first``."""
+    models, topics, judges = names
+    s1, s2, t, name = models[side1[row]], models[side2[row]], topics[topic[row]], judges[judge[row]]
+    who = "the unnamed judge (give each judge's lines a 'judge' field)" if name == UNNAMED_JUDGE else f"judge '{name}'"
+    what = (
+        f"a third judgment of the self-play debate of '{s1}' on '{t}'"
+        if s1 == s2
+        else f"a second judgment of '{s1}' vs '{s2}' on '{t}' in that order"
+    )
+    return UserError(f"{where(row)}: {what} by {who}; the first is {where(first)}")
 
 
 def _recode(names: Sequence[str]) -> np.ndarray:

@@ -2,7 +2,7 @@
 
 debench's four plug-in groups are read from the installed packages' metadata
 (``importlib.metadata.entry_points``), debench's own built-ins included (declared in its
-``pyproject.toml``): one path, no special case. Reading a group imports nothing; a component's
+``pyproject.toml``; from a source checkout, read from that file: below). Reading a group imports nothing; a component's
 code is imported when it is first used, so a plug-in that fails to import or declares something
 wrong is one line (naming its package and entry point) for the command that uses it, and never
 breaks another.
@@ -12,6 +12,14 @@ model-string prefixes its ``server`` kind serves: ``core.provider_names``) is ne
 package's, and a name two other packages declare is neither's (``clash``). A plug-in's code is
 identified by its package, version and a hash of its module files (``Declared.identity``); debench's
 own components have no such identity, so they change no fingerprint, file name or cache key.
+
+debench's own entries come from that one list wherever debench runs from: an installed wheel's
+metadata holds it; a source checkout (debench imported from a folder with debench's
+``pyproject.toml`` beside the package, installed editable or only on ``PYTHONPATH``, where there is
+no metadata at all) reads it from that ``pyproject.toml`` itself (``checkout_entry_points``), so the
+built-in model kinds, metrics and methods are the same either way (without this, a checkout on
+``PYTHONPATH`` knew no model kind: "unknown model kind 'server' (known: )"), and an edit of the
+list needs no reinstall.
 
 ``docs/plugins.md`` describes each group and the interface its components implement
 (``debench.plugin_types``).
@@ -28,6 +36,7 @@ from typing import Any
 from debench.core.errors import UserError
 from debench.core.plugin_sources import sources_sha256
 from debench.core.provider_names import server_prefixes
+from debench.core.version import checkout_project, debench_version
 
 log = logging.getLogger(__name__)
 
@@ -159,13 +168,28 @@ def _package(ep: metadata.EntryPoint, packages: dict[Any, tuple[str, str]]) -> t
     return packages[dist]
 
 
+def checkout_entry_points() -> dict[str, dict[str, str]] | None:
+    """debench's own entry points by group (name -> ``module:attr``) from the ``pyproject.toml`` of
+    the checkout it was imported from; None when it was not imported from one (a wheel)."""
+    project = checkout_project()
+    if project is None:
+        return None
+    groups = project.get("entry-points", {})
+    return {group: dict(groups.get(group, {})) for group in GROUPS}
+
+
 @functools.cache
 def _scan(group: str) -> tuple[dict[str, Declared], dict[str, Clash]]:
     """The usable entries of ``group`` by name, and its clashes (nothing imported)."""
     by_name: dict[str, list[Declared]] = {}
     packages: dict[Any, tuple[str, str]] = {}
+    own = checkout_entry_points()
     for ep in metadata.entry_points(group=group):
-        by_name.setdefault(ep.name, []).append(Declared(group, ep.name, ep.value, *_package(ep, packages)))
+        item = Declared(group, ep.name, ep.value, *_package(ep, packages))
+        if own is None or not item.ours:  # an editable install's metadata: the checkout's list stands for it
+            by_name.setdefault(ep.name, []).append(item)
+    for name, value in (own or {}).get(group, {}).items():
+        by_name.setdefault(name, []).append(Declared(group, name, value, OURS, debench_version()))
     usable: dict[str, Declared] = {}
     clashes: dict[str, Clash] = {}
     for name, items in sorted(by_name.items()):
@@ -236,4 +260,5 @@ def forget() -> None:
     """Read the entry points again at the next look-up (after a package is installed in-process)."""
     _scan.cache_clear()
     _identity.cache_clear()
+    checkout_project.cache_clear()
     _warned.clear()

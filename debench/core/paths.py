@@ -1,7 +1,9 @@
 """Paths: where debench keeps what it downloads and caches, and how a recorded file names a path.
 
 * ``cache_root``: ``$DEBENCH_CACHE_DIR``, else ``$XDG_CACHE_HOME/debench``, else
-  ``~/.cache/debench`` (responses, fetched data sets).
+  ``~/.cache/debench`` (responses, fetched data sets). An empty or relative ``XDG_CACHE_HOME`` is
+  ignored, as the XDG Base Directory specification says (``XDG_CACHE_HOME=""`` made the cache the
+  folder ``debench`` of wherever a command ran).
 * ``portable_path`` / ``portable_argv``: what results files record of a path on the user's machine
   (the command line, the data location, a task file of their own). A relative path is kept as
   given; an absolute one becomes relative to the working directory when it lies inside it, else
@@ -18,10 +20,9 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 
 
 def cache_root() -> Path:
-    root = os.environ.get("DEBENCH_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "debench"
-    )
-    return Path(root)
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    base = xdg if os.path.isabs(xdg) else os.path.expanduser("~/.cache")
+    return Path(os.environ.get("DEBENCH_CACHE_DIR") or os.path.join(base, "debench"))
 
 
 def machine_path(text: str) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 UNINSTALLED = "+source"
 """The local version label of a debench run from a source tree that is not installed."""
@@ -27,11 +28,22 @@ def debench_version() -> str:
         return metadata.version("debench")
     except metadata.PackageNotFoundError:
         pass
+    project = checkout_project()
+    return f"{project['version']}{UNINSTALLED}" if project is not None and "version" in project else UNKNOWN
+
+
+CHECKOUT_PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
+"""Where a source checkout of debench keeps its ``pyproject.toml``: beside the ``debench`` package."""
+
+
+@cache
+def checkout_project() -> dict[str, Any] | None:
+    """The ``[project]`` table of debench's ``pyproject.toml`` when debench was imported from a
+    source checkout (installed editable or only on ``PYTHONPATH``); None elsewhere (a wheel)."""
     import tomllib
 
-    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
     try:
-        project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
-    except (OSError, ValueError, KeyError):
-        return UNKNOWN
-    return f"{project['version']}{UNINSTALLED}" if project.get("name") == "debench" else UNKNOWN
+        project = tomllib.loads(CHECKOUT_PYPROJECT.read_text(encoding="utf-8")).get("project")
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    return project if isinstance(project, dict) and project.get("name") == "debench" else None

@@ -10,8 +10,8 @@ from jinja2 import TemplateError, UndefinedError
 
 from debench.core.errors import UserError
 from debench.data.base import Doc
+from debench.task.bounded_render import render as render_bounded
 from debench.task.prompt_sandbox import TemplateBoundError
-from debench.task.prompt_sandbox import render as render_bounded
 
 Message = dict[str, str]
 

@@ -81,7 +81,7 @@ retrying. Its other errors (a malformed URL, too many redirects, a certificate) 
 
 
 def classify_http_exception(exc: BaseException) -> FailureKind:
-    """'context' | 'permanent' | 'transient' | 'unreachable' | 'fatal' (see ``debench.models.retry``):
+    """'context' | 'permanent' | 'transient' | 'unreachable' | 'fatal' | 'refused' (``debench.models.retry``):
     an error answer as ``retry.classify_status`` says (as for litellm's); dropped connections,
     timeouts and unreadable answers are retried; a refused connection only for the grace period;
     anything else fails its sample at once."""

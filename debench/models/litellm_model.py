@@ -54,14 +54,15 @@ go to OpenAI-compatible servers in the request body and to providers as their ow
 
 
 def classify_exception(exc: BaseException) -> FailureKind:
-    """'context' | 'transient' | 'permanent' | 'unreachable' | 'fatal' (see ``debench.models.retry``).
+    """'context' | 'transient' | 'permanent' | 'unreachable' | 'fatal' | 'refused' (``debench.models.retry``).
 
     An error answer with a status is what ``retry.classify_status`` says (as for debench's own HTTP
     client): rate limits (429), timeouts (408), conflicts (409) and server errors (5xx) are
-    retried; a prompt too long is not completed; a content filter's 400 fails its sample; an
-    endpoint no retry can fix stops the run at the first answer, with one line naming the URL and
-    the status (exit code 2, finished samples kept): a malformed request (400, 422), a missing or
-    rejected key (401, 403: litellm's ``AuthenticationError``), no credit (402,
+    retried; a prompt too long is not completed; a content filter's 400 fails its sample; a
+    malformed request (400, 422) is refused (fatal before the endpoint has answered any request of
+    the run, else that document's error); an endpoint no retry can fix stops the run at the first
+    answer, with one line naming the URL and the status (exit code 2, finished samples kept): a
+    missing or rejected key (401, 403: litellm's ``AuthenticationError``), no credit (402,
     ``insufficient_quota``), no such path or model (404: ``NotFoundError``, 405), 501. A refused
     connection (litellm reports it as a 500) is retried only for the grace period; the provider
     classes for dropped connections and timeouts are retried. Anything else (another 4xx, an

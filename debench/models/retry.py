@@ -9,9 +9,13 @@ Failure kinds (``FailureKind``), decided by each client's ``classify``:
 * ``unreachable`` (nothing accepts the connection: refused, unknown host): retried only for
   ``connect_grace`` seconds (default 20) in case the server is starting, then the run stops with
   one line naming the URL (``EndpointError``, exit code 2);
-* ``fatal`` (the endpoint cannot work: a missing or rejected key, a malformed request, no
-  credit, a 404 for its path or model, a 501: ``classify_status``): the run stops at once, one
-  line naming the URL and the status (``EndpointError``);
+* ``fatal`` (the endpoint cannot work: a missing or rejected key, no credit, a 404 for its path or
+  model, a 501: ``classify_status``): the run stops at once, one line naming the URL and the status
+  (``EndpointError``);
+* ``refused`` (a 400 or 422: the request was malformed as the endpoint judges it):
+  ``RefusedRequest``, an ``EndpointError`` the runner decides on (``run.runner``): before the
+  endpoint has answered any request of the run it stops the run like a fatal answer (every request
+  is built the same way, so every one would be refused); after, it is that document's error;
 * ``context`` (the prompt does not fit): the sample is *not completed*;
 * ``permanent`` (anything else: a content filter's refusal, a bug): the sample is an error at once.
 
@@ -35,15 +39,19 @@ from debench.models.base import ContextOverflow, PermanentModelError
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-FailureKind = Literal["context", "permanent", "transient", "unreachable", "fatal"]
+FailureKind = Literal["context", "permanent", "transient", "unreachable", "fatal", "refused"]
 
 TRANSIENT_STATUS = frozenset({408, 409, 429})
 """HTTP statuses retried besides 5xx: timeout, conflict, rate limit."""
-FATAL_STATUS = frozenset({400, 401, 402, 403, 404, 405, 422, 501})
-"""Answers no request to this endpoint can get past: a malformed request (400, 422: every request
-of a run is built the same way), a missing or rejected key (401, 403), no credit (402), a path or
-model the server does not have (404, 405), a method it does not implement (501). The run stops at
-the first one with one line naming the URL and the status (exit code 2; finished work is kept)."""
+FATAL_STATUS = frozenset({401, 402, 403, 404, 405, 501})
+"""Answers no request to this endpoint can get past: a missing or rejected key (401, 403), no credit
+(402), a path or model the server does not have (404, 405), a method it does not implement (501).
+The run stops at the first one with one line naming the URL and the status (exit code 2; finished
+work is kept)."""
+REFUSED_STATUS = frozenset({400, 422})
+"""A request the endpoint judged malformed: fatal while it has answered no request of the run (the
+requests are all built the same way), that document's error once it has (a provider that refuses
+one document's prompt)."""
 FATAL_MARKERS = (
     "insufficient_quota",
     "billing_hard_limit",
@@ -83,8 +91,9 @@ def classify_status(status: int, message: str = "") -> FailureKind:
 
     * a 400 or 413 whose message says the prompt does not fit: ``context`` (that sample is not
       completed); a 400 from a content filter: ``permanent`` (that sample fails);
-    * no credit left (``insufficient_quota``, with any status) and ``FATAL_STATUS`` (400, 401,
-      402, 403, 404, 405, 422, 501): ``fatal``, the run stops at once;
+    * no credit left (``insufficient_quota``, with any status) and ``FATAL_STATUS`` (401, 402,
+      403, 404, 405, 501): ``fatal``, the run stops at once;
+    * ``REFUSED_STATUS`` (400, 422): ``refused`` (see ``RefusedRequest``);
     * 429 / 408 / 409 / other 5xx: ``transient``, retried;
     * anything else (another 4xx): ``permanent``."""
     lower = message.lower()
@@ -94,6 +103,8 @@ def classify_status(status: int, message: str = "") -> FailureKind:
         return "permanent"
     if status in FATAL_STATUS or any(m in lower for m in FATAL_MARKERS):
         return "fatal"
+    if status in REFUSED_STATUS:
+        return "refused"
     if status in TRANSIENT_STATUS or status >= 500:
         return "transient"
     return "permanent"
@@ -112,6 +123,11 @@ class EndpointError(UserError):
         from debench.core.redact import Redactor
 
         super().__init__(Redactor().text(message))
+
+
+class RefusedRequest(EndpointError):
+    """A 400 or 422: fatal while the endpoint has answered no request of the run, else that
+    document's error (``run.runner`` decides)."""
 
 
 def unreachable(exc: BaseException) -> bool:
@@ -304,10 +320,11 @@ def _give_up(
         return ContextOverflow(_first_line(exc, 300))
     if kind == "permanent":
         return PermanentModelError(what)
-    if kind == "fatal":
+    if kind in ("fatal", "refused"):
         status = getattr(exc, "status", None) or getattr(exc, "status_code", None)
         named = f"status {status}: " if isinstance(status, int) and f"HTTP {status}" not in what else ""
-        return EndpointError(f"{where}: {named}{what}{_hint(exc, where)}")
+        error = EndpointError if kind == "fatal" else RefusedRequest
+        return error(f"{where}: {named}{what}{_hint(exc, where)}")
     if kind == "unreachable":
         waited = 0.0 if down_since is None else time.monotonic() - down_since
         if waited >= policy.connect_grace or attempt > policy.max_retries:

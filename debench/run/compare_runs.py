@@ -13,6 +13,7 @@ from debench.data.base import Doc
 from debench.data.loading import load_task_data
 from debench.data.samples import SampleRecord, read_records
 from debench.metrics.base import get_metric
+from debench.metrics.bootstrap import metric_seed
 from debench.metrics.names import STATUS_METRICS
 from debench.metrics.paired import paired_bootstrap, paired_permutation
 from debench.run.task_lookup import TaskIndex, load_task
@@ -84,12 +85,12 @@ def compare_runs(
         "metrics": {},
     }
     paired = paired_bootstrap if test == "bootstrap" else paired_permutation
-    for i, mc in enumerate(task.metrics):
+    for mc in task.metrics:
         if mc.name in STATUS_METRICS:
             continue
         metric = get_metric(mc.name)
         state = metric.prepare(docs, **mc.args)
-        res = paired(metric, state, arr_a, arr_b, n, seed + i)
+        res = paired(metric, state, arr_a, arr_b, n, metric_seed(seed, mc.name))
         res["higher_is_better"] = metric.higher_is_better
         res.update(winner(res["diff"], res["p_value"], metric.higher_is_better))
         out["metrics"][mc.name] = res

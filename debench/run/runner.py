@@ -5,7 +5,9 @@ A *job* is a unit of work with a key (judge one document, play one debate, write
 ``RecordLog``: finished jobs are skipped, failed ones retried; shared safely with another process
 running the same command), failures turned into records by their class (a prompt too long for the
 context window is *not completed*; a permanent or exhausted transient failure is an *error*, its
-message redacted), a progress bar, and Ctrl-C leaving every finished record on disk.
+message redacted; a request the endpoint refused as malformed, a 400 or 422, is an error once the
+endpoint has answered a request of the run and stops the run before: ``_Answered``), a progress
+bar, and Ctrl-C leaving every finished record on disk.
 
 ``run_samples`` is the document-judging instance used by ``eval``, ``probe`` and ``rate-speeches``.
 """
@@ -37,7 +39,7 @@ from debench.judging.base import JudgeContext, JudgeMethod, get_method
 from debench.models.base import ContextOverflow, Model, PermanentModelError
 from debench.models.cache import ResponseCache
 from debench.models.calls import Caller, RequestGuard
-from debench.models.retry import TransientModelError
+from debench.models.retry import RefusedRequest, TransientModelError
 from debench.task.config import SCORING_SIDE, TaskConfig
 from debench.task.grammars import load_grammar
 
@@ -114,12 +116,53 @@ def open_cache(model: Model, settings: RunSettings) -> ResponseCache | None:
     return ResponseCache(settings.cache_path)
 
 
-async def _execute(job: Job, redactor: Redactor) -> BaseModel:
+def _answered(record: BaseModel) -> bool:
+    """The record holds an answer of the endpoint (parsed or not)."""
+    return getattr(record, "status", None) in ("ok", "parse_failure")
+
+
+class _Answered:
+    """Whether the endpoint has answered a request of this run: a record of the log (this run's,
+    or an earlier process's on the same log) or a job of this process. A job whose request was
+    refused (400, 422) before that is known waits until it is: an answer to another job makes the
+    refusal that job's error; every job running refused too makes the run malformed."""
+
+    def __init__(self, log_: RecordLog[Any]) -> None:
+        self.yes = any(_answered(r) for r in log_.existing.values())
+        self.running = 0
+        self.waiting = 0
+        self.changed = asyncio.Condition()
+
+    async def ran(self, record: BaseModel | None) -> None:
+        """A job ended with ``record`` (None: stopped before its request)."""
+        async with self.changed:
+            self.running -= 1
+            self.yes = self.yes or (record is not None and _answered(record))
+            self.changed.notify_all()
+
+    async def after_refusal(self) -> bool:
+        """True once the endpoint has answered a request of the run; False when every job running
+        had its request refused (no answer can come)."""
+        async with self.changed:
+            self.waiting += 1
+            self.changed.notify_all()
+            try:
+                await self.changed.wait_for(lambda: self.yes or self.waiting >= self.running)
+            finally:
+                self.waiting -= 1
+            return self.yes
+
+
+async def _execute(job: Job, redactor: Redactor, answered: _Answered) -> BaseModel:
     """Run one job; failures become records (UserError and cancellation stop the run)."""
     try:
         return await job.run()
     except ContextOverflow as exc:
         return _attempted(job.failure("not_completed", redactor.text(str(exc))), exc)
+    except RefusedRequest as exc:
+        if not await answered.after_refusal():
+            raise  # every request refused: the run is malformed, not one document
+        return _attempted(job.failure("error", redactor.text(str(exc))[:500]), exc)
     except UserError:
         raise  # a configuration problem: stop the run (finished records are already saved)
     except asyncio.CancelledError:
@@ -233,16 +276,20 @@ async def run_jobs(
         total = len(jobs)
     bar = tqdm(total=total, desc=desc, unit=unit, disable=not progress, file=sys.stderr, dynamic_ncols=True)
     queue = _JobQueue(jobs, log_, max(1, min(concurrency, CLAIM_BATCH)), bar)
+    answered = _Answered(log_)
 
     stopped: list[RunStopped] = []
 
     async def worker() -> None:
         while not stopped and (job := queue.next_job()) is not None:
+            answered.running += 1
             try:
-                record = await _execute(job, redactor)
+                record = await _execute(job, redactor, answered)
             except RunStopped as exc:
                 stopped.append(exc)
+                await answered.ran(None)
                 return
+            await answered.ran(record)
             log_.append(record)
             bar.update(1)
 

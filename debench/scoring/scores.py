@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_seri
 from debench.data.base import Doc
 from debench.data.samples import SampleRecord
 from debench.metrics.base import get_metric
-from debench.metrics.bootstrap import point_and_ci, proportion_ci
+from debench.metrics.bootstrap import metric_seed, point_and_ci, proportion_ci
 from debench.metrics.names import STATUS_METRICS
 from debench.metrics.params import refuse_bad_args
 from debench.metrics.reports import get_report
@@ -73,7 +73,7 @@ def score(
     n_boot = task.scoring.n_bootstrap if n_bootstrap is None else n_bootstrap
     seed = task.scoring.bootstrap_seed if seed is None else seed
     statuses = [records[d.doc_id].status for d in docs if d.doc_id in records]
-    use_docs, preds = scored_pairs(task, docs, records)
+    use_docs, preds = by_id(*scored_pairs(task, docs, records))
     metrics = metric_values(task, use_docs, preds, statuses, n_boot, seed)
     reports = {name: get_report(name)(preds, use_docs) for name in task.reports}
     alt_args = alt_test_args(task)
@@ -111,6 +111,14 @@ def check_plugin_metrics(task: TaskConfig, docs: Sequence[Doc], names: Collectio
             metric.value(metric.prepare(sample, **mc.args), gold)
 
 
+def by_id(docs: list[Doc], preds: list[Any]) -> tuple[list[Doc], list[Any]]:
+    """The documents and their predictions in the order of the documents' ids: what the metrics,
+    their resamples and the reports are computed over, so that none depends on the order the
+    documents came in."""
+    order = sorted(range(len(docs)), key=lambda k: docs[k].doc_id)
+    return [docs[k] for k in order], [preds[k] for k in order]
+
+
 def alt_test_args(task: TaskConfig) -> dict[str, Any] | None:
     """The alt-test's settings when the task scores it (the args of its first alt-test metric),
     else None: the ``alt_test`` report then comes with the metrics."""
@@ -122,7 +130,9 @@ def alt_test_args(task: TaskConfig) -> dict[str, Any] | None:
 def metric_values(
     task: TaskConfig, use_docs: list[Doc], preds: list[Any], statuses: Sequence[str], n_boot: int, seed: int
 ) -> dict[str, MetricValue]:
-    """The task's metrics on these predictions (status metrics from ``statuses``)."""
+    """The task's metrics on these predictions (status metrics from ``statuses``), the documents in
+    the order of their ids (``by_id``). Each metric is resampled with its own seed (``metric_seed``):
+    its value and CI depend neither on the order of the documents nor on its place in the task's list."""
     pred_arr = np.empty(len(preds), dtype=object)
     pred_arr[:] = preds
     metrics: dict[str, MetricValue] = {}
@@ -138,7 +148,7 @@ def metric_values(
         key = (metric.prepare, json.dumps(mc.args, sort_keys=True, default=repr))
         if key not in states:
             states[key] = metric.prepare(use_docs, **mc.args)
-        est = point_and_ci(metric, states[key], pred_arr, n_boot, seed + i)
+        est = point_and_ci(metric, states[key], pred_arr, n_boot, metric_seed(seed, mc.name))
         metrics[mc.name] = MetricValue(value=est.value, ci95=est.ci95, n=len(use_docs), note=est.note)
     return metrics
 
@@ -171,7 +181,7 @@ def _verdict_scores(task: TaskConfig, answered: Answered, name: str, n_boot: int
     values = [(d, _verdict(r, name)) for d, r in answered]
     kept = [(d, v) for d, v in values if v is not None]
     statuses = ["ok" if v is not None else "parse_failure" for _, v in values]
-    metrics = metric_values(task, [d for d, _ in kept], [v for _, v in kept], statuses, n_boot, seed)
+    metrics = metric_values(task, *by_id([d for d, _ in kept], [v for _, v in kept]), statuses, n_boot, seed)
     return {
         "metrics": {k: m.model_dump() for k, m in metrics.items()},
         "n": len(values),

@@ -5,11 +5,18 @@ without a loader a template can include no file. (The HTML pages' templates are
 
 A template is also bounded (docs/errors.md, "Ceilings"): its ``range`` calls together yield at
 most ``MAX_RANGE_ITEMS`` numbers per rendering, a text or list repeated with ``*`` (or a power
-``**``) may not exceed ``MAX_OUTPUT_CHARS``, neither may what a filter or a text method is asked
-to build (``center(10**9)``, ``"%0999999999d" % 1``, ``indent``, ``replace`` or ``join`` whose
-result would be past it: checked before it is built), and a rendering stops past
-``MAX_OUTPUT_CHARS`` characters or ``MAX_RENDER_S`` seconds. Past a bound the rendering raises ``TemplateBoundError``
-(a ``UserError``: one line, exit code 2) instead of holding the machine."""
+``**``) may not exceed ``MAX_OUTPUT_CHARS``, neither may a text or list joined with ``+`` or ``~``,
+nor what a filter or a text method is asked to build (``center(10**9)``, ``"%0999999999d" % 1``,
+``indent``, ``replace`` or ``join`` whose result would be past it: checked before it is built),
+and a rendering stops past ``MAX_OUTPUT_CHARS`` characters or ``MAX_RENDER_S`` seconds. Past a
+bound the rendering raises ``TemplateBoundError`` (a ``UserError``: one line, exit code 2) instead
+of holding the machine.
+
+These checks bound what each step builds; they cannot bound how many steps a template takes or how
+much it keeps (a loop that prints nothing, values kept in a ``namespace``). ``plain`` tells the
+templates whose every step runs once and is one of the checked ones: those render here
+(``render_here``); every other template renders in a process of its own with hard limits
+(``debench.task.bounded_render``)."""
 
 from __future__ import annotations
 
@@ -20,7 +27,8 @@ from contextvars import ContextVar
 from functools import lru_cache, wraps
 from typing import Any
 
-from jinja2 import StrictUndefined, Template, TemplateSyntaxError
+from jinja2 import StrictUndefined, Template, TemplateSyntaxError, nodes
+from jinja2.compiler import CodeGenerator, Frame, optimizeconst
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from debench.core.errors import UserError
@@ -145,12 +153,40 @@ def _bounded_filter(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     return bounded
 
 
+def _check_joined(what: str, parts: list[Any]) -> None:
+    """Texts or lists joined with ``+`` or ``~`` may not be longer together than ``MAX_OUTPUT_CHARS``."""
+    if sum(len(p) for p in parts if isinstance(p, (str, list, tuple))) > MAX_OUTPUT_CHARS:
+        raise TemplateBoundError(
+            f"the prompt template joins more than {MAX_OUTPUT_CHARS} characters or items with {what}"
+        )
+
+
+class _BoundedCodeGenerator(CodeGenerator):
+    """Jinja's compiler, with ``a ~ b`` made a call of ``BoundedSandbox.concat_bounded`` (Jinja
+    joins the parts itself, with no hook)."""
+
+    @optimizeconst
+    def visit_Concat(self, node: nodes.Concat, frame: Frame) -> None:
+        self.write("environment.concat_bounded((")
+        for arg in node.nodes:
+            self.visit(arg, frame)
+            self.write(", ")
+        self.write("))")
+
+
 class BoundedSandbox(ImmutableSandboxedEnvironment):
-    intercepted_binops = frozenset({"*", "**", "%"})
+    intercepted_binops = frozenset({"*", "**", "%", "+"})
+    code_generator_class = _BoundedCodeGenerator
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self.filters = {name: _bounded_filter(name, fn) for name, fn in self.filters.items()}
+
+    @staticmethod
+    def concat_bounded(values: tuple[Any, ...]) -> str:
+        parts = [v if isinstance(v, str) else str(v) for v in values]
+        _check_joined("~", parts)
+        return "".join(parts)
 
     def call(
         __self, __context: Any, __obj: Any, *args: Any, **kwargs: Any
@@ -182,6 +218,8 @@ class BoundedSandbox(ImmutableSandboxedEnvironment):
                 size = _size(seq)
                 if size is not None and isinstance(times, int) and size * times > MAX_OUTPUT_CHARS:
                     raise TemplateBoundError(f"the prompt template repeats a value past {MAX_OUTPUT_CHARS} items")
+        if operator == "+" and type(left) is type(right):
+            _check_joined("+", [left, right])
         if operator == "**" and isinstance(right, (int, float)) and abs(right) > MAX_EXPONENT:
             raise TemplateBoundError(f"the prompt template raises a number to a power above {MAX_EXPONENT}")
         return super().call_binop(context, operator, left, right)
@@ -205,8 +243,65 @@ def compiled(text: str) -> Template:
     return ENV.from_string(text)
 
 
-def render(text: str, context: dict[str, Any]) -> str:
-    """``text`` rendered with ``context`` within the bounds above."""
+PLAIN_NODES = (
+    nodes.Template, nodes.Output, nodes.TemplateData, nodes.Const, nodes.Name, nodes.Getattr, nodes.Getitem,
+    nodes.Slice, nodes.If, nodes.CondExpr, nodes.And, nodes.Or, nodes.Not, nodes.Compare, nodes.Operand,
+    nodes.Concat, nodes.Test, nodes.Filter, nodes.Keyword, nodes.Add, nodes.Sub, nodes.Mul, nodes.Div,
+    nodes.FloorDiv, nodes.Neg, nodes.Pos,
+)  # fmt: skip
+"""What a plain template is made of: text, variables and their items, conditions, ``~`` and
+arithmetic — no loop, macro, call, assignment, block, ``%`` or ``**``, nothing that runs twice."""
+PLAIN_FILTERS = frozenset(
+    [
+        "abs",
+        "capitalize",
+        "center",
+        "count",
+        "d",
+        "default",
+        "e",
+        "escape",
+        "first",
+        "float",
+        "indent",
+        "int",
+        "join",
+        "last",
+        "length",
+        "lower",
+        "replace",
+        "round",
+        "safe",
+        "string",
+        "title",
+        "trim",
+        "truncate",
+        "upper",
+        "wordcount",
+    ]
+)
+"""The filters a plain template may use: each linear in its input, or checked before it builds."""
+
+
+@lru_cache(maxsize=256)
+def plain(text: str) -> bool:
+    """Every step of the template runs at most once and is one the checks above bound (its literal
+    lists only of constants): its rendering here costs at most what its text and its variables
+    are long."""
+    tree = ENV.parse(text)
+    for node in tree.find_all(nodes.Node):
+        if not isinstance(node, PLAIN_NODES) and not (
+            isinstance(node, (nodes.List, nodes.Tuple)) and all(isinstance(n, nodes.Const) for n in node.items)
+        ):
+            return False
+        if isinstance(node, nodes.Filter) and node.name not in PLAIN_FILTERS:
+            return False
+    return True
+
+
+def render_here(text: str, context: dict[str, Any]) -> str:
+    """``text`` rendered with ``context`` in this process, within the bounds above (a template
+    that is not ``plain`` is rendered by ``debench.task.bounded_render`` instead)."""
     token = _range_used.set(0)
     try:
         parts: list[str] = []

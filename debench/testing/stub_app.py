@@ -78,6 +78,10 @@ def _fault_response(outcome: Outcome, plan: FaultPlan, request: web.Request) -> 
     if outcome == "500":
         message = "The server had an error (simulated by the debench stub server)."
         return _error_response(500, message, "server_error", None)
+    if outcome == "400":  # a provider that refuses one prompt as malformed (no content-filter marker)
+        return _error_response(
+            400, "Invalid request: the prompt could not be processed.", "invalid_request_error", None
+        )
     if outcome == "401":  # like a provider that names the key it was given in its error
         return _error_response(401, f"Incorrect API key provided: {given}.", "invalid_request_error", "invalid_api_key")
     if outcome == "filtered":  # a content filter's refusal of one prompt (a per-sample error), naming the key too
@@ -224,7 +228,8 @@ class StubCore:
         self.recorder.request(key, body)
         with self._faults_lock:
             faults = self._faults
-            outcome = faults.decide(key)
+            text = "\n".join(str(m.get("content", "")) for m in messages if isinstance(m, dict))
+            outcome = faults.decide(key, text)
         self.recorder.outcome(outcome)
 
         if self.latency:

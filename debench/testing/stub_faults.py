@@ -3,6 +3,8 @@ fail, and how.
 
 Faults are decided per completion request, in this order of precedence:
 
+0. ``FaultPlan.refuse``: a request whose messages contain one of these texts is refused as malformed
+   (a 400 ``invalid_request_error``, as a provider refuses one document's prompt), every time;
 1. ``FaultPlan.script``: successive requests take the listed outcomes in order until the list is used up;
 2. ``FaultPlan.fail_first_n_per_prompt``: the first N attempts of each distinct prompt get ``fail_kind``;
 3. the rates (``rate_limit``, ``server_error``, ``drop``, ``slow``): one seeded draw per request, keyed on
@@ -20,7 +22,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-Outcome = Literal["ok", "429", "500", "drop", "slow", "401", "filtered"]
+Outcome = Literal["ok", "429", "500", "drop", "slow", "400", "401", "filtered"]
 """What the server does with one completion request (the values of ``FaultPlan.script``)."""
 FaultKind = Literal["429", "500", "drop", "slow"]
 
@@ -44,6 +46,7 @@ class FaultPlan(BaseModel):
     script: list[Outcome] = Field(default_factory=list)
     fail_first_n_per_prompt: int = Field(default=0, ge=0)
     fail_kind: FaultKind = "429"
+    refuse: list[str] = Field(default_factory=list, description="texts whose prompts get a 400, every time")
 
     @model_validator(mode="after")
     def _rates_sum_to_at_most_one(self) -> FaultPlan:
@@ -68,11 +71,13 @@ class FaultState:
         self._thresholds = tuple(itertools.accumulate((plan.rate_limit, plan.server_error, plan.drop, plan.slow)))
         self._any_rate = self._thresholds[-1] > 0
 
-    def decide(self, key: str) -> Outcome:
-        """The outcome of the next attempt of the prompt ``key``."""
+    def decide(self, key: str, text: str = "") -> Outcome:
+        """The outcome of the next attempt of the prompt ``key`` (its messages' ``text``)."""
         attempt = self._attempts.get(key, 0) + 1
         self._attempts[key] = attempt
         plan = self.plan
+        if any(refused in text for refused in plan.refuse):
+            return "400"
         if self._script_pos < len(plan.script):
             self._script_pos += 1
             return plan.script[self._script_pos - 1]
