@@ -175,6 +175,7 @@ class RecordLog(Generic[R]):
         slim: Callable[[R], R] | None = None,
     ):
         self.path = Path(path)
+        self._lock_path = str(self._side(".lock"))  # looked at on every append: built once
         self.record_type = record_type
         self.key = key
         self._slim = slim or (lambda r: r)
@@ -211,7 +212,7 @@ class RecordLog(Generic[R]):
             while True:
                 fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
                 try:
-                    same = os.stat(self._side(".lock")).st_ino == os.fstat(self._lock_fd).st_ino
+                    same = os.stat(self._lock_path).st_ino == os.fstat(self._lock_fd).st_ino
                 except FileNotFoundError:
                     same = False
                 if same:

@@ -123,12 +123,18 @@ class Redactor:
 
     def __init__(self, secrets: Iterable[str] = (), env: Mapping[str, str] | None = None):
         values = {s for s in secrets if s and len(s) >= 4} | environment_secrets(env) | _REMEMBERED
-        # longest first, so that a secret containing another is masked whole
-        self._values = sorted(values, key=len, reverse=True)
+        self._set(values)
 
     def add(self, secret: str | None) -> None:
         if secret and len(secret) >= 4 and secret not in self._values:
-            self._values = sorted([*self._values, secret], key=len, reverse=True)
+            self._set([*self._values, secret])
+
+    def _set(self, values: Iterable[str]) -> None:
+        # longest first, so that a secret containing another is masked whole
+        self._values = sorted(values, key=len, reverse=True)
+        # each secret as JSON writes it inside a string, where that differs (``json_text``: per line)
+        escaped = ((v, json.dumps(v, ensure_ascii=False)[1:-1]) for v in self._values)
+        self._escaped = [e for v, e in escaped if e != v]
 
     def text(self, text: str) -> str:
         for v in self._values:
@@ -142,9 +148,8 @@ class Redactor:
     def json_text(self, text: str) -> str:
         """A serialized JSON document (one samples-log line, one cached response) with every secret
         masked: the secrets as JSON writes them too (a value with a quote or a backslash)."""
-        for v in self._values:
-            escaped = json.dumps(v, ensure_ascii=False)[1:-1]
-            if escaped != v and escaped in text:
+        for escaped in self._escaped:
+            if escaped in text:
                 text = text.replace(escaped, MASK)
         return self.text(text)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from functools import lru_cache
 from typing import Any
 
 from jinja2 import TemplateError, UndefinedError
@@ -34,9 +35,20 @@ def build_messages(system: str | None, user: str, doc: Doc, extra: dict[str, Any
     ctx = template_context(doc, extra)  # once for both templates: it copies the speeches
     messages: list[Message] = []
     if system:
-        messages.append({"role": "system", "content": render_bounded(system, ctx).strip()})
-    messages.append({"role": "user", "content": render_bounded(user, ctx).strip()})
+        messages.append({"role": "system", "content": _rendered(system, ctx)})
+    messages.append({"role": "user", "content": _rendered(user, ctx)})
     return messages
+
+
+def _rendered(text: str, ctx: dict[str, Any]) -> str:
+    """``text`` rendered and stripped; a template without ``{`` (no Jinja tag: the same text for
+    every document, a system prompt's usual case) is rendered once."""
+    return _constant(text) if "{" not in text else render_bounded(text, ctx).strip()
+
+
+@lru_cache(maxsize=64)
+def _constant(text: str) -> str:
+    return render_bounded(text, {}).strip()
 
 
 def messages_sha256(messages: list[Message]) -> str:

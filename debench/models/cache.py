@@ -35,12 +35,14 @@ def default_cache_path() -> Path:
 def cache_key(
     identity: dict[str, Any], messages: list[dict[str, str]], generation: dict[str, Any], grammar: str | None
 ) -> str:
-    payload = json.dumps(
-        {"model": identity, "messages": messages, "generation": generation, "grammar": grammar},
-        sort_keys=True,
-        ensure_ascii=False,
-        separators=(",", ":"),
-    )
+    value = {"model": identity, "messages": messages, "generation": generation, "grammar": grammar}
+    # The key is the sha256 of json.dumps(..., ensure_ascii=False). json's ASCII encoder is twice as
+    # fast on a long prompt, and its text is the same when every character is printable ASCII; a
+    # character it would escape differently (non-ASCII, DEL) becomes a "\u" escape in its text, and
+    # then (or on a mere backslash before a "u") the key is written the slow way.
+    payload = json.dumps(value, sort_keys=True, separators=(",", ":"))
+    if "\\u" in payload:
+        payload = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 

@@ -31,6 +31,7 @@ import random
 from typing import Any
 
 import aiohttp
+import pydantic_core
 
 from debench.data.prompts import Message
 from debench.models.base import Model, ModelResponse, Request, Usage
@@ -122,7 +123,14 @@ class OpenAIHTTPModel(Model):
         return body
 
     def _body(self, request: Request) -> bytes:
-        return json.dumps(self.batch_body(request), ensure_ascii=False).encode("utf-8")
+        """The request's JSON, by pydantic-core's serializer (compact; a fifth of ``json.dumps``'s CPU
+        on a long prompt, which the event loop spends once per request); what it cannot write (a
+        lone surrogate) goes through ``json.dumps``, which fails on it as it always did."""
+        body = self.batch_body(request)
+        try:
+            return pydantic_core.to_json(body, inf_nan_mode="constants")
+        except pydantic_core.PydanticSerializationError:
+            return json.dumps(body, ensure_ascii=False).encode("utf-8")
 
     def batch_api(self) -> Any:
         from debench.models.batch_api import HTTPBatchAPI
