@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,10 +14,12 @@ from pathlib import Path
 import pytest
 from conftest import DATA_DIR, real_data_dir
 
+from debench.core.blas_threads import THREAD_VARIABLES
 from debench.core.entry_points import declared
 from debench.metrics.base import METRICS
 from debench.metrics.names import BUILTIN_REPORTS
 from debench.metrics.reports import REPORTS
+from debench.testing.stub_process import StubProcess
 
 HEAVY = ("numpy", "scipy", "litellm", "jinja2", "datasets", "aiohttp", "huggingface_hub", "pandas", "krippendorff")
 """Modules that cost 0.05-2 s each to import on 2 cores."""
@@ -94,3 +97,45 @@ print(json.dumps(first[0]), file=sys.stderr)
     at_first_request = set(json.loads(proc.stderr.strip().splitlines()[-1]))
     assert at_first_request <= {"aiohttp", "jinja2"}, at_first_request
     assert next(tmp_path.glob("*/results_*.json")).exists()  # and the run then scored and wrote its results
+
+
+def test_a_rerun_answered_from_the_cache_never_imports_the_http_client(tmp_path: Path) -> None:
+    """aiohttp (~0.13 s of CPU to import) comes with the first request: a rerun whose every answer is
+    in the cache makes none, so it never imports it (the first run, which asks the server, does)."""
+    real_data_dir("ibm_debate_speeches")
+    with StubProcess() as srv:
+        args = ["eval", "--task", "ibm_speech_likert", "--model", "openai/stub", "--api-base", srv.base_url]
+        args += ["--limit", "3", "--no-progress", "--data-dir", str(DATA_DIR)]
+        env = f"import os\nos.environ['DEBENCH_CACHE_DIR'] = {str(tmp_path / 'cache')!r}\n"
+        runs = []
+        for out in ("first", "rerun"):
+            command = [*args, "--output-dir", str(tmp_path / out)]
+            runs.append(
+                imported_after(
+                    f"{env}from debench.cli import main\ntry:\n    main({command!r})\nexcept SystemExit:\n    pass"
+                )
+            )
+        assert srv.stats.total_requests == 3
+    assert "aiohttp" in runs[0]
+    assert "aiohttp" not in runs[1]
+    assert next((tmp_path / "rerun").glob("*/results_*.json")).exists()
+
+
+def test_scoring_imports_numpy_with_one_blas_thread_and_leaves_the_environment_as_it_was() -> None:
+    """Scoring's products are small: OpenBLAS's second thread costs time and changes no number
+    (docs/performance.md). The thread count is set for numpy's import only; a user's is kept."""
+    code = """
+import os, sys, json
+import debench.scoring
+threads = len(os.listdir('/proc/self/task'))
+print(json.dumps([threads, os.environ.get('OPENBLAS_NUM_THREADS')]))
+"""
+    env = {k: v for k, v in os.environ.items() if k not in THREAD_VARIABLES}
+    for user in (None, "2"):
+        run_env = env if user is None else {**env, "OPENBLAS_NUM_THREADS": user}
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=run_env, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        threads, variable = json.loads(proc.stdout.strip().splitlines()[-1])
+        assert variable == user  # set for numpy's import only; the user's own setting kept
+        if user is None:
+            assert threads == 1  # (OpenBLAS starts one thread per core by default)

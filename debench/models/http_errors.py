@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-import aiohttp
-
 from debench.models.retry import (
     TRANSIENT_EXCEPTIONS,
     FailureKind,
@@ -70,28 +68,30 @@ class MalformedResponse(Exception):
     """A 200 answer without a usable completion."""
 
 
-TRANSIENT_AIOHTTP = (
-    aiohttp.ServerDisconnectedError,
-    aiohttp.ServerTimeoutError,
-    aiohttp.ClientPayloadError,
-    aiohttp.ClientOSError,
-)
-"""aiohttp's failures of a connection that was made (dropped, reset, timed out, cut short): worth
-retrying. Its other errors (a malformed URL, too many redirects, a certificate) are not."""
-
-
 def classify_http_exception(exc: BaseException) -> FailureKind:
     """'context' | 'permanent' | 'transient' | 'unreachable' | 'fatal' | 'refused' (``debench.models.retry``):
     an error answer as ``retry.classify_status`` says (as for litellm's); dropped connections,
     timeouts and unreadable answers are retried; a refused connection only for the grace period;
-    anything else fails its sample at once."""
+    anything else fails its sample at once. aiohttp is imported here, not with the module: only a
+    failed request (whose client has imported it) asks, and a run answered from the cache never
+    needs it."""
+    import aiohttp
+
+    # aiohttp's failures of a connection that was made (dropped, reset, timed out, cut short) are
+    # worth retrying; its other errors (a malformed URL, too many redirects, a certificate) are not.
+    transient_aiohttp = (
+        aiohttp.ServerDisconnectedError,
+        aiohttp.ServerTimeoutError,
+        aiohttp.ClientPayloadError,
+        aiohttp.ClientOSError,
+    )
     if isinstance(exc, HTTPStatusError):
         return classify_status(exc.status, exc.message)
     if unreachable(exc):
         return "unreachable"
     if isinstance(exc, aiohttp.ClientSSLError):
         return "fatal"
-    if isinstance(exc, (*TRANSIENT_AIOHTTP, MalformedResponse, *TRANSIENT_EXCEPTIONS)):
+    if isinstance(exc, (*transient_aiohttp, MalformedResponse, *TRANSIENT_EXCEPTIONS)):
         return "transient"
     return "permanent"
 

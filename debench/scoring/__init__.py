@@ -4,3 +4,7 @@ of repeated runs (``repeats``).
 
 May import: ``core``, ``task``, ``data``, ``metrics``.
 """
+
+from debench.core.blas_threads import import_numpy_with_one_blas_thread
+
+import_numpy_with_one_blas_thread()
