@@ -1,6 +1,6 @@
 """The per-request encodings the event loop makes faster are the same as the plain ones: the cache
-key (ASCII fast path), the request body (pydantic-core) and prompts of templates without a tag
-(rendered once)."""
+key (its message strings written by pydantic-core), the request body (pydantic-core) and prompts of
+templates without a tag (rendered once)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from debench.data.prompts import build_messages
 from debench.models.base import Request
 from debench.models.cache import cache_key
 from debench.models.openai_http import OpenAIHTTPModel
+from debench.task.bounded_render import render
 from debench.task.config import GenerationConfig
-from debench.task.prompt_sandbox import render
 
 IDENTITY = {"name": "openai/stub", "send_grammar": False, "api_base": ["http://127.0.0.1:1/v1"]}
 GENERATION = {"temperature": 0.7, "max_tokens": 16, "top_p": 1e-05, "seed": None, "stop": ["\n", "é"]}
@@ -50,6 +50,12 @@ def test_cache_key_is_the_plain_json_key_for_any_text() -> None:
     other = {**IDENTITY, "name": "openai/modèle"}
     messages = [{"role": "user", "content": "x"}]
     assert cache_key(other, messages, GENERATION, None) == _reference_key(messages, other, None)
+    for odd in (  # a third field; a value that is not a string (written by json, as before)
+        [{"role": "user", "name": "é\n", "content": "x"}],
+        [{"role": "user", "content": [{"type": "text", "text": "x"}]}],  # type: ignore[dict-item]
+        [],
+    ):
+        assert cache_key(IDENTITY, odd, GENERATION, None) == _reference_key(odd, IDENTITY, None)
 
 
 def test_cache_key_of_a_lone_surrogate_fails_as_before() -> None:
@@ -86,3 +92,26 @@ def test_a_template_without_a_tag_renders_as_before(system: str) -> None:
     assert messages[0] == {"role": "system", "content": render(system, {}).strip()}
     assert messages[1] == {"role": "user", "content": "Speech: Hello {{ not a tag in the data }}"}
     assert build_messages(system, "Speech: {{ speech }}", doc) == messages
+
+
+@pytest.mark.parametrize(
+    "secret",
+    [
+        "AIza" + "SyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW",
+        "AKIA" + "ABCDEFGHIJKLMNOP",
+        "ASIA" + "QRSTUVWXYZ234567",
+        "xoxb-" + "123456789012-AbCdEfGhIj",
+        "sk-proj-" + "AbCdEfGhIjKlMnOpQrStUvWx",
+    ],
+)
+def test_the_samples_log_redaction_finds_every_shape_in_a_long_line(secret: str) -> None:
+    """The prefilter that spares the key shapes' expressions on a line without a key (literal
+    prefixes by regular expression, the rest by byte translation) lets every shape through."""
+    from debench.core.redact import MASK, Redactor
+
+    speech = "An opening speech, five kilobytes of it. " * 120
+    line = json.dumps({"doc_id": "d1", "messages": [{"role": "user", "content": speech}], "response": "Score: 4"})
+    redactor = Redactor(env={})
+    assert redactor.json_text(line) == line
+    leaked = line.replace("Score: 4", f"Score: 4 ({secret})")
+    assert redactor.json_text(leaked) == line.replace("Score: 4", f"Score: 4 ({MASK})")

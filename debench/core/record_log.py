@@ -176,6 +176,8 @@ class RecordLog(Generic[R]):
     ):
         self.path = Path(path)
         self._lock_path = str(self._side(".lock"))  # looked at on every append: built once
+        self._path_str = str(self.path)
+        self._lock_ino: int | None = None  # the inode of the lock file ``_lock_fd`` holds
         self.record_type = record_type
         self.key = key
         self._slim = slim or (lambda r: r)
@@ -212,7 +214,7 @@ class RecordLog(Generic[R]):
             while True:
                 fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
                 try:
-                    same = os.stat(self._lock_path).st_ino == os.fstat(self._lock_fd).st_ino
+                    same = os.stat(self._lock_path).st_ino == self._lock_ino
                 except FileNotFoundError:
                     same = False
                 if same:
@@ -231,7 +233,9 @@ class RecordLog(Generic[R]):
             self.path.parent.mkdir(
                 parents=True, exist_ok=True
             )  # again: a run that ended with nothing removes its empty folder
-            return os.open(self._side(".lock"), os.O_RDWR | os.O_CREAT, 0o644)
+            fd = os.open(self._side(".lock"), os.O_RDWR | os.O_CREAT, 0o644)
+            self._lock_ino = os.fstat(fd).st_ino  # an open file keeps its inode: looked up once
+            return fd
         except OSError as exc:
             raise UserError(
                 f"cannot write the run's log here ({exc.strerror or type(exc).__name__})", path=str(self.path.parent)
@@ -362,18 +366,22 @@ class RecordLog(Generic[R]):
             return self._others_state(key) or "free"
 
     # -- writing -------------------------------------------------------------------------------
-    def _handle(self) -> Any:
-        """The append handle, reopened when another process's compaction replaced the file."""
+    def _handle(self) -> tuple[Any, int]:
+        """The append handle, reopened when another process's compaction replaced the file, and the
+        file's size (under the lock: the path's file is the handle's, so one ``stat`` gives both)."""
         try:
-            ino = self.path.stat().st_ino
+            st = os.stat(self._path_str)
+            ino: int | None = st.st_ino
+            size = st.st_size
         except FileNotFoundError:
-            ino = None
+            ino, size = None, 0
         if self._fh is None or self._fh.closed or ino != self._ino_of_handle:
             if self._fh is not None and not self._fh.closed:
                 self._fh.close()
             self._fh = open(self.path, "ab")  # noqa: SIM115 - kept open across appends; close() closes it
-            self._ino_of_handle = os.fstat(self._fh.fileno()).st_ino
-        return self._fh
+            st = os.fstat(self._fh.fileno())
+            self._ino_of_handle, size = st.st_ino, st.st_size
+        return self._fh, size
 
     _ino_of_handle: int | None = None
 
@@ -393,8 +401,7 @@ class RecordLog(Generic[R]):
             text, record = redacted, self.record_type.model_validate_json(redacted)
         line = (text + "\n").encode("utf-8")
         with self.locked(), self._writing():
-            fh = self._handle()
-            size = os.fstat(fh.fileno()).st_size
+            fh, size = self._handle()
             alone = self._ino == self._ino_of_handle and size == self._read_to
             try:
                 fh.write(line)

@@ -22,6 +22,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pydantic_core
+
 from debench.core.errors import UserError
 from debench.core.paths import cache_root
 from debench.core.redact import Redactor
@@ -35,15 +37,52 @@ def default_cache_path() -> Path:
 def cache_key(
     identity: dict[str, Any], messages: list[dict[str, str]], generation: dict[str, Any], grammar: str | None
 ) -> str:
-    value = {"model": identity, "messages": messages, "generation": generation, "grammar": grammar}
-    # The key is the sha256 of json.dumps(..., ensure_ascii=False). json's ASCII encoder is twice as
-    # fast on a long prompt, and its text is the same when every character is printable ASCII; a
-    # character it would escape differently (non-ASCII, DEL) becomes a "\u" escape in its text, and
-    # then (or on a mere backslash before a "u") the key is written the slow way.
-    payload = json.dumps(value, sort_keys=True, separators=(",", ":"))
-    if "\\u" in payload:
-        payload = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+    """sha256 of ``json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))`` of
+    the model identity, the messages, the generation settings and the grammar, UTF-8 encoded."""
+    payload = _fast_payload(identity, messages, generation, grammar)
+    if payload is None:
+        value = {"model": identity, "messages": messages, "generation": generation, "grammar": grammar}
+        payload = _KEY_JSON(value).encode("utf-8")
+    return hashlib.sha256(payload).hexdigest()
+
+
+_KEY_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
+"""``json.dumps`` with the cache key's settings, its encoder built once."""
+
+
+def _fast_payload(
+    identity: dict[str, Any], messages: list[dict[str, str]], generation: dict[str, Any], grammar: str | None
+) -> bytes | None:
+    """The key's JSON text, UTF-8 encoded, with each message string written by pydantic-core: the
+    same bytes as json's (the same escapes: ``\\"``, ``\\\\``, ``\\n`` and the like, ``\\u00xx`` in
+    lower case for other control characters, every other character as it is), ~7 times faster on
+    a long prompt. The top-level keys in sorted order: generation, grammar, messages, model. None
+    when a message holds anything but strings, or a string pydantic-core cannot write (a lone
+    surrogate): the caller writes that key with json."""
+    parts = []
+    try:
+        for message in messages:
+            fields = []
+            for k, v in sorted(message.items()):
+                if type(k) is not str or type(v) is not str:
+                    return None
+                fields.append(pydantic_core.to_json(k) + b":" + pydantic_core.to_json(v))
+            parts.append(b"{" + b",".join(fields) + b"}")
+    except pydantic_core.PydanticSerializationError:
+        return None
+    return b"".join(
+        (
+            b'{"generation":',
+            _KEY_JSON(generation).encode("utf-8"),
+            b',"grammar":',
+            _KEY_JSON(grammar).encode("utf-8"),
+            b',"messages":[',
+            b",".join(parts),
+            b'],"model":',
+            _KEY_JSON(identity).encode("utf-8"),
+            b"}",
+        )
+    )
 
 
 class ResponseCache:
