@@ -7,7 +7,15 @@ from pathlib import Path
 
 import click
 
-from debench.cli.common import checked, command_options, endpoint_options, report_errors, run_options, run_with_models
+from debench.cli.common import (
+    OUTPUT_DIR_OPTION,
+    checked,
+    command_options,
+    endpoint_options,
+    report_errors,
+    run_options,
+    run_with_models,
+)
 from debench.core.ceilings import MAX_BOOTSTRAP, MAX_PERMUTATIONS
 from debench.core.errors import UserError
 
@@ -84,9 +92,7 @@ from debench.core.errors import UserError
     default=None,
     help="Reference ranking: one model per line, best first.",
 )
-@click.option(
-    "--output-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True
-)
+@OUTPUT_DIR_OPTION
 @run_options
 @click.pass_context
 def arena_group(

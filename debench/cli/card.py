@@ -10,6 +10,7 @@ import click
 from debench.cli.common import (
     BOOTSTRAP_OPTION,
     ENSEMBLE_OPTION,
+    OUTPUT_DIR_OPTION,
     checked,
     command_options,
     connection_options,
@@ -64,9 +65,7 @@ def compare_cards(paths: tuple[str, str]) -> None:
 @BOOTSTRAP_OPTION
 @click.option("--force", is_flag=True, help="Repeat at temperature 0 too (the provider's own nondeterminism).")
 @connection_options
-@click.option(
-    "--output-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True
-)
+@OUTPUT_DIR_OPTION
 @click.option(
     "--card-dir",
     type=click.Path(file_okay=False, path_type=Path),

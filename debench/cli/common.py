@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -169,6 +170,11 @@ ENSEMBLE_OPTION = click.option(
     default=None,
     help="Judge with every model in --model (comma-separated) and combine their parsed answers.",
 )
+
+OUTPUT_DIR_OPTION = click.option(
+    "--output-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True
+)
+"""Where a command's results go (eval, probe, speeches, arena, card)."""
 
 BOOTSTRAP_OPTION = click.option(
     "--bootstrap",

@@ -10,6 +10,7 @@ import click
 from debench.cli.common import (
     BOOTSTRAP_OPTION,
     ENSEMBLE_OPTION,
+    OUTPUT_DIR_OPTION,
     checked,
     command_options,
     connection_options,
@@ -46,9 +47,7 @@ from debench.core.numeric import fmt, fmt_ci
     default=None,
     help="Only the first N documents (its files are named apart: ..._limit<N>).",
 )
-@click.option(
-    "--output-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True
-)
+@OUTPUT_DIR_OPTION
 @click.option(
     "--method",
     type=checked("Method"),

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import click
 
 from debench.cli.common import (
     ENSEMBLE_OPTION,
+    OUTPUT_DIR_OPTION,
     checked,
     command_options,
     connection_options,
@@ -81,9 +81,7 @@ def print_probe_report(report) -> None:
 )
 @connection_options
 @click.option("--method", type=checked("Method"), default=None)
-@click.option(
-    "--output-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True
-)
+@OUTPUT_DIR_OPTION
 @data_options
 @run_options
 def probe_cmd(task, probe_spec, doc_ids, **values) -> None:

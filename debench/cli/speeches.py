@@ -9,6 +9,7 @@ import click
 
 from debench.cli.common import (
     ENSEMBLE_OPTION,
+    OUTPUT_DIR_OPTION,
     checked,
     command_options,
     connection_options,
@@ -106,9 +107,7 @@ def generate_speeches_cmd(output, topics_file, **values) -> None:
     "--human-sources", default=None, help="Annotated sources to rate beside the file, comma-separated (default: all 8)."
 )
 @connection_options
-@click.option(
-    "--output-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("results"), show_default=True
-)
+@OUTPUT_DIR_OPTION
 @click.option("--bootstrap", "n_bootstrap", type=checked("NBootstrap"), default=None)
 @data_options
 @run_options
