@@ -21,17 +21,15 @@ came to be seeded by its name: every value, the report and the paired tests the 
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
-import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scoring_cases import Case, _ibm_cases, baseline_records, noisy_records
+from scoring_cases import Case, _ibm_cases, baseline_records, noisy_records, write_frozen
 
 from debench.data.base import Doc
 from debench.data.loading import load_local
@@ -146,17 +144,7 @@ def answers(data_dir: Path) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument(
-        "--data-dir",
-        default=os.environ.get("DEBENCH_DATA_DIR", str(Path(__file__).resolve().parents[2] / "shared" / "datasets")),
-    )
-    args = ap.parse_args(argv)
-    data = answers(Path(args.data_dir))
-    FROZEN.parent.mkdir(parents=True, exist_ok=True)
-    FROZEN.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    print(f"wrote {FROZEN} ({len(data['scores'])} cases, {len(data['paired'])} paired)")
-    return 0
+    return write_frozen(argv, __doc__.splitlines()[0], FROZEN, answers, "cases")
 
 
 if __name__ == "__main__":

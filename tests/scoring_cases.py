@@ -21,7 +21,7 @@ import asyncio
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -209,18 +209,26 @@ def answers(data_dir: Path) -> dict[str, Any]:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def write_frozen(
+    argv: list[str] | None, description: str, frozen: Path, compute: Callable[[Path], dict[str, Any]], what: str
+) -> int:
+    """The command line of a frozen-answers writer: ``--data-dir``, then ``frozen`` written from
+    ``compute(data_dir)`` (its ``scores`` and ``paired`` counted as ``what`` cases)."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument(
         "--data-dir",
         default=os.environ.get("DEBENCH_DATA_DIR", str(Path(__file__).resolve().parents[2] / "shared" / "datasets")),
     )
     args = ap.parse_args(argv)
-    data = answers(Path(args.data_dir))
-    FROZEN.parent.mkdir(parents=True, exist_ok=True)
-    FROZEN.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    print(f"wrote {FROZEN} ({len(data['scores'])} scored cases, {len(data['paired'])} paired)")
+    data = compute(Path(args.data_dir))
+    frozen.parent.mkdir(parents=True, exist_ok=True)
+    frozen.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    print(f"wrote {frozen} ({len(data['scores'])} {what}, {len(data['paired'])} paired)")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return write_frozen(argv, __doc__.splitlines()[0], FROZEN, answers, "scored cases")
 
 
 if __name__ == "__main__":
