@@ -17,6 +17,7 @@ import pytest
 from conftest import DATA_DIR, real_data_dir
 from lbhelp import MAINTAINERS
 
+from debench.data.prompts import Message
 from debench.leaderboard.allowance import Allowance, BudgetReached
 from debench.leaderboard.canonical import canonical_judges
 from debench.leaderboard.estimate import byte_bound, estimate_run, filler, prompt_counter
@@ -127,6 +128,35 @@ def test_the_refreshs_wall_time_stops_a_run_before_a_request_that_would_pass_it(
     with pytest.raises(BudgetReached) as stop:
         _call(Caller(None, guard=allowance), _Echo(), "x")
     assert stop.value.scope == "wall" and "wall time" in str(stop.value)
+
+
+def test_requests_under_way_count_against_the_budget_before_they_are_settled() -> None:
+    """At --concurrency N, requests admitted but not yet answered hold their place: the budget's
+    last request is the last one admitted, however many are still under way."""
+    allowance = Allowance({"entry": Budget(requests=3, tokens=10**9)}, time.monotonic() + 3600, prompt_counter("x"))
+    messages: list[Message] = [{"role": "user", "content": "x"}]
+    tickets = [allowance.admit(messages, 8) for _ in range(3)]
+    with pytest.raises(BudgetReached) as stop:
+        allowance.admit(messages, 8)
+    assert stop.value.scope == "entry" and allowance.in_flight == 3 and allowance.requests == 0
+    for ticket in tickets:
+        allowance.settle(ticket, None, 1)
+    assert allowance.requests == 3 and allowance.in_flight == 0 and allowance.reserved == 0
+
+
+def test_the_wall_time_counts_the_mean_request_before_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A request is not started when a request of the run's mean duration would end after the
+    deadline (the clock is set by the test: no sleep, no timing)."""
+    now = [0.0]
+    monkeypatch.setattr(time, "monotonic", lambda: now[0])
+    allowance = Allowance({}, 150.0, prompt_counter("x"))
+    messages: list[Message] = [{"role": "user", "content": "x"}]
+    ticket = allowance.admit(messages, 8)
+    now[0] = 100.0  # the first request took 100 s
+    allowance.settle(ticket, None, 1)
+    with pytest.raises(BudgetReached) as stop:
+        allowance.admit(messages, 8)  # 100 s + a mean of 100 s ends after the deadline at 150 s
+    assert stop.value.scope == "wall" and allowance.requests == 1
 
 
 def test_a_request_cut_off_counts_its_whole_reservation() -> None:
