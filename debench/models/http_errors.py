@@ -4,8 +4,11 @@ which of them are worth retrying (used by the direct client and the batch client
 from __future__ import annotations
 
 import json
+import ssl
+import sys
 from collections.abc import Mapping
 
+from debench.models.http_response import TLSFailure
 from debench.models.retry import (
     TRANSIENT_EXCEPTIONS,
     FailureKind,
@@ -72,28 +75,29 @@ def classify_http_exception(exc: BaseException) -> FailureKind:
     """'context' | 'permanent' | 'transient' | 'unreachable' | 'fatal' | 'refused' (``debench.models.retry``):
     an error answer as ``retry.classify_status`` says (as for litellm's); dropped connections,
     timeouts and unreadable answers are retried; a refused connection only for the grace period;
-    anything else fails its sample at once. aiohttp is imported here, not with the module: only a
-    failed request (whose client has imported it) asks, and a run answered from the cache never
-    needs it."""
-    import aiohttp
-
-    # aiohttp's failures of a connection that was made (dropped, reset, timed out, cut short) are
-    # worth retrying; its other errors (a malformed URL, too many redirects, a certificate) are not.
-    transient_aiohttp = (
-        aiohttp.ServerDisconnectedError,
-        aiohttp.ServerTimeoutError,
-        aiohttp.ClientPayloadError,
-        aiohttp.ClientOSError,
-    )
+    a TLS handshake that fails stops the run; anything else (an answer that is not HTTP) fails its
+    sample at once. The failures of debench's own client (``http_client``) and of aiohttp's (the
+    batch client's); aiohttp's classes are looked at only when it is loaded (none of its
+    exceptions can exist otherwise), so that the direct client never imports it."""
     if isinstance(exc, HTTPStatusError):
         return classify_status(exc.status, exc.message)
     if unreachable(exc):
         return "unreachable"
-    if isinstance(exc, aiohttp.ClientSSLError):
+    aiohttp = sys.modules.get("aiohttp")
+    if isinstance(exc, TLSFailure) or (aiohttp is not None and isinstance(exc, aiohttp.ClientSSLError)):
         return "fatal"
-    if isinstance(exc, (*transient_aiohttp, MalformedResponse, *TRANSIENT_EXCEPTIONS)):
-        return "transient"
-    return "permanent"
+    # A connection that was made and then failed (dropped, reset, timed out, cut short, its TLS
+    # stream broken) is worth retrying; aiohttp's other errors (a malformed URL, too many
+    # redirects) are not.
+    transient: tuple[type[BaseException], ...] = (MalformedResponse, ssl.SSLError, *TRANSIENT_EXCEPTIONS)
+    if aiohttp is not None:
+        transient += (
+            aiohttp.ServerDisconnectedError,
+            aiohttp.ServerTimeoutError,
+            aiohttp.ClientPayloadError,
+            aiohttp.ClientOSError,
+        )
+    return "transient" if isinstance(exc, transient) else "permanent"
 
 
 def error_message(raw: bytes) -> str:

@@ -1,8 +1,8 @@
 """A lean direct client for one OpenAI-compatible server: ``openai/<name> --api-base URL``.
 
 The default for that model string (``--model-args client=litellm`` selects litellm instead). It
-posts to ``<api base>/chat/completions`` with one pooled aiohttp session and behaves like the
-litellm path in everything the harness relies on:
+posts to ``<api base>/chat/completions`` over debench's own keep-alive connections
+(``http_client``) and behaves like the litellm path in everything the harness relies on:
 
 * the same retry loop (``retry.call_with_retries``): 429 / 408 / 409 / 5xx, dropped connections,
   timeouts and unreadable answers are transient (retried with backoff honouring ``Retry-After``
@@ -24,16 +24,16 @@ so a fast server at high concurrency waited on the harness (see ``benchmarks/``)
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import random
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pydantic_core
 
 from debench.data.prompts import Message
 from debench.models.base import Model, ModelResponse, Request, Usage
+from debench.models.http_client import HTTPEndpoint
 from debench.models.http_errors import (  # noqa: F401 - re-exported: the client's errors
     HTTPStatusError,
     MalformedResponse,
@@ -43,9 +43,6 @@ from debench.models.http_errors import (  # noqa: F401 - re-exported: the client
 )
 from debench.models.price_table import ModelPrice, lookup
 from debench.models.retry import RetryPolicy, call_with_retries
-
-if TYPE_CHECKING:
-    import aiohttp
 
 CONNECT_TIMEOUT_S = 10.0
 """A connection not accepted within this is an unreachable endpoint (retried for the grace period)."""
@@ -86,8 +83,9 @@ class OpenAIHTTPModel(Model):
             "Content-Type": "application/json",
         }
         self._price: ModelPrice | None = lookup(name)
-        self._session: aiohttp.ClientSession | None = None
-        self._session_loop: asyncio.AbstractEventLoop | None = None
+        self._endpoint = HTTPEndpoint(
+            self.url, self._headers, timeout=self.retry.timeout, connect_timeout=CONNECT_TIMEOUT_S
+        )
 
     def identity(self) -> dict[str, Any]:
         # The same as LiteLLMModel's: the client does not change the answer.
@@ -143,36 +141,15 @@ class OpenAIHTTPModel(Model):
         """An answer's price through the batch API (the table's batch rates)."""
         return self._price.cost(usage, batch=True) if self._price else None
 
-    def _get_session(self) -> aiohttp.ClientSession:
-        loop = asyncio.get_running_loop()
-        if self._session is None or self._session.closed or self._session_loop is not loop:
-            # Imported with the first session: a run whose answers all come from the cache never
-            # needs aiohttp (~0.13 s of CPU to import, two SSL contexts built).
-            import aiohttp
-
-            # The runner bounds the requests in flight; the pool only reuses connections.
-            connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=300)
-            self._session = aiohttp.ClientSession(
-                connector=connector,
-                timeout=aiohttp.ClientTimeout(
-                    total=self.retry.timeout, sock_connect=min(self.retry.timeout, CONNECT_TIMEOUT_S)
-                ),
-                headers=self._headers,
-                skip_auto_headers=("User-Agent",),
-            )
-            self._session_loop = loop
-        return self._session
-
     async def _post(self, body: bytes) -> dict[str, Any]:
-        async with self._get_session().post(self.url, data=body) as resp:
-            raw = await resp.read()
-            if resp.status != 200:
-                raise http_error(resp.status, error_message(raw), resp.headers)
+        resp = await self._endpoint.post(body)
+        if resp.status != 200:
+            raise http_error(resp.status, error_message(resp.body), resp.headers)
         try:
-            data: dict[str, Any] = json.loads(raw)
+            data: dict[str, Any] = json.loads(resp.body)
             data["choices"][0]["message"]
         except (ValueError, KeyError, IndexError, TypeError) as exc:
-            raise MalformedResponse(f"unreadable completion: {raw[:200]!r}") from exc
+            raise MalformedResponse(f"unreadable completion: {resp.body[:200]!r}") from exc
         return data
 
     async def generate(self, request: Request) -> ModelResponse:
@@ -191,7 +168,5 @@ class OpenAIHTTPModel(Model):
         )
 
     async def aclose(self) -> None:
-        """Release pooled connections (the next call opens a new session)."""
-        session, self._session = self._session, None
-        if session is not None and not session.closed and self._session_loop is asyncio.get_running_loop():
-            await session.close()
+        """Release the idle connections (the next call opens new ones)."""
+        self._endpoint.close()

@@ -28,6 +28,7 @@ import asyncio
 import email.utils
 import logging
 import random
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -132,24 +133,21 @@ class RefusedRequest(EndpointError):
 
 def unreachable(exc: BaseException) -> bool:
     """Nothing accepted the connection (refused, unknown host, connect timeout), in any client:
-    aiohttp's, httpx's (litellm) or the socket's own error, anywhere in the exception's chain."""
+    debench's own (``http_client``), aiohttp's (the batch client), httpx's (litellm) or the
+    socket's own error, anywhere in the exception's chain. aiohttp's and httpx's classes are looked
+    at only when they are loaded: none of their exceptions can exist otherwise."""
     import socket
 
-    import aiohttp
+    from debench.models.http_response import ConnectTimeout
 
-    kinds: tuple[type[BaseException], ...] = (
-        ConnectionRefusedError,
-        socket.gaierror,
-        aiohttp.ClientConnectorError,
-        aiohttp.ConnectionTimeoutError,
-    )
-    try:
-        import httpx
-
+    kinds: tuple[type[BaseException], ...] = (ConnectionRefusedError, socket.gaierror, ConnectTimeout)
+    ssl: tuple[type[BaseException], ...] = ()
+    aiohttp, httpx = sys.modules.get("aiohttp"), sys.modules.get("httpx")
+    if aiohttp is not None:
+        kinds += (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError)
+        ssl = (aiohttp.ClientSSLError,)
+    if httpx is not None:
         kinds += (httpx.ConnectError, httpx.ConnectTimeout)
-    except ImportError:  # pragma: no cover - litellm brings httpx
-        pass
-    ssl = (aiohttp.ClientSSLError,)
     seen: set[int] = set()
     cur: BaseException | None = exc
     while cur is not None and id(cur) not in seen:
