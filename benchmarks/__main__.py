@@ -34,7 +34,7 @@ from benchmarks.memory import cached_rerun, measure_memory
 from benchmarks.prefix import measure_prefix
 from benchmarks.report import BenchReport, Machine, format_table
 from benchmarks.threads import measure_threads
-from benchmarks.throughput import HEADLINE, run_throughput, stub_ceiling
+from benchmarks.throughput import HEADLINE, bare_client_window, run_throughput, stub_ceiling
 from benchmarks.whole import python_startup_seconds, startup_seconds
 from benchmarks.workload import make_data
 from debench.testing.stub_server import StubProcess
@@ -86,6 +86,10 @@ def run(args: argparse.Namespace, work: Path) -> BenchReport:
     with StubProcess() as srv:
         print("stub server ceiling ...", flush=True)
         report.stub_ceiling_sps = stub_ceiling(srv, smoke=smoke)
+        c, latency = HEADLINE
+        report.figures[
+            f"a bare client's share of the ideal window at C={c}, {latency * 1000:.0f} ms (the stub's limit)"
+        ] = f"{bare_client_window(srv, smoke=smoke):.1%}"
         print("whole commands, debench and lm-eval ...", flush=True)
         report.throughput = run_throughput(srv, work, smoke=smoke, lmeval_python=lmeval_python)
         _throughput_checks(report)

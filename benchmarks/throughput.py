@@ -61,6 +61,19 @@ def stub_ceiling(srv: StubProcess, *, smoke: bool) -> dict[str, float]:
     return out
 
 
+def bare_client_window(srv: StubProcess, *, smoke: bool) -> float:
+    """The share of the ideal request window a bare aiohttp client (no prompts, no parsing, no log)
+    gets from the stub at the headline setting: the stub's own limit on the window, which no
+    client can pass. Measured at the stub, as debench's window is."""
+    concurrency, latency = HEADLINE
+    n = 512 if smoke else 2048
+    srv.configure(latency=latency)
+    srv.reset_stats()
+    asyncio.run(_hammer(srv.base_url + "/chat/completions", n, concurrency))
+    window = srv.stats.window_s
+    return (n / concurrency * latency) / window if window else 0.0
+
+
 def lmeval_rows(data_dir: Path, n_docs: int) -> tuple[str, list[dict[str, str]]]:
     """The system prompt and, per document, the user prompt exactly as debench renders them."""
     task, _ = load_task(str(BENCH_TASK))

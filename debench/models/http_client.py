@@ -85,6 +85,12 @@ class _Connection(asyncio.Protocol):
         self.transport.write(data)
         return self.waiter
 
+    def time_out(self) -> None:
+        """The request's deadline passed: it fails with ``TimeoutError`` and the connection closes."""
+        if self.waiter is not None and not self.waiter.done():
+            self.waiter.set_exception(TimeoutError())
+        self.abort()
+
     def reusable(self) -> bool:
         return not self.closed and self.transport is not None and not self.transport.is_closing()
 
@@ -120,13 +126,20 @@ class HTTPEndpoint:
         if self._loop is not loop:
             self._idle.clear()  # connections of a loop that has ended
             self._loop = loop
-        async with asyncio.timeout(self.timeout):
-            conn = self._idle_connection() or await self._connect(loop)
-            try:
-                response = await conn.send(self._head + b"%d\r\n\r\n" % len(body) + body)
-            except BaseException:
-                conn.abort()  # a half-read answer, a timeout or a cancellation: never reused
-                raise
+        deadline = loop.time() + self.timeout
+        conn = self._idle_connection()
+        if conn is None:
+            async with asyncio.timeout_at(deadline):
+                conn = await self._connect(loop)
+        # A timer on the connection, not asyncio.timeout: a fifth of the client's CPU per request.
+        timer = loop.call_at(deadline, conn.time_out)
+        try:
+            response = await conn.send(self._head + b"%d\r\n\r\n" % len(body) + body)
+        except BaseException:
+            conn.abort()  # a half-read answer, a timeout or a cancellation: never reused
+            raise
+        finally:
+            timer.cancel()
         if response.keep_alive and not conn.reader.buf and conn.reusable():
             self._idle.append(conn)
         else:

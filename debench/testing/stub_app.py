@@ -228,7 +228,12 @@ class StubCore:
         self.recorder.request(key, body)
         with self._faults_lock:
             faults = self._faults
-            text = "\n".join(str(m.get("content", "")) for m in messages if isinstance(m, dict))
+            # the messages' text only for a plan that refuses by content (a few KiB joined per request)
+            text = (
+                "\n".join(str(m.get("content", "")) for m in messages if isinstance(m, dict))
+                if faults.plan.refuse
+                else ""
+            )
             outcome = faults.decide(key, text)
         self.recorder.outcome(outcome)
 

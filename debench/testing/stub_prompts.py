@@ -8,11 +8,20 @@ import json
 import threading
 from typing import Any
 
+_last_key: list[tuple[Any, str]] = [(None, "")]
+"""The last ``messages`` object hashed and its key: the server and then its responder ask for the
+same request's key (held by reference, so that the object cannot be another one at the same id)."""
+
 
 def prompt_key(messages: Any) -> str:
     """A stable short hash of a request's ``messages``: the key of per-prompt statistics and faults."""
+    last = _last_key[0]
+    if last[0] is messages and messages is not None:
+        return last[1]
     canonical = json.dumps(messages, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+    key = hashlib.sha256(canonical.encode()).hexdigest()[:16]
+    _last_key[0] = (messages, key)
+    return key
 
 
 def words(content: Any) -> list[str]:
