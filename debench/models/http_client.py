@@ -17,6 +17,7 @@ import asyncio
 import functools
 import ssl
 from collections.abc import Mapping
+from typing import cast
 from urllib.parse import urlsplit
 
 from debench.models.http_response import (
@@ -45,8 +46,8 @@ class _Connection(asyncio.Protocol):
         self.closed = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # A stream transport, though not necessarily of asyncio's classes (uvloop's are its own).
+        self.transport = cast(asyncio.Transport, transport)
 
     def data_received(self, data: bytes) -> None:
         waiter = self.waiter
