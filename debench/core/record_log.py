@@ -3,10 +3,13 @@
 One format for every kind of record (judged documents, debates, generated speeches): a pydantic
 record with a key field and a ``status``. Guarantees:
 
-* **Durable:** a record is appended and flushed as soon as its job finishes; a crash, a kill or
-  a full disk loses at most the line being written. On open, a torn last line (no newline) is cut
-  off; a damaged line elsewhere is skipped and reported, and every record after it is kept (the
-  job it held runs again). A write that fails is one line naming the log (``UserError``).
+* **Durable:** a record is written and flushed as its job finishes: by the runner, a turn of its
+  event loop later, with the others finished in that turn (``append_many``: one write), and always
+  before the run returns or raises. A crash or a kill loses at most the records of that turn; a
+  write that fails (a full disk) keeps the lines that reached the file whole and cuts the rest, and
+  is one line naming the log (``UserError``). On open, a torn last line (no newline) is cut off; a
+  damaged line elsewhere is skipped and reported, and every record after it is kept (the job it
+  held runs again).
 * **Resumable:** records whose status is finished are skipped on the next run; the others
   (errors) are retried. The latest line of a key wins.
 * **Shared safely between processes:** appends and compaction hold an exclusive ``flock`` on a
@@ -30,7 +33,7 @@ import json
 import logging
 import os
 import socket
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Generic, Literal, TypeVar
@@ -385,35 +388,63 @@ class RecordLog(Generic[R]):
 
     _ino_of_handle: int | None = None
 
-    def _drop_handle(self, size: int) -> None:
-        """After a failed append: close the handle (its buffer cannot be written) and cut the part of
-        the line that reached the file, so the log ends with a complete line."""
+    def _drop_handle(self, size: int, lengths: Sequence[int]) -> None:
+        """After a failed append of lines of ``lengths`` bytes from ``size``: close the handle (its
+        buffer cannot be written), keep the lines that reached the file whole and cut the part of
+        the next one, so the log ends with a complete line."""
         with contextlib.suppress(OSError):
             self._fh.close()
         self._fh = None
+        end = size
         with contextlib.suppress(OSError):
-            os.truncate(self.path, size)
+            reached = os.stat(self._path_str).st_size
+            for length in lengths:
+                if end + length > reached:
+                    break
+                end += length
+            os.truncate(self.path, end)
 
     def append(self, record: R) -> None:
-        text = record.model_dump_json()
-        redacted = self._redactor.json_text(text)
-        if redacted != text:  # a secret in the record (an answer echoing the key): kept as written
-            text, record = redacted, self.record_type.model_validate_json(redacted)
-        line = (text + "\n").encode("utf-8")
+        """Append one record: ``append_many([record])``."""
+        self.append_many([record])
+
+    def append_many(self, records: Sequence[R]) -> None:
+        """Append the records' lines, in order, in one write under one lock (the runner's writer
+        hands over every record finished in one turn of the event loop: one lock, one ``stat`` and
+        one write for them all). Each record is redacted before it is written. A write that fails
+        (a full disk, a file size limit) keeps the lines that reached the file whole, cuts the part
+        of the next one, and is one line naming the log (``UserError``). ``existing`` holds every
+        record written."""
+        lines = [self._redacted(record) for record in records]
+        if not lines:
+            return
+        encoded = [text.encode("utf-8") for text, _ in lines]
+        data = b"".join(encoded)
         with self.locked(), self._writing():
             fh, size = self._handle()
             alone = self._ino == self._ino_of_handle and size == self._read_to
             try:
-                fh.write(line)
+                fh.write(data)
                 fh.flush()
             except OSError:
-                self._drop_handle(size)
+                self._drop_handle(size, [len(line) for line in encoded])
+                self._refresh()  # the lines kept, read back
                 raise
-            if alone:  # nobody else appended since we last read: no need to parse our own line
-                self._read_to += len(line)
+            if alone:  # nobody else appended since we last read: no need to parse our own lines
+                self._read_to += len(data)
             else:
-                self._refresh()  # what others appended, and our line, in file order
-        self.existing[getattr(record, self.key)] = self._slim(record)
+                self._refresh()  # what others appended, and our lines, in file order
+        for _, record in lines:
+            self.existing[getattr(record, self.key)] = self._slim(record)
+
+    def _redacted(self, record: R) -> tuple[str, R]:
+        """The record's line, redacted, and the record as written: a secret in it (an answer echoing
+        the key) is replaced in both."""
+        text = record.model_dump_json()
+        redacted = self._redactor.json_text(text)
+        if redacted == text:
+            return text + "\n", record
+        return redacted + "\n", self.record_type.model_validate_json(redacted)
 
     def close(self) -> None:
         """Close the log and remove its lock file (under the lock: a process still working on the

@@ -7,7 +7,8 @@ running the same command), failures turned into records by their class (a prompt
 context window is *not completed*; a permanent or exhausted transient failure is an *error*, its
 message redacted; a request the endpoint refused as malformed, a 400 or 422, is an error once the
 endpoint has answered a request of the run and stops the run before: ``_Answered``), a progress
-bar, and Ctrl-C leaving every finished record on disk.
+bar, the records written off the request path (``log_writer.LogWriter``), and a run stopped by
+Ctrl-C, a budget or an error leaving every finished record on disk.
 
 ``run_samples`` is the document-judging instance used by ``eval``, ``probe`` and ``rate-speeches``.
 """
@@ -40,6 +41,7 @@ from debench.models.base import ContextOverflow, Model, PermanentModelError
 from debench.models.cache import ResponseCache
 from debench.models.calls import Caller, RequestGuard
 from debench.models.retry import RefusedRequest, TransientModelError
+from debench.run.log_writer import LogWriter
 from debench.task.config import SCORING_SIDE, TaskConfig
 from debench.task.grammars import load_grammar
 
@@ -164,7 +166,7 @@ async def _execute(job: Job, redactor: Redactor, answered: _Answered) -> BaseMod
             raise  # every request refused: the run is malformed, not one document
         return _attempted(job.failure("error", redactor.text(str(exc))[:500]), exc)
     except UserError:
-        raise  # a configuration problem: stop the run (finished records are already saved)
+        raise  # a configuration problem: stop the run (the finished records are written as it stops)
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # noqa: BLE001 - permanent, or transient past its retry cap: recorded, retried on resume
@@ -263,7 +265,9 @@ async def run_jobs(
     unit: str = "doc",
     total: int | None = None,
 ) -> None:
-    """Run every job not already finished in ``log_``; each record is appended as its job ends.
+    """Run every job not already finished in ``log_``; each record is written as its job ends
+    (``LogWriter``: a turn of the event loop later, once the workers woken with it have sent their
+    next requests), and every finished record is in the log when this returns or raises.
 
     Jobs are taken from ``jobs`` as workers become free (a generator is read as it goes, so a run
     holds about ``concurrency`` jobs at a time, not all of them) and claimed in small batches.
@@ -279,6 +283,7 @@ async def run_jobs(
     answered = _Answered(log_)
 
     stopped: list[RunStopped] = []
+    writer = LogWriter(log_, bar.update)
 
     async def worker() -> None:
         while not stopped and (job := queue.next_job()) is not None:
@@ -289,13 +294,12 @@ async def run_jobs(
                 stopped.append(exc)
                 await answered.ran(None)
                 return
+            writer.add(record)  # written a turn of the loop later, after the next request of every worker
             await answered.ran(record)
-            log_.append(record)
-            bar.update(1)
 
     try:
         while True:
-            await asyncio.gather(*(worker() for _ in range(concurrency)))
+            await writer.run([worker() for _ in range(concurrency)])
             if stopped:
                 raise stopped[0]
             if not queue.waiting:
