@@ -185,25 +185,22 @@ def load_task_data(task: TaskConfig, source: DataSource = "auto", data_dir: str 
 class Stream(NamedTuple):
     """How an adapter's data set is read one document at a time."""
 
-    read: Callable[[Path], Iterator[Doc]]
-    """The complete documents, in file order, one at a time."""
+    read: Callable[..., Iterator[Doc]]
+    """``read(directory, text=True)``: the complete documents, in file order, one at a time; with
+    ``text=False`` their gold views: no fields, no speeches (what scoring, reports and the results
+    need), built without the text."""
     order: Callable[[list[Doc], Path], list[Doc]]
     """The adapter's run order of a list of documents (its ids checked)."""
 
     def gold(self, directory: Path) -> list[Doc]:
-        """Every document in run order, without its text (``gold_view``)."""
-        return self.order([gold_view(d) for d in self.read(directory)], directory)
+        """Every document in run order, without its text (its gold view)."""
+        return self.order(list(self.read(directory, text=False)), directory)
 
 
 STREAMS: dict[str, Stream] = {"ibm_speeches": Stream(iter_ibm_speeches, run_order)}
 """Adapters whose data sets can be streamed (the large ones); the others are read whole."""
 
 _STREAMING: ContextVar[bool] = ContextVar("debench_streaming", default=False)
-
-
-def gold_view(doc: Doc) -> Doc:
-    """``doc`` without its text (fields and speeches): what scoring, reports and the results need."""
-    return doc.model_copy(update={"fields": {}, "speeches": []})
 
 
 class StreamedDataset(LoadedDataset):
