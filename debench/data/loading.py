@@ -29,7 +29,6 @@ from debench.core.options import DataSource
 from debench.core.paths import portable_path
 from debench.data.base import Doc, LoadedDataset, get_adapter
 from debench.data.fetched import fetched_dir, read_fetch_record
-from debench.data.generic import load_generic
 from debench.data.ibm_speeches import iter_ibm_speeches, run_order
 from debench.task.config import GENERIC_ADAPTER, TaskConfig
 
@@ -149,6 +148,8 @@ def load_hub(task: TaskConfig) -> LoadedDataset:
 
 def load_task_data(task: TaskConfig, source: DataSource = "auto", data_dir: str | Path | None = None) -> LoadedDataset:
     if task.dataset.adapter == GENERIC_ADAPTER:
+        from debench.data.generic import load_generic  # imported for a generic task only
+
         return load_generic(task.dataset, source)
     data_dir = data_dir or os.environ.get("DEBENCH_DATA_DIR") or None
     if data_dir and source in ("local", "auto"):
