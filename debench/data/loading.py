@@ -28,7 +28,6 @@ from debench.core.errors import DataError, UserError
 from debench.core.options import DataSource
 from debench.core.paths import portable_path
 from debench.data.base import Doc, LoadedDataset, get_adapter
-from debench.data.fetched import fetched_dir, read_fetch_record
 from debench.data.ibm_speeches import iter_ibm_speeches, run_order
 from debench.task.config import GENERIC_ADAPTER, TaskConfig
 
@@ -97,6 +96,8 @@ def load_local(task: TaskConfig, data_dir: Path) -> LoadedDataset:
 
 def load_fetched(task: TaskConfig) -> LoadedDataset | None:
     """The copy ``debench data fetch`` put in the cache, or None when there is none."""
+    from debench.data.fetched import fetched_dir, read_fetch_record  # a run given its data folder needs neither
+
     record = read_fetch_record(_local_dir(task))
     if record is None:
         return None
