@@ -347,3 +347,29 @@ def test_reports(docs):
         stats.pearsonr([means[s]["judge_mean"] for s in srcs], [means[s]["human_mean"] for s in srcs]).statistic,
         abs=1e-12,
     )
+
+
+def test_scoring_reads_each_speech_s_ratings_once(docs, monkeypatch):
+    """The kappas, alpha and the alt-test prepare from the same checked ratings, read once per
+    scoring; the alt-test report comes from the metrics' own test, equal to the report alone."""
+    from debench.data.samples import SampleRecord
+    from debench.metrics import alt_test, annotators, speech_rating
+    from debench.metrics.alt_test import alt_test_report
+    from debench.run.task_lookup import load_task
+    from debench.scoring.scores import score
+
+    task, _ = load_task("ibm_speech_likert")
+    judge = random_judge(docs)
+    records = {
+        d.doc_id: SampleRecord(doc_id=d.doc_id, status="ok", prediction=j) for d, j in zip(docs, judge, strict=True)
+    }
+    read = Counter()
+    check = annotators.human_ratings
+    for module in (annotators, speech_rating, alt_test):  # wherever a metric could read them
+        monkeypatch.setattr(module, "human_ratings", lambda d: read.update([d.doc_id]) or check(d), raising=False)
+    report = score(task, docs, records, n_bootstrap=20)
+    assert set(read.values()) == {1} and len(read) == len(docs)
+    monkeypatch.undo()
+    ordered = sorted(zip(docs, judge, strict=True), key=lambda p: p[0].doc_id)
+    alone = alt_test_report([d for d, _ in ordered], [j for _, j in ordered], epsilon=0.1)
+    assert report.reports["alt_test"] == alone

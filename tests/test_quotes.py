@@ -75,3 +75,19 @@ def test_speech_rating_answers_keep_their_score_when_quoting_the_speech() -> Non
             continue
         answer = f'The speaker argues that "{quote}" which is persuasive.\nScore: 4'
         assert parse_answer(answer, task.parser, text).value == 4
+
+
+def test_a_debate_s_runs_of_words_are_its_tokens_runs(doc) -> None:
+    """The quotations are looked for among the debate's runs of ``n`` words, split as the answer's
+    own words are (``_tokens``: runs of non-whitespace, punctuation around them stripped, lower-cased),
+    whatever whitespace separates them (every character Python counts as whitespace)."""
+    import sys
+
+    from debench.task.quotes import _ngrams, _tokens
+
+    spaces = "".join(c for c in map(chr, range(sys.maxunicode + 1)) if c.isspace())
+    odd = f"“Quoted,” he SAID{spaces}— twice:\tYes!  (no)\u00a0NO… «maybe» {spaces.join('abcdefg')} -- ."
+    for text in (debate_text(doc), odd):
+        words = [t for _, _, t in _tokens(text)]
+        for n in (1, 2, 5):
+            assert _ngrams(text, n) == frozenset(tuple(words[i : i + n]) for i in range(len(words) - n + 1))

@@ -69,6 +69,33 @@ def test_listing_and_help_import_nothing_heavy(args: list[str]) -> None:
     assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
 
 
+def test_a_command_imports_its_own_module_not_the_other_commands() -> None:
+    """Each command's module is imported when the command is named (``debench.cli.COMMANDS``)."""
+    code = """
+import json, sys
+from debench.cli import main
+try:
+    main(["eval", "--help"])
+except SystemExit:
+    pass
+print(json.dumps(sorted(m for m in sys.modules if m.startswith("debench.cli."))))
+"""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    loaded = set(json.loads(proc.stdout.strip().splitlines()[-1]))
+    assert "debench.cli.eval" in loaded
+    assert not loaded & {"debench.cli.arena", "debench.cli.leaderboard", "debench.cli.card", "debench.cli.probe"}
+
+    import click
+
+    from debench.cli import COMMANDS, main
+
+    ctx = click.Context(main)
+    for name in COMMANDS:  # each name is its command's own (as --help and the error for a typo list it)
+        command = main.get_command(ctx, name)
+        assert command is not None and command.name == name
+
+
 def test_eval_sends_its_first_request_before_importing_what_scoring_needs(tmp_path: Path) -> None:
     """The stub runs in the same interpreter as the command and notes, at the first request, which
     heavy packages are loaded: none but jinja2 (the prompts) and aiohttp (the stub's own server;

@@ -13,14 +13,16 @@ from conftest import DATA_DIR, real_data_dir
 from pydantic import BaseModel
 
 from debench.core.record_log import RecordLog
+from debench.data import loading
 from debench.data.loading import StreamedDataset, load_task_data, run_documents
 from debench.run.runner import CLAIM_BATCH, run_jobs
 from debench.run.task_lookup import load_task
 
 
 @pytest.mark.real_data("40 IBM speeches (the sample has 8)")
-def test_a_streamed_data_set_keeps_only_gold_views() -> None:
+def test_a_streamed_data_set_keeps_only_gold_views(monkeypatch: pytest.MonkeyPatch) -> None:
     real_data_dir("ibm_debate_speeches")
+    monkeypatch.setattr(loading, "STREAM_MIN_BYTES", 0)  # the 2.5 MB file streamed, as a larger one is
     task, _ = load_task("ibm_speech_likert")
     whole = load_task_data(task, "local", DATA_DIR)
     dataset, docs = run_documents(task, "local", DATA_DIR, limit=40)
@@ -33,6 +35,17 @@ def test_a_streamed_data_set_keeps_only_gold_views() -> None:
     streamed = {d.doc_id: d for d in docs}  # the complete documents, read again from the file
     assert streamed == {d.doc_id: d for d in whole.docs[:40]}
     assert len({d.doc_id for d in docs}) == 40  # and again on every iteration
+
+
+@pytest.mark.real_data("the 631 IBM speeches, 2.5 MB (the sample has 8)")
+def test_a_streamable_data_set_below_the_threshold_is_read_once_whole() -> None:
+    """The run takes the documents read at its start, text and all: the file is not read again."""
+    real_data_dir("ibm_debate_speeches")
+    task, _ = load_task("ibm_speech_likert")
+    assert (DATA_DIR / "ibm_debate_speeches" / "data.csv").stat().st_size < loading.STREAM_MIN_BYTES
+    dataset, docs = run_documents(task, "local", DATA_DIR, limit=40)
+    assert not isinstance(dataset, StreamedDataset) and len(dataset.docs) == 631
+    assert list(docs) == docs.gold == dataset.docs[:40] and docs.gold[0].fields["speech"]  # the same objects
 
 
 def test_a_small_data_set_is_read_whole() -> None:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from conftest import DATA_DIR, real_data_dir
 
 from debench.core.errors import UserError
 from debench.core.json_schema import validate_with_schema_file
+from debench.run import task_lookup
 from debench.run.task_lookup import resolve_tasks, tasks_dir
 from debench.scoring.group_summary import GROUP_SUMMARY_SCHEMA_PATH
 
@@ -46,6 +48,35 @@ def test_unknown_names_suggest_tasks_and_groups() -> None:
         resolve_tasks("debatart")
     with pytest.raises(UserError, match="names no task"):
         resolve_tasks(" , ")
+
+
+def test_a_shipped_task_named_alone_is_validated_from_its_own_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    validated: list[str] = []
+    load = task_lookup.load_task_file
+    monkeypatch.setattr(task_lookup, "load_task_file", lambda path: validated.append(Path(path).name) or load(path))
+    assert [t.task.name for t in resolve_tasks("ibm_speech_likert,bp_top_team").tasks] == [
+        "ibm_speech_likert", "bp_top_team"
+    ]  # fmt: skip
+    assert validated == ["ibm_speech_likert.yaml", "bp_top_team.yaml"]
+    validated.clear()
+    assert [t.task.name for t in resolve_tasks("ibm_speeches").tasks] == ["ibm_speech_likert", "ibm_speech_likert_cot"]
+    assert len(validated) == len(task_lookup.task_names())  # a group: every shipped task file is validated
+
+
+def test_a_shipped_task_that_is_also_a_shipped_group_is_refused(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    shipped = tmp_path / "tasks"
+    shutil.copytree(tasks_dir(), shipped)
+    _user_task(shipped, "twin", group="bp_top_team")
+    monkeypatch.setattr(task_lookup, "tasks_dir", lambda: shipped)
+    task_lookup._index.cache_clear()
+    try:
+        with pytest.raises(UserError, match="names both a task"):
+            resolve_tasks("bp_top_team")
+        assert [t.path for t in resolve_tasks("twin").tasks] == [shipped / "twin.yaml"]
+    finally:
+        task_lookup._index.cache_clear()
 
 
 def test_a_folder_adds_every_task_file_in_it(tmp_path: Path) -> None:

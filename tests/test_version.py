@@ -73,3 +73,15 @@ def test_importing_debench_reads_no_metadata() -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "False"
+
+
+def test_a_package_s_version_read_from_its_metadata_header_is_importlib_s() -> None:
+    """``package_version`` (the results' ``versions``) reads only the metadata's header: the same
+    version as ``importlib.metadata.version`` for every installed package, None for one that is not."""
+    from debench.core.version import package_version
+
+    names = {dist.metadata["Name"] for dist in metadata.distributions()}
+    assert len(names) > 10
+    for name in sorted(names):
+        assert package_version(name) == metadata.version(name), name
+    assert package_version("no-such-package-for-debench") is None

@@ -321,7 +321,24 @@ def _silence_stdout() -> None:
 class DebenchGroup(click.Group):
     """Turns user errors into one line on stderr and exit code 2 (``UserError``, files the user
     named, and click's usage errors, which click would print as several lines of usage text); stops
-    the servers a command started (``vllm/`` models) however it ends."""
+    the servers a command started (``vllm/`` models) however it ends. ``lazy``: commands by name as
+    ``module:attribute``, each imported when it is first looked up (``debench eval`` imports no other
+    command's module; ``--help`` imports them all)."""
+
+    def __init__(self, *args: Any, lazy: dict[str, str] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy = dict(lazy or {})
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *self.lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in self.lazy:
+            import importlib
+
+            module, _, attribute = self.lazy[cmd_name].partition(":")
+            self.add_command(getattr(importlib.import_module(module), attribute), cmd_name)
+        return super().get_command(ctx, cmd_name)
 
     def resolve_command(self, ctx: click.Context, args: list[str]):
         name = args[0] if args else ""

@@ -1,6 +1,6 @@
 """CLI commands: ``debench leaderboard build`` and ``debench validate``.
 
-Attached to the main group in ``debench.cli`` with ``main.add_command``.
+Named in ``debench.cli.COMMANDS``: imported when one of them is named.
 """
 
 from __future__ import annotations

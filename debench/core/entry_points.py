@@ -179,12 +179,20 @@ def checkout_entry_points() -> dict[str, dict[str, str]] | None:
 
 
 @functools.cache
+def _installed() -> dict[str, list[metadata.EntryPoint]]:
+    """The installed packages' entry points of the four groups, read at once (a read parses every
+    package's ``entry_points.txt``: ~5 ms of a command's start-up for each group read on its own)."""
+    everything = metadata.entry_points()
+    return {group: list(everything.select(group=group)) for group in GROUPS}
+
+
+@functools.cache
 def _scan(group: str) -> tuple[dict[str, Declared], dict[str, Clash]]:
     """The usable entries of ``group`` by name, and its clashes (nothing imported)."""
     by_name: dict[str, list[Declared]] = {}
     packages: dict[Any, tuple[str, str]] = {}
     own = checkout_entry_points()
-    for ep in metadata.entry_points(group=group):
+    for ep in _installed()[group]:
         item = Declared(group, ep.name, ep.value, *_package(ep, packages))
         if own is None or not item.ours:  # an editable install's metadata: the checkout's list stands for it
             by_name.setdefault(ep.name, []).append(item)
@@ -258,6 +266,7 @@ def listing() -> list[Declared]:
 
 def forget() -> None:
     """Read the entry points again at the next look-up (after a package is installed in-process)."""
+    _installed.cache_clear()
     _scan.cache_clear()
     _identity.cache_clear()
     checkout_project.cache_clear()

@@ -36,9 +36,10 @@ def _int_list(raw: object, path: Path, row: int, column: str) -> list[int]:
         ) from None
 
 
-def iter_ibm_speeches(directory: Path) -> Iterator[Doc]:
+def iter_ibm_speeches(directory: Path, *, text: bool = True) -> Iterator[Doc]:
     """One document per speech, in file order, one at a time (``debench.data.loading`` streams
-    them through a run); target = mean human rating, ratings kept with annotator ids."""
+    them through a run); target = mean human rating, ratings kept with annotator ids. Without
+    ``text``: no fields and no speeches (the gold view scoring keeps, built without the text)."""
     path = Path(directory) / DATA_FILE
     for i, row in enumerate(iter_csv(path, REQUIRED_COLUMNS), start=2):
         ratings = _int_list(row["goodopeningspeech"], path, i, "goodopeningspeech")
@@ -54,8 +55,8 @@ def iter_ibm_speeches(directory: Path) -> Iterator[Doc]:
         mean = sum(ratings) / len(ratings)
         yield Doc(
             doc_id=row["id"],
-            fields={"topic": row["topic"], "speech": row["text"]},
-            speeches=[Speech(speaker=row["source"], side="pro", text=row["text"])],
+            fields={"topic": row["topic"], "speech": row["text"]} if text else {},
+            speeches=[Speech(speaker=row["source"], side="pro", text=row["text"])] if text else [],
             target=mean,
             label=int(min(5, max(1, int(mean + 0.5)))),
             meta={

@@ -28,8 +28,6 @@ from debench.core.errors import DataError, UserError
 from debench.core.options import DataSource
 from debench.core.paths import portable_path
 from debench.data.base import Doc, LoadedDataset, get_adapter
-from debench.data.fetched import fetched_dir, read_fetch_record
-from debench.data.generic import load_generic
 from debench.data.ibm_speeches import iter_ibm_speeches, run_order
 from debench.task.config import GENERIC_ADAPTER, TaskConfig
 
@@ -38,13 +36,18 @@ log = logging.getLogger(__name__)
 SAMPLES_DIR = Path(__file__).parent / "samples"
 
 
-def content_hash(directory: Path, patterns: list[str]) -> str:
-    """sha256 over the adapter's files (relative names and bytes), in sorted order."""
-    h = hashlib.sha256()
+def _files(directory: Path, patterns: list[str]) -> list[Path]:
+    """The adapter's files in ``directory`` (every file when it names no pattern), sorted."""
     files: set[Path] = set()
     for pattern in patterns or ["**/*"]:
         files.update(p for p in directory.glob(pattern) if p.is_file())
-    for path in sorted(files):
+    return sorted(files)
+
+
+def content_hash(directory: Path, patterns: list[str]) -> str:
+    """sha256 over the adapter's files (relative names and bytes), in sorted order."""
+    h = hashlib.sha256()
+    for path in _files(directory, patterns):
         h.update(str(path.relative_to(directory)).encode())
         h.update(b"\0")
         with open(path, "rb") as fh:
@@ -60,6 +63,8 @@ def _from_dir(
     if not directory.is_dir():
         raise DataError("data directory not found", path=str(directory))
     stream = STREAMS.get(adapter.name) if _STREAMING.get() and not task.dataset.options else None
+    if stream is not None and sum(p.stat().st_size for p in _files(directory, adapter.patterns)) < STREAM_MIN_BYTES:
+        stream = None  # small enough to hold: read once, whole
     try:
         docs = stream.gold(directory) if stream is not None else adapter.load(directory, **task.dataset.options)
     except TypeError as exc:
@@ -91,6 +96,8 @@ def load_local(task: TaskConfig, data_dir: Path) -> LoadedDataset:
 
 def load_fetched(task: TaskConfig) -> LoadedDataset | None:
     """The copy ``debench data fetch`` put in the cache, or None when there is none."""
+    from debench.data.fetched import fetched_dir, read_fetch_record  # a run given its data folder needs neither
+
     record = read_fetch_record(_local_dir(task))
     if record is None:
         return None
@@ -149,6 +156,8 @@ def load_hub(task: TaskConfig) -> LoadedDataset:
 
 def load_task_data(task: TaskConfig, source: DataSource = "auto", data_dir: str | Path | None = None) -> LoadedDataset:
     if task.dataset.adapter == GENERIC_ADAPTER:
+        from debench.data.generic import load_generic  # imported for a generic task only
+
         return load_generic(task.dataset, source)
     data_dir = data_dir or os.environ.get("DEBENCH_DATA_DIR") or None
     if data_dir and source in ("local", "auto"):
@@ -185,25 +194,27 @@ def load_task_data(task: TaskConfig, source: DataSource = "auto", data_dir: str 
 class Stream(NamedTuple):
     """How an adapter's data set is read one document at a time."""
 
-    read: Callable[[Path], Iterator[Doc]]
-    """The complete documents, in file order, one at a time."""
+    read: Callable[..., Iterator[Doc]]
+    """``read(directory, text=True)``: the complete documents, in file order, one at a time; with
+    ``text=False`` their gold views: no fields, no speeches (what scoring, reports and the results
+    need), built without the text."""
     order: Callable[[list[Doc], Path], list[Doc]]
     """The adapter's run order of a list of documents (its ids checked)."""
 
     def gold(self, directory: Path) -> list[Doc]:
-        """Every document in run order, without its text (``gold_view``)."""
-        return self.order([gold_view(d) for d in self.read(directory)], directory)
+        """Every document in run order, without its text (its gold view)."""
+        return self.order(list(self.read(directory, text=False)), directory)
 
 
 STREAMS: dict[str, Stream] = {"ibm_speeches": Stream(iter_ibm_speeches, run_order)}
 """Adapters whose data sets can be streamed (the large ones); the others are read whole."""
 
+STREAM_MIN_BYTES = 8 << 20
+"""A streamable data set whose files are smaller than this together is read whole by a run too:
+holding its text costs a few MB, and the run does not read and parse its file a second time (the
+631 real IBM speeches, 2.5 MB: ~25 ms of CPU); a larger one is streamed."""
+
 _STREAMING: ContextVar[bool] = ContextVar("debench_streaming", default=False)
-
-
-def gold_view(doc: Doc) -> Doc:
-    """``doc`` without its text (fields and speeches): what scoring, reports and the results need."""
-    return doc.model_copy(update={"fields": {}, "speeches": []})
 
 
 class StreamedDataset(LoadedDataset):
@@ -224,8 +235,8 @@ def run_documents(
     task: TaskConfig, source: DataSource, data_dir: str | Path | None, limit: int | None
 ) -> tuple[LoadedDataset, Documents]:
     """The data set and the documents of a run, for a runner that reads them as it goes: a
-    streamable data set (``STREAMS``) keeps only text-free gold views in memory and reads each
-    document's text from its file when the runner takes it."""
+    streamable data set (``STREAMS``) of ``STREAM_MIN_BYTES`` or more keeps only text-free gold views
+    in memory and reads each document's text from its file when the runner takes it."""
     token = _STREAMING.set(True)
     try:
         dataset = load_task_data(task, source, data_dir)

@@ -44,7 +44,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 
 from debench.data.base import Doc
-from debench.metrics.annotators import human_ratings
+from debench.metrics.annotators import rated
 from debench.metrics.base import Draws, Evaluate, Metric, register_metric
 from debench.metrics.likert import judge_scores
 from debench.metrics.params import DEFAULT_ALPHA, DEFAULT_EPSILON, DEFAULT_MIN_DOCS, AltTestArgs
@@ -78,7 +78,7 @@ class Ratings:
     ) -> Ratings:
         """The table, with the test's settings (checked against ``AltTestArgs`` when the task file
         was loaded)."""
-        rows = [human_ratings(d) for d in docs]
+        rows = rated(docs)
         ids = sorted({a for _, who in rows for a in who}, key=lambda a: (str(type(a)), a))
         index = {a: i for i, a in enumerate(ids)}
         width = max((len(r) for r, _ in rows), default=0)
@@ -283,7 +283,12 @@ def _bind_advantage(ratings: Ratings, preds: np.ndarray) -> Evaluate:
 
 def alt_test_report(docs: Sequence[Doc], preds: Sequence[Any], **args: Any) -> dict[str, Any]:
     """The test's settings, verdict and one row per tested annotator (results ``reports.alt_test``)."""
-    ratings = Ratings.of(docs, **args)
+    return ratings_report(Ratings.of(docs, **args), preds)
+
+
+def ratings_report(ratings: Ratings, preds: Sequence[Any]) -> dict[str, Any]:
+    """``alt_test_report`` from the ratings table the alt-test metrics prepared (the test they ran
+    on the same predictions is not run again)."""
     o = run_alt_test(ratings, preds)
     return {
         "epsilon": ratings.epsilon,

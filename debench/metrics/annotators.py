@@ -19,6 +19,7 @@ from scipy.sparse import csr_matrix
 
 from debench.core.errors import UserError
 from debench.data.base import Doc
+from debench.metrics.base import shared
 from debench.metrics.params import DEFAULT_MIN_SHARED
 
 
@@ -36,6 +37,16 @@ def human_ratings(doc: Doc) -> tuple[list[int], list[Any]]:
     if bad:
         raise UserError(f"document {doc.doc_id}: human ratings must be integers 1-5, got {bad[0]!r}")
     return [int(r) for r in ratings], list(annotators)
+
+
+def _checked_ratings(docs: Sequence[Doc]) -> list[tuple[list[int], list[Any]]]:
+    return [human_ratings(d) for d in docs]
+
+
+def rated(docs: Sequence[Doc]) -> list[tuple[list[int], list[Any]]]:
+    """Every document's ``human_ratings``, read once per scoring for all the metrics that ask
+    (``debench.metrics.base.shared``)."""
+    return shared(_checked_ratings, docs)
 
 
 def _index_dtype(n: int) -> type[np.signedinteger[Any]]:
@@ -80,8 +91,7 @@ def _ratings_by_annotator(docs: Sequence[Doc]) -> tuple[list[Any], list[np.ndarr
     who: list[Any] = []
     where = array("i")
     value = array("b")
-    for j, d in enumerate(docs):
-        ratings, annotators = human_ratings(d)
+    for j, (ratings, annotators) in enumerate(rated(docs)):
         who.extend(annotators)
         value.extend(ratings)
         where.extend([j] * len(ratings))

@@ -6,6 +6,7 @@ few values:
 * ``prepare(docs, **args) -> state`` once per scoring: what depends on the gold data only
   (targets, annotator-pair tables, ...), as arrays; metrics with the same ``prepare`` and args
   share one state (``scoring.scores.metric_values``), so ``bind`` and ``evaluate`` never change it;
+  what several prepares read from the documents alike is read once (``shared``);
 * ``bind(state, preds) -> evaluate`` once per set of predictions (``preds`` is a numpy object
   array aligned with ``docs``): the predictions turned into arrays;
 * ``evaluate(counts) -> Draws`` for a batch of resamples at once. ``counts`` has shape (b, n):
@@ -21,7 +22,9 @@ where the condition is checked, never guessed later from a missing number.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
@@ -98,6 +101,34 @@ class Draws:
 Prepare = Callable[..., Any]
 Evaluate = Callable[[np.ndarray], Draws]
 Bind = Callable[[Any, np.ndarray], Evaluate]
+
+_SHARED: ContextVar[dict[Callable[..., Any], tuple[Sequence[Doc], Any]] | None] = ContextVar(
+    "debench_metrics_shared", default=None
+)
+
+
+@contextmanager
+def sharing() -> Iterator[None]:
+    """Inside it, ``shared`` reads the documents once for every metric that asks: scoring prepares
+    a task's metrics inside one (the speech-rating metrics' human ratings, checked once)."""
+    token = _SHARED.set({})
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
+def shared(read: Callable[[Sequence[Doc]], R], docs: Sequence[Doc]) -> R:
+    """``read(docs)``: inside ``sharing``, computed once for the same list of documents (the same
+    object) and handed to every later caller; outside, computed each time."""
+    memo = _SHARED.get()
+    if memo is None:
+        return read(docs)
+    known = memo.get(read)
+    if known is None or known[0] is not docs:
+        known = memo[read] = (docs, read(docs))
+    out: R = known[1]
+    return out
 
 
 @dataclass(frozen=True)

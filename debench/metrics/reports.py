@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -51,9 +52,7 @@ def gold_distribution(preds: Sequence[Any], docs: Sequence[Doc]) -> dict[str, An
 @register_report("human_rating_distribution")
 def human_rating_distribution(preds: Sequence[Any], docs: Sequence[Doc]) -> dict[str, Any]:
     """All individual human ratings of the same documents (speech-rating tasks)."""
-    counts: Counter[str] = Counter()
-    for d in docs:
-        counts.update(str(r) for r in d.meta.get("ratings", []))
+    counts = Counter(map(str, chain.from_iterable(d.meta.get("ratings", []) for d in docs)))
     return dict(sorted(counts.items()))
 
 

@@ -34,7 +34,7 @@ from scipy.sparse import coo_matrix
 
 from debench.data.base import Doc
 from debench.metrics.alpha import alpha, unit_coincidences
-from debench.metrics.annotators import human_ratings
+from debench.metrics.annotators import rated
 from debench.metrics.base import Draws, Evaluate, Metric, register_metric, safe_divide
 from debench.metrics.likert import LIKERT, categories, judge_scores
 
@@ -121,12 +121,8 @@ def _bind_tau(human: np.ndarray, preds: np.ndarray) -> Evaluate:
 
 def _prepare_alpha(docs: Sequence[Doc]) -> np.ndarray:
     """Per speech, how many humans gave each value 1..5 (Krippendorff's "value counts")."""
-    counts = np.zeros((len(docs), 5))
-    for j, d in enumerate(docs):
-        ratings, _ = human_ratings(d)
-        for r in ratings:
-            counts[j, r - 1] += 1
-    return counts
+    at = [5 * j + r - 1 for j, (ratings, _) in enumerate(rated(docs)) for r in ratings]
+    return np.bincount(np.array(at, dtype=np.intp), minlength=5 * len(docs)).reshape(len(docs), 5).astype(float)
 
 
 def _alpha_evaluator(position: np.ndarray, count: np.ndarray, v: int) -> Evaluate:

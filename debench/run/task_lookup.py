@@ -165,6 +165,24 @@ def _folder_files(folder: Path, option: str) -> list[Path]:
     return files
 
 
+def _shipped_alone(name: str, summaries: dict[str, TaskSummary]) -> ResolvedTask | None:
+    """The shipped task ``name`` read and validated from its own file alone, when its file settles
+    the name: no other shipped file declares it and no shipped task names it as its group (both read
+    from the files' YAML alone, ``task_summaries``, kept in ``summaries`` for the next name). None
+    otherwise: the index of every task decides (a group, a name both a task and a group, an unknown
+    name with its hints). The caller passes no include path: their task files may declare the name
+    or a group of that name too."""
+    path = _index().get(name)
+    if path is None:
+        return None
+    if not summaries:
+        summaries.update(task_summaries())
+    known = summaries.get(name)
+    if known is None or known.path != path or any(s.group == name for s in summaries.values()):
+        return None
+    return ResolvedTask(_load_shipped(name), path)
+
+
 def split_specs(specs: str | Sequence[str]) -> list[str]:
     """``"a,b"`` or ``["a", "b,c"]`` -> ``["a", "b", "c"]``."""
     parts = [specs] if isinstance(specs, str) else list(specs)
@@ -174,8 +192,11 @@ def split_specs(specs: str | Sequence[str]) -> list[str]:
 def resolve_tasks(specs: str | Sequence[str], include_paths: Sequence[str | Path] = ()) -> TaskSelection:
     """Task names, group names, task files and folders of task files -> the tasks to run.
 
-    Every file is read and validated here, before any work. A folder (``--task DIR``) adds every
-    task file in it; ``include_paths`` make their tasks (and groups) known by name.
+    Every task file that runs is read and validated here, before any work. A folder (``--task DIR``)
+    adds every task file in it; ``include_paths`` make their tasks (and groups) known by name. A
+    shipped task named alone (no include path, no group of its name) is read from its own file: the
+    other shipped files only as YAML, for their names and groups (``_shipped_alone``); any other
+    name reads and validates every task file it could name (``TaskIndex``).
     """
     names = split_specs(specs)
     if not names:
@@ -183,6 +204,7 @@ def resolve_tasks(specs: str | Sequence[str], include_paths: Sequence[str | Path
     selection = TaskSelection()
     seen: set[Path] = set()
     index: TaskIndex | None = None
+    shipped: dict[str, TaskSummary] = {}
 
     def add(entries: Iterable[ResolvedTask]) -> None:
         for entry in entries:
@@ -197,6 +219,8 @@ def resolve_tasks(specs: str | Sequence[str], include_paths: Sequence[str | Path
             add(ResolvedTask(load_task_file(p), p) for p in _folder_files(path, "--task"))
         elif _is_path(spec):
             add([ResolvedTask(*load_task(spec))])
+        elif not include_paths and (alone := _shipped_alone(spec, shipped)) is not None:
+            add([alone])
         else:
             index = index or TaskIndex(include_paths)
             entries, group = index.lookup(spec)

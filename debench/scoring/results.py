@@ -5,7 +5,6 @@ from __future__ import annotations
 import platform
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -99,14 +98,11 @@ class Results(BaseModel):
 def package_versions(plugins: Sequence[PluginIdentity] = ()) -> dict[str, str | None]:
     """The versions of Python, debench and the packages that change its numbers, and of each
     plug-in's package the run used (``plugins``: by its distribution name)."""
-    from debench.core.version import debench_version
+    from debench.core.version import debench_version, package_version
 
     out: dict[str, str | None] = {"python": platform.python_version(), "debench": debench_version()}
     for name in ("litellm", "numpy", "scipy", "krippendorff", "datasets", "xllamacpp"):
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            out[name] = None
+        out[name] = package_version(name)
     out.update({p.distribution: p.version for p in plugins})
     return out
 

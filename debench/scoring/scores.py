@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from itertools import pairwise
 from typing import Any
 
@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_seri
 
 from debench.data.base import Doc
 from debench.data.samples import SampleRecord
-from debench.metrics.base import get_metric
+from debench.metrics.base import get_metric, sharing
 from debench.metrics.bootstrap import metric_seed, point_and_ci, proportion_ci
 from debench.metrics.names import STATUS_METRICS
 from debench.metrics.params import refuse_bad_args
@@ -74,13 +74,15 @@ def score(
     seed = task.scoring.bootstrap_seed if seed is None else seed
     statuses = [records[d.doc_id].status for d in docs if d.doc_id in records]
     use_docs, preds = by_id(*scored_pairs(task, docs, records))
-    metrics = metric_values(task, use_docs, preds, statuses, n_boot, seed)
+    states: States = {}
+    metrics = metric_values(task, use_docs, preds, statuses, n_boot, seed, states)
     reports = {name: get_report(name)(preds, use_docs) for name in task.reports}
     alt_args = alt_test_args(task)
     if alt_args is not None:
-        from debench.metrics.alt_test import alt_test_report
+        from debench.metrics.alt_test import Ratings, ratings_report
 
-        reports["alt_test"] = alt_test_report(use_docs, preds, **alt_args)
+        # the alt-test metrics' ratings table, with the test they ran on these predictions
+        reports["alt_test"] = ratings_report(prepared(states, Ratings.of, use_docs, alt_args), preds)
     if any(r.verdicts for r in records.values()):
         reports["debatrix_verdicts"] = verdicts_report(task, docs, records, n_boot, seed)
     return ScoreReport(
@@ -127,29 +129,47 @@ def alt_test_args(task: TaskConfig) -> dict[str, Any] | None:
     return next((dict(mc.args) for mc in task.metrics if mc.name in ALT_TEST_METRICS), None)
 
 
+States = dict[tuple[Any, str], Any]
+"""Metric states by their ``prepare`` and its arguments (as JSON), for one list of documents."""
+
+
+def prepared(states: States, prepare: Callable[..., Any], docs: list[Doc], args: dict[str, Any]) -> Any:
+    """``prepare(docs, **args)``, made once per ``states``: metrics with the same prepare and args share
+    their state (metrics/base.py): the two kappas' annotator pairs, the alt-test's ratings table (and
+    its report) are built once."""
+    key = (prepare, json.dumps(args, sort_keys=True, default=repr))
+    if key not in states:
+        states[key] = prepare(docs, **args)
+    return states[key]
+
+
 def metric_values(
-    task: TaskConfig, use_docs: list[Doc], preds: list[Any], statuses: Sequence[str], n_boot: int, seed: int
+    task: TaskConfig,
+    use_docs: list[Doc],
+    preds: list[Any],
+    statuses: Sequence[str],
+    n_boot: int,
+    seed: int,
+    states: States | None = None,
 ) -> dict[str, MetricValue]:
     """The task's metrics on these predictions (status metrics from ``statuses``), the documents in
     the order of their ids (``by_id``). Each metric is resampled with its own seed (``metric_seed``):
-    its value and CI depend neither on the order of the documents nor on its place in the task's list."""
+    its value and CI depend neither on the order of the documents nor on its place in the task's list.
+    ``states``: where the metrics' prepared states are kept (``prepared``), for the caller to reuse."""
     pred_arr = np.empty(len(preds), dtype=object)
     pred_arr[:] = preds
     metrics: dict[str, MetricValue] = {}
-    states: dict[tuple[Any, str], Any] = {}
-    for i, mc in enumerate(task.metrics):
-        if mc.name in STATUS_METRICS:
-            metrics[mc.name] = _status_metric(mc.name, statuses)
-            continue
-        metric = get_metric(mc.name)
-        refuse_bad_args(mc.name, metric.params, mc.args, field=f"metrics.{i}.args")  # a task built in code, too
-        # metrics with the same prepare and args share its state (metrics/base.py): the two kappas'
-        # annotator pairs, the alt-test's ratings table are built once
-        key = (metric.prepare, json.dumps(mc.args, sort_keys=True, default=repr))
-        if key not in states:
-            states[key] = metric.prepare(use_docs, **mc.args)
-        est = point_and_ci(metric, states[key], pred_arr, n_boot, metric_seed(seed, mc.name))
-        metrics[mc.name] = MetricValue(value=est.value, ci95=est.ci95, n=len(use_docs), note=est.note)
+    states = {} if states is None else states
+    with sharing():
+        for i, mc in enumerate(task.metrics):
+            if mc.name in STATUS_METRICS:
+                metrics[mc.name] = _status_metric(mc.name, statuses)
+                continue
+            metric = get_metric(mc.name)
+            refuse_bad_args(mc.name, metric.params, mc.args, field=f"metrics.{i}.args")  # a task built in code, too
+            state = prepared(states, metric.prepare, use_docs, mc.args)
+            est = point_and_ci(metric, state, pred_arr, n_boot, metric_seed(seed, mc.name))
+            metrics[mc.name] = MetricValue(value=est.value, ci95=est.ci95, n=len(use_docs), note=est.note)
     return metrics
 
 

@@ -39,8 +39,10 @@ def _tokens(text: str) -> list[tuple[int, int, str]]:
 
 @lru_cache(maxsize=32)
 def _ngrams(source: str, n: int) -> frozenset[tuple[str, ...]]:
-    words = [t for _, _, t in _tokens(source)]
-    return frozenset(tuple(words[i : i + n]) for i in range(len(words) - n + 1))
+    # the words of ``_tokens`` without their places: ``str.split`` splits where ``\S+`` does (both
+    # at ``str.isspace``), at a third of the cost on a speech
+    words = [w for w in map(_norm, source.split()) if w]
+    return frozenset(zip(*(words[i:] for i in range(n)), strict=False))
 
 
 @lru_cache(maxsize=32)
