@@ -105,6 +105,7 @@ class HTTPEndpoint:
     """POSTs to one URL, with a pool of idle connections (the caller bounds the requests in flight)."""
 
     def __init__(self, url: str, headers: Mapping[str, str], *, timeout: float, connect_timeout: float) -> None:
+        self.url = url
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"not an http(s) URL: {url!r}")

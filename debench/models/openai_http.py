@@ -83,9 +83,7 @@ class OpenAIHTTPModel(Model):
             "Content-Type": "application/json",
         }
         self._price: ModelPrice | None = lookup(name)
-        self._endpoint = HTTPEndpoint(
-            self.url, self._headers, timeout=self.retry.timeout, connect_timeout=CONNECT_TIMEOUT_S
-        )
+        self._endpoint = self._new_endpoint()
 
     def identity(self) -> dict[str, Any]:
         # The same as LiteLLMModel's: the client does not change the answer.
@@ -141,8 +139,19 @@ class OpenAIHTTPModel(Model):
         """An answer's price through the batch API (the table's batch rates)."""
         return self._price.cost(usage, batch=True) if self._price else None
 
+    def _new_endpoint(self) -> HTTPEndpoint:
+        return HTTPEndpoint(self.url, self._headers, timeout=self.retry.timeout, connect_timeout=CONNECT_TIMEOUT_S)
+
+    def _current_endpoint(self) -> HTTPEndpoint:
+        """The connections to the model's URL as it is now: a server debench starts (``vllm``) has
+        its URL once it has started, after the model was built."""
+        if self._endpoint.url != self.url:
+            self._endpoint.close()
+            self._endpoint = self._new_endpoint()
+        return self._endpoint
+
     async def _post(self, body: bytes) -> dict[str, Any]:
-        resp = await self._endpoint.post(body)
+        resp = await self._current_endpoint().post(body)
         if resp.status != 200:
             raise http_error(resp.status, error_message(resp.body), resp.headers)
         try:
