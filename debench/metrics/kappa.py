@@ -27,9 +27,7 @@ threshold t) for linear ones. With N the number of shared speeches, O the observ
 sum(w(x, y)) and the expected one E = N sum|phi(x)|^2 + N sum|phi(y)|^2 - 2 sum(phi(x)) . sum(phi(y)),
 kappa = 1 - N O / E: every term is a per-pair sum of a per-speech quantity, i.e. one sparse
 product of the pair table with the resamples' counts. All are integers, so the result is exact
-and does not depend on the order of summation. Small integers are packed two or more to a product
-(``_PairKappas._totals``: 9 products for ``kappa_loo``'s 9 terms became 5, 6 for ``kappa_human``
-4, on the 631 speeches), each unpacked exactly.
+and does not depend on the order of summation.
 
 Default weighting. Slonim et al. (2021) report kappa = 0.24 between annotators for this question
 (paper appendix C). On the 631 speeches, with the 496 annotator pairs sharing >= 50 speeches, the
@@ -71,27 +69,6 @@ def _largest_term(weights: str, n_categories: int) -> float:
     return float((n_categories - 1) ** 2 if weights == "quadratic" else max(n_categories - 1, 1))
 
 
-def _next_power(bound: float) -> float:
-    """The smallest power of two above ``bound`` (>= 0): room for the integers 0..bound."""
-    return 2.0 ** int(bound).bit_length()
-
-
-def _packs(bounds: list[float], room: float) -> list[list[tuple[int, float]]]:
-    """Consecutive terms (by index, each with its largest sum in ``bounds``) grouped so that each
-    group's ``sum(K_j * term_j)`` stays below ``room``: ``K_j`` is the product of the powers of two
-    above the group's earlier bounds (room for each earlier sum), each group's first ``K`` is 1 (a
-    term alone always fits: ``_largest_term`` chose the float type for it)."""
-    packs: list[list[tuple[int, float]]] = []
-    scale = 1.0
-    for i, bound in enumerate(bounds):
-        if not packs or scale * _next_power(bound) > room:
-            packs.append([])
-            scale = 1.0
-        packs[-1].append((i, scale))
-        scale *= _next_power(bound)
-    return packs
-
-
 def _no_pairs(min_shared: int) -> str:
     return f"no annotator pair shares {min_shared} or more speeches"
 
@@ -117,51 +94,26 @@ class _PairKappas:
         self.embed = _embedding(weights, n_categories)
         self.largest = _largest_term(weights, n_categories)
 
-    def _totals(self, first: int, last: int, terms: list[np.ndarray], counts_t: np.ndarray) -> list[np.ndarray]:
-        """Pairs first..last-1: for each of ``terms`` (a non-negative integer per table row, the
-        first the rows that count), its sum over each pair's shared speeches weighted by the
-        resamples' counts, (pairs, b): the first computed alone, the others packed (``_packs``) a
-        few to one product, ``sum(K_j * term_j)``, each sum taken back out by division by its
-        ``K_j``. Every product and partial sum is a non-negative integer below 2**24 in float32
-        (2**53 in float64), so exact: the same numbers as one product per term."""
-
-        def product(values: np.ndarray) -> np.ndarray:
-            m = self.table.matrix(values, first, last, counts_t.dtype.type)
-            return np.asarray(m @ counts_t, dtype=float)
-
-        counted = product(terms[0])
-        most = float(counted.max(initial=0))  # a term's sum is at most its largest value times this
-        room = 2.0**24 if counts_t.dtype == np.float32 else 2.0**53
-        out = [counted]
-        for pack in _packs([float(t.max(initial=0)) * most for t in terms[1:]], room):
-            packed = product(sum((scale * terms[1 + i] for i, scale in pack), np.zeros(len(terms[0]))))
-            sums = []
-            for _, scale in reversed(pack[1:]):
-                high = np.floor(packed * (1 / scale))  # exact: a power of two
-                packed -= high * scale
-                sums.append(high)
-            out += [packed, *reversed(sums)]
-        return out
-
     def _kappas(self, first: int, last: int, counts_t: np.ndarray) -> list[np.ndarray]:
         """Pairs first..last-1: the kappas against each of ``ys``, (pairs, b) each."""
         rows = self.table.rows(first, last)
         keep = np.ones(rows.stop - rows.start) if self.keep is None else self.keep[rows]
+
+        def total(values: np.ndarray) -> np.ndarray:
+            m = self.table.matrix(values * keep, first, last, counts_t.dtype.type)
+            return np.asarray(m @ counts_t, dtype=float)
+
         fx = self.embed(self.x(rows))
-        fys = [self.embed(y(rows)) for y in self.ys]
-        terms = [np.ones(len(fx)), (fx * fx).sum(axis=1), *fx.T]
-        for fy in fys:
-            terms += [(fy * fy).sum(axis=1), *fy.T, ((fx - fy) ** 2).sum(axis=1)]
-        totals = iter(self._totals(first, last, [t * keep for t in terms], counts_t))
-        n, qx = next(totals), next(totals)
-        mx = [next(totals) for _ in range(fx.shape[1])]
+        n, qx = total(np.ones(len(fx))), total((fx * fx).sum(axis=1))
+        mx = [total(fx[:, t]) for t in range(fx.shape[1])]
         out = []
-        for _ in fys:
-            expected = n * (qx + next(totals))
-            for m in mx:
-                expected -= 2 * m * next(totals)
+        for y in self.ys:
+            fy = self.embed(y(rows))
+            expected = n * (qx + total((fy * fy).sum(axis=1)))
+            for t, m in enumerate(mx):
+                expected -= 2 * m * total(fy[:, t])
             ok = (n > 0) & (expected > 0)
-            out.append(np.where(ok, 1.0 - safe_divide(n * next(totals), expected), np.nan))
+            out.append(np.where(ok, 1.0 - safe_divide(n * total(((fx - fy) ** 2).sum(axis=1)), expected), np.nan))
         return out
 
     def evaluate(self, counts: np.ndarray) -> Draws:
