@@ -98,6 +98,12 @@ def test_any_framing_split_anywhere_reads_the_same(
         (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabXX", "not followed by CRLF"),
         (b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 0\r\n\r\n", "compressed"),
         (b"HTTP/1.1 200 OK\r\nX: " + b"y" * (70 * 1024), "headers exceed"),
+        (b"HTTP/1.1 200 OK\r\nX: " + b"y" * (70 * 1024) + b"\r\n\r\n", "headers exceed"),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1;" + b"x" * 2000 + b"\r\n", "chunk size line"),
+        (
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nT: " + b"t" * (70 * 1024) + b"\r\n",
+            "trailer line",
+        ),
     ],
 )
 def test_what_is_not_a_readable_response_is_refused(wire: bytes, says: str) -> None:

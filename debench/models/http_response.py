@@ -108,14 +108,19 @@ class ResponseReader:
         }
         return steps[self.mode]()
 
+    def _line_end(self, mark: bytes, limit: int, too_long: str) -> int:
+        """Where ``mark`` (a line's or the headers' end) begins in the buffer, -1 while it has not
+        arrived. What comes before it is refused (``too_long``) past ``limit`` bytes, whether it
+        arrived whole or in pieces: the bound does not depend on how the bytes were split."""
+        end = self.buf.find(mark)
+        if (end if end >= 0 else len(self.buf)) > limit:
+            raise BadHTTPResponse(too_long)
+        return end
+
     def _head(self) -> bool:
-        end = self.buf.find(b"\r\n\r\n")
+        end = self._line_end(b"\r\n\r\n", MAX_HEAD_BYTES, f"the response's headers exceed {MAX_HEAD_BYTES} bytes")
         if end < 0:
-            if len(self.buf) > MAX_HEAD_BYTES:
-                raise BadHTTPResponse(f"the response's headers exceed {MAX_HEAD_BYTES} bytes")
             return False
-        if end > MAX_HEAD_BYTES:
-            raise BadHTTPResponse(f"the response's headers exceed {MAX_HEAD_BYTES} bytes")
         raw = bytes(self.buf[:end]).decode("latin-1")
         del self.buf[: end + 4]
         head = _parse_head(raw)
@@ -154,10 +159,8 @@ class ResponseReader:
         return True
 
     def _chunk_size(self) -> bool:
-        end = self.buf.find(b"\r\n")
+        end = self._line_end(b"\r\n", 1024, "a chunk size line over 1024 bytes")
         if end < 0:
-            if len(self.buf) > 1024:
-                raise BadHTTPResponse("a chunk size line over 1024 bytes")
             return False
         text = bytes(self.buf[:end]).split(b";", 1)[0].strip()
         del self.buf[: end + 2]
@@ -186,10 +189,8 @@ class ResponseReader:
         return True
 
     def _trailers(self) -> bool:
-        end = self.buf.find(b"\r\n")
+        end = self._line_end(b"\r\n", MAX_HEAD_BYTES, f"a trailer line over {MAX_HEAD_BYTES} bytes")
         if end < 0:
-            if len(self.buf) > MAX_HEAD_BYTES:
-                raise BadHTTPResponse(f"the response's trailers exceed {MAX_HEAD_BYTES} bytes")
             return False
         del self.buf[: end + 2]
         if end == 0:  # the empty line after the last chunk (and any trailer lines)
