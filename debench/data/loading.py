@@ -46,8 +46,13 @@ def _files(directory: Path, patterns: list[str]) -> list[Path]:
 
 def content_hash(directory: Path, patterns: list[str]) -> str:
     """sha256 over the adapter's files (relative names and bytes), in sorted order."""
+    return _hash_files(directory, _files(directory, patterns))
+
+
+def _hash_files(directory: Path, files: list[Path]) -> str:
+    """sha256 over ``files`` of ``directory`` (relative names and bytes), in their order."""
     h = hashlib.sha256()
-    for path in _files(directory, patterns):
+    for path in files:
         h.update(str(path.relative_to(directory)).encode())
         h.update(b"\0")
         with open(path, "rb") as fh:
@@ -62,8 +67,9 @@ def _from_dir(
     adapter = get_adapter(task.dataset.adapter)
     if not directory.is_dir():
         raise DataError("data directory not found", path=str(directory))
+    files = _files(directory, adapter.patterns)  # globbed once: for the size and the content hash
     stream = STREAMS.get(adapter.name) if _STREAMING.get() and not task.dataset.options else None
-    if stream is not None and sum(p.stat().st_size for p in _files(directory, adapter.patterns)) < STREAM_MIN_BYTES:
+    if stream is not None and sum(p.stat().st_size for p in files) < STREAM_MIN_BYTES:
         stream = None  # small enough to hold: read once, whole
     try:
         docs = stream.gold(directory) if stream is not None else adapter.load(directory, **task.dataset.options)
@@ -76,7 +82,7 @@ def _from_dir(
         source=source,
         location=location,
         revision=revision,
-        content_hash=content_hash(directory, adapter.patterns),
+        content_hash=_hash_files(directory, files),
         is_sample=source == "sample",
     )
     if isinstance(dataset, StreamedDataset):
